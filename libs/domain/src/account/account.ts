@@ -1,0 +1,58 @@
+import { LIMITS } from '../shared/limits';
+import { boundedText } from '../shared/text';
+
+export const ROLES = ['admin', 'customer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface AccountProps {
+  id: number;
+  name: string;
+  role: Role;
+  createdAt: Date;
+}
+
+/** Who calls the API. Sign-up makes customers; administrators come from ADMIN_API_KEY. */
+export class Account {
+  private constructor(private readonly props: AccountProps) {}
+
+  static signUp(name: string, now: Date): Account {
+    return new Account({ id: 0, name: Account.checkName(name), role: 'customer', createdAt: now });
+  }
+
+  static administrator(name: string, now: Date): Account {
+    return new Account({ id: 0, name: Account.checkName(name), role: 'admin', createdAt: now });
+  }
+
+  static restore(props: AccountProps): Account {
+    return new Account({ ...props });
+  }
+
+  get id(): number {
+    return this.props.id;
+  }
+  get name(): string {
+    return this.props.name;
+  }
+  get role(): Role {
+    return this.props.role;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
+  }
+  get isAdmin(): boolean {
+    return this.props.role === 'admin';
+  }
+
+  /** Whether this account may act on something owned by `ownerId` (its own, or any as admin). */
+  mayActFor(ownerId: number): boolean {
+    return this.isAdmin || this.props.id === ownerId;
+  }
+
+  toSnapshot(): AccountProps {
+    return { ...this.props };
+  }
+
+  private static checkName(name: string): string {
+    return boundedText('name', name, LIMITS.accountName.min, LIMITS.accountName.max);
+  }
+}

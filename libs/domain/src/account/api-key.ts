@@ -1,0 +1,62 @@
+export interface ApiKeyProps {
+  id: number;
+  accountId: number;
+  /** The first characters of the key (`psk_` + 8), shown in listings to tell keys apart. */
+  prefix: string;
+  /** Hash of the whole key; the key itself is never stored. */
+  hash: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A credential of an account. Only its hash is kept; a revoked key is refused at once. */
+export class ApiKey {
+  private constructor(private readonly props: ApiKeyProps) {}
+
+  static issue(input: { accountId: number; prefix: string; hash: string; now: Date }): ApiKey {
+    return new ApiKey({
+      id: 0,
+      accountId: input.accountId,
+      prefix: input.prefix,
+      hash: input.hash,
+      createdAt: input.now,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+  }
+
+  static restore(props: ApiKeyProps): ApiKey {
+    return new ApiKey({ ...props });
+  }
+
+  get id(): number {
+    return this.props.id;
+  }
+  get accountId(): number {
+    return this.props.accountId;
+  }
+  get prefix(): string {
+    return this.props.prefix;
+  }
+  get hash(): string {
+    return this.props.hash;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
+  }
+  get lastUsedAt(): Date | null {
+    return this.props.lastUsedAt;
+  }
+  get isRevoked(): boolean {
+    return this.props.revokedAt !== null;
+  }
+
+  revoke(at: Date): void {
+    if (this.props.revokedAt === null) this.props.revokedAt = at;
+  }
+
+  toSnapshot(): ApiKeyProps {
+    return { ...this.props };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './account';
+export * from './api-key';
+export * from './account.errors';

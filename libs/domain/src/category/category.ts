@@ -1,0 +1,57 @@
+import { LIMITS } from '../shared/limits';
+import { boundedText } from '../shared/text';
+
+export interface CategoryProps {
+  id: number;
+  name: string;
+  description: string | null;
+}
+
+/** A kind of animal the catalogue groups pets by. Names are unique, case-insensitively. */
+export class Category {
+  private constructor(private props: CategoryProps) {}
+
+  /** A category not saved yet: its id is 0 until the repository assigns one. */
+  static create(input: { name: string; description?: string | null }): Category {
+    return new Category({
+      id: 0,
+      name: Category.checkName(input.name),
+      description: Category.checkDescription(input.description ?? null),
+    });
+  }
+
+  static restore(props: CategoryProps): Category {
+    return new Category({ ...props });
+  }
+
+  get id(): number {
+    return this.props.id;
+  }
+  get name(): string {
+    return this.props.name;
+  }
+  get description(): string | null {
+    return this.props.description;
+  }
+
+  rename(name: string): void {
+    this.props.name = Category.checkName(name);
+  }
+
+  describe(description: string | null): void {
+    this.props.description = Category.checkDescription(description);
+  }
+
+  toSnapshot(): CategoryProps {
+    return { ...this.props };
+  }
+
+  private static checkName(name: string): string {
+    return boundedText('name', name, LIMITS.categoryName.min, LIMITS.categoryName.max);
+  }
+
+  private static checkDescription(description: string | null): string | null {
+    if (description === null) return null;
+    return boundedText('description', description, 0, LIMITS.categoryDescription.max);
+  }
+}

@@ -1,0 +1,2 @@
+export * from './category';
+export * from './category.errors';

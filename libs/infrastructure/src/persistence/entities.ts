@@ -1,0 +1,2 @@
+/** Every TypeORM entity; each slice appends its own. */
+export const ENTITIES: Function[] = [];
