@@ -5,6 +5,10 @@ module.exports = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
   },
+  // One PostgreSQL per jest process, one database per worker (libs/testing/src/test-database.ts).
+  globalSetup: './src/global-setup.ts',
+  globalTeardown: './src/global-teardown.ts',
+  testTimeout: 30000,
   moduleFileExtensions: ['ts', 'js', 'html'],
   coverageDirectory: '../../coverage/libs/testing',
 };

@@ -1,21 +1,57 @@
-/**
- * This is not a production server yet!
- * This is only a minimal backend to get started.
- */
+import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { createApp } from './create-app';
+import { openDatabase } from './database/open-database';
 
-import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app/app.module';
+const NEST_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+  verbose: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
 
-async function bootstrap() {
-  const app = await NestFactory.create(AppModule);
-  const globalPrefix = 'api';
-  app.setGlobalPrefix(globalPrefix);
-  const port = process.env.PORT || 3000;
-  await app.listen(port);
-  Logger.log(
-    `🚀 Application is running on: http://localhost:${port}/${globalPrefix}`,
-  );
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = new ConsoleLogger('Petstore', { logLevels: NEST_LEVELS[config.logLevel] });
+  const database = await openDatabase(config, logger);
+  if (process.argv.includes('--migrate-only')) {
+    await database.stop();
+    return;
+  }
+
+  const app = await createApp({ config, databaseUrl: database.url, logger });
+
+  // Stop taking requests, let in-flight ones finish, close the pool, then stop the embedded database.
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: shutting down`);
+    try {
+      await app.close();
+      await database.stop();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  logger.log(`Listening on http://${config.host}:${config.port} (OpenAPI: /openapi.json, docs: /docs)`);
 }
 
-bootstrap();
+main().catch((error: unknown) => {
+  console.error('Start-up failed:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

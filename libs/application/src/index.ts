@@ -1,1 +1,4 @@
-
+export * from './ports';
+export * from './shared/page';
+export * from './category';
+export * from './account';

@@ -3,3 +3,7 @@ export * from './shared/limits';
 export * from './shared/text';
 export * from './category';
 export * from './account';
+export * from './pet';
+export * from './inventory';
+export * from './order';
+export * from './message';

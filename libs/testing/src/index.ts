@@ -1,1 +1,10 @@
-
+export {
+  TEST_DATABASE_ENV,
+  TEST_DATABASE_PREFIX,
+  assertTestDatabaseName,
+  assertTestDatabaseUrl,
+  databaseNameOf,
+  resetDatabase,
+  testDatabaseUrl,
+  withDatabaseName,
+} from './test-database';

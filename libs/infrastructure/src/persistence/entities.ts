@@ -1,2 +1,6 @@
+import { AccountOrmEntity, ApiKeyOrmEntity } from './account/account.orm-entity';
+import { CategoryOrmEntity } from './category/category.orm-entity';
+
 /** Every TypeORM entity; each slice appends its own. */
-export const ENTITIES: Function[] = [];
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const ENTITIES: Function[] = [AccountOrmEntity, ApiKeyOrmEntity, CategoryOrmEntity];

@@ -1,0 +1,65 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { IssueApiKey, ManageApiKeys, SignUp } from '@petstore/application';
+import type { Account } from '@petstore/domain';
+import type { FastifyReply } from 'fastify';
+import { Auth, CurrentAccount, Public } from '../common/auth/auth.decorators';
+import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { AccountDto, ApiKeyDto, NewAccountDto, SignUpResultDto } from './account.dto';
+
+@ApiTags('accounts')
+@Public()
+@Controller('accounts')
+export class SignUpController {
+  constructor(private readonly signUp: SignUp) {}
+
+  @Post()
+  @ApiOperation({ operationId: 'signUp', summary: 'Create a customer account and its first API key', description: 'The key\'s secret is shown only in this response.' })
+  @ApiCreatedResponse({ type: SignUpResultDto, headers: { Location: { description: '`/accounts/me`', schema: { type: 'string' } } } })
+  async create(@Body() body: NewAccountDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignUpResultDto> {
+    const { account, apiKey, secret } = await this.signUp.execute(body.name);
+    void reply.header('Location', '/accounts/me');
+    return { account: AccountDto.from(account), apiKey: ApiKeyDto.from(apiKey, secret) };
+  }
+}
+
+@ApiTags('accounts')
+@Auth()
+@Controller('accounts/me')
+export class MyAccountController {
+  constructor(
+    private readonly issueKey: IssueApiKey,
+    private readonly keys: ManageApiKeys,
+  ) {}
+
+  @Get()
+  @ApiOperation({ operationId: 'getMyAccount', summary: 'The account of the calling key' })
+  @ApiOkResponse({ type: AccountDto })
+  me(@CurrentAccount() account: Account): AccountDto {
+    return AccountDto.from(account);
+  }
+
+  @Post('api-keys')
+  @ApiOperation({ operationId: 'createApiKey', summary: 'Another API key for the same account', description: 'The secret is shown only in this response.' })
+  @ApiCreatedResponse({ type: ApiKeyDto, headers: { Location: { description: 'The key listing.', schema: { type: 'string' } } } })
+  async createKey(@CurrentAccount() account: Account, @Res({ passthrough: true }) reply: FastifyReply): Promise<ApiKeyDto> {
+    const { apiKey, secret } = await this.issueKey.execute(account.id);
+    void reply.header('Location', '/accounts/me/api-keys');
+    return ApiKeyDto.from(apiKey, secret);
+  }
+
+  @Get('api-keys')
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'The account\'s active keys, without secrets' })
+  @ApiOkResponse({ type: [ApiKeyDto] })
+  async listKeys(@CurrentAccount() account: Account): Promise<ApiKeyDto[]> {
+    return (await this.keys.list(account.id)).map((key) => ApiKeyDto.from(key));
+  }
+
+  @Delete('api-keys/:keyId')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke a key; it is refused at once' })
+  @ApiNoContentResponse({ description: 'Revoked.' })
+  async revokeKey(@CurrentAccount() account: Account, @Param('keyId', ParseIdPipe) keyId: number): Promise<void> {
+    await this.keys.revoke(account.id, keyId);
+  }
+}

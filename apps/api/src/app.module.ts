@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AccountsModule } from './accounts/accounts.module';
+import { CategoriesModule } from './categories/categories.module';
+import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { AppConfig } from './config/app-config';
+import { DatabaseModule } from './database/database.module';
+import { HealthController } from './health/health.controller';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  databaseUrl: string;
+}
+
+/** The composition root: binds every port to its adapter and every route to its use case. */
+@Module({})
+export class AppModule {
+  static register({ config, databaseUrl }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [DatabaseModule.forRoot(databaseUrl), AccountsModule, CategoriesModule],
+      controllers: [HealthController],
+      providers: [{ provide: AppConfig, useValue: config }, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+      exports: [AppConfig],
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CategoryQueries, CreateCategory, DeleteCategory, UpdateCategory } from '@petstore/application';
+import type { FastifyReply } from 'fastify';
+import { Auth } from '../common/auth/auth.decorators';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { pageRequest } from '../common/pagination/cursor';
+import { PageQueryDto } from '../common/pagination/page.query.dto';
+import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
+import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { CategoryDto, CategoryUpdateDto, NewCategoryDto } from './category.dto';
+
+@ApiTags('categories')
+@Auth()
+@Controller('categories')
+export class CategoriesController {
+  constructor(
+    private readonly createCategory: CreateCategory,
+    private readonly updateCategory: UpdateCategory,
+    private readonly deleteCategory: DeleteCategory,
+    private readonly queries: CategoryQueries,
+  ) {}
+
+  @Post()
+  @Auth('admin')
+  @ApiOperation({ operationId: 'createCategory', summary: 'Create a category' })
+  @ApiCreatedResponse({ type: CategoryDto, headers: { Location: { description: 'The new category\'s URL.', schema: { type: 'string' } } } })
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
+  async create(@Body() body: NewCategoryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<CategoryDto> {
+    const category = await this.createCategory.execute(body);
+    void reply.header('Location', `/categories/${category.id}`);
+    return CategoryDto.from(category);
+  }
+
+  @Get()
+  @ApiOperation({ operationId: 'listCategories', summary: 'List categories' })
+  @ApiOkResponse({ type: [CategoryDto], headers: ApiNextPageLink })
+  async list(@Query() query: PageQueryDto): Promise<Paginated<CategoryDto>> {
+    const request = pageRequest(query);
+    return Paginated.of(await this.queries.list(request), request, CategoryDto.from);
+  }
+
+  @Get(':categoryId')
+  @ApiOperation({ operationId: 'getCategory', summary: 'Get a category' })
+  @ApiOkResponse({ type: CategoryDto })
+  async get(@Param('categoryId', ParseIdPipe) id: number): Promise<CategoryDto> {
+    return CategoryDto.from(await this.queries.get(id));
+  }
+
+  @Patch(':categoryId')
+  @Auth('admin')
+  @ApiOperation({ operationId: 'updateCategory', summary: 'Update a category' })
+  @ApiOkResponse({ type: CategoryDto })
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
+  async update(@Param('categoryId', ParseIdPipe) id: number, @Body() body: CategoryUpdateDto): Promise<CategoryDto> {
+    return CategoryDto.from(await this.updateCategory.execute({ id, ...body }));
+  }
+
+  @Delete(':categoryId')
+  @Auth('admin')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'deleteCategory', summary: 'Delete a category that has no pets' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors({ 409: 'Pets still belong to the category (`category_in_use`).' })
+  async remove(@Param('categoryId', ParseIdPipe) id: number): Promise<void> {
+    await this.deleteCategory.execute(id);
+  }
+}

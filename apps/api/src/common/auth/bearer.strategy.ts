@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { Authenticate } from '@petstore/application';
+import type { Account } from '@petstore/domain';
+import { Strategy } from 'passport-http-bearer';
+
+type Outcome = { account: Account } | { account: null };
+type Verify = (token: string, done: (error: unknown, account?: Account | false) => void) => void;
+type Attempt = Strategy<Verify> & {
+  success(account: Account): void;
+  fail(): void;
+  error(error: unknown): void;
+};
+
+/**
+ * passport-http-bearer, owned by this application instance (not registered in
+ * passport's process-wide registry, so two instances in one process cannot swap
+ * strategies). The key is read only from the Authorization header, never from the
+ * query string or body, where keys end up in logs.
+ */
+@Injectable()
+export class BearerStrategy {
+  private readonly strategy: Strategy<Verify>;
+
+  constructor(authenticateKey: Authenticate) {
+    this.strategy = new Strategy<Verify>((token: string, done: Parameters<Verify>[1]) => {
+      authenticateKey.execute(token).then(
+        (account) => done(null, account ?? false),
+        (error: unknown) => done(error),
+      );
+    });
+  }
+
+  authenticate(authorization: string | undefined): Promise<Outcome> {
+    return new Promise((resolve, reject) => {
+      // Passport's contract: a per-request object inheriting the strategy, given success/fail/error.
+      const attempt = Object.create(this.strategy) as Attempt;
+      attempt.success = (account) => resolve({ account });
+      attempt.fail = () => resolve({ account: null });
+      attempt.error = reject;
+      attempt.authenticate({ headers: { authorization }, query: {}, body: {} } as never);
+    });
+  }
+}

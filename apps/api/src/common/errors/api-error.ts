@@ -1,0 +1,33 @@
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** An error the HTTP layer raises itself (auth, validation, parsing), already in API terms. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  static validation(message: string, details?: ErrorDetail[]): ApiError {
+    return new ApiError(400, 'validation_failed', message, details);
+  }
+
+  static unauthorized(message = 'A valid API key is required: send "Authorization: Bearer <API_KEY>".'): ApiError {
+    return new ApiError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="petstore"' });
+  }
+
+  static forbidden(message = 'Your API key does not allow this operation.'): ApiError {
+    return new ApiError(403, 'forbidden', message);
+  }
+
+  static notFound(message = 'No such resource.'): ApiError {
+    return new ApiError(404, 'not_found', message);
+  }
+}

@@ -1,0 +1,88 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { BEARER_SCHEME } from '../auth/auth.decorators';
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const RATE_LIMIT_HEADERS = {
+  RateLimit: { description: 'Requests left in the current window: `"default";r=<remaining>;t=<seconds>`.', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'The limit: `"default";q=<requests>;w=60`.', schema: { type: 'string' } },
+};
+const REQUEST_ID_HEADER = { description: 'The request id (echoed when the request sent a sane one).', schema: { type: 'string' } };
+
+type Operation = {
+  parameters?: Array<{ in: string; schema?: Record<string, unknown> }>;
+  requestBody?: unknown;
+  security?: unknown[];
+  responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
+};
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.0.3')
+    .setTitle('Petstore API')
+    .setVersion('1.0.0')
+    .setDescription(
+      [
+        'A pet-store catalogue and ordering service: pets, their categories, customer orders and per-pet stock.',
+        '',
+        '**Authentication**: send `Authorization: Bearer <API_KEY>`. `POST /accounts` creates an account and its first key.',
+        '**Errors**: every error has the `Error` shape `{code, message, status}`.',
+        '**Lists** are JSON arrays, ordered by id; `limit` (1–100, default 20) and an opaque `cursor`; the next page is in `Link: <…>; rel="next"`.',
+        '**Identifiers** are int64 integers, issued below 2^53 so that they are exact as JSON numbers.',
+        '**Stability**: operations that are not yet stable carry `x-stability: beta` or `experimental`; deprecated ones `deprecated: true` and `x-sunset`.',
+      ].join('\n'),
+    )
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' }, BEARER_SCHEME)
+    .build();
+  return completeDocument(SwaggerModule.createDocument(app, config));
+}
+
+/**
+ * Adds the responses every operation shares, so each operation documents every
+ * status it can return: 400 where it takes parameters or a body, 413 with a body,
+ * 401 where it needs a key, and 429, 500 and 503 everywhere.
+ */
+export function completeDocument(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const operation = (path as Record<string, Operation | undefined>)[method];
+      if (!operation) continue;
+      // Class- and method-level @Auth both declare the scheme: keep one requirement.
+      if (operation.security) operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
+      // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {
+          parameter.schema = { type: 'integer', format: 'int64', minimum: 1 };
+        }
+      }
+      const add = (status: number, description: string, headers?: Record<string, unknown>) => {
+        operation.responses[status] ??= {
+          description,
+          content: { 'application/json': { schema: ERROR_REF } },
+          ...(headers ? { headers } : {}),
+        };
+      };
+      const hasParameters = (operation.parameters ?? []).length > 0;
+      if (hasParameters || operation.requestBody) {
+        add(400, 'The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`); `details` names each field.');
+      }
+      if ((operation.parameters ?? []).some((p) => p.in === 'path')) add(404, 'No such resource (`not_found`).');
+      if (operation.requestBody) add(413, 'The body is larger than 64 KiB (`payload_too_large`).');
+      if (operation.security?.length) {
+        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).', {
+          'WWW-Authenticate': { description: '`Bearer realm="petstore"`', schema: { type: 'string' } },
+        });
+      }
+      add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.', {
+        'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
+        ...RATE_LIMIT_HEADERS,
+      });
+      add(500, 'Unexpected error (`internal_error`); logged with the request id.');
+      add(503, 'The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds.');
+      for (const response of Object.values(operation.responses)) {
+        response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...response.headers };
+      }
+    }
+  }
+  return document;
+}

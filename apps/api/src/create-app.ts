@@ -1,0 +1,58 @@
+import { Logger, LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SwaggerModule } from '@nestjs/swagger';
+import { EnsureAdministrator } from '@petstore/application';
+import { AppModule, AppModuleOptions } from './app.module';
+import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
+import { BODY_LIMIT_BYTES, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
+import { buildOpenApiDocument } from './common/openapi/openapi';
+import { PaginationInterceptor } from './common/pagination/paginated';
+import { createValidationPipe } from './common/validation/validation.pipe';
+
+export interface CreateAppOptions extends AppModuleOptions {
+  logger?: LoggerService | false;
+}
+
+/**
+ * Builds the whole HTTP application (used by main.ts and by the HTTP tests alike):
+ * Fastify with the 64 KiB body limit, request ids, the one guard, pipe, filter and
+ * interceptor, the OpenAPI description at /openapi.json and /docs.
+ */
+export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
+  const adapter = new PetstoreFastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: requestId,
+    requestIdHeader: false,
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(options), adapter, {
+    logger: options.logger ?? new Logger(),
+    abortOnError: false,
+  });
+  try {
+    registerHttpHooks(app.getHttpAdapter().getInstance());
+    app.useGlobalFilters(new GlobalExceptionFilter());
+    app.useGlobalPipes(createValidationPipe());
+    app.useGlobalInterceptors(new PaginationInterceptor());
+
+    const document = buildOpenApiDocument(app);
+    SwaggerModule.setup('docs', app, document, {
+      jsonDocumentUrl: 'openapi.json',
+      yamlDocumentUrl: 'openapi.yaml',
+      customSiteTitle: 'Petstore API',
+    });
+
+    await app.init();
+    if (options.config.adminApiKey) {
+      const outcome = await app.get(EnsureAdministrator).execute(options.config.adminApiKey);
+      new Logger('Accounts').log(outcome === 'created' ? 'Created the administrator for ADMIN_API_KEY' : 'The ADMIN_API_KEY administrator exists');
+    }
+    return app;
+  } catch (error) {
+    // Release the pool (and anything else started) before reporting the failure.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,129 @@
+import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+
+describe('accounts and API keys (HTTP, real PostgreSQL)', () => {
+  let api: TestApp;
+
+  beforeAll(async () => {
+    api = await TestApp.start();
+  });
+  afterAll(() => api.close());
+
+  it('signs up a customer and shows its key once', async () => {
+    const response = await api.post('/accounts', { body: { name: '  Ada  ' } });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('location')).toBe('/accounts/me');
+    expect(response.body.account).toEqual({ id: expect.any(Number), name: 'Ada', role: 'customer', createdAt: expect.any(String) });
+    expect(response.body.apiKey.key).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
+    expect(response.body.apiKey.key.startsWith(response.body.apiKey.prefix)).toBe(true);
+
+    const me = await api.get('/accounts/me', { key: response.body.apiKey.key });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual(response.body.account);
+
+    const keys = await api.get('/accounts/me/api-keys', { key: response.body.apiKey.key });
+    expect(keys.status).toBe(200);
+    expect(keys.body).toHaveLength(1);
+    expect(keys.body[0]).not.toHaveProperty('key');
+    expect(keys.body[0].lastUsedAt).not.toBeNull();
+  });
+
+  it('stores keys only as hashes', async () => {
+    const { key } = await api.customer('Hash check');
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: api.databaseUrl });
+    await client.connect();
+    try {
+      const rows = await client.query('SELECT prefix, hash FROM api_keys');
+      expect(rows.rows.some((r) => r.hash === key || r.prefix === key)).toBe(false);
+      expect(rows.rows.some((r) => key.startsWith(r.prefix))).toBe(true);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it.each([
+    ['no name', {}],
+    ['an empty name', { name: '' }],
+    ['a blank name', { name: '   ' }],
+    ['a 101-character name', { name: 'x'.repeat(101) }],
+    ['a number as name', { name: 5 }],
+    ['an unknown field', { name: 'Ok', role: 'admin' }],
+  ])('refuses sign-up with %s (400)', async (_, body) => {
+    expectError(await api.post('/accounts', { body }), 400, 'validation_failed');
+  });
+
+  it('issues more keys, lists them without secrets, and refuses a revoked key at once', async () => {
+    const { key: first } = await api.customer('Keys');
+    const second = await api.post('/accounts/me/api-keys', { key: first });
+    expect(second.status).toBe(201);
+    expect(second.body.key).toMatch(/^psk_/);
+    expect((await api.get('/accounts/me', { key: second.body.key })).status).toBe(200);
+
+    const list = await api.get('/accounts/me/api-keys', { key: first });
+    expect(list.body.map((k: { id: number }) => k.id)).toContain(second.body.id);
+    expect(list.body.every((k: object) => !('key' in k))).toBe(true);
+
+    expect((await api.delete(`/accounts/me/api-keys/${second.body.id}`, { key: first })).status).toBe(204);
+    expectError(await api.get('/accounts/me', { key: second.body.key }), 401, 'unauthorized');
+    expectError(await api.delete(`/accounts/me/api-keys/${second.body.id}`, { key: first }), 404, 'not_found');
+  });
+
+  it("cannot revoke another account's key (404)", async () => {
+    const a = await api.customer('A');
+    const b = await api.customer('B');
+    const bKeys = await api.get('/accounts/me/api-keys', { key: b.key });
+    expectError(await api.delete(`/accounts/me/api-keys/${bKeys.body[0].id}`, { key: a.key }), 404, 'not_found');
+    expect((await api.get('/accounts/me', { key: b.key })).status).toBe(200);
+  });
+
+  it('refuses bad key ids with 400 and absent ones with 404', async () => {
+    const { key } = await api.customer('Ids');
+    expectError(await api.delete('/accounts/me/api-keys/abc', { key }), 400, 'validation_failed');
+    expectError(await api.delete('/accounts/me/api-keys/9223372036854775808', { key }), 400, 'validation_failed');
+    expectError(await api.delete('/accounts/me/api-keys/9223372036854775807', { key }), 404, 'not_found');
+    expectError(await api.delete('/accounts/me/api-keys/424242', { key }), 404, 'not_found');
+  });
+
+  describe('401 with WWW-Authenticate for every kind of bad credential', () => {
+    it.each([
+      ['no header', {}],
+      ['an unknown key', { authorization: 'Bearer psk_unknownunknownunknownunknownunknownunknown12' }],
+      ['a Basic credential', { authorization: 'Basic dXNlcjpwYXNz' }],
+      ['a Token credential', { authorization: `Token ${ADMIN_KEY}` }],
+      ['an empty Bearer', { authorization: 'Bearer ' }],
+    ])('%s', async (_, headers) => {
+      const response = await api.get('/accounts/me', { headers });
+      expectError(response, 401, 'unauthorized');
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="petstore"');
+    });
+
+    it('does not take the key from the query string', async () => {
+      expectError(await api.get(`/accounts/me?access_token=${ADMIN_KEY}`), 401, 'unauthorized');
+    });
+  });
+
+  it('bootstraps the administrator from ADMIN_API_KEY, once', async () => {
+    const me = await api.get('/accounts/me', { key: ADMIN_KEY });
+    expect(me.status).toBe(200);
+    expect(me.body.role).toBe('admin');
+
+    // A second start with the same key (a restart) creates no second administrator.
+    const again = await TestApp.startOn(api.databaseUrl);
+    try {
+      const { Client } = await import('pg');
+      const client = new Client({ connectionString: api.databaseUrl });
+      await client.connect();
+      const admins = await client.query("SELECT count(*)::int AS n FROM accounts WHERE role = 'admin'");
+      await client.end();
+      expect(admins.rows[0].n).toBe(1);
+      expect((await again.get('/accounts/me', { key: ADMIN_KEY })).body.id).toBe(me.body.id);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('refuses a customer on an administrator operation (403)', async () => {
+    const { key } = await api.customer('Not admin');
+    expectError(await api.post('/categories', { key, body: { name: 'Cats' } }), 403, 'forbidden');
+  });
+});

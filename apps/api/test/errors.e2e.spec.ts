@@ -1,0 +1,66 @@
+import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+
+describe('the Error shape from every layer (HTTP, real PostgreSQL)', () => {
+  let api: TestApp;
+
+  beforeAll(async () => {
+    api = await TestApp.start();
+  });
+  afterAll(() => api.close());
+
+  const post = (raw: string | undefined, headers: Record<string, string>) =>
+    api.post('/categories', { key: ADMIN_KEY, raw, headers });
+
+  it.each([
+    ['truncated JSON', '{"name":'],
+    ['not JSON at all', 'name=Dogs'],
+    ['a trailing comma', '{"name":"Dogs",}'],
+  ])('answers %s with 400 invalid_json', async (_, raw) => {
+    expectError(await post(raw, { 'content-type': 'application/json' }), 400, 'invalid_json');
+  });
+
+  it('answers an empty JSON body with 400 invalid_json', async () => {
+    expectError(await post('', { 'content-type': 'application/json', 'content-length': '0' }), 400, 'invalid_json');
+  });
+
+  it.each([
+    ['no Content-Type', {}],
+    ['text/plain', { 'content-type': 'text/plain' }],
+    ['form data', { 'content-type': 'application/x-www-form-urlencoded' }],
+  ])('answers a body with %s with 400 missing_content_type', async (_, headers) => {
+    expectError(await post('{"name":"Dogs"}', headers as Record<string, string>), 400, 'missing_content_type');
+  });
+
+  it('accepts application/json with a charset', async () => {
+    const response = await post('{"name":"Charset"}', { 'content-type': 'application/json; charset=utf-8' });
+    expect(response.status).toBe(201);
+  });
+
+  it('answers a body over 64 KiB with 413 payload_too_large and creates nothing', async () => {
+    const response = await post(JSON.stringify({ name: 'Big', description: 'x'.repeat(70 * 1024) }), {
+      'content-type': 'application/json',
+    });
+    expectError(response, 413, 'payload_too_large');
+    const list = await api.get('/categories', { key: ADMIN_KEY });
+    expect(list.body.map((c: { name: string }) => c.name)).not.toContain('Big');
+  });
+
+  it('answers an unknown route and an unknown method with 404 not_found', async () => {
+    expectError(await api.get('/no/such/route', { key: ADMIN_KEY }), 404, 'not_found');
+    expectError(await api.request('PUT', '/categories', { key: ADMIN_KEY, body: {} }), 404, 'not_found');
+  });
+
+  it('never leaks framework text: messages are ours', async () => {
+    const response = await post('{"name":', { 'content-type': 'application/json' });
+    expect(JSON.stringify(response.body)).not.toMatch(/fastify|FST_|SyntaxError|stack|at \//i);
+  });
+
+  it('sends X-Request-Id on every response, echoing a sane one and replacing an unsafe one', async () => {
+    const echoed = await api.get('/health/live', { headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    const replaced = await api.get('/health/live', { headers: { 'x-request-id': 'bad id <script>' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const error = await api.get('/nope');
+    expect(error.headers.get('x-request-id')).toBeTruthy();
+  });
+});

@@ -1,0 +1,85 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+type Json = Record<string, unknown>;
+/** The description itself and its viewer are served beside the API, not described in it. */
+const DOCUMENTATION_PATHS = /^\/(openapi\.(json|yaml)|docs(\/.*)?)$/;
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema?: Json }> }>;
+}
+
+/**
+ * Checks responses against the OpenAPI document the service serves: the operation
+ * exists, the status is documented, and the JSON body matches its schema. Object
+ * schemas are closed (no undocumented fields) so that nothing leaks unnoticed.
+ */
+export class OpenApiContract {
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly routes: Array<{ pattern: RegExp; template: string; item: Record<string, Operation> }>;
+
+  constructor(readonly document: Json) {
+    addFormats(this.ajv);
+    this.ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+    this.ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31 });
+    const components = (document['components'] as Json | undefined)?.['schemas'] as Json | undefined;
+    this.ajv.addSchema({ $id: 'openapi', components: { schemas: closeSchemas(rewriteRefs(components ?? {})) } });
+    this.routes = Object.entries(document['paths'] as Record<string, Record<string, Operation>>).map(([template, item]) => ({
+      template,
+      item,
+      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
+  }
+
+  /** Returns a list of problems; empty when the response matches the description. */
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown): string[] {
+    const path = new URL(url, 'http://x').pathname;
+    if (DOCUMENTATION_PATHS.test(path)) return [];
+    const route = this.routes.find((r) => r.pattern.test(path) && r.item[method.toLowerCase()]);
+    if (!route) {
+      // Unknown routes and methods: only the Error shape can be checked.
+      return status === 404 ? this.validate('openapi#/components/schemas/Error', body, `${method} ${path} 404`) : [`${method} ${path} is not in the OpenAPI description`];
+    }
+    const operation = route.item[method.toLowerCase()];
+    const response = operation.responses[String(status)];
+    if (!response) return [`${method} ${route.template} answered ${status}, which the description does not list`];
+    const schema = response.content?.['application/json']?.schema;
+    if (!schema) {
+      return body === undefined || body === '' ? [] : [`${method} ${route.template} ${status} has a body the description does not declare`];
+    }
+    if (!contentType?.startsWith('application/json')) return [`${method} ${route.template} ${status}: content-type ${contentType} is not JSON`];
+    const key = `${method} ${route.template} ${status}`;
+    let validate = this.validators.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(closeSchemas(rewriteRefs(schema)));
+      this.validators.set(key, validate);
+    }
+    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
+  }
+
+  private validate(ref: string, body: unknown, label: string): string[] {
+    const validate = this.ajv.getSchema(ref);
+    if (!validate) return [`no schema ${ref}`];
+    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${label}: ${e.instancePath} ${e.message}`);
+  }
+}
+
+function rewriteRefs<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(rewriteRefs) as T;
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(/^#\//, 'openapi#/') : rewriteRefs(v)]),
+    ) as T;
+  }
+  return node;
+}
+
+function closeSchemas<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(closeSchemas) as T;
+  if (node && typeof node === 'object') {
+    const copy = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, closeSchemas(v)])) as Json;
+    if (copy['properties'] && copy['additionalProperties'] === undefined && !copy['allOf']) copy['additionalProperties'] = false;
+    return copy as T;
+  }
+  return node;
+}

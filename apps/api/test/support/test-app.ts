@@ -1,0 +1,112 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { createApp } from '../../src/create-app';
+import { OpenApiContract } from './openapi-contract';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
+
+export interface RequestOptions {
+  /** Sent as JSON (with Content-Type: application/json) unless `raw` is given. */
+  body?: unknown;
+  /** Sent as it is, with only the headers given. */
+  raw?: string;
+  /** The API key to send as Bearer; null sends none. Default: none. */
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/**
+ * The real application (createApp, as main.ts uses it) listening on a free port,
+ * on this jest worker's own PostgreSQL database, emptied first. Every response is
+ * checked against the OpenAPI description the app serves.
+ */
+export class TestApp {
+  private contract!: OpenApiContract;
+  readonly violations: string[] = [];
+
+  private constructor(
+    readonly app: NestFastifyApplication,
+    readonly baseUrl: string,
+    readonly databaseUrl: string,
+  ) {}
+
+  /** Starts on this worker's database, emptied first. */
+  static async start(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+    const databaseUrl = await testDatabaseUrl();
+    await resetDatabase(databaseUrl);
+    return TestApp.startOn(databaseUrl, overrides);
+  }
+
+  /** Starts another instance on a database as it is (a restart, or a second instance). */
+  static async startOn(databaseUrl: string, overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+    const config = Object.assign(loadConfig({}), { adminApiKey: ADMIN_KEY, rateLimitPerMinute: 0, messageWorker: false }, overrides);
+    const app = await createApp({ config, databaseUrl, logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.getHttpServer().address() as { port: number };
+    const testApp = new TestApp(app, `http://127.0.0.1:${address.port}`, databaseUrl);
+    const document = (await fetch(`${testApp.baseUrl}/openapi.json`).then((r) => r.json())) as Record<string, unknown>;
+    testApp.contract = new OpenApiContract(document);
+    return testApp;
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers['authorization'] = `Bearer ${options.key}`;
+    let payload: string | undefined = options.raw;
+    if (options.body !== undefined && options.raw === undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(this.baseUrl + path, { method, headers, body: payload });
+    const text = await response.text();
+    let body: unknown = text;
+    if (response.headers.get('content-type')?.startsWith('application/json') && text) body = JSON.parse(text);
+    if (!text) body = undefined;
+    const problems = this.contract.check(method, path, response.status, response.headers.get('content-type'), body);
+    this.violations.push(...problems);
+    if (problems.length) throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}\nBody: ${text}`);
+    return { status: response.status, headers: response.headers, body: body as T };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('POST', path, options);
+  }
+  patch<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('PATCH', path, options);
+  }
+  put<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('PUT', path, options);
+  }
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+
+  /** Signs up a customer and returns its API key. */
+  async customer(name = 'Customer'): Promise<{ key: string; id: number }> {
+    const response = await this.post('/accounts', { body: { name } });
+    if (response.status !== 201) throw new Error(`sign-up failed: ${response.status}`);
+    return { key: response.body.apiKey.key, id: response.body.account.id };
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+  }
+}
+
+/** Expects the Error shape with this status and code. */
+export function expectError(response: TestResponse, status: number, code: string): void {
+  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+  expect(response.body).toEqual(
+    expect.objectContaining({ code, status, message: expect.any(String) }),
+  );
+}

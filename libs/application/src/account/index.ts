@@ -1,0 +1,2 @@
+export * from './account.repository';
+export * from './account.use-cases';

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { Category, CategoryNotFoundError } from '@petstore/domain';
+import { UnitOfWork } from '../ports';
+import { Page, PageRequest } from '../shared/page';
+import { CategoryRepository } from './category.repository';
+
+export interface CreateCategoryCommand {
+  name: string;
+  description?: string | null;
+}
+
+@Injectable()
+export class CreateCategory {
+  constructor(private readonly categories: CategoryRepository) {}
+
+  execute(command: CreateCategoryCommand): Promise<Category> {
+    return this.categories.save(Category.create(command));
+  }
+}
+
+export interface UpdateCategoryCommand {
+  id: number;
+  name?: string;
+  description?: string | null;
+}
+
+@Injectable()
+export class UpdateCategory {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly categories: CategoryRepository,
+  ) {}
+
+  execute(command: UpdateCategoryCommand): Promise<Category> {
+    return this.uow.run(async () => {
+      const category = await this.categories.findById(command.id);
+      if (!category) throw new CategoryNotFoundError(command.id);
+      if (command.name !== undefined) category.rename(command.name);
+      if (command.description !== undefined) category.describe(command.description);
+      return this.categories.save(category);
+    });
+  }
+}
+
+@Injectable()
+export class DeleteCategory {
+  constructor(private readonly categories: CategoryRepository) {}
+
+  async execute(id: number): Promise<void> {
+    if (!(await this.categories.delete(id))) throw new CategoryNotFoundError(id);
+  }
+}
+
+@Injectable()
+export class CategoryQueries {
+  constructor(private readonly categories: CategoryRepository) {}
+
+  async get(id: number): Promise<Category> {
+    const category = await this.categories.findById(id);
+    if (!category) throw new CategoryNotFoundError(id);
+    return category;
+  }
+
+  list(page: PageRequest): Promise<Page<Category>> {
+    return this.categories.list(page);
+  }
+}

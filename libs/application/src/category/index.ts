@@ -1,0 +1,2 @@
+export * from './category.repository';
+export * from './category.use-cases';

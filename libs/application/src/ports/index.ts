@@ -1,0 +1,3 @@
+export * from './unit-of-work';
+export * from './clock';
+export * from './api-key-secrets';

@@ -1,0 +1,3 @@
+export * from './inventory-item';
+export * from './inventory.errors';
+export * from './stock-rules';

@@ -1,0 +1,94 @@
+import { InvalidValueError } from '../shared/domain-error';
+import { LIMITS } from '../shared/limits';
+import { boundedInteger } from '../shared/text';
+import type { Pet } from '../pet/pet';
+import type { PetStatus } from '../pet/pet-status';
+import { InsufficientStockError, StockLimitExceededError } from './inventory.errors';
+
+export interface InventoryItemProps {
+  petId: number;
+  quantity: number;
+}
+
+/**
+ * The stock of one pet: exactly one per pet, created with it, identified by the pet's id.
+ * Its public `status` is the pet's status, so it is not kept here. `quantity` never
+ * leaves 0 … LIMITS.stockQuantity.max (I1).
+ */
+export class InventoryItem {
+  private constructor(private readonly props: InventoryItemProps) {}
+
+  /**
+   * The entry created with a pet: 1 unit if the pet starts `available`, else 0 (a pet
+   * created `pending` is a hold, one created `sold` has nothing to sell).
+   * It takes the pet's id, so build it once the pet has been given one.
+   */
+  static forNewPet(pet: Pet): InventoryItem {
+    return new InventoryItem({
+      petId: pet.id,
+      quantity: InventoryItem.initialQuantityFor(pet.status),
+    });
+  }
+
+  static initialQuantityFor(status: PetStatus): number {
+    return status === 'available' ? 1 : 0;
+  }
+
+  static restore(props: InventoryItemProps): InventoryItem {
+    return new InventoryItem({ ...props });
+  }
+
+  get petId(): number {
+    return this.props.petId;
+  }
+  get quantity(): number {
+    return this.props.quantity;
+  }
+  get isEmpty(): boolean {
+    return this.props.quantity === 0;
+  }
+
+  /** Units go into an order. Refused, with nothing changed, when fewer are in stock. */
+  take(units: number): void {
+    InventoryItem.checkUnits(units);
+    if (units > this.props.quantity) {
+      throw new InsufficientStockError(this.props.petId, units, this.props.quantity);
+    }
+    this.props.quantity -= units;
+  }
+
+  /** Units of a cancelled order come back (I4). */
+  giveBack(units: number): void {
+    InventoryItem.checkUnits(units);
+    const quantity = this.props.quantity + units;
+    if (quantity > LIMITS.stockQuantity.max) {
+      throw new StockLimitExceededError(this.props.petId, quantity, LIMITS.stockQuantity.max);
+    }
+    this.props.quantity = quantity;
+  }
+
+  /** An administrator sets the stock to `quantity` (an absolute count, not a delta). */
+  restock(quantity: number): void {
+    this.props.quantity = boundedInteger(
+      'quantity',
+      quantity,
+      LIMITS.stockQuantity.min,
+      LIMITS.stockQuantity.max,
+    );
+  }
+
+  /** No unit is left to sell (the pet was marked sold by hand). */
+  clear(): void {
+    this.props.quantity = 0;
+  }
+
+  toSnapshot(): InventoryItemProps {
+    return { ...this.props };
+  }
+
+  private static checkUnits(units: number): void {
+    if (!Number.isInteger(units) || units < 1) {
+      throw new InvalidValueError('quantity', 'quantity must be a positive integer.');
+    }
+  }
+}

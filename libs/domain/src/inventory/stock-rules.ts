@@ -1,0 +1,139 @@
+import { Order } from '../order/order';
+import type { Pet } from '../pet/pet';
+import type { PetStatus } from '../pet/pet-status';
+import type { InventoryItem } from './inventory-item';
+
+/**
+ * The rules that span a pet, its inventory entry and its orders: the command table of
+ * domain.md ("Commands and the transitions they cause") and its hand-change table.
+ * Pure and stateless; the use case loads the aggregates (stock row locked), calls one rule
+ * and saves what changed, in one transaction.
+ *
+ * Every rule checks all it may refuse before it changes anything, so a refused command
+ * leaves the aggregates as they were. Counts of open orders are the caller's (a query),
+ * given as they stand before the command.
+ */
+export class StockRules {
+  private constructor() {
+    // Not instantiable: a namespace of pure rules.
+  }
+
+  /**
+   * Place an order for `quantity` units. Refused unless the pet is available
+   * (`pet_not_available`) and has the units (`insufficient_stock`); the input is validated
+   * first. The stock shrinks by `quantity`; the pet turns `pending` when it reaches 0.
+   */
+  static placeOrder(input: {
+    pet: Pet;
+    inventory: InventoryItem;
+    quantity: number;
+    shipDate?: Date | null;
+    ownerId: number;
+    now: Date;
+  }): Order {
+    const { pet, inventory } = input;
+    assertSamePet(pet, inventory);
+    const order = Order.place({
+      petId: pet.id,
+      quantity: input.quantity,
+      shipDate: input.shipDate,
+      ownerId: input.ownerId,
+      now: input.now,
+    });
+    pet.assertOrderable();
+    inventory.take(order.quantity);
+    if (inventory.isEmpty) pet.hold();
+    return order;
+  }
+
+  /**
+   * Complete an open order (else `order_already_complete`). No stock moves. The pet becomes
+   * `sold` if it is `pending`, its stock is 0 and `otherOpenOrders` (open orders of the pet
+   * besides this one) is 0.
+   */
+  static completeOrder(input: {
+    order: Order;
+    pet: Pet;
+    inventory: InventoryItem;
+    otherOpenOrders: number;
+    at: Date;
+    shipDate?: Date | null;
+  }): void {
+    const { order, pet, inventory, otherOpenOrders } = input;
+    assertSamePet(pet, inventory, order);
+    assertCount('otherOpenOrders', otherOpenOrders);
+    order.complete(input.at, input.shipDate);
+    if (pet.isPending && inventory.isEmpty && otherOpenOrders === 0) pet.markSold(otherOpenOrders);
+  }
+
+  /**
+   * Cancel an open order (else `order_already_complete`). Its units return to stock (I4);
+   * a `pending` pet becomes `available`. The caller deletes the order.
+   */
+  static cancelOrder(input: { order: Order; pet: Pet; inventory: InventoryItem }): void {
+    const { order, pet, inventory } = input;
+    assertSamePet(pet, inventory, order);
+    order.assertOpen();
+    inventory.giveBack(order.quantity);
+    order.cancel();
+    if (pet.isPending) pet.makeAvailable(inventory.quantity);
+  }
+
+  /**
+   * An administrator sets the stock to `quantity`. Above 0 the pet becomes `available`
+   * (from any status). At 0 an `available` pet becomes `pending` while `openOrders` remain,
+   * else `sold`; a `pending` or `sold` pet keeps its status.
+   */
+  static setStock(input: {
+    pet: Pet;
+    inventory: InventoryItem;
+    quantity: number;
+    openOrders: number;
+  }): void {
+    const { pet, inventory, openOrders } = input;
+    assertSamePet(pet, inventory);
+    assertCount('openOrders', openOrders);
+    inventory.restock(input.quantity);
+    if (!inventory.isEmpty) {
+      pet.makeAvailable(inventory.quantity);
+    } else if (pet.isAvailable) {
+      if (openOrders > 0) pet.hold();
+      else pet.markSold(openOrders);
+    }
+  }
+
+  /**
+   * An administrator sets the status (hand-change table; else `invalid_status_transition`).
+   * `→ sold` also empties the stock. Asking for the current status changes nothing (see
+   * `Pet.changeStatus`): in particular `sold → sold` does not touch the stock.
+   */
+  static changeStatusByHand(input: {
+    pet: Pet;
+    inventory: InventoryItem;
+    to: PetStatus;
+    openOrders: number;
+  }): void {
+    const { pet, inventory, to, openOrders } = input;
+    assertSamePet(pet, inventory);
+    assertCount('openOrders', openOrders);
+    if (pet.status === to) return;
+    pet.changeStatus(to, { quantity: inventory.quantity, openOrders });
+    if (to === 'sold') inventory.clear();
+  }
+}
+
+/** Wiring mistakes, not refusals: they surface as unexpected errors (500), never as a code. */
+function assertSamePet(pet: Pet, inventory: InventoryItem, order?: Order): void {
+  if (inventory.petId !== pet.id) {
+    throw new Error(`Inventory entry of pet ${inventory.petId} used for pet ${pet.id}.`);
+  }
+  if (order && order.petId !== pet.id) {
+    throw new Error(`Order ${order.id} of pet ${order.petId} used for pet ${pet.id}.`);
+  }
+}
+
+function assertCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`${name} must be a count (a non-negative integer), got ${value}.`);
+  }
+}

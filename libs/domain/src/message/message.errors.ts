@@ -1,0 +1,7 @@
+import { NotFoundError } from '../shared/domain-error';
+
+export class MessageNotFoundError extends NotFoundError {
+  constructor(id: string) {
+    super('Message', id);
+  }
+}

@@ -1,0 +1,91 @@
+import { InvalidValueError } from '../shared/domain-error';
+import { LIMITS } from '../shared/limits';
+
+export const MESSAGE_STATUSES = ['queued', 'delivered'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface MessageProps {
+  /** A UUID, chosen by the caller (the domain generates nothing). */
+  id: string;
+  text: string;
+  status: MessageStatus;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  ownerId: number;
+}
+
+/** A message posted to `POST /messages`: queued at once, delivered later by a worker. */
+export class Message {
+  private constructor(private readonly props: MessageProps) {}
+
+  /**
+   * A new, queued message. The text is kept as sent: it is not trimmed, and its length
+   * (1 … LIMITS.messageText.max, in UTF-16 code units like every length here) is that of the
+   * raw string, so a message of spaces is valid.
+   */
+  static queue(input: { id: string; text: string; ownerId: number; now: Date }): Message {
+    return new Message({
+      id: Message.checkId(input.id),
+      text: Message.checkText(input.text),
+      status: 'queued',
+      createdAt: input.now,
+      deliveredAt: null,
+      ownerId: input.ownerId,
+    });
+  }
+
+  static restore(props: MessageProps): Message {
+    return new Message({ ...props });
+  }
+
+  get id(): string {
+    return this.props.id;
+  }
+  get text(): string {
+    return this.props.text;
+  }
+  get status(): MessageStatus {
+    return this.props.status;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
+  }
+  get deliveredAt(): Date | null {
+    return this.props.deliveredAt;
+  }
+  get ownerId(): number {
+    return this.props.ownerId;
+  }
+  get isDelivered(): boolean {
+    return this.props.status === 'delivered';
+  }
+
+  /** queued → delivered. Idempotent: a second delivery keeps the first `deliveredAt`. */
+  deliver(at: Date): void {
+    if (this.isDelivered) return;
+    this.props.status = 'delivered';
+    this.props.deliveredAt = at;
+  }
+
+  toSnapshot(): MessageProps {
+    return { ...this.props };
+  }
+
+  /** Kept in lower case, the form PostgreSQL's `uuid` type returns. */
+  private static checkId(id: string): string {
+    if (typeof id !== 'string' || !UUID.test(id)) {
+      throw new InvalidValueError('id', 'id must be a UUID.');
+    }
+    return id.toLowerCase();
+  }
+
+  private static checkText(text: string): string {
+    const { min, max } = LIMITS.messageText;
+    if (typeof text !== 'string' || text.length < min || text.length > max) {
+      throw new InvalidValueError('message', `message must be ${min} to ${max} characters long.`);
+    }
+    return text;
+  }
+}

@@ -1,0 +1,18 @@
+import { DomainError, NotFoundError } from '../shared/domain-error';
+
+export class OrderNotFoundError extends NotFoundError {
+  constructor(id: number) {
+    super('Order', id);
+  }
+}
+
+/** A completed order stays completed and cannot be cancelled (invariant I5). */
+export class OrderAlreadyCompleteError extends DomainError {
+  readonly code = 'order_already_complete';
+  readonly kind = 'conflict' as const;
+  constructor(readonly orderId: number) {
+    super(
+      `Order ${orderId} is already complete; a completed order cannot be completed again or cancelled.`,
+    );
+  }
+}

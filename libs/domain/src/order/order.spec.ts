@@ -1,0 +1,244 @@
+import { DomainError, InvalidValueError } from '../shared/domain-error';
+import { LIMITS } from '../shared/limits';
+import { Order, OrderProps, SHIP_DATE_MAX_PAST_MS } from './order';
+import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
+
+const now = new Date('2030-06-15T12:00:00.000Z');
+const at = (iso: string) => new Date(iso);
+const place = (overrides: Partial<Parameters<typeof Order.place>[0]> = {}) =>
+  Order.place({ petId: 7, quantity: 2, ownerId: 11, now, ...overrides });
+const anOrder = (overrides: Partial<OrderProps> = {}) =>
+  Order.restore({
+    id: 21,
+    petId: 7,
+    quantity: 2,
+    shipDate: null,
+    complete: false,
+    ownerId: 11,
+    ...overrides,
+  });
+
+function caught(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('Order.place', () => {
+  it('makes an open order, id 0 until saved, without a ship date by default', () => {
+    const order = place();
+    expect(order.toSnapshot()).toEqual({
+      id: 0,
+      petId: 7,
+      quantity: 2,
+      shipDate: null,
+      complete: false,
+      ownerId: 11,
+    });
+    expect(order.isOpen).toBe(true);
+    expect(order.isComplete).toBe(false);
+    expect(order.isCancelled).toBe(false);
+  });
+
+  it('takes a null ship date as none', () => {
+    expect(place({ shipDate: null }).shipDate).toBeNull();
+  });
+
+  it.each([LIMITS.orderQuantity.min, 10, LIMITS.orderQuantity.max])(
+    'accepts quantity %i',
+    (quantity) => {
+      expect(place({ quantity }).quantity).toBe(quantity);
+    },
+  );
+
+  it.each([0, -1, LIMITS.orderQuantity.max + 1, 1.5, Number.NaN])(
+    'refuses quantity %p',
+    (quantity) => {
+      const error = caught(() => place({ quantity }));
+      expect(error).toBeInstanceOf(InvalidValueError);
+      expect(error).toMatchObject({
+        field: 'quantity',
+        code: 'validation_failed',
+        kind: 'invalid',
+      });
+    },
+  );
+
+  it.each([
+    ['in the future', '2030-07-01T00:00:00.000Z'],
+    ['now', '2030-06-15T12:00:00.000Z'],
+    ['an hour ago', '2030-06-15T11:00:00.000Z'],
+    ['exactly a day ago', '2030-06-14T12:00:00.000Z'],
+  ])('accepts a ship date %s', (_, iso) => {
+    expect(place({ shipDate: at(iso) }).shipDate).toEqual(at(iso));
+  });
+
+  it.each([
+    ['a day and a millisecond ago', new Date(now.getTime() - SHIP_DATE_MAX_PAST_MS - 1)],
+    ['last year', at('2029-06-15T12:00:00.000Z')],
+    ['an invalid date', new Date('nonsense')],
+  ])('refuses a ship date %s', (_, shipDate) => {
+    const error = caught(() => place({ shipDate }));
+    expect(error).toBeInstanceOf(InvalidValueError);
+    expect(error).toMatchObject({ field: 'shipDate', code: 'validation_failed' });
+  });
+
+  it('copies the ship date it is given', () => {
+    const shipDate = at('2030-07-01T00:00:00.000Z');
+    const order = place({ shipDate });
+    shipDate.setUTCFullYear(2000);
+    expect(order.shipDate).toEqual(at('2030-07-01T00:00:00.000Z'));
+  });
+
+  it('refuses an invalid clock', () => {
+    expect(() => place({ now: new Date(Number.NaN) })).toThrow(InvalidValueError);
+  });
+});
+
+describe('Order.complete', () => {
+  const completedAt = at('2030-06-20T09:00:00.000Z');
+
+  it.each([
+    [
+      'given, over the expected one',
+      at('2030-06-18T00:00:00.000Z'),
+      at('2030-06-17T00:00:00.000Z'),
+      at('2030-06-17T00:00:00.000Z'),
+    ],
+    [
+      'given, with none expected',
+      null,
+      at('2030-06-17T00:00:00.000Z'),
+      at('2030-06-17T00:00:00.000Z'),
+    ],
+    [
+      'given in the past (the actual date)',
+      null,
+      at('2030-01-01T00:00:00.000Z'),
+      at('2030-01-01T00:00:00.000Z'),
+    ],
+    [
+      'the expected one, if none is given',
+      at('2030-06-18T00:00:00.000Z'),
+      undefined,
+      at('2030-06-18T00:00:00.000Z'),
+    ],
+    ['the completion time, if none is given nor expected', null, undefined, completedAt],
+    ['the completion time, if null is given and none expected', null, null, completedAt],
+  ])('sets the ship date to %s', (_, expected, given, result) => {
+    const order = anOrder({ shipDate: expected });
+    order.complete(completedAt, given);
+    expect(order.shipDate).toEqual(result);
+    expect(order.isComplete).toBe(true);
+    expect(order.isOpen).toBe(false);
+    expect(order.toSnapshot().complete).toBe(true);
+  });
+
+  it('refuses an invalid ship date and stays open', () => {
+    const order = anOrder();
+    expect(caught(() => order.complete(completedAt, new Date('x')))).toMatchObject({
+      field: 'shipDate',
+    });
+    expect(order.isOpen).toBe(true);
+    expect(order.shipDate).toBeNull();
+  });
+
+  it('refuses a completed order with order_already_complete and keeps it as it was (I5)', () => {
+    const order = anOrder({ complete: true, shipDate: at('2030-06-17T00:00:00.000Z') });
+    const error = caught(() => order.complete(completedAt, at('2030-06-19T00:00:00.000Z')));
+    expect(error).toBeInstanceOf(OrderAlreadyCompleteError);
+    expect(error).toMatchObject({ code: 'order_already_complete', kind: 'conflict', orderId: 21 });
+    expect(order.toSnapshot()).toEqual(
+      anOrder({ complete: true, shipDate: at('2030-06-17T00:00:00.000Z') }).toSnapshot(),
+    );
+  });
+
+  it('completing twice: the second is refused, the first stands', () => {
+    const order = anOrder();
+    order.complete(completedAt);
+    expect(() => order.complete(at('2030-06-21T00:00:00.000Z'))).toThrow(OrderAlreadyCompleteError);
+    expect(order.shipDate).toEqual(completedAt);
+    expect(order.isComplete).toBe(true);
+  });
+});
+
+describe('Order.cancel', () => {
+  it('withdraws an open order', () => {
+    const order = anOrder();
+    order.cancel();
+    expect(order.isCancelled).toBe(true);
+    expect(order.isOpen).toBe(false);
+    expect(order.isComplete).toBe(false);
+  });
+
+  it('refuses a completed order with order_already_complete (I5)', () => {
+    const order = anOrder({ complete: true });
+    const error = caught(() => order.cancel());
+    expect(error).toBeInstanceOf(OrderAlreadyCompleteError);
+    expect(order.isCancelled).toBe(false);
+    expect(order.isComplete).toBe(true);
+  });
+
+  it('a cancelled order no longer exists: cancelling or completing it again is not_found', () => {
+    const order = anOrder();
+    order.cancel();
+    expect(caught(() => order.cancel())).toBeInstanceOf(OrderNotFoundError);
+    expect(caught(() => order.complete(now))).toBeInstanceOf(OrderNotFoundError);
+    expect(order.isComplete).toBe(false);
+  });
+});
+
+describe('Order', () => {
+  it('restore copies the props; getters read them', () => {
+    const props: OrderProps = {
+      id: 3,
+      petId: 4,
+      quantity: 5,
+      shipDate: now,
+      complete: true,
+      ownerId: 6,
+    };
+    const order = Order.restore(props);
+    props.quantity = 99;
+    expect([
+      order.id,
+      order.petId,
+      order.quantity,
+      order.shipDate,
+      order.isComplete,
+      order.ownerId,
+    ]).toEqual([3, 4, 5, now, true, 6]);
+  });
+
+  it.each([
+    [false, true],
+    [true, false],
+  ])('complete=%p ⇒ isOpen=%p', (complete, open) => {
+    expect(anOrder({ complete }).isOpen).toBe(open);
+  });
+
+  it('assertOpen passes an open order and refuses a completed one', () => {
+    expect(() => anOrder().assertOpen()).not.toThrow();
+    expect(() => anOrder({ complete: true }).assertOpen()).toThrow(OrderAlreadyCompleteError);
+  });
+});
+
+describe('order errors', () => {
+  it.each([
+    [new OrderNotFoundError(8), 'not_found', 'not_found', 'Order 8 does not exist.'],
+    [
+      new OrderAlreadyCompleteError(8),
+      'order_already_complete',
+      'conflict',
+      'Order 8 is already complete; a completed order cannot be completed again or cancelled.',
+    ],
+  ])('%p has code %s and kind %s', (error, code, kind, message) => {
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error.code).toBe(code);
+    expect(error.kind).toBe(kind);
+    expect(error.message).toBe(message);
+  });
+});

@@ -1,0 +1,3 @@
+export * from './pet-status';
+export * from './pet';
+export * from './pet.errors';

@@ -1,0 +1,14 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintTransformer } from '../bigint.transformer';
+
+@Entity({ name: 'categories' })
+export class CategoryOrmEntity {
+  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
+  id: number;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  description: string | null;
+}
