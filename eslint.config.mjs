@@ -59,6 +59,29 @@ export default [
     },
   },
   {
+    // Tests may also use the testing lib (test database, factories); production code may not.
+    files: ['**/*.spec.ts', '**/test/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: true,
+          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$'],
+          depConstraints: [
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
+            { sourceTag: 'type:application', onlyDependOnLibsWithTags: ['type:domain', 'type:application'] },
+            {
+              sourceTag: 'type:infrastructure',
+              onlyDependOnLibsWithTags: ['type:domain', 'type:application', 'type:infrastructure', 'type:testing'],
+            },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:application', 'type:infrastructure', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:application', 'type:infrastructure', 'type:testing'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The domain knows nothing of frameworks or persistence.
     files: ['libs/domain/**/*.ts'],
     rules: {

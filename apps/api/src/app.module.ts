@@ -6,6 +6,7 @@ import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -19,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), AccountsModule, CategoriesModule],
+      imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule],
       controllers: [HealthController],
       providers: [{ provide: AppConfig, useValue: config }, { provide: APP_GUARD, useClass: ApiKeyGuard }],
       exports: [AppConfig],

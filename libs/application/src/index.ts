@@ -2,3 +2,4 @@ export * from './ports';
 export * from './shared/page';
 export * from './category';
 export * from './account';
+export * from './idempotency';

@@ -5,3 +5,4 @@ export * from './persistence/account/typeorm-account.repository';
 export * from './security/crypto-api-key-secrets';
 export * from './system/system-clock';
 export * from './database/embedded-postgres';
+export * from './persistence/idempotency/typeorm-idempotency.store';

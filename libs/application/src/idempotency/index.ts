@@ -1,0 +1,3 @@
+export * from './idempotency.store';
+export * from './idempotency.errors';
+export * from './run-idempotently';

@@ -1,0 +1,133 @@
+import { Clock, IdempotencyKeyInUseError, IdempotencyKeyReusedError, RunIdempotently, StoredResponse } from '@petstore/application';
+import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { DataSource } from 'typeorm';
+import { createDataSource } from '../../database/data-source';
+import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
+import { TypeOrmIdempotencyStore } from './typeorm-idempotency.store';
+
+class FixedClock extends Clock {
+  constructor(public at: Date) {
+    super();
+  }
+  now(): Date {
+    return this.at;
+  }
+}
+
+describe('RunIdempotently with the PostgreSQL store (real database)', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+  let store: TypeOrmIdempotencyStore;
+  let clock: FixedClock;
+  let run: RunIdempotently;
+  let accountId: number;
+
+  beforeAll(async () => {
+    const url = await testDatabaseUrl();
+    await resetDatabase(url);
+    dataSource = await createDataSource(url).initialize();
+    host = new TransactionHost(dataSource);
+    store = new TypeOrmIdempotencyStore(host);
+    clock = new FixedClock(new Date('2026-11-21T10:00:00Z'));
+    run = new RunIdempotently(new TypeOrmUnitOfWork(host), store, clock);
+    const rows: Array<{ id: string }> = await dataSource.query(
+      `INSERT INTO accounts (name, role) VALUES ('Idem', 'customer') RETURNING id`,
+    );
+    accountId = Number(rows[0].id);
+    await dataSource.query(`CREATE TABLE IF NOT EXISTS idem_effects (id serial PRIMARY KEY, note text)`);
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP TABLE IF EXISTS idem_effects`);
+    await dataSource.destroy();
+  });
+
+  /** A request whose effect is a row, written in the same transaction. */
+  const effect = (note: string) => async (): Promise<StoredResponse> => {
+    const rows: Array<{ id: number }> = await host.manager.query(`INSERT INTO idem_effects (note) VALUES ($1) RETURNING id`, [note]);
+    return { status: 201, body: { id: rows[0].id, note }, headers: { location: `/effects/${rows[0].id}` } };
+  };
+  const count = async (note: string) =>
+    Number((await dataSource.query(`SELECT count(*) AS n FROM idem_effects WHERE note = $1`, [note]))[0].n);
+
+  it('runs once and replays the stored response', async () => {
+    const first = await run.execute({ accountId, key: 'k1', fingerprint: 'a'.repeat(64) }, effect('once'));
+    const second = await run.execute({ accountId, key: 'k1', fingerprint: 'a'.repeat(64) }, effect('once'));
+    expect(first.replayed).toBe(false);
+    expect(second).toEqual({ replayed: true, response: first.response });
+    expect(await count('once')).toBe(1);
+  });
+
+  it('refuses the key with another request', async () => {
+    await run.execute({ accountId, key: 'k2', fingerprint: 'a'.repeat(64) }, effect('reused'));
+    await expect(run.execute({ accountId, key: 'k2', fingerprint: 'b'.repeat(64) }, effect('reused'))).rejects.toBeInstanceOf(
+      IdempotencyKeyReusedError,
+    );
+    expect(await count('reused')).toBe(1);
+  });
+
+  it('keeps nothing when the request fails, so a retry runs it', async () => {
+    const failing = async (): Promise<StoredResponse> => {
+      await effect('failed')();
+      throw new Error('the command was refused');
+    };
+    await expect(run.execute({ accountId, key: 'k3', fingerprint: 'c'.repeat(64) }, failing)).rejects.toThrow('refused');
+    expect(await count('failed')).toBe(0);
+    const retried = await run.execute({ accountId, key: 'k3', fingerprint: 'c'.repeat(64) }, effect('failed'));
+    expect(retried.replayed).toBe(false);
+    expect(await count('failed')).toBe(1);
+  });
+
+  it('refuses a duplicate while the first is still running, without waiting', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = run.execute({ accountId, key: 'k4', fingerprint: 'd'.repeat(64) }, async () => {
+      const response = await effect('slow')();
+      await gate;
+      return response;
+    });
+    // Let the first request take the lock.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(run.execute({ accountId, key: 'k4', fingerprint: 'd'.repeat(64) }, effect('slow'))).rejects.toBeInstanceOf(
+      IdempotencyKeyInUseError,
+    );
+    release();
+    await slow;
+    expect(await count('slow')).toBe(1);
+  });
+
+  it('has exactly one effect for 20 concurrent identical requests', async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, () => run.execute({ accountId, key: 'k5', fingerprint: 'e'.repeat(64) }, effect('race'))),
+    );
+    expect(await count('race')).toBe(1);
+    const fresh = outcomes.filter((o) => o.status === 'fulfilled' && !o.value.replayed);
+    expect(fresh).toHaveLength(1);
+    for (const o of outcomes) {
+      if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(IdempotencyKeyInUseError);
+    }
+  });
+
+  it('scopes keys to the account', async () => {
+    const rows: Array<{ id: string }> = await dataSource.query(`INSERT INTO accounts (name, role) VALUES ('Other', 'customer') RETURNING id`);
+    const other = Number(rows[0].id);
+    await run.execute({ accountId, key: 'shared', fingerprint: 'f'.repeat(64) }, effect('scoped'));
+    const theirs = await run.execute({ accountId: other, key: 'shared', fingerprint: 'f'.repeat(64) }, effect('scoped'));
+    expect(theirs.replayed).toBe(false);
+    expect(await count('scoped')).toBe(2);
+  });
+
+  it('forgets a key after 24 hours and purges expired keys', async () => {
+    await run.execute({ accountId, key: 'k6', fingerprint: '1'.repeat(64) }, effect('expiring'));
+    clock.at = new Date(clock.at.getTime() + 24 * 60 * 60 * 1000 + 1);
+    const later = await run.execute({ accountId, key: 'k6', fingerprint: '2'.repeat(64) }, effect('expiring'));
+    expect(later.replayed).toBe(false);
+    expect(await count('expiring')).toBe(2);
+
+    clock.at = new Date(clock.at.getTime() + 24 * 60 * 60 * 1000 + 1);
+    const before = Number((await dataSource.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n);
+    expect(before).toBeGreaterThan(0);
+    expect(await store.purgeExpired(clock.now())).toBe(before);
+    expect(Number((await dataSource.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n)).toBe(0);
+  });
+});

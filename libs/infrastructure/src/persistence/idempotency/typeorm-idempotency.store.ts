@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { IdempotencyRecord, IdempotencyStore } from '@petstore/application';
+import { TransactionHost } from '../../database/transaction-host';
+
+/**
+ * Idempotency keys in PostgreSQL. The lock is a transaction-scoped advisory lock on
+ * (account, key), so it is released by commit or rollback, even if the process dies.
+ */
+@Injectable()
+export class TypeOrmIdempotencyStore extends IdempotencyStore {
+  constructor(private readonly host: TransactionHost) {
+    super();
+  }
+
+  async tryLock(accountId: number, key: string): Promise<boolean> {
+    if (!this.host.inTransaction) throw new Error('IdempotencyStore.tryLock needs a transaction (UnitOfWork.run).');
+    const rows: Array<{ locked: boolean }> = await this.host.manager.query(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0)) AS locked`,
+      [accountId, key],
+    );
+    return rows[0].locked;
+  }
+
+  async find(accountId: number, key: string, now: Date): Promise<IdempotencyRecord | null> {
+    const rows: Array<{ fingerprint: string; response_status: number; response_body: unknown; response_headers: Record<string, string> }> =
+      await this.host.manager.query(
+        `SELECT fingerprint, response_status, response_body, response_headers
+           FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`,
+        [accountId, key, now],
+      );
+    if (!rows.length) return null;
+    const row = rows[0];
+    return {
+      fingerprint: row.fingerprint,
+      response: { status: row.response_status, body: row.response_body ?? undefined, headers: row.response_headers },
+    };
+  }
+
+  async save(accountId: number, key: string, record: IdempotencyRecord, expiresAt: Date): Promise<void> {
+    // An expired record under the same key is replaced.
+    await this.host.manager.query(
+      `INSERT INTO idempotency_keys (account_id, key, fingerprint, response_status, response_body, response_headers, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (account_id, key) DO UPDATE SET
+         fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+         response_body = EXCLUDED.response_body, response_headers = EXCLUDED.response_headers,
+         created_at = now(), expires_at = EXCLUDED.expires_at`,
+      [
+        accountId,
+        key,
+        record.fingerprint,
+        record.response.status,
+        record.response.body === undefined ? null : JSON.stringify(record.response.body),
+        JSON.stringify(record.response.headers),
+        expiresAt,
+      ],
+    );
+  }
+
+  async purgeExpired(now: Date): Promise<number> {
+    const result: [unknown[], number] = await this.host.manager.query(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [now]);
+    return result[1];
+  }
+}
