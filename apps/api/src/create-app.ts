@@ -8,10 +8,14 @@ import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { BODY_LIMIT_BYTES, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { PaginationInterceptor } from './common/pagination/paginated';
+import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
+import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
 import { createValidationPipe } from './common/validation/validation.pipe';
 
 export interface CreateAppOptions extends AppModuleOptions {
   logger?: LoggerService | false;
+  /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
+  rateLimitPrefix?: string;
 }
 
 /**
@@ -32,7 +36,12 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     abortOnError: false,
   });
   try {
-    registerHttpHooks(app.getHttpAdapter().getInstance());
+    const fastify = app.getHttpAdapter().getInstance();
+    registerHttpHooks(fastify);
+    const { rateLimitPerMinute, redisUrl } = options.config;
+    if (rateLimitPerMinute > 0) {
+      registerRateLimit(fastify, redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore(), rateLimitPerMinute);
+    }
     app.useGlobalFilters(new GlobalExceptionFilter());
     app.useGlobalPipes(createValidationPipe());
     app.useGlobalInterceptors(new PaginationInterceptor());

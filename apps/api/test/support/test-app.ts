@@ -6,6 +6,10 @@ import { OpenApiContract } from './openapi-contract';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
 
+export interface StartOptions {
+  rateLimitPrefix?: string;
+}
+
 export interface RequestOptions {
   /** Sent as JSON (with Content-Type: application/json) unless `raw` is given. */
   body?: unknown;
@@ -38,16 +42,16 @@ export class TestApp {
   ) {}
 
   /** Starts on this worker's database, emptied first. */
-  static async start(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+  static async start(overrides: Partial<AppConfig> = {}, options: StartOptions = {}): Promise<TestApp> {
     const databaseUrl = await testDatabaseUrl();
     await resetDatabase(databaseUrl);
-    return TestApp.startOn(databaseUrl, overrides);
+    return TestApp.startOn(databaseUrl, overrides, options);
   }
 
   /** Starts another instance on a database as it is (a restart, or a second instance). */
-  static async startOn(databaseUrl: string, overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+  static async startOn(databaseUrl: string, overrides: Partial<AppConfig> = {}, options: StartOptions = {}): Promise<TestApp> {
     const config = Object.assign(loadConfig({}), { adminApiKey: ADMIN_KEY, rateLimitPerMinute: 0, messageWorker: false }, overrides);
-    const app = await createApp({ config, databaseUrl, logger: false });
+    const app = await createApp({ config, databaseUrl, logger: false, ...options });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };
     const testApp = new TestApp(app, `http://127.0.0.1:${address.port}`, databaseUrl);
