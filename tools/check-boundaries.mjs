@@ -1,0 +1,32 @@
+// Proves the layer rules bite: lints imports against the direction of dependencies
+// (domain <- application <- infrastructure <- api) and expects each to be refused.
+import { ESLint } from 'eslint';
+
+const forbidden = [
+  ['libs/domain/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
+  ['libs/domain/src/probe.ts', "import { UnitOfWork } from '@petstore/application';\nexport const x = UnitOfWork;\n"],
+  ['libs/domain/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"],
+  ['libs/application/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
+  ['libs/application/src/probe.ts', "import { DataSource } from 'typeorm';\nexport const x = DataSource;\n"],
+  ['libs/infrastructure/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
+];
+const allowed = [
+  ['libs/infrastructure/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
+  ['libs/application/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
+];
+
+const eslint = new ESLint();
+let failures = 0;
+for (const [filePath, code] of forbidden) {
+  const [result] = await eslint.lintText(code, { filePath });
+  const refused = result.messages.some((m) => m.severity === 2 && /enforce-module-boundaries|no-restricted-imports/.test(m.ruleId ?? ''));
+  console.log(`${refused ? 'refused (good)' : 'ALLOWED (bad)  '} ${filePath}: ${code.split('\n')[0]}`);
+  if (!refused) failures++;
+}
+for (const [filePath, code] of allowed) {
+  const [result] = await eslint.lintText(code, { filePath });
+  const errors = result.messages.filter((m) => m.severity === 2);
+  console.log(`${errors.length ? 'REFUSED (bad) ' : 'allowed (good)'} ${filePath}: ${code.split('\n')[0]}`);
+  if (errors.length) failures++;
+}
+process.exit(failures ? 1 : 0);
