@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data_dir=$(mktemp -d /tmp/petstore-smoke-XXXXXX)
+chmod 755 "$data_dir" # as root, the embedded PostgreSQL runs as the postgres user, who must enter it
 port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
 log=tmp/smoke.log
 mkdir -p tmp

@@ -1,13 +1,26 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig } from '../../config/app-config';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
+import { describeDeprecations } from '../deprecation/deprecation.openapi';
+import { addArraySchemas } from './array-schema';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
+/** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
 const RATE_LIMIT_HEADERS = {
-  RateLimit: { description: 'Requests left in the current window: `"default";r=<remaining>;t=<seconds>`.', schema: { type: 'string' } },
-  'RateLimit-Policy': { description: 'The limit: `"default";q=<requests>;w=60`.', schema: { type: 'string' } },
+  RateLimit: {
+    description: 'Requests left in the current window: `"default";r=<remaining>;t=<seconds>`.',
+    schema: { type: 'string', maxLength: 64, pattern: '^"default";r=\\d+;t=\\d+$' },
+  },
+  'RateLimit-Policy': {
+    description: 'The limit: `"default";q=<requests>;w=60`.',
+    schema: { type: 'string', maxLength: 64, pattern: '^"default";q=\\d+;w=\\d+$' },
+  },
 };
-const REQUEST_ID_HEADER = { description: 'The request id (echoed when the request sent a sane one).', schema: { type: 'string' } };
+const REQUEST_ID_HEADER = {
+  description: 'The request id (echoed when the request sent a sane one).',
+  schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
+};
 
 type Operation = {
   parameters?: Array<{ in: string; schema?: Record<string, unknown> }>;
@@ -32,9 +45,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '**Stability**: operations that are not yet stable carry `x-stability: beta` or `experimental`; deprecated ones `deprecated: true` and `x-sunset`.',
       ].join('\n'),
     )
+    .addTag('accounts', 'Sign-up and API keys')
+    .addTag('categories', 'Kinds of animals')
+    .addTag('pets', 'The catalogue')
+    .addTag('store', 'Stock and orders')
+    .addTag('messages', 'The quickstart operation: messages queued for the store')
+    .addTag('health', 'Liveness and readiness probes')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' }, BEARER_SCHEME)
     .build();
-  return completeDocument(SwaggerModule.createDocument(app, config));
+  const document = addArraySchemas(completeDocument(SwaggerModule.createDocument(app, config)));
+  return describeDeprecations(document, app.get(AppConfig));
 }
 
 /**
@@ -43,7 +63,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  * 401 where it needs a key, and 429, 500 and 503 everywhere.
  */
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
-  for (const path of Object.values(document.paths)) {
+  for (const [route, path] of Object.entries(document.paths)) {
+    const rateLimited = !route.startsWith('/health/');
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
@@ -73,14 +94,19 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
           'WWW-Authenticate': { description: '`Bearer realm="petstore"`', schema: { type: 'string' } },
         });
       }
-      add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.', {
-        'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
-        ...RATE_LIMIT_HEADERS,
-      });
+      if (rateLimited) {
+        add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.', {
+          'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 } },
+        });
+      }
       add(500, 'Unexpected error (`internal_error`); logged with the request id.');
       add(503, 'The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds.');
-      for (const response of Object.values(operation.responses)) {
-        response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...response.headers };
+      for (const [status, response] of Object.entries(operation.responses)) {
+        response.headers = {
+          'X-Request-Id': REQUEST_ID_HEADER,
+          ...(rateLimited && !status.startsWith('5') ? RATE_LIMIT_HEADERS : {}),
+          ...response.headers,
+        };
       }
     }
   }
