@@ -23,6 +23,9 @@ export class TypeOrmAccountRepository extends AccountRepository {
   }
 }
 
+/** lastUsedAt is kept to the minute. */
+const TOUCH_EVERY_MS = 60_000;
+
 @Injectable()
 export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   constructor(private readonly host: TransactionHost) {
@@ -60,7 +63,14 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     }
   }
 
+  /** When this process last recorded each key's use: saves a write on most requests. */
+  private readonly lastTouched = new Map<number, number>();
+
   async touch(keyId: number, at: Date): Promise<void> {
+    const previous = this.lastTouched.get(keyId);
+    if (previous !== undefined && at.getTime() - previous < TOUCH_EVERY_MS) return;
+    if (this.lastTouched.size > 100_000) this.lastTouched.clear();
+    this.lastTouched.set(keyId, at.getTime());
     await this.host.manager.query(
       `UPDATE api_keys SET last_used_at = $2
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
