@@ -2,8 +2,9 @@ import { Logger, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { EnsureAdministrator } from '@petstore/application';
+import { Clock, EnsureAdministrator } from '@petstore/application';
 import { AppModule, AppModuleOptions } from './app.module';
+import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { BODY_LIMIT_BYTES, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
@@ -42,6 +43,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     if (rateLimitPerMinute > 0) {
       registerRateLimit(fastify, redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore(), rateLimitPerMinute);
     }
+    registerDeprecationHooks(fastify, options.config, app.get(Clock));
     app.useGlobalFilters(new GlobalExceptionFilter());
     app.useGlobalPipes(createValidationPipe());
     app.useGlobalInterceptors(new PaginationInterceptor());

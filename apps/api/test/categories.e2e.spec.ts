@@ -83,6 +83,7 @@ describe('categories (HTTP, real PostgreSQL)', () => {
     const cleared = await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { description: null } });
     expect(cleared.body).toEqual({ id: created.body.id, name: 'Bugs' });
     expectError(await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: '' } }), 400, 'validation_failed');
+    expectError(await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: null } }), 400, 'validation_failed');
     expectError(await api.patch('/categories/999999', { key: ADMIN_KEY, body: { name: 'Nope' } }), 404, 'not_found');
   });
 

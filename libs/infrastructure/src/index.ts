@@ -2,6 +2,8 @@ export * from './database/data-source';
 export * from './database/transaction-host';
 export * from './persistence/category/typeorm-category.repository';
 export * from './persistence/account/typeorm-account.repository';
+export * from './persistence/pet/typeorm-pet.repository';
+export * from './persistence/inventory/typeorm-inventory.repository';
 export * from './security/crypto-api-key-secrets';
 export * from './system/system-clock';
 export * from './database/embedded-postgres';

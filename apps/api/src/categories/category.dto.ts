@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Category, LIMITS } from '@petstore/domain';
 import { IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../common/validation/optional';
 
 @ApiSchema({ name: 'NewCategory', description: 'Input for creating a category.' })
 export class NewCategoryDto {
@@ -19,7 +20,7 @@ export class NewCategoryDto {
 @ApiSchema({ name: 'CategoryUpdate', description: 'A partial update of a category; `description: null` removes it.' })
 export class CategoryUpdateDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: LIMITS.categoryName.max, example: 'Puppies' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(LIMITS.categoryName.min, LIMITS.categoryName.max)
   name?: string;

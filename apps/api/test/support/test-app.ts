@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { Client } from 'pg';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createApp } from '../../src/create-app';
 import { OpenApiContract } from './openapi-contract';
@@ -100,6 +101,17 @@ export class TestApp {
     const response = await this.post('/accounts', { body: { name } });
     if (response.status !== 201) throw new Error(`sign-up failed: ${response.status}`);
     return { key: response.body.apiKey.key, id: response.body.account.id };
+  }
+
+  /** A query straight on this app's database, for what the API does not show (yet). */
+  async sql<R extends Record<string, unknown> = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+    const client = new Client({ connectionString: this.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<R>(text, params)).rows;
+    } finally {
+      await client.end();
+    }
   }
 
   async close(): Promise<void> {

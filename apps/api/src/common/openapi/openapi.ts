@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../../config/app-config';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
-import { describeDeprecations } from '../deprecation/deprecation.openapi';
+import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -53,8 +53,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('health', 'Liveness and readiness probes')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' }, BEARER_SCHEME)
     .build();
-  const document = addArraySchemas(completeDocument(SwaggerModule.createDocument(app, config)));
-  return describeDeprecations(document, app.get(AppConfig));
+  const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));
+  return addDeprecationHeaders(addArraySchemas(completeDocument(document)));
 }
 
 /**

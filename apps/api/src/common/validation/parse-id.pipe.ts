@@ -1,7 +1,6 @@
 import { Injectable, PipeTransform, ArgumentMetadata } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
-
-const INT64_MAX = 2n ** 63n - 1n;
+import { isPositiveInt64 } from './int64';
 
 /**
  * Path ids are positive int64 integers: anything else is a 400. Ids are issued by
@@ -11,7 +10,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 export class ParseIdPipe implements PipeTransform<string, number> {
   transform(value: string, metadata: ArgumentMetadata): number {
     const name = metadata.data ?? 'id';
-    if (!/^[1-9]\d{0,18}$/.test(value) || BigInt(value) > INT64_MAX) {
+    if (!isPositiveInt64(value)) {
       throw ApiError.validation(`${name} must be a positive 64-bit integer.`, [
         { field: name, message: `${name} must be a positive 64-bit integer` },
       ]);

@@ -1,0 +1,2 @@
+export * from './pet.repository';
+export * from './pet.use-cases';

@@ -1,0 +1,31 @@
+import { Pet, PetStatus } from '@petstore/domain';
+import { Page, PageRequest } from '../shared/page';
+
+/** The filters of the pet list; every one given must hold (AND). */
+export interface PetFilter {
+  /** Any of these statuses. */
+  statuses?: PetStatus[];
+  categoryId?: number;
+  /** A case-insensitive substring of the name, taken literally (`%` and `_` are not wildcards). */
+  nameContains?: string;
+  /** One of these ids (an empty list matches no pet). */
+  ids?: number[];
+}
+
+/**
+ * Pets. Lock order, for every command that locks more than one row: the pet first, then its
+ * inventory entry (`InventoryRepository.lockByPetId`), so that two commands never wait on each other.
+ */
+export abstract class PetRepository {
+  abstract findById(id: number): Promise<Pet | null>;
+  /** Reads the pet and locks its row until the transaction ends (`SELECT … FOR UPDATE`). Inside `UnitOfWork.run` only. */
+  abstract lockById(id: number): Promise<Pet | null>;
+  /** The pets among `ids` that exist, in id order (unknown ids are left out). */
+  abstract findByIds(ids: readonly number[]): Promise<Pet[]>;
+  /** A page of the pets that pass `filter`, ascending by id (keyset). */
+  abstract list(filter: PetFilter, page: PageRequest): Promise<Page<Pet>>;
+  /** Inserts (id 0) or updates; throws UnknownCategoryError when its category does not exist. */
+  abstract save(pet: Pet): Promise<Pet>;
+  /** Deletes the pet and, with it, its inventory entry. Returns false if it did not exist. */
+  abstract delete(id: number): Promise<boolean>;
+}

@@ -1,0 +1,18 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { PetStatus } from '@petstore/domain';
+import { bigintTransformer } from '../bigint.transformer';
+
+@Entity({ name: 'pets' })
+export class PetOrmEntity {
+  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
+  id: number;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ name: 'category_id', type: 'bigint', transformer: bigintTransformer })
+  categoryId: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: PetStatus;
+}

@@ -1,0 +1,137 @@
+import { InventoryItem, Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
+import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { DataSource } from 'typeorm';
+import { createDataSource } from '../../database/data-source';
+import { TransactionHost } from '../../database/transaction-host';
+import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmPetRepository } from './typeorm-pet.repository';
+
+describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+  let pets: TypeOrmPetRepository;
+  let inventory: TypeOrmInventoryRepository;
+  let categoryId: number;
+
+  beforeAll(async () => {
+    const url = await testDatabaseUrl();
+    await resetDatabase(url);
+    dataSource = await createDataSource(url).initialize();
+    host = new TransactionHost(dataSource);
+    pets = new TypeOrmPetRepository(host);
+    inventory = new TypeOrmInventoryRepository(host);
+    const rows: Array<{ id: string }> = await dataSource.query(`INSERT INTO categories (name) VALUES ('Dogs') RETURNING id`);
+    categoryId = Number(rows[0].id);
+  });
+  afterAll(() => dataSource.destroy());
+
+  const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> => {
+    const pet = await pets.save(Pet.create({ name, categoryId, status }));
+    await inventory.create(InventoryItem.forNewPet(pet));
+    return pet;
+  };
+
+  it('saves a new pet (an id from the sequence), reads it back and updates it', async () => {
+    const pet = await newPet('Rex');
+    expect(pet.id).toBeGreaterThan(0);
+    expect((await pets.findById(pet.id))?.toSnapshot()).toEqual({ id: pet.id, name: 'Rex', categoryId, status: 'available' });
+    pet.rename('Max');
+    pet.hold();
+    await pets.save(pet);
+    expect((await pets.findById(pet.id))?.toSnapshot()).toEqual({ id: pet.id, name: 'Max', categoryId, status: 'pending' });
+    expect(await pets.findById(987654)).toBeNull();
+  });
+
+  it('turns a missing category into UnknownCategoryError, on insert and on update', async () => {
+    await expect(pets.save(Pet.create({ name: 'Ghost', categoryId: 987654 }))).rejects.toBeInstanceOf(UnknownCategoryError);
+    const pet = await newPet('Mover');
+    pet.moveToCategory(987654);
+    await expect(pets.save(pet)).rejects.toMatchObject({ code: 'unknown_category' });
+  });
+
+  it('finds pets by ids, in id order, leaving unknown ids out', async () => {
+    const a = await newPet('A');
+    const b = await newPet('B');
+    const found = await pets.findByIds([b.id, 987654, a.id]);
+    expect(found.map((p) => p.id)).toEqual([a.id, b.id]);
+    expect(await pets.findByIds([])).toEqual([]);
+  });
+
+  it('keeps the inventory entry: create, find, save', async () => {
+    const pet = await newPet('Stocked', 'pending');
+    expect((await inventory.findByPetId(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0 });
+    const item = (await inventory.findByPetId(pet.id))!;
+    item.restock(42);
+    await inventory.save(item);
+    expect((await inventory.findByPetId(pet.id))?.quantity).toBe(42);
+    expect(await inventory.findByPetId(987654)).toBeNull();
+    await expect(inventory.save(InventoryItem.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(/no inventory entry/);
+  });
+
+  it('deletes a pet with its inventory entry', async () => {
+    const pet = await newPet('Bye');
+    expect(await pets.delete(pet.id)).toBe(true);
+    expect(await pets.findById(pet.id)).toBeNull();
+    expect(await inventory.findByPetId(pet.id)).toBeNull();
+    expect(await pets.delete(pet.id)).toBe(false);
+  });
+
+  it('lets the database refuse a negative stock, a second entry for a pet, and an entry without a pet', async () => {
+    const pet = await newPet('Checked');
+    await expect(dataSource.query('UPDATE inventory SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(/check/i);
+    await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toThrow(/duplicate key/);
+    await expect(dataSource.query('INSERT INTO inventory (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(/foreign key/);
+    await expect(dataSource.query(`UPDATE pets SET status = 'lost' WHERE id = $1`, [pet.id])).rejects.toThrow(/check/i);
+  });
+
+  describe('row locks (SELECT … FOR UPDATE)', () => {
+    it.each([
+      ['lockById', (id: number) => pets.lockById(id)],
+      ['lockByPetId', (id: number) => inventory.lockByPetId(id)],
+    ])('%s refuses to run outside a transaction', async (_, lock) => {
+      const pet = await newPet('Loose');
+      await expect(lock(pet.id)).rejects.toThrow(/transaction/i);
+    });
+
+    it.each([
+      ['lockById', 'pets', 'id', (id: number) => pets.lockById(id)],
+      ['lockByPetId', 'inventory', 'pet_id', (id: number) => inventory.lockByPetId(id)],
+    ])('%s holds the row until the transaction ends', async (_, table, column, lock) => {
+      const pet = await newPet('Locked');
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holder = host.transaction(async () => {
+        expect(await lock(pet.id)).not.toBeNull();
+        locked();
+        await held;
+      });
+      await isLocked;
+      // Another connection cannot take the same row while the holder's transaction runs.
+      const runner = dataSource.createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        await runner.query(`SET LOCAL lock_timeout = '200ms'`);
+        await expect(runner.query(`SELECT 1 FROM ${table} WHERE ${column} = $1 FOR UPDATE`, [pet.id])).rejects.toThrow(/lock timeout/i);
+        await runner.rollbackTransaction();
+        release();
+        await holder;
+        await runner.startTransaction();
+        await expect(runner.query(`SELECT 1 FROM ${table} WHERE ${column} = $1 FOR UPDATE NOWAIT`, [pet.id])).resolves.toHaveLength(1);
+        await runner.rollbackTransaction();
+      } finally {
+        release();
+        await runner.release();
+      }
+    });
+
+    it('finds nothing to lock for a pet that does not exist', async () => {
+      await host.transaction(async () => {
+        expect(await pets.lockById(987654)).toBeNull();
+        expect(await inventory.lockByPetId(987654)).toBeNull();
+      });
+    });
+  });
+});
