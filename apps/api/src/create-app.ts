@@ -6,7 +6,7 @@ import { Clock, EnsureAdministrator } from '@petstore/application';
 import { AppModule, AppModuleOptions } from './app.module';
 import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
-import { BODY_LIMIT_BYTES, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
+import { BODY_LIMIT_BYTES, clientErrorHandler, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { PaginationInterceptor } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
@@ -30,6 +30,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     genReqId: requestId,
     requestIdHeader: false,
     forceCloseConnections: 'idle',
+    clientErrorHandler,
     return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(options), adapter, {

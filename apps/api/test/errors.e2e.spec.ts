@@ -64,3 +64,29 @@ describe('the Error shape from every layer (HTTP, real PostgreSQL)', () => {
     expect(error.headers.get('x-request-id')).toBeTruthy();
   });
 });
+
+describe('malformed HTTP (raw socket)', () => {
+  let api: TestApp;
+
+  beforeAll(async () => {
+    api = await TestApp.start();
+  });
+  afterAll(() => api.close());
+
+  it('answers what the HTTP parser rejects with the Error shape', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(api.baseUrl);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+      });
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(body)).toEqual({ code: 'bad_request', message: expect.any(String), status: 400 });
+  });
+});

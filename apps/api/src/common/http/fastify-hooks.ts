@@ -13,6 +13,28 @@ export function requestId(request: { headers: Record<string, string | string[] |
   return typeof sent === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(sent) ? sent : randomUUID();
 }
 
+/**
+ * Requests Node's HTTP parser rejects before any handler runs (malformed framing, a GET
+ * with a chunked body, oversized headers) still get the Error shape, then the socket closes.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const headersTooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = headersTooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    code: headersTooLarge ? 'headers_too_large' : 'bad_request',
+    message: headersTooLarge ? 'The request headers are too large.' : 'The request is malformed HTTP.',
+    status,
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${headersTooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 function hasBody(request: FastifyRequest): boolean {
