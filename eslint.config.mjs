@@ -3,9 +3,25 @@ import nx from '@nx/eslint-plugin';
 /**
  * Layer rules (docs: architecture.md). Dependencies point inwards only:
  *   app -> infrastructure -> application -> domain
- * The testing lib (jest global setup, test database, factories) may use every
- * layer but no production project may import it.
+ * The testing lib (jest global setup, test database) may use every layer; production code
+ * may not import it, tests may.
  */
+const ALL_LAYERS = ['type:domain', 'type:application', 'type:infrastructure'];
+const layerRules = ({ testsMayUseTesting }) => [
+  'error',
+  {
+    enforceBuildableLibDependency: true,
+    allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$'],
+    depConstraints: [
+      { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
+      { sourceTag: 'type:application', onlyDependOnLibsWithTags: ['type:domain', 'type:application'] },
+      { sourceTag: 'type:infrastructure', onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing'] : ALL_LAYERS },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing'] : ALL_LAYERS },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...ALL_LAYERS, 'type:testing'] },
+    ],
+  },
+];
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -16,70 +32,13 @@ export default [
   {
     files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.jsx'],
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: true,
-          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$'],
-          depConstraints: [
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
-            {
-              sourceTag: 'type:application',
-              onlyDependOnLibsWithTags: ['type:domain', 'type:application'],
-            },
-            {
-              sourceTag: 'type:infrastructure',
-              onlyDependOnLibsWithTags: ['type:domain', 'type:application', 'type:infrastructure'],
-            },
-            {
-              sourceTag: 'type:app',
-              onlyDependOnLibsWithTags: [
-                'type:domain',
-                'type:application',
-                'type:infrastructure',
-                'type:testing',
-              ],
-            },
-            {
-              sourceTag: 'type:testing',
-              onlyDependOnLibsWithTags: [
-                'type:domain',
-                'type:application',
-                'type:infrastructure',
-                'type:testing',
-              ],
-            },
-          ],
-        },
-      ],
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
-      ],
+      '@nx/enforce-module-boundaries': layerRules({ testsMayUseTesting: false }),
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
-    // Tests may also use the testing lib (test database, factories); production code may not.
     files: ['**/*.spec.ts', '**/test/**/*.ts'],
-    rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: true,
-          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$'],
-          depConstraints: [
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
-            { sourceTag: 'type:application', onlyDependOnLibsWithTags: ['type:domain', 'type:application'] },
-            {
-              sourceTag: 'type:infrastructure',
-              onlyDependOnLibsWithTags: ['type:domain', 'type:application', 'type:infrastructure', 'type:testing'],
-            },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:application', 'type:infrastructure', 'type:testing'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:application', 'type:infrastructure', 'type:testing'] },
-          ],
-        },
-      ],
-    },
+    rules: { '@nx/enforce-module-boundaries': layerRules({ testsMayUseTesting: true }) },
   },
   {
     // The domain knows nothing of frameworks or persistence.

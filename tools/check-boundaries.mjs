@@ -9,8 +9,10 @@ const forbidden = [
   ['libs/application/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
   ['libs/application/src/probe.ts', "import { DataSource } from 'typeorm';\nexport const x = DataSource;\n"],
   ['libs/infrastructure/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
+  ['apps/api/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
 ];
 const allowed = [
+  ['apps/api/test/probe.spec.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
   ['libs/infrastructure/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
   ['libs/application/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
 ];
