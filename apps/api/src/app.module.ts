@@ -5,6 +5,7 @@ import { CategoriesModule } from './categories/categories.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
+import { MessagesModule } from './messages/messages.module';
 import { HealthController } from './health/health.controller';
 import { PetsModule } from './pets/pets.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
@@ -21,7 +22,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule, PetsModule],
+      imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule, PetsModule, MessagesModule],
       controllers: [HealthController],
       providers: [{ provide: AppConfig, useValue: config }, { provide: APP_GUARD, useClass: ApiKeyGuard }],
       exports: [AppConfig],

@@ -2,6 +2,7 @@ import { ConsoleLogger, LogLevel } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
+import { createWorker } from './messages/create-worker';
 
 const NEST_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -29,7 +30,10 @@ async function main(): Promise<void> {
     return;
   }
 
-  const app = await createApp({ config, databaseUrl: database.url, logger });
+  // --worker-only: the message worker alone, no HTTP; any number of such processes may share the database.
+  const workerOnly = process.argv.includes('--worker-only');
+  const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger });
+  const context = app ?? (await createWorker({ config, databaseUrl: database.url, logger }));
 
   // Stop taking requests, let in-flight ones finish, close the pool, then stop the embedded database.
   let stopping = false;
@@ -38,7 +42,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.log(`${signal} received: shutting down`);
     try {
-      await app.close();
+      await context.close();
       await database.stop();
     } finally {
       process.exit(0);
@@ -47,6 +51,10 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
+  if (!app) {
+    logger.log('Message worker running alone (--worker-only): no HTTP');
+    return;
+  }
   await app.listen({ port: config.port, host: config.host });
   logger.log(`Listening on http://${config.host}:${config.port} (OpenAPI: /openapi.json, docs: /docs)`);
 }

@@ -5,3 +5,4 @@ export * from './account';
 export * from './pet';
 export * from './inventory';
 export * from './idempotency';
+export * from './message';

@@ -8,3 +8,7 @@ export * from './security/crypto-api-key-secrets';
 export * from './system/system-clock';
 export * from './database/embedded-postgres';
 export * from './persistence/idempotency/typeorm-idempotency.store';
+export * from './persistence/message/typeorm-message.repository';
+export * from './message/inbox-message.transport';
+export * from './message/message-notifications';
+export * from './message/message-worker';
