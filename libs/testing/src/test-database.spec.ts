@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import {
   TEST_DATABASE_ENV,
   assertTestDatabaseUrl,
@@ -55,7 +56,15 @@ describe('test database plumbing', () => {
     ]);
     const [{ id }] = await query<{ id: string }>(url, "INSERT INTO categories (name) VALUES ('Birds') RETURNING id");
     expect(id).toBe('1');
-    await resetDatabase(url);
+
+    // the same through a TypeORM DataSource, as repository tests hold one
+    const dataSource = await new DataSource({ type: 'postgres', url }).initialize();
+    try {
+      await resetDatabase(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
+    await expect(query(url, 'SELECT count(*)::int AS count FROM categories')).resolves.toEqual([{ count: 0 }]);
   });
 
   it('refuses a database whose name lacks "test"', async () => {
