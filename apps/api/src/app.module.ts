@@ -5,10 +5,11 @@ import { CategoriesModule } from './categories/categories.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
-import { MessagesModule } from './messages/messages.module';
 import { HealthController } from './health/health.controller';
 import { PetsModule } from './pets/pets.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { MessagesModule } from './messages/messages.module';
+import { StoreModule } from './store/store.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -22,7 +23,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule, PetsModule, MessagesModule],
+      imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule, PetsModule, MessagesModule, StoreModule],
       controllers: [HealthController],
       providers: [{ provide: AppConfig, useValue: config }, { provide: APP_GUARD, useClass: ApiKeyGuard }],
       exports: [AppConfig],

@@ -5,4 +5,6 @@ export * from './account';
 export * from './pet';
 export * from './inventory';
 export * from './idempotency';
+export * from './order';
+export * from './stock';
 export * from './message';

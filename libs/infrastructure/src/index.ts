@@ -4,6 +4,8 @@ export * from './persistence/category/typeorm-category.repository';
 export * from './persistence/account/typeorm-account.repository';
 export * from './persistence/pet/typeorm-pet.repository';
 export * from './persistence/inventory/typeorm-inventory.repository';
+export * from './persistence/order/typeorm-order.repository';
+export * from './persistence/stock/typeorm-stock-levels';
 export * from './security/crypto-api-key-secrets';
 export * from './system/system-clock';
 export * from './database/embedded-postgres';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CreatePet, DeletePet, InventoryRepository, PetQueries, PetRepository, UpdatePet } from '@petstore/application';
-import { TypeOrmInventoryRepository, TypeOrmPetRepository } from '@petstore/infrastructure';
+import { CreatePet, DeletePet, InventoryRepository, OrderRepository, PetQueries, PetRepository, UpdatePet } from '@petstore/application';
+import { TypeOrmInventoryRepository, TypeOrmOrderRepository, TypeOrmPetRepository } from '@petstore/infrastructure';
 import { PetsController } from './pets.controller';
 
 @Module({
@@ -8,6 +8,8 @@ import { PetsController } from './pets.controller';
   providers: [
     { provide: PetRepository, useClass: TypeOrmPetRepository },
     { provide: InventoryRepository, useClass: TypeOrmInventoryRepository },
+    // Status changes by hand and deletion count the pet's open orders (I3, I6).
+    { provide: OrderRepository, useClass: TypeOrmOrderRepository },
     CreatePet,
     UpdatePet,
     DeletePet,

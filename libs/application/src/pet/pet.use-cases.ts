@@ -1,16 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InventoryItem, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/domain';
 import { InventoryRepository } from '../inventory/inventory.repository';
+import { OrderRepository } from '../order/order.repository';
 import { UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
 import { PetFilter, PetRepository } from './pet.repository';
-
-/**
- * Open orders of a pet, read by the hand-change table (`→ sold`) and by deletion (I6).
- * Orders arrive with the store; until then no pet has any. The store replaces each use of
- * this constant with a count taken inside the command's transaction.
- */
-const NO_OPEN_ORDERS_YET = 0;
 
 export interface CreatePetCommand {
   name: string;
@@ -54,6 +48,7 @@ export class UpdatePet {
     private readonly uow: UnitOfWork,
     private readonly pets: PetRepository,
     private readonly inventory: InventoryRepository,
+    private readonly orders: OrderRepository,
   ) {}
 
   execute(command: UpdatePetCommand): Promise<Pet> {
@@ -65,7 +60,7 @@ export class UpdatePet {
       if (command.status !== undefined) {
         const stock = await this.inventory.lockByPetId(pet.id);
         if (!stock) throw new Error(`Pet ${pet.id} has no inventory entry.`);
-        StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: NO_OPEN_ORDERS_YET });
+        StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: await this.orders.countOpenForPet(pet.id) });
         await this.inventory.save(stock);
       }
       return this.pets.save(pet);
@@ -79,6 +74,7 @@ export class DeletePet {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly pets: PetRepository,
+    private readonly orders: OrderRepository,
   ) {}
 
   execute(id: number): Promise<void> {
@@ -86,7 +82,8 @@ export class DeletePet {
       // The pet's row stays locked until the delete commits, so a check made here holds.
       const pet = await this.pets.lockById(id);
       if (!pet) throw new PetNotFoundError(id);
-      pet.assertDeletable(NO_OPEN_ORDERS_YET);
+      // Orders of a pet are opened only under this same lock, so the count stays true until the commit.
+      pet.assertDeletable(await this.orders.countOpenForPet(id));
       await this.pets.delete(id);
     });
   }

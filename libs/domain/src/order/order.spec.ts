@@ -220,6 +220,13 @@ describe('Order', () => {
     expect(anOrder({ complete }).isOpen).toBe(open);
   });
 
+  it('a completed order outlives its deleted pet (petId null) and stays completed', () => {
+    const order = Order.restore({ id: 3, petId: null, quantity: 1, shipDate: now, complete: true, ownerId: 6 });
+    expect(order.petId).toBeNull();
+    expect(() => order.assertOpen()).toThrow(OrderAlreadyCompleteError);
+    expect(() => order.complete(now)).toThrow(OrderAlreadyCompleteError);
+  });
+
   it('assertOpen passes an open order and refuses a completed one', () => {
     expect(() => anOrder().assertOpen()).not.toThrow();
     expect(() => anOrder({ complete: true }).assertOpen()).toThrow(OrderAlreadyCompleteError);

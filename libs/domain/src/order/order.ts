@@ -8,7 +8,11 @@ export const SHIP_DATE_MAX_PAST_MS = 24 * 60 * 60 * 1000;
 
 export interface OrderProps {
   id: number;
-  petId: number;
+  /**
+   * The pet ordered. `null` once that pet has been deleted: only a completed order can outlive
+   * its pet (a pet with open orders cannot be deleted, I6), and it stays as history.
+   */
+  petId: number | null;
   quantity: number;
   /** Expected ship date while open; the actual one once complete. */
   shipDate: Date | null;
@@ -63,7 +67,7 @@ export class Order {
   get id(): number {
     return this.props.id;
   }
-  get petId(): number {
+  get petId(): number | null {
     return this.props.petId;
   }
   get quantity(): number {

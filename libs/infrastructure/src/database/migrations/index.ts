@@ -2,6 +2,7 @@ import { Initial1763769600000 } from './1763769600000-initial';
 import { Messages1763769900000 } from './1763769900000-messages';
 import { IdempotencyKeys1763770000000 } from './1763770000000-idempotency-keys';
 import { PetsAndInventory1763856000000 } from './1763856000000-pets-and-inventory';
+import { Orders1763856100000 } from './1763856100000-orders';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Messages1763769900000,
   IdempotencyKeys1763770000000,
   PetsAndInventory1763856000000,
+  Orders1763856100000,
 ];

@@ -1,0 +1,112 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CancelOrder, CompleteOrder, OrderQueries, PlaceOrder } from '@petstore/application';
+import type { Account } from '@petstore/domain';
+import type { FastifyReply } from 'fastify';
+import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { pageRequest } from '../common/pagination/cursor';
+import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
+import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { NewOrderDto, OrderDto, OrderQueryDto, OrderUpdateDto } from './order.dto';
+
+@ApiTags('store')
+@Auth()
+@Controller('store/orders')
+export class OrdersController {
+  constructor(
+    private readonly placeOrder: PlaceOrder,
+    private readonly completeOrder: CompleteOrder,
+    private readonly cancelOrder: CancelOrder,
+    private readonly queries: OrderQueries,
+  ) {}
+
+  @Post()
+  @ApiOperation({
+    operationId: 'placeOrder',
+    summary: 'Place an order for an available pet',
+    description:
+      'Takes `quantity` units from the pet\'s stock in one transaction; when the stock reaches 0 the pet becomes `pending`. ' +
+      'Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe.',
+  })
+  @ApiCreatedResponse({ type: OrderDto, headers: { Location: { description: 'The new order\'s URL.', schema: { type: 'string' } } } })
+  @ApiErrors({
+    409: 'The pet is not `available` (`pet_not_available`), or has fewer units in stock than ordered (`insufficient_stock`).',
+    422: 'No pet has that `petId` (`unknown_pet`).',
+  })
+  @Idempotent()
+  async place(
+    @Body() body: NewOrderDto,
+    @CurrentAccount() account: Account,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderDto> {
+    const order = await this.placeOrder.execute({
+      petId: body.petId,
+      quantity: body.quantity,
+      shipDate: body.shipDate === undefined ? null : new Date(body.shipDate),
+      ownerId: account.id,
+    });
+    void reply.header('Location', `/store/orders/${order.id}`);
+    return OrderDto.from(order);
+  }
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listOrders',
+    summary: 'List orders',
+    description: 'A customer sees only its own orders, an administrator all of them.',
+  })
+  @ApiOkResponse({ type: [OrderDto], headers: ApiNextPageLink })
+  async list(@Query() query: OrderQueryDto, @CurrentAccount() account: Account): Promise<Paginated<OrderDto>> {
+    const request = pageRequest(query);
+    const filter = query.toFilter();
+    if (!filter) return new Paginated<OrderDto>([], null, request.limit);
+    return Paginated.of(await this.queries.list(filter, account, request), request, OrderDto.from);
+  }
+
+  @Get(':orderId')
+  @ApiOperation({ operationId: 'getOrder', summary: 'Get an order', description: 'Another customer\'s order is a 404.' })
+  @ApiOkResponse({ type: OrderDto })
+  async get(@Param('orderId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<OrderDto> {
+    return OrderDto.from(await this.queries.get(id, account));
+  }
+
+  @Patch(':orderId')
+  @Auth('admin')
+  @ApiOperation({
+    operationId: 'completeOrder',
+    summary: 'Complete (fulfil) an open order',
+    description:
+      'Sets `complete: true`, and the ship date when given (else keeps the one given when ordering, else the completion time). ' +
+      'The pet becomes `sold` when it is `pending`, has no stock left and no other open order. `complete: false` is refused (400).',
+  })
+  @ApiOkResponse({ type: OrderDto })
+  @ApiErrors({ 409: 'The order is already complete (`order_already_complete`).' })
+  async complete(@Param('orderId', ParseIdPipe) id: number, @Body() body: OrderUpdateDto): Promise<OrderDto> {
+    const order = await this.completeOrder.execute({
+      orderId: id,
+      shipDate: body.shipDate === undefined ? null : new Date(body.shipDate),
+    });
+    return OrderDto.from(order);
+  }
+
+  @Delete(':orderId')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'cancelOrder',
+    summary: 'Cancel an open order',
+    description:
+      'The owner or an administrator; another customer\'s order is a 404. The units go back to stock and a `pending` pet ' +
+      'becomes `available`; the order no longer exists afterwards.',
+  })
+  @ApiNoContentResponse({ description: 'Cancelled.' })
+  @ApiErrors({
+    409:
+      'The order is complete and cannot be cancelled (`order_already_complete`), or its units would lift the stock ' +
+      'above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first).',
+  })
+  async cancel(@Param('orderId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<void> {
+    await this.cancelOrder.execute({ orderId: id, by: account });
+  }
+}

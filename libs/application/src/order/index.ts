@@ -1,0 +1,2 @@
+export * from './order.repository';
+export * from './order.use-cases';

@@ -1,0 +1,29 @@
+import { Order } from '@petstore/domain';
+import { Page, PageRequest } from '../shared/page';
+
+export interface OrderFilter {
+  /** Only this account's orders (what a customer sees); absent for an administrator. */
+  ownerId?: number;
+  complete?: boolean;
+  petId?: number;
+}
+
+export abstract class OrderRepository {
+  abstract findById(id: number): Promise<Order | null>;
+  /**
+   * The order, its row locked until the transaction ends (`SELECT … FOR UPDATE`). Every command
+   * locks in one order, pet → inventory entry → order, so take the pet and its stock first.
+   */
+  abstract lockById(id: number): Promise<Order | null>;
+  /** Keyset page in id order. */
+  abstract list(filter: OrderFilter, page: PageRequest): Promise<Page<Order>>;
+  /**
+   * Open (incomplete) orders of the pet, not counting `exceptOrderId`. Exact when the pet is
+   * locked: every command that opens or closes an order of a pet locks that pet first.
+   */
+  abstract countOpenForPet(petId: number, exceptOrderId?: number): Promise<number>;
+  /** Inserts (id 0) or updates. */
+  abstract save(order: Order): Promise<Order>;
+  /** Removes a cancelled order. */
+  abstract delete(id: number): Promise<void>;
+}

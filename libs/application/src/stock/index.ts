@@ -1,0 +1,2 @@
+export * from './stock-levels';
+export * from './stock.use-cases';

@@ -1,0 +1,21 @@
+import { PetStatus } from '@petstore/domain';
+import { Page, PageRequest } from '../shared/page';
+
+/** A pet's stock as the API shows it (`InventoryItem`): its status is the pet's. */
+export interface StockLevel {
+  petId: number;
+  quantity: number;
+  status: PetStatus;
+}
+
+export interface StockLevelFilter {
+  /** Any of these pet statuses. */
+  statuses?: PetStatus[];
+}
+
+/** Reads the inventory entries together with their pets' status (a query service, no locks). */
+export abstract class StockLevels {
+  abstract find(petId: number): Promise<StockLevel | null>;
+  /** Keyset page ascending by pet id. */
+  abstract list(filter: StockLevelFilter, page: PageRequest): Promise<Page<StockLevel>>;
+}

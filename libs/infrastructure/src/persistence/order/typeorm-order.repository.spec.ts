@@ -1,0 +1,155 @@
+import { InventoryItem, Order, Pet, PetStatus } from '@petstore/domain';
+import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { DataSource } from 'typeorm';
+import { createDataSource } from '../../database/data-source';
+import { TransactionHost } from '../../database/transaction-host';
+import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmPetRepository } from '../pet/typeorm-pet.repository';
+import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
+import { TypeOrmOrderRepository } from './typeorm-order.repository';
+
+describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+  let pets: TypeOrmPetRepository;
+  let inventory: TypeOrmInventoryRepository;
+  let orders: TypeOrmOrderRepository;
+  let levels: TypeOrmStockLevels;
+  let categoryId: number;
+  let alice: number;
+  let bob: number;
+  const now = new Date('2026-11-21T10:00:00.000Z');
+
+  beforeAll(async () => {
+    const url = await testDatabaseUrl();
+    await resetDatabase(url);
+    dataSource = await createDataSource(url).initialize();
+    host = new TransactionHost(dataSource);
+    pets = new TypeOrmPetRepository(host);
+    inventory = new TypeOrmInventoryRepository(host);
+    orders = new TypeOrmOrderRepository(host);
+    levels = new TypeOrmStockLevels(host);
+    const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Fish') RETURNING id`);
+    categoryId = Number(category.id);
+    const accounts = await dataSource.query(`INSERT INTO accounts (name, role) VALUES ('Alice', 'customer'), ('Bob', 'customer') RETURNING id`);
+    [alice, bob] = accounts.map((a: { id: string }) => Number(a.id));
+  });
+  afterAll(() => dataSource.destroy());
+
+  const newPet = async (status: PetStatus = 'available', quantity?: number): Promise<Pet> => {
+    const pet = await pets.save(Pet.create({ name: 'Nemo', categoryId, status }));
+    const item = InventoryItem.forNewPet(pet);
+    if (quantity !== undefined) item.restock(quantity);
+    await inventory.create(item);
+    return pet;
+  };
+  const place = (petId: number, ownerId: number, quantity = 1) =>
+    orders.save(Order.place({ petId, quantity, ownerId, now, shipDate: null }));
+
+  it('inserts an order (id from the sequence), reads it back, and updates only what may change', async () => {
+    const pet = await newPet('available', 5);
+    const order = await place(pet.id, alice, 2);
+    expect(order.id).toBeGreaterThan(0);
+    expect((await orders.findById(order.id))?.toSnapshot()).toEqual({
+      id: order.id,
+      petId: pet.id,
+      quantity: 2,
+      shipDate: null,
+      complete: false,
+      ownerId: alice,
+    });
+    order.complete(now);
+    await orders.save(order);
+    expect((await orders.findById(order.id))?.toSnapshot()).toEqual(expect.objectContaining({ complete: true, shipDate: now }));
+    expect(await orders.findById(987654)).toBeNull();
+  });
+
+  it('counts the open orders of a pet, optionally leaving one out', async () => {
+    const pet = await newPet('available', 5);
+    const a = await place(pet.id, alice);
+    await place(pet.id, bob);
+    const done = await place(pet.id, bob);
+    done.complete(now);
+    await orders.save(done);
+    expect(await orders.countOpenForPet(pet.id)).toBe(2);
+    expect(await orders.countOpenForPet(pet.id, a.id)).toBe(1);
+    expect(await orders.countOpenForPet(987654)).toBe(0);
+  });
+
+  it('lists in id order, by owner, pet and completeness, one keyset page at a time', async () => {
+    const pet = await newPet('available', 10);
+    const other = await newPet('available', 10);
+    const mine = [await place(pet.id, alice), await place(other.id, alice), await place(pet.id, alice)];
+    await place(pet.id, bob);
+    mine[1].complete(now);
+    await orders.save(mine[1]);
+
+    const ids = async (filter: Parameters<typeof orders.list>[0], limit = 100, afterId?: number) =>
+      (await orders.list(filter, { limit, afterId })).items.map((o) => o.id);
+    const byAlice = (await ids({ ownerId: alice })).filter((id) => id >= mine[0].id);
+    expect(byAlice).toEqual(mine.map((o) => o.id));
+    expect(await ids({ ownerId: alice, petId: pet.id })).toEqual([mine[0].id, mine[2].id]);
+    expect(await ids({ ownerId: alice, petId: other.id })).toEqual([mine[1].id]);
+    expect(await ids({ ownerId: alice, petId: other.id, complete: false })).toEqual([]);
+    expect(await ids({ petId: pet.id })).toHaveLength(3);
+
+    const first = await orders.list({ petId: pet.id }, { limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.nextAfterId).toBe(first.items[1].id);
+    const second = await orders.list({ petId: pet.id }, { limit: 2, afterId: first.nextAfterId ?? undefined });
+    expect(second.items).toHaveLength(1);
+    expect(second.nextAfterId).toBeNull();
+  });
+
+  it('locks an order only inside a transaction, and deletes a cancelled one', async () => {
+    const pet = await newPet('available', 3);
+    const order = await place(pet.id, alice);
+    await expect(orders.lockById(order.id)).rejects.toThrow(/transaction/);
+    const locked = await host.transaction(() => orders.lockById(order.id));
+    expect(locked?.id).toBe(order.id);
+    await orders.delete(order.id);
+    expect(await orders.findById(order.id)).toBeNull();
+  });
+
+  it('a completed order outlives its deleted pet (petId null); the database refuses to orphan an open one', async () => {
+    const pet = await newPet('available', 3);
+    const done = await place(pet.id, alice);
+    done.complete(now);
+    await orders.save(done);
+    expect(await pets.delete(pet.id)).toBe(true);
+    expect((await orders.findById(done.id))?.petId).toBeNull();
+
+    const held = await newPet('available', 3);
+    const open = await place(held.id, alice);
+    await expect(pets.delete(held.id)).rejects.toMatchObject({ driverError: { constraint: 'orders_open_has_pet_ck' } });
+    expect((await orders.findById(open.id))?.petId).toBe(held.id);
+  });
+
+  it('lets the database refuse quantities out of range and unknown owners', async () => {
+    const pet = await newPet('available', 3);
+    for (const [quantity, owner] of [[0, alice], [1001, alice], [1, 987654]]) {
+      await expect(
+        dataSource.query('INSERT INTO orders (pet_id, owner_id, quantity) VALUES ($1, $2, $3)', [pet.id, owner, quantity]),
+      ).rejects.toBeDefined();
+    }
+  });
+
+  it('reads stock levels with their pet\'s status, filtered by status, in pet id order', async () => {
+    await resetDatabase(dataSource);
+    const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Birds') RETURNING id`);
+    categoryId = Number(category.id);
+    const a = await newPet('available', 4);
+    const b = await newPet('pending');
+    const c = await newPet('sold');
+    expect(await levels.find(a.id)).toEqual({ petId: a.id, quantity: 4, status: 'available' });
+    expect(await levels.find(987654)).toBeNull();
+    expect((await levels.list({}, { limit: 10 })).items.map((l) => l.petId)).toEqual([a.id, b.id, c.id]);
+    expect((await levels.list({ statuses: ['pending', 'sold'] }, { limit: 10 })).items).toEqual([
+      { petId: b.id, quantity: 0, status: 'pending' },
+      { petId: c.id, quantity: 0, status: 'sold' },
+    ]);
+    const page = await levels.list({}, { limit: 2 });
+    expect(page.nextAfterId).toBe(b.id);
+    expect((await levels.list({}, { limit: 2, afterId: b.id })).items.map((l) => l.petId)).toEqual([c.id]);
+  });
+});

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { OrderFilter, OrderRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
+import { Order } from '@petstore/domain';
+import { FindOptionsWhere, MoreThan } from 'typeorm';
+import { TransactionHost } from '../../database/transaction-host';
+import { OrderMapper } from './order.mapper';
+import { OrderOrmEntity } from './order.orm-entity';
+
+@Injectable()
+export class TypeOrmOrderRepository extends OrderRepository {
+  constructor(private readonly host: TransactionHost) {
+    super();
+  }
+
+  private get rows() {
+    return this.host.manager.getRepository(OrderOrmEntity);
+  }
+
+  async findById(id: number): Promise<Order | null> {
+    const row = await this.rows.findOneBy({ id });
+    return row ? OrderMapper.toDomain(row) : null;
+  }
+
+  async lockById(id: number): Promise<Order | null> {
+    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    const row = await this.rows.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    return row ? OrderMapper.toDomain(row) : null;
+  }
+
+  async list(filter: OrderFilter, { limit, afterId }: PageRequest): Promise<Page<Order>> {
+    const where: FindOptionsWhere<OrderOrmEntity> = {};
+    if (afterId) where.id = MoreThan(afterId);
+    if (filter.ownerId !== undefined) where.ownerId = filter.ownerId;
+    if (filter.petId !== undefined) where.petId = filter.petId;
+    if (filter.complete !== undefined) where.complete = filter.complete;
+    const rows = await this.rows.find({ where, order: { id: 'ASC' }, take: limit + 1 });
+    return pageFromRows(rows.map(OrderMapper.toDomain), limit, (o) => o.id);
+  }
+
+  async countOpenForPet(petId: number, exceptOrderId?: number): Promise<number> {
+    const [{ count }] = await this.host.manager.query<Array<{ count: number }>>(
+      `SELECT count(*)::int AS count FROM orders
+        WHERE pet_id = $1 AND NOT complete AND ($2::bigint IS NULL OR id <> $2::bigint)`,
+      [petId, exceptOrderId ?? null],
+    );
+    return count;
+  }
+
+  async save(order: Order): Promise<Order> {
+    const row = OrderMapper.toPersistence(order);
+    if (!row.id) return OrderMapper.toDomain(await this.rows.save(row));
+    await this.rows.update({ id: row.id }, { shipDate: row.shipDate, complete: row.complete });
+    return OrderMapper.toDomain(row);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.rows.delete({ id });
+  }
+}
