@@ -4,6 +4,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import { CategoriesModule } from './categories/categories.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AppConfig } from './config/app-config';
+import { CatalogueRepositoriesModule } from './database/catalogue-repositories.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
 import { PetsModule } from './pets/pets.module';
@@ -23,7 +24,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule, PetsModule, MessagesModule, StoreModule],
+      imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule, CatalogueRepositoriesModule, PetsModule, MessagesModule, StoreModule],
       controllers: [HealthController],
       providers: [{ provide: AppConfig, useValue: config }, { provide: APP_GUARD, useClass: ApiKeyGuard }],
       exports: [AppConfig],

@@ -1,20 +1,10 @@
 import { Module } from '@nestjs/common';
-import { CreatePet, DeletePet, InventoryRepository, OrderRepository, PetQueries, PetRepository, UpdatePet } from '@petstore/application';
-import { TypeOrmInventoryRepository, TypeOrmOrderRepository, TypeOrmPetRepository } from '@petstore/infrastructure';
+import { CreatePet, DeletePet, PetQueries, UpdatePet } from '@petstore/application';
 import { PetsController } from './pets.controller';
 
+/** The catalogue; its repositories come from CatalogueRepositoriesModule. */
 @Module({
   controllers: [PetsController],
-  providers: [
-    { provide: PetRepository, useClass: TypeOrmPetRepository },
-    { provide: InventoryRepository, useClass: TypeOrmInventoryRepository },
-    // Status changes by hand and deletion count the pet's open orders (I3, I6).
-    { provide: OrderRepository, useClass: TypeOrmOrderRepository },
-    CreatePet,
-    UpdatePet,
-    DeletePet,
-    PetQueries,
-  ],
-  exports: [PetRepository, InventoryRepository],
+  providers: [CreatePet, UpdatePet, DeletePet, PetQueries],
 })
 export class PetsModule {}
