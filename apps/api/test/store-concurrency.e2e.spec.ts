@@ -10,8 +10,7 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
   beforeAll(async () => {
     api = await TestApp.start();
     store = await StoreFixtures.on(api);
-    customers = [];
-    for (let i = 0; i < 5; i++) customers.push((await api.customer(`Buyer ${i}`)).key);
+    customers = await api.customers(5, 'Buyer');
   });
   afterAll(async () => {
     await store.close();

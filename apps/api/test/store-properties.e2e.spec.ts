@@ -45,8 +45,7 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
   beforeAll(async () => {
     api = await TestApp.start();
     store = await StoreFixtures.on(api);
-    customers = [];
-    for (let i = 0; i < CUSTOMERS; i++) customers.push((await api.customer(`Shopper ${i}`)).key);
+    customers = await api.customers(CUSTOMERS, 'Shopper');
   });
   afterAll(async () => {
     await store.close();

@@ -114,6 +114,13 @@ export class TestApp {
     }
   }
 
+  /** Signs up `count` customers and returns their API keys. */
+  async customers(count: number, name = 'Customer'): Promise<string[]> {
+    const keys: string[] = [];
+    for (let i = 0; i < count; i++) keys.push((await this.customer(`${name} ${i}`)).key);
+    return keys;
+  }
+
   async close(): Promise<void> {
     await this.app.close();
   }

@@ -4,18 +4,10 @@ import { Pet } from '../pet/pet';
 import { PET_STATUSES } from '../pet/pet-status';
 import { InventoryItem } from './inventory-item';
 import { InsufficientStockError, StockLimitExceededError } from './inventory.errors';
+import { caught } from '../../test-support/caught';
 
 const MAX = LIMITS.stockQuantity.max;
 const stock = (quantity: number, petId = 7) => InventoryItem.restore({ petId, quantity });
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('InventoryItem.forNewPet (command table: create pet)', () => {
   it.each([

@@ -5,6 +5,7 @@ import { Pet } from '../pet/pet';
 import { PET_STATUSES, PetStatus } from '../pet/pet-status';
 import { InventoryItem } from './inventory-item';
 import { StockRules } from './stock-rules';
+import { caught } from '../../test-support/caught';
 
 const PET_ID = 7;
 const now = new Date('2030-06-15T12:00:00.000Z');
@@ -19,15 +20,6 @@ function petWith(status: PetStatus, quantity: number) {
 
 const openOrder = (quantity: number, complete = false) =>
   Order.restore({ id: 21, petId: PET_ID, quantity, shipDate: null, complete, ownerId: 11 });
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 /** Run a command that must be refused; check the code and that nothing changed. */
 function expectRefused(

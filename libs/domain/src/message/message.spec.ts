@@ -2,20 +2,12 @@ import { DomainError, InvalidValueError } from '../shared/domain-error';
 import { LIMITS } from '../shared/limits';
 import { Message, MESSAGE_STATUSES, MessageProps } from './message';
 import { MessageNotFoundError } from './message.errors';
+import { caught } from '../../test-support/caught';
 
 const id = '3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f';
 const now = new Date('2030-06-15T12:00:00.000Z');
 const queue = (overrides: Partial<Parameters<typeof Message.queue>[0]> = {}) =>
   Message.queue({ id, text: 'hello', ownerId: 11, now, ...overrides });
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('Message.queue', () => {
   it('queues the message with the given id', () => {

@@ -2,6 +2,7 @@ import { DomainError, InvalidValueError } from '../shared/domain-error';
 import { LIMITS } from '../shared/limits';
 import { Order, OrderProps, SHIP_DATE_MAX_PAST_MS } from './order';
 import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
+import { caught } from '../../test-support/caught';
 
 const now = new Date('2030-06-15T12:00:00.000Z');
 const at = (iso: string) => new Date(iso);
@@ -17,15 +18,6 @@ const anOrder = (overrides: Partial<OrderProps> = {}) =>
     ownerId: 11,
     ...overrides,
   });
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('Order.place', () => {
   it('makes an open order, id 0 until saved, without a ship date by default', () => {

@@ -9,18 +9,10 @@ import {
   UnknownPetError,
 } from './pet.errors';
 import { isPetStatus, PET_STATUSES, PetStatus } from './pet-status';
+import { caught } from '../../test-support/caught';
 
 const aPet = (overrides: Partial<PetProps> = {}): Pet =>
   Pet.restore({ id: 7, name: 'Rex', categoryId: 3, status: 'available', ...overrides });
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('PetStatus', () => {
   it('has exactly the three spec values', () => {
