@@ -1,0 +1,284 @@
+// The baseline of `npm run bench`: a minimal Fastify + `pg` server doing, per request, the same work as
+// the service for the benchmarked operations: the same API-key check (SHA-256 of the presented key,
+// looked up by its unique hash in api_keys joined to accounts, revoked keys refused, last use recorded
+// at most once a minute per key) and the same SQL statements as the service's repositories
+// (libs/infrastructure/src/persistence/*). No framework layers, no ORM, no DTO classes: it shows what
+// the database and Node cost on their own. Not product code; it answers only the benchmarked routes.
+// Run: DATABASE_URL=… PORT=… node tools/bench/raw-server.mjs (it prints "ready" when listening).
+import { createHash, randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import pg from 'pg';
+
+const PAGE_DEFAULT = 20;
+const PAGE_MAX = 100;
+const TOUCH_EVERY_MS = 60_000;
+const MESSAGES_CHANNEL = 'petstore_messages';
+
+// The service's pool (libs/infrastructure/src/database/data-source.ts: max 10).
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.RAW_POOL_SIZE ?? 10),
+});
+const app = Fastify({ logger: false });
+
+class HttpError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+app.setErrorHandler((error, _request, reply) => {
+  const status = error.status ?? error.statusCode ?? 500;
+  reply
+    .code(status)
+    .send({ code: error.code ?? 'error', message: error.message, status });
+});
+
+const lastTouched = new Map();
+
+app.addHook('onRequest', async (request) => {
+  const header = request.headers.authorization ?? '';
+  const presented = header.startsWith('Bearer ') ? header.slice(7) : '';
+  if (!presented)
+    throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
+  const hash = createHash('sha256').update(presented, 'utf8').digest('hex');
+  const { rows } = await pool.query(
+    `SELECT k.id AS key_id, a.id AS account_id, a.role
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.hash = $1 AND k.revoked_at IS NULL`,
+    [hash],
+  );
+  if (rows.length === 0)
+    throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
+  const keyId = Number(rows[0].key_id);
+  const now = Date.now();
+  const previous = lastTouched.get(keyId);
+  if (previous === undefined || now - previous >= TOUCH_EVERY_MS) {
+    lastTouched.set(keyId, now);
+    await pool.query(
+      `UPDATE api_keys SET last_used_at = $2
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
+      [keyId, new Date(now)],
+    );
+  }
+  request.account = { id: Number(rows[0].account_id), role: rows[0].role };
+});
+
+function page(query) {
+  const limit = query.limit === undefined ? PAGE_DEFAULT : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX)
+    throw new HttpError(400, 'validation', 'bad limit');
+  let afterId = null;
+  if (query.cursor !== undefined) {
+    const after = JSON.parse(
+      Buffer.from(String(query.cursor), 'base64url').toString('utf8'),
+    )?.after;
+    if (!Number.isSafeInteger(after) || after < 1)
+      throw new HttpError(400, 'validation', 'bad cursor');
+    afterId = after;
+  }
+  return { limit, afterId };
+}
+
+/** Same contract as the service: a JSON array, and a Link header when more items exist. */
+function sendPage(request, reply, rows, limit, idOf) {
+  if (rows.length > limit) {
+    rows.length = limit;
+    const url = new URL(request.url, 'http://placeholder');
+    url.searchParams.set(
+      'cursor',
+      Buffer.from(JSON.stringify({ after: idOf(rows[limit - 1]) })).toString(
+        'base64url',
+      ),
+    );
+    url.searchParams.set('limit', String(limit));
+    reply.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
+  }
+  return rows;
+}
+
+const toPet = (row) => ({
+  id: Number(row.id),
+  name: row.name,
+  categoryId: Number(row.category_id),
+  status: row.status,
+});
+
+app.get('/categories', async (request, reply) => {
+  const { limit, afterId } = page(request.query);
+  const { rows } = await pool.query(
+    `SELECT id, name FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id ASC LIMIT $2`,
+    [afterId, limit + 1],
+  );
+  return sendPage(
+    request,
+    reply,
+    rows.map((r) => ({ id: Number(r.id), name: r.name })),
+    limit,
+    (c) => c.id,
+  );
+});
+
+app.get('/pets', async (request, reply) => {
+  const { limit, afterId } = page(request.query);
+  const where = [];
+  const params = [];
+  if (afterId !== null) where.push(`id > $${params.push(afterId)}`);
+  if (request.query.ids !== undefined) {
+    const ids = String(request.query.ids).split(',').map(Number);
+    if (
+      ids.length > 100 ||
+      ids.some((id) => !Number.isSafeInteger(id) || id < 1)
+    ) {
+      throw new HttpError(400, 'validation', 'bad ids');
+    }
+    where.push(`id = ANY($${params.push(ids)})`);
+  }
+  if (request.query.status !== undefined) {
+    const statuses = String(request.query.status).split(',');
+    if (statuses.some((s) => !['available', 'pending', 'sold'].includes(s))) {
+      throw new HttpError(400, 'validation', 'bad status');
+    }
+    where.push(`status = ANY($${params.push(statuses)})`);
+  }
+  const { rows } = await pool.query(
+    `SELECT id, name, category_id, status FROM pets ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY id ASC LIMIT $${params.push(limit + 1)}`,
+    params,
+  );
+  return sendPage(request, reply, rows.map(toPet), limit, (p) => p.id);
+});
+
+app.get('/pets/:petId', async (request) => {
+  const id = Number(request.params.petId);
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw new HttpError(400, 'validation', 'bad petId');
+  const { rows } = await pool.query(
+    `SELECT id, name, category_id, status FROM pets WHERE id = $1 LIMIT 1`,
+    [id],
+  );
+  if (rows.length === 0) throw new HttpError(404, 'not_found', 'No such pet.');
+  return toPet(rows[0]);
+});
+
+app.get('/store/inventory', async (request, reply) => {
+  const { limit, afterId } = page(request.query);
+  const { rows } = await pool.query(
+    `SELECT stock.pet_id, stock.quantity, pet.status FROM inventory stock
+       INNER JOIN pets pet ON pet.id = stock.pet_id
+      WHERE ($1::bigint IS NULL OR stock.pet_id > $1) ORDER BY stock.pet_id ASC LIMIT $2`,
+    [afterId, limit + 1],
+  );
+  const levels = rows.map((r) => ({
+    petId: Number(r.pet_id),
+    quantity: r.quantity,
+    status: r.status,
+  }));
+  return sendPage(request, reply, levels, limit, (l) => l.petId);
+});
+
+// The service's PlaceOrder: one transaction locking the pet, then its inventory entry; take the units;
+// the pet becomes pending when the stock reaches 0; insert the order.
+app.post('/store/orders', async (request, reply) => {
+  const { petId, quantity } = request.body ?? {};
+  if (
+    !Number.isSafeInteger(petId) ||
+    petId < 1 ||
+    !Number.isInteger(quantity) ||
+    quantity < 1 ||
+    quantity > 1000
+  ) {
+    throw new HttpError(400, 'validation', 'bad order');
+  }
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const pet = (
+      await client.query(
+        `SELECT id, status FROM pets WHERE id = $1 LIMIT 1 FOR UPDATE`,
+        [petId],
+      )
+    ).rows[0];
+    if (!pet) throw new HttpError(422, 'unknown_pet', 'No such pet.');
+    const stock = (
+      await client.query(
+        `SELECT pet_id, quantity FROM inventory WHERE pet_id = $1 LIMIT 1 FOR UPDATE`,
+        [petId],
+      )
+    ).rows[0];
+    if (pet.status !== 'available')
+      throw new HttpError(
+        409,
+        'pet_not_available',
+        'The pet is not available.',
+      );
+    if (stock.quantity < quantity)
+      throw new HttpError(409, 'insufficient_stock', 'Not enough units.');
+    const left = stock.quantity - quantity;
+    await client.query(`UPDATE inventory SET quantity = $2 WHERE pet_id = $1`, [
+      petId,
+      left,
+    ]);
+    if (left === 0)
+      await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [
+        petId,
+      ]);
+    const order = (
+      await client.query(
+        `INSERT INTO orders (pet_id, owner_id, quantity, ship_date, complete, created_at)
+         VALUES ($1, $2, $3, NULL, false, $4) RETURNING id, created_at`,
+        [petId, request.account.id, quantity, new Date()],
+      )
+    ).rows[0];
+    await client.query('COMMIT');
+    reply.code(201).header('Location', `/store/orders/${order.id}`);
+    return { id: Number(order.id), petId, quantity, complete: false };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+});
+
+// The service's QueueMessage: one statement inserting the message and notifying the workers.
+app.post('/messages', async (request, reply) => {
+  const text = request.body?.message;
+  if (typeof text !== 'string' || text.length < 1 || text.length > 2000)
+    throw new HttpError(400, 'validation', 'bad');
+  const id = randomUUID();
+  const now = new Date();
+  await pool.query(
+    `WITH added AS (
+       INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       RETURNING id)
+     SELECT pg_notify($9, '') FROM added`,
+    [
+      id,
+      request.account.id,
+      text,
+      'queued',
+      now,
+      null,
+      0,
+      now,
+      MESSAGES_CHANNEL,
+    ],
+  );
+  reply.code(202).header('Location', `/messages/${id}`);
+  return { id, message: text, status: 'queued', createdAt: now.toISOString() };
+});
+
+async function shutdown() {
+  await app.close();
+  await pool.end();
+  process.exit(0);
+}
+process.once('SIGTERM', shutdown);
+process.once('SIGINT', shutdown);
+
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+console.log('ready');
