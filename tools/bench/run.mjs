@@ -295,7 +295,8 @@ function markdown(report) {
       `${machine.loadBefore}; database: ${config.database}.`,
     `Configuration: ${config.connections} connections, ${config.seconds} s per round, ${config.rounds} round(s) per ` +
       `server per scenario (app and raw alternating), ${config.pets.toLocaleString('en')} pets, ` +
-      `${config.keys.toLocaleString('en')} API keys for the last scenario${config.profile ? ', app under --cpu-prof' : ''}.`,
+      `${config.keys.toLocaleString('en')} API keys for the last scenario` +
+      `${config.profile ? ', app under --cpu-prof' : ''}.`,
     '',
     'The load generator, both servers and PostgreSQL share the machine; numbers from a loaded or shared machine ' +
       'are indicative only. Compare the ratio, measured in the same run, rather than absolute req/s.',
@@ -315,7 +316,8 @@ function markdown(report) {
   const d = report.derived;
   lines.push(
     '',
-    `- Deep page / first page latency (app, p50): ${d.deepPageP50Ratio ?? 'n/a'}; (raw): ${d.rawDeepPageP50Ratio ?? 'n/a'}.`,
+    `- Deep page / first page latency (app, p50): ${d.deepPageP50Ratio ?? 'n/a'}; ` +
+      `(raw): ${d.rawDeepPageP50Ratio ?? 'n/a'}.`,
     `- Auth with ${config.keys.toLocaleString('en')} keys / with a handful (app req/s): ${d.authKeysRatio ?? 'n/a'}; ` +
       `(raw): ${d.rawAuthKeysRatio ?? 'n/a'}.`,
     `- App memory: peak RSS (VmHWM) ${report.memory.peakRssMb} MB; RSS after load ${report.memory.rssAfterMb} MB.`,
@@ -524,7 +526,8 @@ async function main() {
     };
     console.log(
       `\ndeep/first page p50: app ${report.derived.deepPageP50Ratio}, raw ${report.derived.rawDeepPageP50Ratio}; ` +
-        `auth with ${KEYS} keys / few keys: app ${report.derived.authKeysRatio}, raw ${report.derived.rawAuthKeysRatio}; ` +
+        `auth with ${KEYS} keys / few keys: app ${report.derived.authKeysRatio}, ` +
+        `raw ${report.derived.rawAuthKeysRatio}; ` +
         `app peak RSS ${memory.hwmMb} MB, RSS after load ${memory.rssMb} MB`,
     );
 
