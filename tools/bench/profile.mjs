@@ -2,7 +2,9 @@
 // function and by package, within the time windows when the bench loaded the service with that scenario.
 // V8 stamps samples with the monotonic clock in microseconds, the same clock as process.hrtime() in the
 // bench process on Linux, so a scenario's window selects its samples.
-// Also runnable on its own: node tools/bench/profile.mjs <file.cpuprofile> (whole profile, one summary).
+// Shares are of the busy time (samples other than "(idle)").
+// Also runnable on its own: node tools/bench/profile.mjs <file.cpuprofile> [windows.json] (the windows the bench
+// saved beside the profile; without them, the whole profile as one summary).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -29,9 +31,24 @@ function labelOf(frame, root) {
   return `${name} (${where === file ? file : `${where}:${file}`}:${frame.lineNumber + 1})`;
 }
 
-/** Self time (ms) by function and by package for each window's samples; windows: {scenario, from, to} in µs. */
+const PSEUDO = new Set([
+  '(garbage collector)',
+  '(idle)',
+  '(program)',
+  '(root)',
+]);
+
+/**
+ * For each window's samples ({scenario, from, to} in µs; none = the whole profile): self time (ms) by
+ * function and by package (a native frame counts for the package that called it), inclusive time by package
+ * (the share of samples with that package anywhere on the stack) and inclusive time of the service's own
+ * functions (frames of the built bundle, dist/apps/api/main.js, e.g. the auth guard or a use case).
+ */
 export function summariseProfile(profile, windows, root) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes)
+    for (const c of n.children ?? []) parent.set(c, n.id);
   const times = new Array(profile.samples.length);
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
@@ -42,28 +59,51 @@ export function summariseProfile(profile, windows, root) {
     ? windows
     : [{ scenario: 'whole profile', from: -Infinity, to: Infinity }];
   const byScenario = new Map();
-  for (const w of selected) {
+  const maps = () => ({
+    functions: new Map(),
+    packages: new Map(),
+    inclusivePackages: new Map(),
+    appFunctions: new Map(),
+  });
+  for (const w of selected)
     if (!byScenario.has(w.scenario))
-      byScenario.set(w.scenario, {
-        functions: new Map(),
-        packages: new Map(),
-        totalUs: 0,
-      });
-  }
+      byScenario.set(w.scenario, { ...maps(), totalUs: 0 });
+  const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us);
   for (let i = 0; i < profile.samples.length; i++) {
     const window = selected.find((w) => times[i] >= w.from && times[i] <= w.to);
     if (!window) continue;
-    // A sample's self time is the gap to the next sample (the last one gets the mean gap of 1 tick).
+    // A sample's self time is the gap to the next sample.
     const us = (times[i + 1] ?? times[i]) - times[i] || 0;
-    const node = nodes.get(profile.samples[i]);
     const acc = byScenario.get(window.scenario);
-    const fn = labelOf(node.callFrame, root);
-    const pkg = node.callFrame.url
-      ? packageOf(node.callFrame.url, root)
-      : node.callFrame.functionName || '(native/V8)';
-    acc.functions.set(fn, (acc.functions.get(fn) ?? 0) + us);
-    acc.packages.set(pkg, (acc.packages.get(pkg) ?? 0) + us);
-    acc.totalUs += us;
+    const node = nodes.get(profile.samples[i]);
+    const frame = node.callFrame;
+    const stack = [];
+    for (let id = node.id; id !== undefined; id = parent.get(id))
+      stack.push(nodes.get(id).callFrame);
+    const caller = stack.find((f) => f.url);
+    let pkg;
+    if (frame.url) pkg = packageOf(frame.url, root);
+    else if (PSEUDO.has(frame.functionName)) pkg = frame.functionName;
+    else pkg = caller ? packageOf(caller.url, root) : '(native/V8)';
+    const name =
+      frame.url || PSEUDO.has(frame.functionName) || !caller
+        ? labelOf(frame, root)
+        : `${frame.functionName || '(native)'} [native, from ${packageOf(caller.url, root)}]`;
+    add(acc.functions, name, us);
+    add(acc.packages, pkg, us);
+    for (const p of new Set(
+      stack.filter((f) => f.url).map((f) => packageOf(f.url, root)),
+    )) {
+      add(acc.inclusivePackages, p, us);
+    }
+    const own = new Set(
+      stack.filter(
+        (f) => f.url.endsWith('dist/apps/api/main.js') && f.functionName,
+      ),
+    );
+    for (const f of new Set([...own].map((f) => f.functionName)))
+      add(acc.appFunctions, f, us);
+    if (frame.functionName !== '(idle)') acc.totalUs += us;
   }
   const top = (map, total) =>
     [...map.entries()]
@@ -79,6 +119,8 @@ export function summariseProfile(profile, windows, root) {
     totalMs: Math.round(acc.totalUs / 1000),
     packages: top(acc.packages, acc.totalUs),
     functions: top(acc.functions, acc.totalUs),
+    inclusivePackages: top(acc.inclusivePackages, acc.totalUs),
+    appFunctions: top(acc.appFunctions, acc.totalUs),
   }));
 }
 
@@ -86,7 +128,7 @@ export function formatProfileSummary(summaries) {
   const out = [];
   for (const s of summaries) {
     out.push(
-      `## ${s.scenario} (${s.totalMs} ms sampled)`,
+      `## ${s.scenario} (${s.totalMs} ms busy CPU sampled)`,
       '',
       '| self % | ms | package |',
       '|---|---|---|',
@@ -96,6 +138,20 @@ export function formatProfileSummary(summaries) {
     out.push('', '| self % | ms | function |', '|---|---|---|');
     for (const f of s.functions)
       out.push(`| ${f.share} | ${f.ms} | ${f.name.replaceAll('|', '\\|')} |`);
+    out.push(
+      '',
+      '| inclusive % | ms | package on the stack |',
+      '|---|---|---|',
+    );
+    for (const p of s.inclusivePackages)
+      out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
+    out.push(
+      '',
+      '| inclusive % | ms | service function on the stack |',
+      '|---|---|---|',
+    );
+    for (const f of s.appFunctions)
+      out.push(`| ${f.share} | ${f.ms} | ${f.name} |`);
     out.push('');
   }
   return out.join('\n');
@@ -109,7 +165,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     formatProfileSummary(
       summariseProfile(
         JSON.parse(readFileSync(file, 'utf8')),
-        [],
+        process.argv[3]
+          ? JSON.parse(readFileSync(process.argv[3], 'utf8'))
+          : [],
         process.cwd(),
       ),
     ),

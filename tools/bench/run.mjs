@@ -547,6 +547,10 @@ async function main() {
         scenarios: summariseProfile(profile, profileWindows, ROOT),
       };
       const text = formatProfileSummary(report.profile.scenarios);
+      writeFileSync(
+        join(profileDir, 'windows.json'),
+        JSON.stringify(profileWindows),
+      );
       console.log(`\n${text}`);
       writeFileSync(
         join(profileDir, 'summary.md'),
