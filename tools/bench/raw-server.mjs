@@ -109,13 +109,17 @@ const toPet = (row) => ({
 app.get('/categories', async (request, reply) => {
   const { limit, afterId } = page(request.query);
   const { rows } = await pool.query(
-    `SELECT id, name FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id ASC LIMIT $2`,
+    `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id ASC LIMIT $2`,
     [afterId, limit + 1],
   );
   return sendPage(
     request,
     reply,
-    rows.map((r) => ({ id: Number(r.id), name: r.name })),
+    rows.map((r) => ({
+      id: Number(r.id),
+      name: r.name,
+      ...(r.description === null ? {} : { description: r.description }),
+    })),
     limit,
     (c) => c.id,
   );

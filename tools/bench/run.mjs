@@ -144,6 +144,9 @@ async function startDatabase() {
       'synchronous_commit=off',
       '-c',
       'full_page_writes=off',
+      // Counts the statements each server sends per request (see statementCount).
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
     ],
     onLog: () => undefined,
     onError: (message) => console.error('[postgres]', String(message).trim()),
@@ -239,7 +242,20 @@ function cursor(afterId) {
   return Buffer.from(JSON.stringify({ after: afterId })).toString('base64url');
 }
 
-async function measure(base, scenario) {
+let statementsAvailable = false;
+
+/** Statements executed in this database so far (pg_stat_statements counts at once, no reporting delay). */
+async function statementCount(db) {
+  if (!statementsAvailable) return null;
+  const { rows } = await db.query(
+    `SELECT coalesce(sum(calls), 0)::bigint AS n FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return Number(rows[0].n);
+}
+
+async function measure(base, scenario, db) {
+  const before = await statementCount(db);
   const result = await autocannon({
     url: base,
     connections: CONNECTIONS,
@@ -270,6 +286,12 @@ async function measure(base, scenario) {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    // Less the bench's own counting statement; includes the service's background work (message worker).
+    statementsPerRequest:
+      before === null
+        ? null
+        : ((await statementCount(db)) - before - 1) /
+          Math.max(result.requests.total, 1),
   };
 }
 
@@ -283,6 +305,10 @@ function mergeRounds(rounds) {
     non2xx: sum('non2xx'),
     errors: sum('errors'),
     rounds: rounds.map((r) => Math.round(r.reqPerSec)),
+    statementsPerRequest:
+      rounds[0].statementsPerRequest === null
+        ? null
+        : +mean('statementsPerRequest').toFixed(2),
   };
 }
 
@@ -301,13 +327,15 @@ function markdown(report) {
     'The load generator, both servers and PostgreSQL share the machine; numbers from a loaded or shared machine ' +
       'are indicative only. Compare the ratio, measured in the same run, rather than absolute req/s.',
     '',
-    '| scenario | app req/s | raw req/s | ratio | app p50 / p99 ms | raw p50 / p99 ms | p99 ratio |',
-    '|---|---|---|---|---|---|---|',
+    '| scenario | app req/s | raw req/s | ratio | app p50 / p99 ms | raw p50 / p99 ms | p99 ratio | ' +
+      'SQL/req app / raw |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const s of report.scenarios) {
     lines.push(
       `| ${s.name} | ${s.app.reqPerSec} | ${s.raw.reqPerSec} | ${s.ratio} | ${s.app.p50} / ${s.app.p99} | ` +
-        `${s.raw.p50} / ${s.raw.p99} | ${s.p99Ratio} |` +
+        `${s.raw.p50} / ${s.raw.p99} | ${s.p99Ratio} | ` +
+        `${s.app.statementsPerRequest ?? 'n/a'} / ${s.raw.statementsPerRequest ?? 'n/a'} |` +
         (s.app.non2xx + s.app.errors + s.raw.non2xx + s.raw.errors > 0
           ? ` ⚠ non-2xx/errors app ${s.app.non2xx}/${s.app.errors}, raw ${s.raw.non2xx}/${s.raw.errors}`
           : ''),
@@ -342,6 +370,8 @@ async function main() {
       DATABASE_URL: databaseUrl,
       ADMIN_API_KEY: adminKey,
       RATE_LIMIT_PER_MINUTE: '0',
+      // Off: the worker would also deliver the raw server's messages, on the app's CPU, during its rounds.
+      MESSAGE_WORKER: 'false',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
     },
@@ -364,6 +394,15 @@ async function main() {
 
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
+  try {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await db.query('SELECT pg_stat_statements_reset()');
+    statementsAvailable = true;
+  } catch {
+    console.log(
+      'pg_stat_statements is not loaded in this database: no statement counts.',
+    );
+  }
   const report = {
     date: new Date().toISOString(),
     machine: {
@@ -471,13 +510,13 @@ async function main() {
       const rounds = { app: [], raw: [] };
       for (let round = 0; round < ROUNDS; round++) {
         const from = monotonicMicros();
-        rounds.app.push(await measure(appBase, scenario));
+        rounds.app.push(await measure(appBase, scenario, db));
         profileWindows.push({
           scenario: scenario.key,
           from,
           to: monotonicMicros(),
         });
-        rounds.raw.push(await measure(rawBase, scenario));
+        rounds.raw.push(await measure(rawBase, scenario, db));
       }
       const appResult = mergeRounds(rounds.app);
       const rawResult = mergeRounds(rounds.raw);
@@ -509,6 +548,16 @@ async function main() {
       );
     }
     const memory = memoryOf(app.pid);
+    if (statementsAvailable) {
+      // The statements of the whole run, most frequent first: what each server sends, side by side.
+      report.statements = (
+        await db.query(
+          `SELECT calls::bigint AS calls, round(mean_exec_time::numeric, 3)::float AS "meanMs",
+                  left(regexp_replace(query, '\\s+', ' ', 'g'), 300) AS query
+             FROM pg_stat_statements ORDER BY calls DESC LIMIT 25`,
+        )
+      ).rows.map((r) => ({ ...r, calls: Number(r.calls) }));
+    }
     report.memory = { peakRssMb: memory.hwmMb, rssAfterMb: memory.rssMb };
     const by = Object.fromEntries(report.scenarios.map((s) => [s.key, s]));
     const ratio = (a, b) => (a && b ? +(a / b).toFixed(2) : null);
