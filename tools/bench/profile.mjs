@@ -3,12 +3,13 @@
 // V8 stamps samples with the monotonic clock in microseconds, the same clock as process.hrtime() in the
 // bench process on Linux, so a scenario's window selects its samples.
 // Shares are of the busy time (samples other than "(idle)").
-// Also runnable on its own: node tools/bench/profile.mjs <file.cpuprofile> [windows.json] (the windows the bench
+// Also runnable on its own: node tools/bench/profile.mjs <file.cpuprofile> [windows.json [app|raw]]
+// (the windows the bench
 // saved beside the profile; without them, the whole profile as one summary).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const TOP = 15;
+const TOP = Number(process.env.PROFILE_TOP ?? 15);
 
 function packageOf(url, root) {
   if (!url) return '(native/V8)';
@@ -63,6 +64,7 @@ export function summariseProfile(profile, windows, root) {
     functions: new Map(),
     packages: new Map(),
     inclusivePackages: new Map(),
+    libraries: new Map(),
     appFunctions: new Map(),
   });
   for (const w of selected)
@@ -90,6 +92,17 @@ export function summariseProfile(profile, windows, root) {
         ? labelOf(frame, root)
         : `${frame.functionName || '(native)'} [native, from ${packageOf(caller.url, root)}]`;
     add(acc.functions, name, us);
+    // The library whose code is running or called into Node core / native code (e.g. pg's socket writes).
+    const library = stack.find((f) => f.url && !f.url.startsWith('node:'));
+    add(
+      acc.libraries,
+      PSEUDO.has(frame.functionName)
+        ? frame.functionName
+        : library
+          ? packageOf(library.url, root)
+          : 'node (core)',
+      us,
+    );
     add(acc.packages, pkg, us);
     for (const p of new Set(
       stack.filter((f) => f.url).map((f) => packageOf(f.url, root)),
@@ -118,6 +131,7 @@ export function summariseProfile(profile, windows, root) {
     scenario,
     totalMs: Math.round(acc.totalUs / 1000),
     packages: top(acc.packages, acc.totalUs),
+    libraries: top(acc.libraries, acc.totalUs),
     functions: top(acc.functions, acc.totalUs),
     inclusivePackages: top(acc.inclusivePackages, acc.totalUs),
     appFunctions: top(acc.appFunctions, acc.totalUs),
@@ -134,6 +148,13 @@ export function formatProfileSummary(summaries) {
       '|---|---|---|',
     );
     for (const p of s.packages)
+      out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
+    out.push(
+      '',
+      '| self % | ms | library, with the Node core and native work it called |',
+      '|---|---|---|',
+    );
+    for (const p of s.libraries)
       out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
     out.push('', '| self % | ms | function |', '|---|---|---|');
     for (const f of s.functions)
@@ -166,7 +187,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       summariseProfile(
         JSON.parse(readFileSync(file, 'utf8')),
         process.argv[3]
-          ? JSON.parse(readFileSync(process.argv[3], 'utf8'))
+          ? JSON.parse(readFileSync(process.argv[3], 'utf8')).filter(
+              (w) => !process.argv[4] || w.server === process.argv[4],
+            )
           : [],
         process.cwd(),
       ),

@@ -361,7 +361,9 @@ async function main() {
   const app = start(
     'app',
     [
-      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'app')}`]
+        : []),
       'dist/apps/api/main.js',
     ],
     {
@@ -381,10 +383,19 @@ async function main() {
     fetch(`${appBase}/health/ready`).then((r) => r.ok),
   );
   // The service has migrated the database and registered the admin key: start the baseline beside it.
-  const raw = start('raw', ['tools/bench/raw-server.mjs'], {
-    PORT: String(rawPort),
-    DATABASE_URL: databaseUrl,
-  });
+  const raw = start(
+    'raw',
+    [
+      ...(PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'raw')}`]
+        : []),
+      'tools/bench/raw-server.mjs',
+    ],
+    {
+      PORT: String(rawPort),
+      DATABASE_URL: databaseUrl,
+    },
+  );
   const rawBase = `http://127.0.0.1:${rawPort}`;
   await waitUntil('the raw server', raw, () =>
     fetch(`${rawBase}/categories?limit=1`, {
@@ -495,7 +506,7 @@ async function main() {
     const profileWindows = [];
     console.log(
       `\nPetstore benchmark: ${CONNECTIONS} connections, ${SECONDS} s × ${ROUNDS} round(s) per server, ` +
-        `${PETS} pets, on 127.0.0.1 (${report.config.database})${PROFILE ? ', app profiled' : ''}\n`,
+        `${PETS} pets, on 127.0.0.1 (${report.config.database})${PROFILE ? ', both servers profiled' : ''}\n`,
     );
     console.log(
       'scenario'.padEnd(62),
@@ -509,14 +520,21 @@ async function main() {
       if (scenario.before) await scenario.before();
       const rounds = { app: [], raw: [] };
       for (let round = 0; round < ROUNDS; round++) {
-        const from = monotonicMicros();
-        rounds.app.push(await measure(appBase, scenario, db));
-        profileWindows.push({
-          scenario: scenario.key,
-          from,
-          to: monotonicMicros(),
-        });
-        rounds.raw.push(await measure(rawBase, scenario, db));
+        for (const [server, base] of [
+          ['app', appBase],
+          ['raw', rawBase],
+        ]) {
+          const from = monotonicMicros();
+          const result = await measure(base, scenario, db);
+          rounds[server].push(result);
+          profileWindows.push({
+            server,
+            scenario: scenario.key,
+            from,
+            to: monotonicMicros(),
+            requests: result.requests,
+          });
+        }
       }
       const appResult = mergeRounds(rounds.app);
       const rawResult = mergeRounds(rounds.raw);
@@ -583,24 +601,56 @@ async function main() {
     await db.end().catch(() => undefined);
     await cleanup();
     if (PROFILE) {
-      const file = readdirSync(profileDir).find((f) =>
-        f.endsWith('.cpuprofile'),
-      );
-      if (!file)
-        throw new Error(
-          `no .cpuprofile in ${profileDir}: did the service exit cleanly on SIGTERM?`,
-        );
-      const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
-      report.profile = {
-        file: join('bench/results/profiles', stamp, file),
-        scenarios: summariseProfile(profile, profileWindows, ROOT),
-      };
-      const text = formatProfileSummary(report.profile.scenarios);
       writeFileSync(
         join(profileDir, 'windows.json'),
         JSON.stringify(profileWindows),
       );
-      console.log(`\n${text}`);
+      report.profile = {};
+      for (const server of ['app', 'raw']) {
+        const dir = join(profileDir, server);
+        const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+        if (!file)
+          throw new Error(
+            `no .cpuprofile in ${dir}: did the ${server} server exit cleanly on SIGTERM?`,
+          );
+        const windows = profileWindows.filter((w) => w.server === server);
+        const scenarios = summariseProfile(
+          JSON.parse(readFileSync(join(dir, file), 'utf8')),
+          windows,
+          ROOT,
+        );
+        for (const summary of scenarios) {
+          const requests = windows
+            .filter((w) => w.scenario === summary.scenario)
+            .reduce((a, w) => a + w.requests, 0);
+          summary.cpuPerRequestUs = Math.round(
+            (summary.totalMs * 1000) / Math.max(requests, 1),
+          );
+        }
+        report.profile[server] = {
+          file: join('bench/results/profiles', stamp, server, file),
+          scenarios,
+        };
+      }
+      const perRequest = [
+        '| scenario | app CPU µs/request | raw CPU µs/request | app / raw |',
+        '|---|---|---|---|',
+        ...report.profile.app.scenarios.map((a) => {
+          const r = report.profile.raw.scenarios.find(
+            (x) => x.scenario === a.scenario,
+          );
+          const ratio = (a.cpuPerRequestUs / r.cpuPerRequestUs).toFixed(2);
+          return `| ${a.scenario} | ${a.cpuPerRequestUs} | ${r.cpuPerRequestUs} | ${ratio} |`;
+        }),
+      ].join('\n');
+      const text =
+        `Busy CPU (samples other than idle) of each server's main thread per request served, then each server's ` +
+        `profile per scenario.\n\n${perRequest}\n\n# The service (app)\n\n` +
+        `${formatProfileSummary(report.profile.app.scenarios)}\n# The raw baseline\n\n` +
+        formatProfileSummary(report.profile.raw.scenarios);
+      console.log(
+        `\n${perRequest}\n\n(details: bench/results/profiles/${stamp}/summary.md)`,
+      );
       writeFileSync(
         join(profileDir, 'summary.md'),
         `# CPU profile summary ${report.date}\n\n${text}\n`,
