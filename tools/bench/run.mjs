@@ -405,7 +405,9 @@ async function main() {
 
   const db = new pg.Client({ connectionString: databaseUrl });
   // When the database stops under it (Ctrl-C), the error must not crash the bench before it has cleaned up.
-  db.on('error', (error) => console.error('bench database connection:', error.message));
+  db.on('error', (error) =>
+    console.error('bench database connection:', error.message),
+  );
   await db.connect();
   try {
     await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
