@@ -1,16 +1,8 @@
-import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { createRootLogger, nestLogger } from './common/logging/logging';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
 import { createWorker } from './messages/create-worker';
-
-const NEST_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  verbose: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
 
 async function main(): Promise<void> {
   let config: AppConfig;
@@ -23,7 +15,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = new ConsoleLogger('Petstore', { logLevels: NEST_LEVELS[config.logLevel] });
+  // One pino logger for the whole process: start-up, framework, application and request logs.
+  const rootLogger = createRootLogger(config);
+  const logger = nestLogger(rootLogger);
   const database = await openDatabase(config, logger);
   if (process.argv.includes('--migrate-only')) {
     await database.stop();
@@ -32,8 +26,8 @@ async function main(): Promise<void> {
 
   // --worker-only: the message worker alone, no HTTP; any number of such processes may share the database.
   const workerOnly = process.argv.includes('--worker-only');
-  const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger });
-  const context = app ?? (await createWorker({ config, databaseUrl: database.url, logger }));
+  const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger: rootLogger });
+  const context = app ?? (await createWorker({ config, databaseUrl: database.url, logger: rootLogger }));
 
   // Stop taking requests, let in-flight ones finish, close the pool, then stop the embedded database.
   let stopping = false;

@@ -1,5 +1,6 @@
-import { DynamicModule, INestApplicationContext, Logger, LoggerService, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { createRootLogger, nestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
 import { DatabaseModule } from '../database/database.module';
 import { MessageWorkerModule } from './message-worker.module';
@@ -7,7 +8,8 @@ import { MessageWorkerModule } from './message-worker.module';
 export interface CreateWorkerOptions {
   config: AppConfig;
   databaseUrl: string;
-  logger?: LoggerService | false;
+  /** The process's pino logger; false logs nothing. */
+  logger?: RootLogger | false;
 }
 
 /** The composition root of a worker-only process: the database and the message worker, no HTTP. */
@@ -31,8 +33,9 @@ class WorkerModule {
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<INestApplicationContext> {
   const config = new AppConfig({ ...options.config, messageWorker: true });
+  const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(config));
   return NestFactory.createApplicationContext(WorkerModule.register({ ...options, config }), {
-    logger: options.logger ?? new Logger(),
+    logger: nestLogger(logger),
     abortOnError: false,
   });
 }
