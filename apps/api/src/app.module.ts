@@ -9,6 +9,7 @@ import { AppConfig } from './config/app-config';
 import { CatalogueRepositoriesModule } from './database/catalogue-repositories.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { MetricsModule } from './metrics/metrics.module';
 import { PetsModule } from './pets/pets.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { MessagesModule } from './messages/messages.module';
@@ -31,6 +32,7 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(httpLoggerParams(logger)),
         DatabaseModule.forRoot(databaseUrl),
+        MetricsModule.register(config, { http: true }),
         IdempotencyModule, AccountsModule, CategoriesModule, CatalogueRepositoriesModule, PetsModule, MessagesModule,
         StoreModule,
       ],

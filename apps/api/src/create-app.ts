@@ -10,6 +10,7 @@ import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { BODY_LIMIT_BYTES, clientErrorHandler, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { createRootLogger, registerRequestLogContext, RootLogger, silentLogger } from './common/logging/logging';
+import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
 import { PaginationInterceptor } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
@@ -46,6 +47,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     app.flushLogs();
     const fastify = app.getHttpAdapter().getInstance();
     registerRequestLogContext(fastify);
+    registerHttpMetrics(fastify, app.get(Metrics));
     registerHttpHooks(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {

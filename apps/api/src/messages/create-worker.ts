@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { createRootLogger, nestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
 import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { MessageWorkerModule } from './message-worker.module';
 
 export interface CreateWorkerOptions {
@@ -19,7 +20,7 @@ class WorkerModule {
     return {
       module: WorkerModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), MessageWorkerModule],
+      imports: [DatabaseModule.forRoot(databaseUrl), MetricsModule.register(config, { http: false }), MessageWorkerModule],
       providers: [{ provide: AppConfig, useValue: config }],
       exports: [AppConfig],
     };
