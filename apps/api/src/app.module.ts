@@ -9,6 +9,7 @@ import { AppConfig } from './config/app-config';
 import { CatalogueRepositoriesModule } from './database/catalogue-repositories.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { JobQueueModule } from './jobs/job-queue.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PetsModule } from './pets/pets.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
@@ -33,6 +34,7 @@ export class AppModule {
         LoggerModule.forRoot(httpLoggerParams(logger)),
         DatabaseModule.forRoot(databaseUrl),
         MetricsModule.register(config, { http: true }),
+        JobQueueModule,
         IdempotencyModule, AccountsModule, CategoriesModule, CatalogueRepositoriesModule, PetsModule, MessagesModule,
         StoreModule,
       ],

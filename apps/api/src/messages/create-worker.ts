@@ -2,7 +2,10 @@ import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createRootLogger, nestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { CatalogueRepositoriesModule } from '../database/catalogue-repositories.module';
 import { DatabaseModule } from '../database/database.module';
+import { JobQueueModule } from '../jobs/job-queue.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MessageWorkerModule } from './message-worker.module';
 
@@ -13,14 +16,22 @@ export interface CreateWorkerOptions {
   logger?: RootLogger | false;
 }
 
-/** The composition root of a worker-only process: the database and the message worker, no HTTP. */
+/** The composition root of a worker-only process: the database, the job queue and its workers, no HTTP. */
 @Module({})
 class WorkerModule {
   static register({ config, databaseUrl }: CreateWorkerOptions): DynamicModule {
     return {
       module: WorkerModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), MetricsModule.register(config, { http: false }), MessageWorkerModule],
+      imports: [
+        DatabaseModule.forRoot(databaseUrl),
+        MetricsModule.register(config, { http: false }),
+        JobQueueModule,
+        // The global ports the scheduled use cases need (SCHEDULED_JOBS).
+        IdempotencyModule,
+        CatalogueRepositoriesModule,
+        MessageWorkerModule,
+      ],
       providers: [{ provide: AppConfig, useValue: config }],
       exports: [AppConfig],
     };
