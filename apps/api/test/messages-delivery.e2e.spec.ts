@@ -301,6 +301,15 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     expect(survivor.transport.calls.get(id)).toBeUndefined();
   });
 
+  it('delivers a message queued before the job queue existed (an upgrade): the worker gives it a job', async () => {
+    const legacy = Message.queue({ id: messages.nextId(), text: 'from the previous release', ownerId, now: clock.now() });
+    await messages.add(legacy); // the row alone, as the hand-written poller's release stored it
+    expect(await jobCount(legacy.id)).toBe(0);
+    const worker = await startWorker();
+    await eventually(async () => (await statusOf(legacy.id)) === 'delivered');
+    expect(worker.transport.calls.get(legacy.id)).toBe(1);
+  });
+
   it('lists oldest first by the internal sequence, filtered by status, page by page', async () => {
     const ids = await queue(5);
     for (const id of ids.slice(0, 2)) {

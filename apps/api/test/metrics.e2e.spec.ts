@@ -56,6 +56,16 @@ describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
     expect(waiting.value).toBeGreaterThanOrEqual(0);
   });
 
+  it('has the message queue: depth, age of the oldest queued, failed messages, failed attempts', async () => {
+    await api.post('/messages', { key: customer, body: { message: 'waiting (no worker here)' } });
+    await api.post('/messages', { key: customer, body: { message: 'waiting too' } });
+    const text = (await api.get('/metrics', { key: ADMIN_KEY })).body as string;
+    expect(samples(text, 'message_queue_depth')).toEqual([{ labels: {}, value: 2 }]);
+    expect(samples(text, 'message_queue_oldest_age_seconds')[0].value).toBeGreaterThanOrEqual(0);
+    expect(samples(text, 'message_queue_failed_messages')).toEqual([{ labels: {}, value: 0 }]);
+    expect(samples(text, 'message_delivery_failures_total')).toEqual([{ labels: {}, value: 0 }]);
+  });
+
   it('counts rate-limit rejections (429)', async () => {
     const limited = await TestApp.startOn(api.databaseUrl, { rateLimitPerMinute: 3 });
     try {

@@ -24,9 +24,9 @@ export class MessageQueueMetrics {
   private stats: ReturnType<MessageRepository['queueStats']> | null = null;
 
   constructor(metrics: Metrics, messages: MessageRepository) {
-    // One query per scrape for the three gauges.
+    // One query per scrape for the three gauges (a scrape collects them all at once).
     const stats = () => {
-      this.stats ??= messages.queueStats().finally(() => setTimeout(() => (this.stats = null), 500).unref());
+      this.stats ??= messages.queueStats().finally(() => (this.stats = null));
       return this.stats;
     };
     metrics.gauge('message_queue_depth', 'Messages queued, not yet delivered.', async () => (await stats()).queued);

@@ -75,6 +75,8 @@ export class MessageDeliveryWorker {
   ) {}
 
   async start(): Promise<void> {
+    const requeued = await this.enqueueOrphans();
+    if (requeued) this.logger.log(`${requeued} queued messages had no delivery job (queued before the job queue): queued now`);
     const { batchSize, pollingIntervalSeconds } = this.options;
     await this.jobs.work<MessageJob>(MESSAGE_DELIVERY_QUEUE, { batchSize, pollingIntervalSeconds }, async (job) => {
       try {
@@ -96,5 +98,30 @@ export class MessageDeliveryWorker {
         this.logger.warn(`Message ${job.data.messageId} given up: no delivery attempt left`);
       }
     });
+  }
+
+  /**
+   * Gives a job to every queued message that has none: those queued by the release before the job
+   * queue, during an upgrade. A message and its job commit together, so a message seen without its
+   * job has none. Keyset on `seq`, so each message is looked at once.
+   */
+  private async enqueueOrphans(): Promise<number> {
+    const db = this.jobs.boss.getDb();
+    let total = 0;
+    let afterSeq = '0';
+    for (;;) {
+      const { rows } = await db.executeSql(
+        `SELECT m.id, m.seq::text AS seq FROM messages m
+          WHERE m.status = 'queued' AND m.seq > $2::bigint
+            AND NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = $1 AND j.id = m.id)
+          ORDER BY m.seq LIMIT 500`,
+        [MESSAGE_DELIVERY_QUEUE, afterSeq],
+      );
+      if (rows.length === 0) return total;
+      const ids = (rows as Array<{ id: string; seq: string }>).map((row) => row.id);
+      await this.jobs.boss.insert(ids.map((id) => ({ name: MESSAGE_DELIVERY_QUEUE, id, data: { messageId: id } })));
+      total += rows.length;
+      afterSeq = (rows[rows.length - 1] as { seq: string }).seq;
+    }
   }
 }
