@@ -11,6 +11,7 @@ import { BODY_LIMIT_BYTES, clientErrorHandler, PetstoreFastifyAdapter, registerH
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { createRootLogger, registerRequestLogContext, RootLogger, silentLogger } from './common/logging/logging';
 import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
+import { registerTracingHooks } from './common/tracing/tracing';
 import { PaginationInterceptor } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
@@ -48,6 +49,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     const fastify = app.getHttpAdapter().getInstance();
     registerRequestLogContext(fastify);
     registerHttpMetrics(fastify, app.get(Metrics));
+    registerTracingHooks(fastify);
     registerHttpHooks(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {

@@ -1,4 +1,6 @@
+import './tracing'; // first: OpenTelemetry (when configured) must load before http and pg
 import { createRootLogger, nestLogger } from './common/logging/logging';
+import { stopTracing } from './common/tracing/tracing';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
     try {
       await context.close();
       await database.stop();
+      await stopTracing();
     } finally {
       process.exit(0);
     }

@@ -6,6 +6,7 @@ import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import type { Options as HttpLoggerOptions } from 'pino-http';
 import pretty from 'pino-pretty';
 import { AppConfig, LogLevelName } from '../../config/app-config';
+import { routeOf } from '../http/route-label';
 
 export type RootLogger = Logger;
 
@@ -16,9 +17,6 @@ const PINO_LEVELS: Record<LogLevelName, pino.Level> = {
   debug: 'debug',
   verbose: 'trace',
 };
-
-/** The route label of a request that matched no route (never the raw URL: it may hold ids or junk). */
-export const UNMATCHED_ROUTE = '(unmatched)';
 
 /**
  * Secret-bearing fields, wherever a log call might put them: credentials in headers, and the API
@@ -84,11 +82,6 @@ export function registerRequestLogContext(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request) => {
     (request.raw as RawRequest)[FASTIFY_REQUEST] = request;
   });
-}
-
-/** The route as declared (`/pets/:petId`), never the URL with its ids. */
-export function routeOf(request: FastifyRequest | undefined): string {
-  return request?.routeOptions?.url ?? UNMATCHED_ROUTE;
 }
 
 function requestLine(req: IncomingMessage, res: ServerResponse, durationMs: unknown): Record<string, unknown> {
