@@ -56,7 +56,8 @@ export function createRootLogger(
   };
   if (destination) return pino(options, destination);
   if (config.logFormat === 'pretty') {
-    return pino(options, pretty({ sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    const stream = pretty({ sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    return pino(options, stream);
   }
   return pino(options);
 }
