@@ -1,20 +1,25 @@
-import { Logger, LoggerService } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Clock, EnsureAdministrator } from '@petstore/application';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { BODY_LIMIT_BYTES, clientErrorHandler, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
+import { createRootLogger, registerRequestLogContext, RootLogger, silentLogger } from './common/logging/logging';
+import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
+import { registerTracingHooks } from './common/tracing/tracing';
 import { PaginationInterceptor } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
 import { createValidationPipe } from './common/validation/validation.pipe';
 
-export interface CreateAppOptions extends AppModuleOptions {
-  logger?: LoggerService | false;
+export interface CreateAppOptions extends Omit<AppModuleOptions, 'logger'> {
+  /** The process's pino logger (main.ts: createRootLogger); false logs nothing. */
+  logger?: RootLogger | false;
   /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
   rateLimitPrefix?: string;
 }
@@ -33,12 +38,18 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     clientErrorHandler,
     return503OnClosing: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(options), adapter, {
-    logger: options.logger ?? new Logger(),
+  const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(options.config));
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register({ ...options, logger }), adapter, {
+    bufferLogs: true,
     abortOnError: false,
   });
   try {
+    app.useLogger(app.get(PinoNestLogger));
+    app.flushLogs();
     const fastify = app.getHttpAdapter().getInstance();
+    registerRequestLogContext(fastify);
+    registerHttpMetrics(fastify, app.get(Metrics));
+    registerTracingHooks(fastify);
     registerHttpHooks(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {

@@ -1,16 +1,10 @@
-import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import './tracing'; // first: OpenTelemetry (when configured) must load before http and pg
+import { createRootLogger, nestLogger } from './common/logging/logging';
+import { stopTracing } from './common/tracing/tracing';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
 import { createWorker } from './messages/create-worker';
-
-const NEST_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  verbose: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
 
 async function main(): Promise<void> {
   let config: AppConfig;
@@ -23,7 +17,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = new ConsoleLogger('Petstore', { logLevels: NEST_LEVELS[config.logLevel] });
+  // One pino logger for the whole process: start-up, framework, application and request logs.
+  const rootLogger = createRootLogger(config);
+  const logger = nestLogger(rootLogger);
   const database = await openDatabase(config, logger);
   if (process.argv.includes('--migrate-only')) {
     await database.stop();
@@ -32,8 +28,8 @@ async function main(): Promise<void> {
 
   // --worker-only: the message worker alone, no HTTP; any number of such processes may share the database.
   const workerOnly = process.argv.includes('--worker-only');
-  const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger });
-  const context = app ?? (await createWorker({ config, databaseUrl: database.url, logger }));
+  const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger: rootLogger });
+  const context = app ?? (await createWorker({ config, databaseUrl: database.url, logger: rootLogger }));
 
   // Stop taking requests, let in-flight ones finish, close the pool, then stop the embedded database.
   let stopping = false;
@@ -44,6 +40,7 @@ async function main(): Promise<void> {
     try {
       await context.close();
       await database.stop();
+      await stopTracing();
     } finally {
       process.exit(0);
     }

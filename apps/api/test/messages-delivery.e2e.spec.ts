@@ -1,20 +1,29 @@
 import {
   Clock,
-  DeliverDueMessages,
+  DeliverMessage,
+  DeliveryFailedError,
+  GiveUpMessage,
   MessageDeliverySettings,
   MessageTransport,
-  RetryBackoff,
+  QueueMessage,
 } from '@petstore/application';
 import { Message } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import {
   createDataSource,
+  MESSAGE_DELIVERY_QUEUE,
+  MessageDeliveryWorker,
+  messageQueues,
+  PgBossJobQueue,
+  PgBossMessageQueue,
   TransactionHost,
-  TypeOrmMessageQueue,
   TypeOrmMessageRepository,
   TypeOrmUnitOfWork,
 } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
+
+// Deliveries wait for pg-boss's polling (0.5 s) and retries for its back-off (1–2 s, then 2–4 s).
+jest.setTimeout(30_000);
 
 class TestClock extends Clock {
   constructor(public at: Date) {
@@ -23,15 +32,13 @@ class TestClock extends Clock {
   now(): Date {
     return new Date(this.at);
   }
-  advance(ms: number): void {
-    this.at = new Date(this.at.getTime() + ms);
-  }
 }
 
 /** Counts the deliveries of each message; `hold` keeps a delivery waiting until released. */
 class RecordingTransport extends MessageTransport {
   readonly calls = new Map<string, number>();
   failNext = new Set<string>();
+  failAlways = new Set<string>();
   hold: Promise<void> | null = null;
   entered: () => void = () => undefined;
 
@@ -39,7 +46,7 @@ class RecordingTransport extends MessageTransport {
     this.calls.set(message.id, (this.calls.get(message.id) ?? 0) + 1);
     this.entered();
     if (this.hold) await this.hold;
-    if (this.failNext.delete(message.id)) throw new Error('transport refused');
+    if (this.failNext.delete(message.id) || this.failAlways.has(message.id)) throw new Error('transport refused');
   }
 }
 
@@ -49,57 +56,73 @@ function latch(): { promise: Promise<void>; release: () => void } {
   return { promise, release };
 }
 
-/** One worker as a separate process would have it: its own pool, transaction host and transport. */
-class Worker {
-  readonly transport = new RecordingTransport();
-  host!: TransactionHost;
-  run!: DeliverDueMessages;
-  queue!: TypeOrmMessageQueue;
-
-  constructor(
-    readonly dataSource: DataSource,
-    clock: Clock,
-    settings = new MessageDeliverySettings(new RetryBackoff({ baseMs: 1_000, maxMs: 60_000, jitter: 0 }), 5_000),
-  ) {
-    this.host = new TransactionHost(dataSource);
-    this.queue = new TypeOrmMessageQueue(this.host);
-    this.run = new DeliverDueMessages(new TypeOrmUnitOfWork(this.host), this.queue, this.transport, clock, settings);
-  }
-
-  /** Runs until a run finds nothing due. */
-  async drain(batchSize: number): Promise<number> {
-    let delivered = 0;
-    for (;;) {
-      const report = await this.run.execute(batchSize);
-      delivered += report.delivered;
-      if (report.claimed === 0) return delivered;
-    }
+async function eventually(condition: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-describe('message delivery over the PostgreSQL queue (real database)', () => {
+/** One worker as a separate process would have it: its own pool, job queue (pg-boss) and transport. */
+class Worker {
+  readonly transport = new RecordingTransport();
+  readonly failures: DeliveryFailedError[] = [];
+  jobs!: PgBossJobQueue;
+
+  private constructor(readonly dataSource: DataSource) {}
+
+  static async start(url: string, clock: Clock, settings: MessageDeliverySettings, supervise = true): Promise<Worker> {
+    const worker = new Worker(await createDataSource(url).initialize());
+    worker.jobs = new PgBossJobQueue(worker.dataSource, { supervise, maintenanceIntervalSeconds: 1 });
+    await worker.jobs.start(messageQueues(settings));
+    const messages = new TypeOrmMessageRepository(new TransactionHost(worker.dataSource));
+    const deliver = new DeliverMessage(messages, worker.transport, clock, settings);
+    const options = { batchSize: 5, pollingIntervalSeconds: 0.5, onFailure: (e: DeliveryFailedError) => worker.failures.push(e) };
+    const silent = { log: () => undefined, warn: () => undefined } as never;
+    await new MessageDeliveryWorker(worker.jobs, deliver, new GiveUpMessage(messages), options, silent).start();
+    return worker;
+  }
+
+  async stop(): Promise<void> {
+    await this.jobs.stop(2_000);
+    await this.dataSource.destroy();
+  }
+}
+
+describe('message delivery on the pg-boss job queue (real database)', () => {
   let url: string;
   let dataSource: DataSource;
+  let host: TransactionHost;
   let messages: TypeOrmMessageRepository;
+  let jobs: PgBossJobQueue;
+  let queueMessage: QueueMessage;
   let clock: TestClock;
   let ownerId: number;
-  const extraSources: DataSource[] = [];
+  const settings = new MessageDeliverySettings(3, 5_000);
+  const workers: Worker[] = [];
 
-  const newSource = async () => {
-    const source = await createDataSource(url).initialize();
-    extraSources.push(source);
-    return source;
+  const startWorker = async (workerSettings = settings) => {
+    const worker = await Worker.start(url, clock, workerSettings);
+    workers.push(worker);
+    return worker;
   };
 
   beforeAll(async () => {
     url = await testDatabaseUrl();
     dataSource = await createDataSource(url).initialize();
+    host = new TransactionHost(dataSource);
+    messages = new TypeOrmMessageRepository(host);
+    // The sending side (an API instance without a worker): creates the schema and the queues.
+    jobs = new PgBossJobQueue(dataSource, { supervise: false });
+    await jobs.start(messageQueues(settings));
+    clock = new TestClock(new Date('2030-06-15T12:00:00.000Z'));
+    queueMessage = new QueueMessage(new TypeOrmUnitOfWork(host), messages, new PgBossMessageQueue(jobs, host), clock);
   });
 
   beforeEach(async () => {
     await resetDatabase(dataSource);
-    messages = new TypeOrmMessageRepository(new TransactionHost(dataSource));
-    clock = new TestClock(new Date('2030-06-15T12:00:00.000Z'));
+    await jobs.start(messageQueues(settings)); // back to 3 attempts (a test's worker may have changed it)
     const rows: Array<{ id: string }> = await dataSource.query(
       `INSERT INTO accounts (name, role) VALUES ('Sender', 'customer') RETURNING id`,
     );
@@ -107,201 +130,193 @@ describe('message delivery over the PostgreSQL queue (real database)', () => {
   });
 
   afterEach(async () => {
-    await Promise.all(extraSources.splice(0).map((source) => source.destroy().catch(() => undefined)));
+    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
   });
 
-  afterAll(() => dataSource.destroy());
+  afterAll(async () => {
+    await jobs.stop(1_000);
+    await dataSource.destroy();
+  });
 
   async function queue(count: number, prefix = 'message'): Promise<string[]> {
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const message = Message.queue({ id: messages.nextId(), text: `${prefix} ${i}`, ownerId, now: clock.now() });
-      await messages.add(message);
-      ids.push(message.id);
-    }
+    for (let i = 0; i < count; i++) ids.push((await queueMessage.execute({ text: `${prefix} ${i}`, ownerId })).id);
     return ids;
   }
 
   const row = async (id: string) =>
     (
       await dataSource.query(
-        `SELECT status, attempts, next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt", last_error AS "lastError"
-           FROM messages WHERE id = $1`,
+        `SELECT status, attempts, delivered_at AS "deliveredAt", last_error AS "lastError" FROM messages WHERE id = $1`,
         [id],
       )
     )[0];
+  const jobCount = async (id?: string) =>
+    Number(
+      (await dataSource.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND ($2::uuid IS NULL OR id = $2)`, [
+        MESSAGE_DELIVERY_QUEUE,
+        id ?? null,
+      ]))[0].n,
+    );
+  const statusOf = async (id: string) => (await row(id)).status as string;
 
-  it('stores a queued message and reads it back through the repository', async () => {
+  it('stores a queued message with its job, and reads it back through the repository', async () => {
     const [id] = await queue(1, 'stored');
     const read = await messages.findById(id);
-    expect(read?.toSnapshot()).toEqual({
-      id,
-      text: 'stored 0',
-      status: 'queued',
-      createdAt: clock.now(),
-      deliveredAt: null,
-      ownerId,
-    });
-    expect(await row(id)).toEqual({ status: 'queued', attempts: 0, nextAttemptAt: clock.now(), deliveredAt: null, lastError: null });
+    expect(read?.toSnapshot()).toEqual({ id, text: 'stored 0', status: 'queued', createdAt: clock.now(), deliveredAt: null, ownerId });
+    expect(await row(id)).toEqual({ status: 'queued', attempts: 0, deliveredAt: null, lastError: null });
+    expect(await jobCount(id)).toBe(1);
   });
 
-  it('claims nothing outside a transaction (the locks would be gone at once)', async () => {
-    await expect(new TypeOrmMessageQueue(new TransactionHost(dataSource)).claimDue(clock.now(), 10)).rejects.toThrow(
+  it('queues the job in the message\'s transaction: a rollback leaves neither, a commit both', async () => {
+    const uow = new TypeOrmUnitOfWork(host);
+    let rolledBack = '';
+    await expect(
+      uow.run(async () => {
+        rolledBack = (await queueMessage.execute({ text: 'never', ownerId })).id;
+        throw new Error('the request failed later');
+      }),
+    ).rejects.toThrow('the request failed later');
+    expect(await messages.findById(rolledBack)).toBeNull();
+    expect(await jobCount()).toBe(0);
+    await queue(1);
+    expect(await jobCount()).toBe(1);
+  });
+
+  it('refuses to queue a job outside a transaction (it could outlive a rolled-back message)', async () => {
+    await expect(new PgBossMessageQueue(jobs, host).enqueue('3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f')).rejects.toThrow(
       /inside UnitOfWork\.run/,
     );
   });
 
-  it('delivers queued messages, oldest first, and records when', async () => {
+  it('delivers queued messages and records when, with the attempts made', async () => {
     const ids = await queue(3);
-    const worker = new Worker(dataSource, clock);
-    clock.advance(250);
-    expect(await worker.run.execute(10)).toEqual({ claimed: 3, delivered: 3, retried: 0 });
-    expect([...worker.transport.calls.keys()]).toEqual(ids);
+    const worker = await startWorker();
+    await eventually(async () => (await Promise.all(ids.map(statusOf))).every((s) => s === 'delivered'));
     for (const id of ids) {
-      expect(await row(id)).toEqual(
-        expect.objectContaining({ status: 'delivered', attempts: 1, deliveredAt: clock.now(), lastError: null }),
-      );
-      expect((await messages.findById(id))?.deliveredAt).toEqual(clock.now());
+      expect(await row(id)).toEqual({ status: 'delivered', attempts: 1, deliveredAt: clock.now(), lastError: null });
+      expect(worker.transport.calls.get(id)).toBe(1);
     }
-    expect(await worker.run.execute(10)).toEqual({ claimed: 0, delivered: 0, retried: 0 });
   });
 
-  it('retries a failed delivery with back-off: not before it is due, then delivered', async () => {
-    const [failing, fine] = await queue(2);
-    const worker = new Worker(dataSource, clock);
-    worker.transport.failNext.add(failing);
-    const failedAt = clock.now();
-
-    expect(await worker.run.execute(10)).toEqual({ claimed: 2, delivered: 1, retried: 1 });
-    expect(await row(failing)).toEqual({
-      status: 'queued',
-      attempts: 1,
-      nextAttemptAt: new Date(failedAt.getTime() + 1_000),
-      deliveredAt: null,
-      lastError: 'Error: transport refused',
-    });
-    expect((await row(fine)).status).toBe('delivered');
-
-    clock.advance(999);
-    expect(await worker.run.execute(10)).toEqual({ claimed: 0, delivered: 0, retried: 0 });
-
-    clock.advance(1);
-    expect(await worker.run.execute(10)).toEqual({ claimed: 1, delivered: 1, retried: 0 });
-    expect(await row(failing)).toEqual(
-      expect.objectContaining({ status: 'delivered', attempts: 2, deliveredAt: clock.now(), lastError: null }),
-    );
-    expect(worker.transport.calls.get(failing)).toBe(2);
-    expect(worker.transport.calls.get(fine)).toBe(1);
-  });
-
-  it('doubles the wait after each failure, up to the cap', async () => {
+  it('holds no row lock and no transaction while the transport delivers', async () => {
     const [id] = await queue(1);
-    const worker = new Worker(
-      dataSource,
-      clock,
-      new MessageDeliverySettings(new RetryBackoff({ baseMs: 1_000, maxMs: 4_000, jitter: 0 }), 5_000),
-    );
-    const waits: number[] = [];
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      worker.transport.failNext.add(id);
-      const failedAt = clock.now().getTime();
-      expect((await worker.run.execute(10)).retried).toBe(1);
-      const { nextAttemptAt, attempts } = await row(id);
-      expect(attempts).toBe(attempt);
-      waits.push(nextAttemptAt.getTime() - failedAt);
-      clock.at = nextAttemptAt;
-    }
-    expect(waits).toEqual([1_000, 2_000, 4_000, 4_000, 4_000]);
-    expect(await worker.run.execute(10)).toEqual({ claimed: 1, delivered: 1, retried: 0 });
-    expect((await row(id)).attempts).toBe(6);
-  });
-
-  it('counts a delivery that hangs past the timeout as failed, and retries it', async () => {
-    const [id] = await queue(1);
-    const worker = new Worker(
-      dataSource,
-      clock,
-      new MessageDeliverySettings(new RetryBackoff({ baseMs: 1_000, maxMs: 1_000, jitter: 0 }), 50),
-    );
-    const stuck = latch();
-    worker.transport.hold = stuck.promise;
-    expect(await worker.run.execute(10)).toEqual({ claimed: 1, delivered: 0, retried: 1 });
-    expect(await row(id)).toEqual(
-      expect.objectContaining({ status: 'queued', attempts: 1, lastError: 'Error: delivery timed out after 50 ms' }),
-    );
-    stuck.release();
-  });
-
-  it('SKIP LOCKED: a second worker neither waits for nor takes the messages a first one holds', async () => {
-    const ids = await queue(10);
-    const a = new Worker(await newSource(), clock);
-    const b = new Worker(await newSource(), clock);
-
-    // A takes the 5 oldest and keeps its transaction open inside its first delivery.
+    const worker = await startWorker();
     const held = latch();
     const inside = latch();
-    a.transport.hold = held.promise;
-    a.transport.entered = inside.release;
-    const runA = a.run.execute(5);
+    worker.transport.hold = held.promise;
+    worker.transport.entered = inside.release;
     await inside.promise;
-
-    // B is not blocked by A's locks (it would wait forever without SKIP LOCKED): it takes the other 5.
-    expect(await b.run.execute(10)).toEqual({ claimed: 5, delivered: 5, retried: 0 });
-    expect(await b.run.execute(10)).toEqual({ claimed: 0, delivered: 0, retried: 0 });
-
+    const open: Array<{ n: number }> = await dataSource.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`,
+    );
+    expect(open[0].n).toBe(0);
+    // Another transaction may lock the message and its job at once (NOWAIT fails if anyone holds them).
+    await host.transaction(async () => {
+      await host.manager.query(`SELECT 1 FROM messages WHERE id = $1 FOR UPDATE NOWAIT`, [id]);
+      await host.manager.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND id = $2 FOR UPDATE NOWAIT`, [MESSAGE_DELIVERY_QUEUE, id]);
+    });
     held.release();
-    expect(await runA).toEqual({ claimed: 5, delivered: 5, retried: 0 });
-    expect([...a.transport.calls.keys()]).toEqual(ids.slice(0, 5));
-    expect([...b.transport.calls.keys()]).toEqual(ids.slice(5));
-    for (const id of ids) expect((a.transport.calls.get(id) ?? 0) + (b.transport.calls.get(id) ?? 0)).toBe(1);
-    const [{ delivered }] = await dataSource.query(`SELECT count(*)::int AS delivered FROM messages WHERE status = 'delivered'`);
-    expect(delivered).toBe(10);
+    await eventually(async () => (await statusOf(id)) === 'delivered');
+  });
+
+  it('retries a failed delivery with back-off, recording the error, then delivers it', async () => {
+    const [failing, fine] = await queue(2);
+    const worker = await startWorker();
+    worker.transport.failNext.add(failing);
+    await eventually(async () => (await statusOf(fine)) === 'delivered');
+    await eventually(async () => (await row(failing)).attempts === 1);
+    expect(await row(failing)).toEqual({ status: 'queued', attempts: 1, deliveredAt: null, lastError: 'Error: transport refused' });
+    await eventually(async () => (await statusOf(failing)) === 'delivered');
+    expect(await row(failing)).toEqual(expect.objectContaining({ attempts: 2, lastError: null }));
+    expect(worker.transport.calls.get(failing)).toBe(2);
+    expect(worker.transport.calls.get(fine)).toBe(1);
+    expect(worker.failures.map((f) => [f.attempt, f.givenUp])).toEqual([[1, false]]);
+  });
+
+  it('gives a message up as failed after MESSAGE_MAX_ATTEMPTS attempts, and tries no more', async () => {
+    // A job takes the attempts the queue allows when it is sent: the worker's start set them to 2.
+    const worker = await startWorker(new MessageDeliverySettings(2, 5_000));
+    const [id] = await queue(1);
+    worker.transport.failAlways.add(id);
+    await eventually(async () => (await statusOf(id)) === 'failed');
+    expect(await row(id)).toEqual({ status: 'failed', attempts: 2, deliveredAt: null, lastError: 'Error: transport refused' });
+    expect(worker.failures.map((f) => [f.attempt, f.givenUp])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(worker.transport.calls.get(id)).toBe(2);
+  });
+
+  it('counts a delivery that hangs past the timeout as a failed attempt', async () => {
+    const [id] = await queue(1);
+    const worker = await startWorker(new MessageDeliverySettings(3, 50));
+    const stuck = latch();
+    worker.transport.hold = stuck.promise;
+    await eventually(async () => (await row(id)).attempts === 1);
+    expect(await row(id)).toEqual(expect.objectContaining({ status: 'queued', lastError: 'Error: delivery timed out after 50 ms' }));
+    stuck.release();
   });
 
   it('four racing workers deliver each of 120 messages exactly once', async () => {
     const ids = await queue(120);
-    const workers = await Promise.all(Array.from({ length: 4 }, async () => new Worker(await newSource(), clock)));
-    const delivered = await Promise.all(workers.map((worker) => worker.drain(7)));
-    expect(delivered.reduce((sum, n) => sum + n, 0)).toBe(120);
+    const racing = await Promise.all(Array.from({ length: 4 }, () => startWorker()));
+    await eventually(async () => {
+      const [{ n }] = await dataSource.query(`SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'`);
+      return n === 120;
+    }, 30_000);
     for (const id of ids) {
-      expect(workers.reduce((sum, worker) => sum + (worker.transport.calls.get(id) ?? 0), 0)).toBe(1);
+      expect(racing.reduce((sum, worker) => sum + (worker.transport.calls.get(id) ?? 0), 0)).toBe(1);
     }
-    const [{ queued }] = await dataSource.query(`SELECT count(*)::int AS queued FROM messages WHERE status = 'queued'`);
-    expect(queued).toBe(0);
+    expect(racing.filter((worker) => worker.transport.calls.size > 0).length).toBeGreaterThan(1);
   });
 
-  it('at least once: when a worker dies mid-batch, its messages go back to the queue and another delivers them', async () => {
+  it('at least once: a message whose worker died mid-delivery is delivered by another once its lease expires', async () => {
     const [id] = await queue(1);
-    const doomed = new Worker(await newSource(), clock);
-    const held = latch();
-    const inside = latch();
-    doomed.transport.hold = held.promise;
-    doomed.transport.entered = inside.release;
-    const doomedRun = doomed.run.execute(10);
-    await inside.promise;
-
-    // The process "dies": its connection goes, and PostgreSQL rolls its transaction back.
-    const locks: Array<{ pid: number }> = await dataSource.query(
-      `SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-        WHERE l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND c.relname = 'messages' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()`,
-    );
-    expect(locks).toHaveLength(1);
-    await dataSource.query(`SELECT pg_terminate_backend($1)`, [locks[0].pid]);
-    held.release();
-    await expect(doomedRun).rejects.toThrow();
-
-    const survivor = new Worker(await newSource(), clock);
-    expect(await survivor.run.execute(10)).toEqual({ claimed: 1, delivered: 1, retried: 0 });
-    expect(doomed.transport.calls.get(id)).toBe(1);
+    // The "dead" worker took the job (it is active, leased) and will never report back.
+    const taken = await jobs.boss.fetch(MESSAGE_DELIVERY_QUEUE, { batchSize: 1 });
+    expect(taken.map((job) => job.id)).toEqual([id]);
+    await dataSource.query(`UPDATE pgboss.job SET expire_in = interval '1 second' WHERE name = $1 AND id = $2`, [
+      MESSAGE_DELIVERY_QUEUE,
+      id,
+    ]);
+    const survivor = await startWorker();
+    await eventually(async () => (await statusOf(id)) === 'delivered');
     expect(survivor.transport.calls.get(id)).toBe(1);
-    expect((await row(id)).status).toBe('delivered');
+    expect((await row(id)).attempts).toBe(2);
+  });
+
+  it('gives up a message whose worker died during its last attempt (the dead letter marks it failed)', async () => {
+    await jobs.start(messageQueues(new MessageDeliverySettings(1, 5_000))); // one attempt only
+    const [id] = await queue(1);
+    const taken = await jobs.boss.fetch(MESSAGE_DELIVERY_QUEUE, { batchSize: 1 });
+    expect(taken.map((job) => job.id)).toEqual([id]);
+    await dataSource.query(`UPDATE pgboss.job SET expire_in = interval '1 second' WHERE name = $1 AND id = $2`, [
+      MESSAGE_DELIVERY_QUEUE,
+      id,
+    ]);
+    const survivor = await startWorker(new MessageDeliverySettings(1, 5_000));
+    await eventually(async () => (await statusOf(id)) === 'failed');
+    expect(survivor.transport.calls.get(id)).toBeUndefined();
+  });
+
+  it('delivers a message queued before the job queue existed (an upgrade): the worker gives it a job', async () => {
+    const legacy = Message.queue({ id: messages.nextId(), text: 'from the previous release', ownerId, now: clock.now() });
+    await messages.add(legacy); // the row alone, as the hand-written poller's release stored it
+    expect(await jobCount(legacy.id)).toBe(0);
+    const worker = await startWorker();
+    await eventually(async () => (await statusOf(legacy.id)) === 'delivered');
+    expect(worker.transport.calls.get(legacy.id)).toBe(1);
   });
 
   it('lists oldest first by the internal sequence, filtered by status, page by page', async () => {
     const ids = await queue(5);
-    const worker = new Worker(dataSource, clock);
-    await worker.run.execute(2); // the two oldest are delivered
+    for (const id of ids.slice(0, 2)) {
+      const message = await messages.findById(id);
+      message?.deliver(clock.now());
+      if (message) await messages.recordAttempt(message, { attempts: 1, error: null });
+    }
     const first = await messages.list({}, { limit: 3 });
     expect(first.items.map((m) => m.id)).toEqual(ids.slice(0, 3));
     expect(first.nextAfterId).toEqual(expect.any(Number));
@@ -310,5 +325,14 @@ describe('message delivery over the PostgreSQL queue (real database)', () => {
     expect(second.nextAfterId).toBeNull();
     expect((await messages.list({ status: 'delivered' }, { limit: 10 })).items.map((m) => m.id)).toEqual(ids.slice(0, 2));
     expect((await messages.list({ status: 'queued' }, { limit: 10 })).items.map((m) => m.id)).toEqual(ids.slice(2));
+  });
+
+  it('reports the queue to the metrics: depth, oldest queued, failed', async () => {
+    expect(await messages.queueStats()).toEqual({ queued: 0, oldestQueuedAt: null, failed: 0 });
+    const [first] = await queue(3);
+    const failed = await messages.findById(first);
+    failed?.giveUp();
+    if (failed) await messages.recordAttempt(failed, { attempts: 3, error: 'gone' });
+    expect(await messages.queueStats()).toEqual({ queued: 2, oldestQueuedAt: clock.now(), failed: 1 });
   });
 });

@@ -19,7 +19,7 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
 interface MessageJson {
   id: string;
   message: string;
-  status: 'queued' | 'delivered';
+  status: 'queued' | 'delivered' | 'failed';
   createdAt: string;
   deliveredAt?: string;
 }
@@ -282,6 +282,18 @@ describe('GET /messages/{messageId} (HTTP, real PostgreSQL)', () => {
     expectError(response, 404, 'not_found');
     const missing = await api.get('/messages/00000000-0000-4000-8000-000000000000', { key: bob });
     expect(response.body.message.replace(message.id, 'ID')).toBe(missing.body.message.replace('00000000-0000-4000-8000-000000000000', 'ID'));
+  });
+
+  it('shows a message given up after its last attempt as failed, without deliveredAt', async () => {
+    const given = (await api.post('/messages', { key: alice, body: { message: 'undeliverable' } })).body;
+    // What the worker records when MESSAGE_MAX_ATTEMPTS attempts have failed (messages-delivery spec).
+    await api.sql(`UPDATE messages SET status = 'failed', attempts = 10, last_error = 'refused' WHERE id = $1`, [given.id]);
+    const read = await api.get(`/messages/${given.id}`, { key: alice });
+    expect(read.body).toEqual({ ...given, status: 'failed' });
+    const listed = await api.get('/messages?status=failed', { key: ADMIN_KEY });
+    expect(listed.body.map((m: MessageJson) => m.id)).toEqual([given.id]);
+    const schema = (await api.get('/openapi.json')).body.components.schemas.MessageStatus;
+    expect(schema.enum).toEqual(['queued', 'delivered', 'failed']);
   });
 
   it('shows an administrator any message', async () => {

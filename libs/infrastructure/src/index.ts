@@ -12,5 +12,5 @@ export * from './database/embedded-postgres';
 export * from './persistence/idempotency/typeorm-idempotency.store';
 export * from './persistence/message/typeorm-message.repository';
 export * from './message/inbox-message.transport';
-export * from './message/message-notifications';
-export * from './message/message-worker';
+export * from './jobs/pg-boss-job-queue';
+export * from './message/pg-boss-message-queue';

@@ -22,6 +22,8 @@ export const TEST_DATABASE_ENV = {
 export const TEST_DATABASE_PREFIX = 'petstore_test_';
 
 const MIGRATIONS_TABLE = 'schema_migrations';
+/** pg-boss's schema, created by the application at start-up. */
+const JOB_QUEUE_SCHEMA = 'pgboss';
 
 /** The database name in a PostgreSQL URL (`postgres://user@host:port/<name>`), decoded. */
 export function databaseNameOf(url: string): string {
@@ -113,7 +115,8 @@ async function createFromTemplate(client: Client, name: string, template: string
 }
 
 /**
- * Empties every table except the migrations' bookkeeping (`TRUNCATE … RESTART IDENTITY CASCADE`).
+ * Empties every table except the migrations' bookkeeping (`TRUNCATE … RESTART IDENTITY CASCADE`), and
+ * the job queue's jobs.
  * The tables are read from the catalog, so tables added by new migrations are covered as they come.
  * Refuses a database whose name lacks `test`.
  */
@@ -141,8 +144,12 @@ async function truncateAll(query: Query): Promise<void> {
               FROM pg_catalog.pg_tables
              WHERE schemaname NOT IN ('pg_catalog', 'information_schema')
                AND schemaname NOT LIKE 'pg\\_%'
-               AND tablename <> '${MIGRATIONS_TABLE}') AS tables`);
-  const { database, tables } = rows[0] as { database: string; tables: string | null };
+               AND schemaname <> '${JOB_QUEUE_SCHEMA}'
+               AND tablename <> '${MIGRATIONS_TABLE}') AS tables,
+           to_regclass('${JOB_QUEUE_SCHEMA}.job') IS NOT NULL AS "hasJobQueue"`);
+  const { database, tables, hasJobQueue } = rows[0] as { database: string; tables: string | null; hasJobQueue: boolean };
   assertTestDatabaseName(database);
   if (tables) await query(`TRUNCATE TABLE ${tables} RESTART IDENTITY CASCADE`);
+  // The job queue's own bookkeeping (schema version, queues, schedules) stays; its jobs go.
+  if (hasJobQueue) await query(`TRUNCATE TABLE ${JOB_QUEUE_SCHEMA}.job, ${JOB_QUEUE_SCHEMA}.archive`);
 }

@@ -11,7 +11,11 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 600,
       redisUrl: null,
       logLevel: 'info',
+      logFormat: 'json',
       messageWorker: true,
+      messageMaxAttempts: 10,
+      metricsPort: null,
+      otlpEndpoint: null,
     });
     expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
   });
@@ -26,6 +30,10 @@ describe('loadConfig', () => {
       PET_BY_ID_SUNSET: '2030-01-01T00:00:00Z',
       LOG_LEVEL: 'debug',
       MESSAGE_WORKER: 'false',
+      LOG_FORMAT: 'pretty',
+      MESSAGE_MAX_ATTEMPTS: '3',
+      METRICS_PORT: '9464',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -35,6 +43,10 @@ describe('loadConfig', () => {
       redisUrl: 'redis://localhost:6379',
       logLevel: 'debug',
       messageWorker: false,
+      logFormat: 'pretty',
+      messageMaxAttempts: 3,
+      metricsPort: 9464,
+      otlpEndpoint: 'http://collector:4318',
     });
     expect(config.petByIdSunset.toISOString()).toBe('2030-01-01T00:00:00.000Z');
   });
@@ -50,6 +62,11 @@ describe('loadConfig', () => {
     ['PET_BY_ID_SUNSET', 'soon'],
     ['LOG_LEVEL', 'loud'],
     ['MESSAGE_WORKER', 'maybe'],
+    ['LOG_FORMAT', 'xml'],
+    ['MESSAGE_MAX_ATTEMPTS', '0'],
+    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', 'ninety'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://collector:4317'],
   ])('refuses %s=%s with a line naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));

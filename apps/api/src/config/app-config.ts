@@ -4,6 +4,8 @@
  */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export class AppConfig {
   /** HTTP port (PORT, 3000). */
@@ -24,8 +26,16 @@ export class AppConfig {
   petByIdSunset: Date;
   /** LOG_LEVEL, info. */
   logLevel: LogLevelName;
+  /** LOG_FORMAT: one JSON object a line (json, the default) or coloured lines for people (pretty). */
+  logFormat: LogFormat;
   /** Whether the message worker runs in this process (MESSAGE_WORKER, on). */
   messageWorker: boolean;
+  /** Delivery attempts before a message is given up as `failed` (MESSAGE_MAX_ATTEMPTS, 10). */
+  messageMaxAttempts: number;
+  /** METRICS_PORT: serve GET /metrics there, without auth, instead of on PORT for the administrator; null = PORT. */
+  metricsPort: number | null;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: export OpenTelemetry traces there (OTLP over HTTP); null = no tracing. */
+  otlpEndpoint: string | null;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -57,7 +67,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     petByIdSunset: date(env, 'PET_BY_ID_SUNSET', DEFAULT_PET_BY_ID_SUNSET),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'json'),
     messageWorker: boolean(env, 'MESSAGE_WORKER', true),
+    messageMaxAttempts: integer(env, 'MESSAGE_MAX_ATTEMPTS', 10, 1, 100),
+    metricsPort: text(env, 'METRICS_PORT') === null ? null : integer(env, 'METRICS_PORT', 0, 1, 65535),
+    otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
   });
 }
 

@@ -1,23 +1,37 @@
-import { DynamicModule, INestApplicationContext, Logger, LoggerService, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { createRootLogger, nestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { CatalogueRepositoriesModule } from '../database/catalogue-repositories.module';
 import { DatabaseModule } from '../database/database.module';
+import { JobQueueModule } from '../jobs/job-queue.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { MessageWorkerModule } from './message-worker.module';
 
 export interface CreateWorkerOptions {
   config: AppConfig;
   databaseUrl: string;
-  logger?: LoggerService | false;
+  /** The process's pino logger; false logs nothing. */
+  logger?: RootLogger | false;
 }
 
-/** The composition root of a worker-only process: the database and the message worker, no HTTP. */
+/** The composition root of a worker-only process: the database, the job queue and its workers, no HTTP. */
 @Module({})
 class WorkerModule {
   static register({ config, databaseUrl }: CreateWorkerOptions): DynamicModule {
     return {
       module: WorkerModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), MessageWorkerModule],
+      imports: [
+        DatabaseModule.forRoot(databaseUrl),
+        MetricsModule.register(config, { http: false }),
+        JobQueueModule,
+        // The global ports the scheduled use cases need (SCHEDULED_JOBS).
+        IdempotencyModule,
+        CatalogueRepositoriesModule,
+        MessageWorkerModule,
+      ],
       providers: [{ provide: AppConfig, useValue: config }],
       exports: [AppConfig],
     };
@@ -31,8 +45,9 @@ class WorkerModule {
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<INestApplicationContext> {
   const config = new AppConfig({ ...options.config, messageWorker: true });
+  const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(config));
   return NestFactory.createApplicationContext(WorkerModule.register({ ...options, config }), {
-    logger: options.logger ?? new Logger(),
+    logger: nestLogger(logger),
     abortOnError: false,
   });
 }

@@ -20,7 +20,9 @@ export class NewMessageDto {
 
 @ApiSchema({
   name: 'Message',
-  description: 'A message posted to `POST /messages`. A background worker moves it from `queued` to `delivered`.',
+  description:
+    'A message posted to `POST /messages`. A background worker moves it from `queued` to `delivered`, or to ' +
+    '`failed` once every attempt allowed has failed.',
 })
 export class MessageDto {
   @ApiProperty({ description: 'Unique identifier (a UUID) assigned on creation.', format: 'uuid', example: '3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f' })
@@ -32,7 +34,9 @@ export class MessageDto {
   @ApiProperty({
     enum: MESSAGE_STATUSES,
     enumName: 'MessageStatus',
-    description: '`queued`: accepted, only queued so far; `delivered`: delivered by the worker.',
+    description:
+      '`queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered by the ' +
+      'worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried again.',
     example: 'queued',
   })
   status: MessageStatus;

@@ -30,7 +30,8 @@ export class MessagesController {
     description:
       'Accepts the message and queues it: `status: "queued"` means it was only queued. A background worker ' +
       'delivers it shortly afterwards (at least once; a message is never lost, even if the service restarts ' +
-      'meanwhile); follow `Location` (`GET /messages/{messageId}`) to see `status` become `delivered`.',
+      'meanwhile); follow `Location` (`GET /messages/{messageId}`) to see `status` become `delivered` (or ' +
+      '`failed`, should every delivery attempt fail).',
   })
   @ApiAcceptedResponse({
     description: 'Queued.',

@@ -43,6 +43,11 @@ export class OpenApiContract {
     const operation = route.item[method.toLowerCase()];
     const response = operation.responses[String(status)];
     if (!response) return [`${method} ${route.template} answered ${status}, which the description does not list`];
+    const plainText = response.content?.['text/plain'];
+    if (plainText && !response.content?.['application/json']) {
+      if (!contentType?.startsWith('text/plain')) return [`${method} ${route.template} ${status}: content-type ${contentType} is not text/plain`];
+      return typeof body === 'string' && body !== '' ? [] : [`${method} ${route.template} ${status}: no text body`];
+    }
     const schema = response.content?.['application/json']?.schema;
     if (!schema) {
       return body === undefined || body === '' ? [] : [`${method} ${route.template} ${status} has a body the description does not declare`];

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { Client } from 'pg';
+import type { RootLogger } from '../../src/common/logging/logging';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createApp } from '../../src/create-app';
 import { OpenApiContract } from './openapi-contract';
@@ -9,6 +10,8 @@ export const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
 
 export interface StartOptions {
   rateLimitPrefix?: string;
+  /** Where the app logs (default: nowhere). */
+  logger?: RootLogger;
 }
 
 export interface RequestOptions {

@@ -1,3 +1,4 @@
 export * from './idempotency.store';
 export * from './idempotency.errors';
 export * from './run-idempotently';
+export * from './purge-expired-keys';

@@ -4,30 +4,34 @@ import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
 import { MessageQueue, MessageTransport } from './message-queue';
 import { MessageListFilter, MessageRepository } from './message.repository';
-import { RetryBackoff } from './retry-backoff';
 
 export interface QueueMessageCommand {
   text: string;
   ownerId: number;
 }
 
-/** `POST /messages`: the message is stored as queued; a worker delivers it later. */
+/** `POST /messages`: the message is stored as queued and its delivery job queued, in one transaction. */
 @Injectable()
 export class QueueMessage {
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly messages: MessageRepository,
+    private readonly queue: MessageQueue,
     private readonly clock: Clock,
   ) {}
 
-  async execute(command: QueueMessageCommand): Promise<Message> {
-    const message = Message.queue({
-      id: this.messages.nextId(),
-      text: command.text,
-      ownerId: command.ownerId,
-      now: this.clock.now(),
+  execute(command: QueueMessageCommand): Promise<Message> {
+    return this.uow.run(async () => {
+      const message = Message.queue({
+        id: this.messages.nextId(),
+        text: command.text,
+        ownerId: command.ownerId,
+        now: this.clock.now(),
+      });
+      await this.messages.add(message);
+      await this.queue.enqueue(message.id);
+      return message;
     });
-    await this.messages.add(message);
-    return message;
   }
 }
 
@@ -48,64 +52,70 @@ export class MessageQueries {
   }
 }
 
-export interface DeliveryReport {
-  /** Messages this run took from the queue. */
-  claimed: number;
-  delivered: number;
-  /** Deliveries that failed and were scheduled again. */
-  retried: number;
-}
-
-/** How the worker treats failures; bound by value in the composition root. */
+/** How deliveries are attempted; bound by value in the composition root. */
 export class MessageDeliverySettings {
   constructor(
-    readonly backoff: RetryBackoff = new RetryBackoff(),
+    /** Attempts before a message is given up as `failed` (MESSAGE_MAX_ATTEMPTS). */
+    readonly maxAttempts = 10,
     /** A transport call that takes longer counts as failed (its message is retried later). */
     readonly deliveryTimeoutMs = 10_000,
   ) {}
 }
 
+export interface DeliveryAttempt {
+  messageId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** No attempt is left after this one (the queue's count: MessageDeliverySettings.maxAttempts). */
+  isLast: boolean;
+}
+
+export type DeliveryOutcome = 'delivered' | 'settled' | 'missing';
+
+/** The transport failed; the message stays queued (`givenUp` false) or is now `failed`. */
+export class DeliveryFailedError extends Error {
+  constructor(
+    readonly messageId: string,
+    readonly attempt: number,
+    readonly givenUp: boolean,
+    readonly reason: string,
+  ) {
+    super(`Delivery of message ${messageId} failed (attempt ${attempt}${givenUp ? ', the last' : ''}): ${reason}`);
+  }
+}
+
 /**
- * One run of the message worker, in one transaction: takes up to `batchSize` due messages that
- * no other worker holds, hands each to the transport and marks it delivered, or, when the
- * transport fails, schedules another attempt with exponential back-off.
- *
- * Delivery is at least once: should the process die, or the commit fail, after the transport
- * was called, the transaction rolls back and the message is delivered again by the next run.
+ * One delivery attempt of one message, run by the job queue's worker. No transaction and no row
+ * lock is held while the transport runs: the queue's job (taken with SKIP LOCKED, then held as an
+ * expiring lease) is what keeps other workers off the message. The outcome is then recorded in
+ * one short statement. Delivery is at least once: should the process die after the transport was
+ * called and before the outcome is recorded, the lease expires and the message is delivered again.
  */
 @Injectable()
-export class DeliverDueMessages {
+export class DeliverMessage {
   constructor(
-    private readonly uow: UnitOfWork,
-    private readonly queue: MessageQueue,
+    private readonly messages: MessageRepository,
     private readonly transport: MessageTransport,
     private readonly clock: Clock,
     private readonly settings: MessageDeliverySettings,
   ) {}
 
-  execute(batchSize: number): Promise<DeliveryReport> {
-    return this.uow.run(async () => {
-      const claimed = await this.queue.claimDue(this.clock.now(), batchSize);
-      const report: DeliveryReport = { claimed: claimed.length, delivered: 0, retried: 0 };
-      for (const { message, attempts } of claimed) {
-        try {
-          await this.deliverWithin(message, this.settings.deliveryTimeoutMs);
-        } catch (error) {
-          const failedAt = this.clock.now();
-          await this.queue.scheduleRetry(message.id, {
-            attempts: attempts + 1,
-            nextAttemptAt: this.settings.backoff.nextAttemptAt(attempts + 1, failedAt),
-            error: failureText(error),
-          });
-          report.retried++;
-          continue;
-        }
-        message.deliver(this.clock.now());
-        await this.queue.markDelivered(message, attempts + 1);
-        report.delivered++;
-      }
-      return report;
-    });
+  /** Throws DeliveryFailedError when the transport fails, so that the queue retries with back-off. */
+  async execute({ messageId, attempt, isLast }: DeliveryAttempt): Promise<DeliveryOutcome> {
+    const message = await this.messages.findById(messageId);
+    if (!message) return 'missing';
+    if (message.isSettled) return 'settled';
+    try {
+      await this.deliverWithin(message, this.settings.deliveryTimeoutMs);
+    } catch (error) {
+      if (isLast) message.giveUp();
+      const reason = failureText(error);
+      await this.messages.recordAttempt(message, { attempts: attempt, error: reason });
+      throw new DeliveryFailedError(messageId, attempt, isLast, reason);
+    }
+    message.deliver(this.clock.now());
+    await this.messages.recordAttempt(message, { attempts: attempt, error: null });
+    return 'delivered';
   }
 
   private deliverWithin(message: Message, timeoutMs: number): Promise<void> {
@@ -114,6 +124,22 @@ export class DeliverDueMessages {
       timer = setTimeout(() => reject(new Error(`delivery timed out after ${timeoutMs} ms`)), timeoutMs);
     });
     return Promise.race([this.transport.deliver(message), timeout]).finally(() => clearTimeout(timer));
+  }
+}
+
+/**
+ * The queue gave up on a message (its last attempt failed or its worker died during it): the
+ * message becomes `failed`, unless it was delivered or given up already.
+ */
+@Injectable()
+export class GiveUpMessage {
+  constructor(private readonly messages: MessageRepository) {}
+
+  async execute(messageId: string): Promise<boolean> {
+    const message = await this.messages.findById(messageId);
+    if (!message || message.isSettled) return false;
+    message.giveUp();
+    return this.messages.recordAttempt(message, { attempts: 0, error: null });
   }
 }
 

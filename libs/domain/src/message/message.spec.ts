@@ -72,6 +72,30 @@ describe('Message.deliver', () => {
   });
 });
 
+describe('Message.giveUp', () => {
+  it('queued → failed, with no deliveredAt; settled from then on', () => {
+    const message = queue();
+    expect(message.isSettled).toBe(false);
+    message.giveUp();
+    expect(message.toSnapshot()).toEqual(expect.objectContaining({ status: 'failed', deliveredAt: null }));
+    expect(message.isSettled).toBe(true);
+  });
+
+  it('leaves a delivered message delivered', () => {
+    const message = queue();
+    message.deliver(now);
+    message.giveUp();
+    expect(message.status).toBe('delivered');
+  });
+
+  it('a late successful delivery of a failed message counts', () => {
+    const message = queue();
+    message.giveUp();
+    message.deliver(now);
+    expect(message.toSnapshot()).toEqual(expect.objectContaining({ status: 'delivered', deliveredAt: now }));
+  });
+});
+
 describe('Message', () => {
   it('restore copies the props; getters read them', () => {
     const props: MessageProps = {
@@ -94,8 +118,8 @@ describe('Message', () => {
     ]).toEqual([id, 'hi', 'delivered', now, now, 2]);
   });
 
-  it('has the two statuses queued and delivered', () => {
-    expect(MESSAGE_STATUSES).toEqual(['queued', 'delivered']);
+  it('has the statuses queued, delivered and failed', () => {
+    expect(MESSAGE_STATUSES).toEqual(['queued', 'delivered', 'failed']);
   });
 
   it('MessageNotFoundError is not_found', () => {

@@ -1,7 +1,8 @@
 import { InvalidValueError } from '../shared/domain-error';
 import { LIMITS } from '../shared/limits';
 
-export const MESSAGE_STATUSES = ['queued', 'delivered'] as const;
+/** queued → delivered, or queued → failed once every delivery attempt allowed has failed. */
+export const MESSAGE_STATUSES = ['queued', 'delivered', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -62,11 +63,23 @@ export class Message {
     return this.props.status === 'delivered';
   }
 
-  /** queued → delivered. Idempotent: a second delivery keeps the first `deliveredAt`. */
+  get isSettled(): boolean {
+    return this.props.status !== 'queued';
+  }
+
+  /**
+   * queued → delivered. Idempotent: a second delivery keeps the first `deliveredAt`. A delivery that
+   * succeeds after the message was given up (a late attempt) still counts: the text did arrive.
+   */
   deliver(at: Date): void {
     if (this.isDelivered) return;
     this.props.status = 'delivered';
     this.props.deliveredAt = at;
+  }
+
+  /** queued → failed: no attempt is left. A delivered message stays delivered. */
+  giveUp(): void {
+    if (this.props.status === 'queued') this.props.status = 'failed';
   }
 
   toSnapshot(): MessageProps {

@@ -51,6 +51,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('store', 'Stock and orders')
     .addTag('messages', 'The quickstart operation: messages queued for the store')
     .addTag('health', 'Liveness and readiness probes')
+    .addTag('metrics', 'Prometheus metrics for operators')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' }, BEARER_SCHEME)
     .build();
   const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));

@@ -3,6 +3,7 @@ import { Messages1763769900000 } from './1763769900000-messages';
 import { IdempotencyKeys1763770000000 } from './1763770000000-idempotency-keys';
 import { PetsAndInventory1763856000000 } from './1763856000000-pets-and-inventory';
 import { Orders1763856100000 } from './1763856100000-orders';
+import { MessageDeliveryJobs1763942460000 } from './1763942460000-message-delivery-jobs';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763770000000,
   PetsAndInventory1763856000000,
   Orders1763856100000,
+  MessageDeliveryJobs1763942460000,
 ];

@@ -12,7 +12,7 @@ export const MessageMapper = {
       ownerId: row.ownerId,
     });
   },
-  /** A newly queued message: due at once, no attempt made yet. */
+  /** A newly queued message: no attempt made yet. */
   toNewRow(message: Message): MessageOrmEntity {
     const row = new MessageOrmEntity();
     const s = message.toSnapshot();
@@ -23,7 +23,6 @@ export const MessageMapper = {
     row.createdAt = s.createdAt;
     row.deliveredAt = s.deliveredAt;
     row.attempts = 0;
-    row.nextAttemptAt = s.createdAt;
     row.lastError = null;
     return row;
   },

@@ -26,12 +26,9 @@ export class MessageOrmEntity {
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
   deliveredAt: Date | null;
 
-  /** Failed delivery attempts so far (the one that succeeded is counted too, once delivered). */
+  /** Delivery attempts made so far (the one that succeeded included). The job queue keeps when the next is due. */
   @Column({ type: 'integer', default: 0 })
   attempts: number;
-
-  @Column({ name: 'next_attempt_at', type: 'timestamptz' })
-  nextAttemptAt: Date;
 
   @Column({ name: 'last_error', type: 'varchar', length: 1000, nullable: true })
   lastError: string | null;

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
-  ClaimedMessage,
   MessageListFilter,
-  MessageQueue,
+  MessageQueueStats,
   MessageRepository,
   Page,
   PageRequest,
@@ -14,9 +13,6 @@ import { FindOptionsWhere, MoreThan } from 'typeorm';
 import { TransactionHost } from '../../database/transaction-host';
 import { MessageMapper } from './message.mapper';
 import { MessageOrmEntity } from './message.orm-entity';
-
-/** The PostgreSQL channel a queued message is announced on (`NOTIFY`), to wake the workers at once. */
-export const MESSAGES_CHANNEL = 'petstore_messages';
 
 @Injectable()
 export class TypeOrmMessageRepository extends MessageRepository {
@@ -33,16 +29,7 @@ export class TypeOrmMessageRepository extends MessageRepository {
   }
 
   async add(message: Message): Promise<void> {
-    const row = MessageMapper.toNewRow(message);
-    // One statement: the row and its NOTIFY commit together (a notification is sent on commit only).
-    await this.host.manager.query(
-      `WITH added AS (
-         INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         RETURNING id)
-       SELECT pg_notify($9, '') FROM added`,
-      [row.id, row.ownerId, row.text, row.status, row.createdAt, row.deliveredAt, row.attempts, row.nextAttemptAt, MESSAGES_CHANNEL],
-    );
+    await this.rows.insert(MessageMapper.toNewRow(message));
   }
 
   async findById(id: string): Promise<Message | null> {
@@ -58,43 +45,28 @@ export class TypeOrmMessageRepository extends MessageRepository {
     const page = pageFromRows(rows, limit, (row) => row.seq);
     return { items: page.items.map(MessageMapper.toDomain), nextAfterId: page.nextAfterId };
   }
-}
 
-@Injectable()
-export class TypeOrmMessageQueue extends MessageQueue {
-  constructor(private readonly host: TransactionHost) {
-    super();
-  }
-
-  private get rows() {
-    return this.host.manager.getRepository(MessageOrmEntity);
-  }
-
-  async claimDue(now: Date, limit: number): Promise<ClaimedMessage[]> {
-    // Outside a transaction the row locks would be released as soon as they are taken.
-    if (!this.host.inTransaction) throw new Error('MessageQueue.claimDue must run inside UnitOfWork.run.');
-    const rows = await this.rows
-      .createQueryBuilder('m')
-      .where('m.status = :queued', { queued: 'queued' })
-      .andWhere('m.nextAttemptAt <= :now', { now })
-      .orderBy('m.nextAttemptAt', 'ASC')
-      .addOrderBy('m.seq', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
-    return rows.map((row) => ({ message: MessageMapper.toDomain(row), attempts: row.attempts }));
-  }
-
-  async markDelivered(message: Message, attempts: number): Promise<void> {
+  async recordAttempt(message: Message, attempt: { attempts: number; error: string | null }): Promise<boolean> {
     const { id, status, deliveredAt } = message.toSnapshot();
-    await this.rows.update({ id }, { status, deliveredAt, attempts, lastError: null });
+    // One statement, no lock held beyond it; only a message still queued changes (a late duplicate
+    // attempt leaves a settled message as it is). A delivery clears the last error; a failure or
+    // a give-up without an error of its own keeps the previous one.
+    const [, updated]: [unknown[], number] = await this.host.manager.query(
+      `UPDATE messages
+          SET status = $2::varchar, delivered_at = $3, attempts = GREATEST(attempts, $4),
+              last_error = CASE WHEN $2::varchar = 'delivered' THEN NULL ELSE COALESCE($5, last_error) END
+        WHERE id = $1 AND status = 'queued'`,
+      [id, status, deliveredAt, attempt.attempts, attempt.error],
+    );
+    return updated > 0;
   }
 
-  async scheduleRetry(id: string, failure: { attempts: number; nextAttemptAt: Date; error: string }): Promise<void> {
-    await this.rows.update(
-      { id, status: 'queued' },
-      { attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, lastError: failure.error },
+  async queueStats(): Promise<MessageQueueStats> {
+    const [row]: Array<{ queued: number; oldest: Date | null; failed: number }> = await this.host.manager.query(
+      `SELECT (SELECT count(*)::int FROM messages WHERE status = 'queued') AS queued,
+              (SELECT created_at FROM messages WHERE status = 'queued' ORDER BY seq LIMIT 1) AS oldest,
+              (SELECT count(*)::int FROM messages WHERE status = 'failed') AS failed`,
     );
+    return { queued: row.queued, oldestQueuedAt: row.oldest, failed: row.failed };
   }
 }

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { routeOf } from '../http/route-label';
+
+/** Seconds: from a health probe (1 ms) to a slow order under contention (seconds). */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The Prometheus metrics of one application instance, in a registry of its own (tests run
+ * several instances in one process): HTTP durations, rate-limit rejections, the process's
+ * default metrics (memory, CPU, event-loop lag, GC) and whatever gauges the modules add.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly rateLimitRejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 rate_limited.',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge read when scraped: `collect` returns its value (or one per label set). */
+  gauge(name: string, help: string, collect: () => number | Promise<number>): Gauge {
+    return new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      async collect() {
+        this.set(await collect());
+      },
+    });
+  }
+
+  counter(name: string, help: string): Counter {
+    return new Counter({ name, help, registers: [this.registry] });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/**
+ * Observes every response once it is sent: its duration under the route template (never the raw
+ * URL, whose ids would make a series per pet), and a 429 as a rate-limit rejection.
+ */
+export function registerHttpMetrics(fastify: FastifyInstance, metrics: Metrics): void {
+  fastify.addHook('onResponse', async (request, reply) => {
+    const status = reply.statusCode;
+    metrics.httpRequestDuration.observe(
+      { method: request.method, route: routeOf(request), status_code: String(status) },
+      reply.elapsedTime / 1000,
+    );
+    if (status === 429) metrics.rateLimitRejections.inc();
+  });
+}

@@ -1,0 +1,91 @@
+import { createServer, Server } from 'node:http';
+import {
+  DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Metrics } from '../common/metrics/metrics';
+import { AppConfig } from '../config/app-config';
+import { MetricsController } from './metrics.controller';
+
+/** The pool node-postgres keeps behind TypeORM's PostgreSQL driver. */
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** Gauges of the connection pool: connections open, idle, and queries waiting for one. */
+@Injectable()
+export class DatabasePoolMetrics {
+  constructor(metrics: Metrics, @Inject(DataSource) dataSource: DataSource) {
+    const pool = () => (dataSource.driver as unknown as { master?: PgPool }).master;
+    metrics.gauge('db_pool_connections_total', 'Connections the pool holds.', () => pool()?.totalCount ?? 0);
+    metrics.gauge('db_pool_connections_idle', 'Pool connections not in use.', () => pool()?.idleCount ?? 0);
+    metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', () => pool()?.waitingCount ?? 0);
+  }
+}
+
+/**
+ * With METRICS_PORT set, GET /metrics is served there without auth (a port for the scraper, kept
+ * off the public network) and not on the API's port.
+ */
+@Injectable()
+export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private server: Server | null = null;
+  private readonly logger = new Logger('Metrics');
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const port = this.config.metricsPort;
+    if (port === null) return;
+    const server = createServer((request, response) => {
+      if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+        response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /metrics here.\n');
+        return;
+      }
+      this.metrics.text().then(
+        (text) => response.writeHead(200, { 'content-type': this.metrics.contentType }).end(text),
+        (error: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.config.host, () => resolve());
+    });
+    this.server = server;
+    this.logger.log(`Metrics on http://${this.config.host}:${port}/metrics (no auth)`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** Prometheus metrics: one registry per application instance, GET /metrics on PORT or METRICS_PORT. */
+@Global()
+@Module({})
+export class MetricsModule {
+  static register(config: AppConfig, options: { http: boolean }): DynamicModule {
+    return {
+      module: MetricsModule,
+      controllers: options.http && config.metricsPort === null ? [MetricsController] : [],
+      providers: [{ provide: Metrics, useFactory: () => new Metrics() }, DatabasePoolMetrics, MetricsServer],
+      exports: [Metrics],
+    };
+  }
+}

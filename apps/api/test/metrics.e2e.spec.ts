@@ -1,0 +1,124 @@
+import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+
+/** The samples of one metric: `name{labels} value` lines, with the labels parsed. */
+function samples(text: string, name: string): Array<{ labels: Record<string, string>; value: number }> {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .map((line) => {
+      const match = /^[^{\s]+(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (!match) throw new Error(`unparsable sample: ${line}`);
+      const labels = Object.fromEntries([...(match[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      return { labels, value: Number(match[2]) };
+    });
+}
+
+describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
+  let api: TestApp;
+  let customer: string;
+
+  beforeAll(async () => {
+    api = await TestApp.start();
+    customer = (await api.customer()).key;
+  });
+  afterAll(() => api.close());
+
+  it('is for the administrator only: 401 without a key, 403 for a customer', async () => {
+    expectError(await api.get('/metrics'), 401, 'unauthorized');
+    expectError(await api.get('/metrics', { key: customer }), 403, 'forbidden');
+    const response = await api.get('/metrics', { key: ADMIN_KEY });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  it('times requests by method, route template and status, never by raw id', async () => {
+    await api.get('/pets/7654321', { key: customer });
+    await api.get('/no/such/path/7654322');
+    const text = (await api.get('/metrics', { key: ADMIN_KEY })).body as string;
+    const counts = samples(text, 'http_request_duration_seconds_count');
+    expect(counts).toContainEqual({ labels: { method: 'GET', route: '/pets/:petId', status_code: '404' }, value: 1 });
+    expect(counts).toContainEqual({ labels: { method: 'GET', route: '(unmatched)', status_code: '404' }, value: 1 });
+    expect(samples(text, 'http_request_duration_seconds_bucket').length).toBeGreaterThan(10);
+    expect(text).not.toMatch(/765432[12]/);
+  });
+
+  it('has the process metrics and the database pool', async () => {
+    const text = (await api.get('/metrics', { key: ADMIN_KEY })).body as string;
+    for (const name of ['process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(samples(text, name)).toHaveLength(1);
+    }
+    expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
+    const [total] = samples(text, 'db_pool_connections_total');
+    const [idle] = samples(text, 'db_pool_connections_idle');
+    const [waiting] = samples(text, 'db_pool_waiting_requests');
+    expect(total.value).toBeGreaterThanOrEqual(1);
+    expect(idle.value).toBeLessThanOrEqual(total.value);
+    expect(waiting.value).toBeGreaterThanOrEqual(0);
+  });
+
+  it('has the message queue: depth, age of the oldest queued, failed messages, failed attempts', async () => {
+    await api.post('/messages', { key: customer, body: { message: 'waiting (no worker here)' } });
+    await api.post('/messages', { key: customer, body: { message: 'waiting too' } });
+    const text = (await api.get('/metrics', { key: ADMIN_KEY })).body as string;
+    expect(samples(text, 'message_queue_depth')).toEqual([{ labels: {}, value: 2 }]);
+    expect(samples(text, 'message_queue_oldest_age_seconds')[0].value).toBeGreaterThanOrEqual(0);
+    expect(samples(text, 'message_queue_failed_messages')).toEqual([{ labels: {}, value: 0 }]);
+    expect(samples(text, 'message_delivery_failures_total')).toEqual([{ labels: {}, value: 0 }]);
+  });
+
+  it('counts rate-limit rejections (429)', async () => {
+    const limited = await TestApp.startOn(api.databaseUrl, { rateLimitPerMinute: 3 });
+    try {
+      const key = (await api.customer('Limited')).key; // 3 requests a minute on the limited instance
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await limited.get('/accounts/me', { key })).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const text = (await limited.get('/metrics', { key: ADMIN_KEY })).body as string;
+      expect(samples(text, 'rate_limit_rejections_total')).toEqual([{ labels: {}, value: 2 }]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('keeps one registry per instance', async () => {
+    const other = await TestApp.startOn(api.databaseUrl);
+    try {
+      const text = (await other.get('/metrics', { key: ADMIN_KEY })).body as string;
+      expect(samples(text, 'http_request_duration_seconds_count').filter((s) => s.labels['route'] === '/pets/:petId')).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('is described in the OpenAPI document as text/plain for administrators', async () => {
+    const doc = (await api.get('/openapi.json')).body;
+    const operation = doc.paths['/metrics'].get;
+    expect(Object.keys(operation.responses['200'].content)).toEqual(['text/plain']);
+    expect(operation.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
+  });
+});
+
+describe('METRICS_PORT: /metrics on a port of its own, without auth', () => {
+  const METRICS_PORT = 3551;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    api = await TestApp.start({ metricsPort: METRICS_PORT, host: '127.0.0.1' });
+  });
+  afterAll(() => api.close());
+
+  it('answers there without a key, and no longer on the API port', async () => {
+    const response = await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`);
+    expect(response.status).toBe(200);
+    expect(samples(await response.text(), 'process_resident_memory_bytes')).toHaveLength(1);
+    expectError(await api.get('/metrics', { key: ADMIN_KEY }), 404, 'not_found');
+    expect((await api.get('/openapi.json')).body.paths).not.toHaveProperty('/metrics');
+  });
+
+  it('frees the port when the application closes', async () => {
+    const other = await TestApp.startOn(api.databaseUrl, { metricsPort: METRICS_PORT + 1, host: '127.0.0.1' });
+    await other.close();
+    await expect(fetch(`http://127.0.0.1:${METRICS_PORT + 1}/metrics`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,137 @@
+import { Logger } from '@nestjs/common';
+import PgBoss from 'pg-boss';
+import type { DataSource } from 'typeorm';
+import { TransactionHost } from '../database/transaction-host';
+
+/** The node-postgres pool behind TypeORM's PostgreSQL driver. */
+interface PgPool {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+export interface JobQueueOptions {
+  /**
+   * Run pg-boss's upkeep here: expiring the leases of jobs whose worker died, archiving, and the
+   * clock that sends scheduled jobs (pg-boss makes each happen once across all instances).
+   * Processes that only send jobs leave it off.
+   */
+  supervise: boolean;
+  /** How often the upkeep runs (pg-boss's default: 120 s). */
+  maintenanceIntervalSeconds?: number;
+}
+
+export interface QueueDefinition {
+  name: string;
+  /** Attempts after the first one (pg-boss's retryLimit). */
+  retryLimit: number;
+  /** Seconds before the first retry; doubled (with jitter) for each later one. */
+  retryDelaySeconds: number;
+  /** A job active for longer is taken as lost (its worker died) and retried. */
+  expireInSeconds: number;
+  /** Where a job goes once its last attempt failed. */
+  deadLetter?: string;
+}
+
+export type JobHandler<T> = (job: PgBoss.JobWithMetadata<T>) => Promise<void>;
+
+/** pg-boss keeps jobs waiting for a worker this long (its default, 14 days, could drop some). */
+const RETENTION_MINUTES = 365 * 24 * 60;
+
+/**
+ * The job queue: pg-boss (SKIP LOCKED fetching, leases that expire, retries with back-off, dead
+ * letters, cron schedules run once across instances) in its own schema, `pgboss`, of the service's
+ * database, created or migrated at start-up under pg-boss's advisory lock. It runs its SQL on
+ * TypeORM's connection pool, so the process has one pool, and a job can be sent on the connection
+ * of the caller's transaction (`sendInTransaction`).
+ */
+export class PgBossJobQueue {
+  readonly boss: PgBoss;
+  private readonly logger = new Logger('JobQueue');
+  private readonly queues = new Map<string, QueueDefinition>();
+  private started = false;
+
+  constructor(dataSource: DataSource, options: JobQueueOptions) {
+    const pool = (dataSource.driver as unknown as { master: PgPool }).master;
+    const db: PgBoss.Db = { executeSql: (text, values) => pool.query(text, values) as Promise<{ rows: any[] }> };
+    this.boss = new PgBoss({
+      db,
+      supervise: options.supervise,
+      schedule: options.supervise,
+      // pg-boss tells an option left undefined from one given: pass only those set.
+      ...(options.maintenanceIntervalSeconds ? { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds } : {}),
+    });
+    this.boss.on('error', (error) => this.logger.error(`pg-boss: ${error.message}`));
+  }
+
+  /** Creates (or migrates) the pg-boss schema and the queues; dead-letter queues first. */
+  async start(queues: QueueDefinition[]): Promise<void> {
+    await this.boss.start();
+    this.started = true;
+    const ordered = [...queues].sort((a, b) => Number(!!a.deadLetter) - Number(!!b.deadLetter));
+    for (const queue of ordered) {
+      const options: PgBoss.Queue = {
+        name: queue.name,
+        retryLimit: queue.retryLimit,
+        retryDelay: queue.retryDelaySeconds,
+        retryBackoff: true,
+        expireInSeconds: queue.expireInSeconds,
+        retentionMinutes: RETENTION_MINUTES,
+        ...(queue.deadLetter ? { deadLetter: queue.deadLetter } : {}),
+      };
+      await this.boss.createQueue(queue.name, options);
+      // createQueue keeps the settings of a queue that exists: apply today's (MESSAGE_MAX_ATTEMPTS, say).
+      await this.boss.updateQueue(queue.name, options);
+      this.queues.set(queue.name, queue);
+    }
+  }
+
+  /**
+   * Sends a job on the connection of the caller's transaction (pg-boss's `db` option): it commits
+   * or rolls back with everything else the transaction did. `id` makes sending idempotent.
+   */
+  async sendInTransaction(host: TransactionHost, queue: string, data: object, id: string): Promise<void> {
+    const runner = host.inTransaction ? host.manager.queryRunner : undefined;
+    if (!runner) throw new Error(`A job for "${queue}" must be sent inside UnitOfWork.run.`);
+    const db: PgBoss.Db = {
+      executeSql: async (text, values) => ({ rows: (await runner.query(text, values, true)).records ?? [] }),
+    };
+    const sent = await this.boss.send(queue, data, { id, db });
+    if (sent === null) throw new Error(`The job queue "${queue}" refused job ${id} (missing queue, or a duplicate id).`);
+  }
+
+  /**
+   * Takes jobs of `queue` (SKIP LOCKED: each job goes to one worker of one instance) and runs
+   * `handler` on each, outside any transaction. A handler that throws fails its job: pg-boss
+   * retries it with back-off, then sends it to the queue's dead letter.
+   */
+  async work<T>(queue: string, options: { batchSize: number; pollingIntervalSeconds: number }, handler: JobHandler<T>) {
+    return this.boss.work<T>(queue, { ...options, includeMetadata: true }, async (jobs) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          try {
+            await handler(job);
+          } catch (error) {
+            // Failed one by one: the others of the batch are completed when the batch returns.
+            await this.boss.fail(queue, job.id, { message: (error as Error)?.message ?? String(error) });
+          }
+        }),
+      );
+    });
+  }
+
+  /** Sends a job to `queue` on every `cron` tick (UTC), once across all instances. */
+  async schedule(queue: string, cron: string): Promise<void> {
+    await this.boss.schedule(queue, cron, {}, { tz: 'UTC' });
+  }
+
+  /** Jobs waiting (created or waiting for a retry), for the metrics. */
+  queueSize(queue: string): Promise<number> {
+    return this.boss.getQueueSize(queue, { before: 'active' });
+  }
+
+  /** Stops taking jobs, lets the running ones finish for up to `timeoutMs`, then fails the rest (to be retried). */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
+  }
+}
