@@ -6,7 +6,17 @@ import { Clock, EnsureAdministrator } from '@petstore/application';
 import { AppModule, AppModuleOptions } from './app.module';
 import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
-import { BODY_LIMIT_BYTES, clientErrorHandler, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
+import {
+  BODY_LIMIT_BYTES,
+  clientErrorHandler,
+  frameworkErrors,
+  PetstoreFastifyAdapter,
+  registerHandlerTimeout,
+  registerHttpHooks,
+  requestId,
+} from './common/http/fastify-hooks';
+import { registerJsonParser, registerNulCheck } from './common/http/input-limits.hooks';
+import { registerSecurityHeaders } from './common/http/security-headers.hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { PaginationInterceptor } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
@@ -25,13 +35,19 @@ export interface CreateAppOptions extends AppModuleOptions {
  * interceptor, the OpenAPI description at /openapi.json and /docs.
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
+  const { timeouts } = options.config;
   const adapter = new PetstoreFastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,
     forceCloseConnections: 'idle',
     clientErrorHandler,
+    frameworkErrors,
     return503OnClosing: false,
+    connectionTimeout: timeouts.httpConnectionMs,
+    requestTimeout: timeouts.httpRequestMs,
+    // Node checks the request and headers timeouts every connectionsCheckingInterval (30 s by default).
+    http: { headersTimeout: timeouts.httpHeadersMs, connectionsCheckingInterval: Math.min(1000, timeouts.httpHeadersMs) },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(options), adapter, {
     logger: options.logger ?? new Logger(),
@@ -40,6 +56,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   try {
     const fastify = app.getHttpAdapter().getInstance();
     registerHttpHooks(fastify);
+    registerHandlerTimeout(fastify, timeouts.httpHandlerMs);
+    await registerSecurityHeaders(app);
+    registerJsonParser(app, BODY_LIMIT_BYTES);
+    registerNulCheck(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {
       registerRateLimit(fastify, redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore(), rateLimitPerMinute);

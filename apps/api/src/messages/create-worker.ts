@@ -17,7 +17,7 @@ class WorkerModule {
     return {
       module: WorkerModule,
       global: true,
-      imports: [DatabaseModule.forRoot(databaseUrl), MessageWorkerModule],
+      imports: [DatabaseModule.forRoot(databaseUrl, config), MessageWorkerModule],
       providers: [{ provide: AppConfig, useValue: config }],
       exports: [AppConfig],
     };

@@ -45,7 +45,7 @@ const GENERIC_CODE: Record<number, string> = {
 /** Fastify's own errors, raised before a request reaches NestJS (body parsing, limits). */
 const FASTIFY_ERRORS: Record<
   string,
-  { status: number; code: string; message: string; details?: ErrorDetail[]; headers?: Record<string, string> }
+  { status: number; code: string; message: string; details?: ErrorDetail[] }
 > = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 64 KiB.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_json', message: 'The request body does not match its Content-Length.' },
@@ -59,13 +59,6 @@ const FASTIFY_ERRORS: Record<
     code: 'validation_failed',
     message: 'A path parameter is longer than 100 characters.',
     details: [{ field: 'path', message: 'a path parameter is longer than 100 characters' }],
-  },
-  // handlerTimeout: the request was not answered in time (the database is slow or unreachable).
-  FST_ERR_HANDLER_TIMEOUT: {
-    status: 503,
-    code: 'service_unavailable',
-    message: 'The service is temporarily unavailable; try again shortly.',
-    headers: { 'Retry-After': '5' },
   },
 };
 
@@ -97,7 +90,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   const e = error as { code?: string; statusCode?: number; status?: number; message?: string; getStatus?: () => number };
   if (typeof e?.code === 'string' && FASTIFY_ERRORS[e.code]) {
     const known = FASTIFY_ERRORS[e.code];
-    return respond(known.status, known.code, known.message, known.details, known.headers);
+    return respond(known.status, known.code, known.message, known.details);
   }
   // JSON.parse failures surface as SyntaxError with a 400 status from Fastify's parser.
   if (error instanceof SyntaxError && (e.statusCode === 400 || e.status === 400)) {
