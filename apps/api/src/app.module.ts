@@ -32,7 +32,7 @@ export class AppModule {
       global: true,
       imports: [
         LoggerModule.forRoot(httpLoggerParams(logger)),
-        DatabaseModule.forRoot(databaseUrl),
+        DatabaseModule.forRoot(databaseUrl, config),
         MetricsModule.register(config, { http: true }),
         JobQueueModule,
         IdempotencyModule, AccountsModule, CategoriesModule, CatalogueRepositoriesModule, PetsModule, MessagesModule,

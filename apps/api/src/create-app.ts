@@ -7,7 +7,17 @@ import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
-import { BODY_LIMIT_BYTES, clientErrorHandler, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
+import {
+  BODY_LIMIT_BYTES,
+  clientErrorHandler,
+  frameworkErrors,
+  PetstoreFastifyAdapter,
+  registerHandlerTimeout,
+  registerHttpHooks,
+  requestId,
+} from './common/http/fastify-hooks';
+import { registerJsonParser, registerNulCheck } from './common/http/input-limits.hooks';
+import { registerSecurityHeaders } from './common/http/security-headers.hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { createRootLogger, registerRequestLogContext, RootLogger, silentLogger } from './common/logging/logging';
 import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
@@ -30,13 +40,19 @@ export interface CreateAppOptions extends Omit<AppModuleOptions, 'logger'> {
  * interceptor, the OpenAPI description at /openapi.json and /docs.
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
+  const { timeouts } = options.config;
   const adapter = new PetstoreFastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,
     forceCloseConnections: 'idle',
     clientErrorHandler,
+    frameworkErrors,
     return503OnClosing: false,
+    connectionTimeout: timeouts.httpConnectionMs,
+    requestTimeout: timeouts.httpRequestMs,
+    // Node checks the request and headers timeouts every connectionsCheckingInterval (30 s by default).
+    http: { headersTimeout: timeouts.httpHeadersMs, connectionsCheckingInterval: Math.min(1000, timeouts.httpHeadersMs) },
   });
   const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(options.config));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register({ ...options, logger }), adapter, {
@@ -51,6 +67,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     registerHttpMetrics(fastify, app.get(Metrics));
     registerTracingHooks(fastify);
     registerHttpHooks(fastify);
+    registerHandlerTimeout(fastify, timeouts.httpHandlerMs);
+    await registerSecurityHeaders(app);
+    registerJsonParser(app, BODY_LIMIT_BYTES);
+    registerNulCheck(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {
       registerRateLimit(fastify, redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore(), rateLimitPerMinute);

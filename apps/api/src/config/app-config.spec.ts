@@ -71,4 +71,30 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
   });
+
+  it('has the documented time bounds, each settable, and keeps the headers bound within the request bound', () => {
+    expect(loadConfig({}).timeouts).toEqual({
+      httpConnectionMs: 60_000,
+      httpRequestMs: 30_000,
+      httpHeadersMs: 10_000,
+      httpHandlerMs: 30_000,
+      dbAcquireMs: 5000,
+      dbStatementMs: 5000,
+      dbIdleInTransactionMs: 10_000,
+      dbQueryMs: 6000,
+    });
+    const set = loadConfig({
+      HTTP_CONNECTION_TIMEOUT_MS: '1001',
+      HTTP_REQUEST_TIMEOUT_MS: '1002',
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      HTTP_HANDLER_TIMEOUT_MS: '1004',
+      DB_ACQUIRE_TIMEOUT_MS: '1005',
+      DB_STATEMENT_TIMEOUT_MS: '1006',
+      DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1007',
+      DB_QUERY_TIMEOUT_MS: '1008',
+    }).timeouts;
+    expect(Object.values(set)).toEqual([1001, 1002, 1000, 1004, 1005, 1006, 1007, 1008]);
+    expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0' })).toThrow(/^Invalid configuration: DB_STATEMENT_TIMEOUT_MS /);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS /);
+  });
 });

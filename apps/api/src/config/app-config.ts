@@ -36,10 +36,31 @@ export class AppConfig {
   metricsPort: number | null;
   /** OTEL_EXPORTER_OTLP_ENDPOINT: export OpenTelemetry traces there (OTLP over HTTP); null = no tracing. */
   otlpEndpoint: string | null;
+  /** Time bounds of HTTP exchanges and database work (HTTP_* and DB_* *_MS variables), in milliseconds. */
+  timeouts: Timeouts;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
   }
+}
+
+export interface Timeouts {
+  /** A connection with no traffic this long is closed (HTTP_CONNECTION_TIMEOUT_MS, 60000). */
+  httpConnectionMs: number;
+  /** The whole request (headers and body) must arrive within (HTTP_REQUEST_TIMEOUT_MS, 30000). */
+  httpRequestMs: number;
+  /** The request headers must arrive within (HTTP_HEADERS_TIMEOUT_MS, 10000); at most HTTP_REQUEST_TIMEOUT_MS. */
+  httpHeadersMs: number;
+  /** A request not answered within this gets 503 (HTTP_HANDLER_TIMEOUT_MS, 30000). */
+  httpHandlerMs: number;
+  /** Waiting for a pooled database connection (DB_ACQUIRE_TIMEOUT_MS, 5000). */
+  dbAcquireMs: number;
+  /** PostgreSQL statement_timeout of every pooled session (DB_STATEMENT_TIMEOUT_MS, 5000). */
+  dbStatementMs: number;
+  /** PostgreSQL idle_in_transaction_session_timeout (DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 10000). */
+  dbIdleInTransactionMs: number;
+  /** Client-side bound on one statement's answer, pg query_timeout (DB_QUERY_TIMEOUT_MS, 6000). */
+  dbQueryMs: number;
 }
 
 export class ConfigError extends Error {
@@ -72,7 +93,29 @@ export function loadConfig(env: Env = process.env): AppConfig {
     messageMaxAttempts: integer(env, 'MESSAGE_MAX_ATTEMPTS', 10, 1, 100),
     metricsPort: text(env, 'METRICS_PORT') === null ? null : integer(env, 'METRICS_PORT', 0, 1, 65535),
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    timeouts: timeouts(env),
   });
+}
+
+const MAX_TIMEOUT_MS = 3_600_000;
+
+function timeouts(env: Env): Timeouts {
+  const ms = (name: string, fallback: number) => integer(env, name, fallback, 100, MAX_TIMEOUT_MS);
+  const result: Timeouts = {
+    httpConnectionMs: ms('HTTP_CONNECTION_TIMEOUT_MS', 60_000),
+    httpRequestMs: ms('HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    httpHeadersMs: ms('HTTP_HEADERS_TIMEOUT_MS', 10_000),
+    httpHandlerMs: ms('HTTP_HANDLER_TIMEOUT_MS', 30_000),
+    dbAcquireMs: ms('DB_ACQUIRE_TIMEOUT_MS', 5000),
+    dbStatementMs: ms('DB_STATEMENT_TIMEOUT_MS', 5000),
+    dbIdleInTransactionMs: ms('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000),
+    dbQueryMs: ms('DB_QUERY_TIMEOUT_MS', 6000),
+  };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (result.httpHeadersMs > result.httpRequestMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must not exceed HTTP_REQUEST_TIMEOUT_MS (${result.httpRequestMs}).`);
+  }
+  return result;
 }
 
 function text(env: Env, name: string): string | null {

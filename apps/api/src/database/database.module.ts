@@ -1,7 +1,8 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Clock, UnitOfWork } from '@petstore/application';
-import { SystemClock, TransactionHost, TypeOrmUnitOfWork, createDataSource } from '@petstore/infrastructure';
+import { DEFAULT_POOL_LIMITS, PoolLimits, SystemClock, TransactionHost, TypeOrmUnitOfWork, createDataSource } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
 
 @Injectable()
 class DataSourceCloser implements OnApplicationShutdown {
@@ -16,11 +17,11 @@ class DataSourceCloser implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(databaseUrl: string): DynamicModule {
+  static forRoot(databaseUrl: string, config: AppConfig): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [
-        { provide: DataSource, useFactory: () => createDataSource(databaseUrl).initialize() },
+        { provide: DataSource, useFactory: () => createDataSource(databaseUrl, {}, poolLimits(config)).initialize() },
         DataSourceCloser,
         TransactionHost,
         { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
@@ -29,4 +30,15 @@ export class DatabaseModule {
       exports: [DataSource, TransactionHost, UnitOfWork, Clock],
     };
   }
+}
+
+/** The configured time bounds of the pool's connections (README, Security and limits). */
+export function poolLimits({ timeouts }: AppConfig): PoolLimits {
+  return {
+    ...DEFAULT_POOL_LIMITS,
+    acquireTimeoutMs: timeouts.dbAcquireMs,
+    statementTimeoutMs: timeouts.dbStatementMs,
+    idleInTransactionTimeoutMs: timeouts.dbIdleInTransactionMs,
+    queryTimeoutMs: timeouts.dbQueryMs,
+  };
 }

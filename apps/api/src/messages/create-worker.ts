@@ -24,7 +24,7 @@ class WorkerModule {
       module: WorkerModule,
       global: true,
       imports: [
-        DatabaseModule.forRoot(databaseUrl),
+        DatabaseModule.forRoot(databaseUrl, config),
         MetricsModule.register(config, { http: false }),
         JobQueueModule,
         // The global ports the scheduled use cases need (SCHEDULED_JOBS).

@@ -1,3 +1,4 @@
 export * from './unit-of-work';
 export * from './clock';
 export * from './api-key-secrets';
+export * from './persistence.errors';

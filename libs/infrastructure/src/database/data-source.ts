@@ -1,12 +1,39 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { translateDriverErrors } from './driver-errors';
 import { ENTITIES } from '../persistence/entities';
 import { MIGRATIONS } from './migrations';
+
+/** Bounds on every pooled connection, so that a slow or unreachable database costs seconds, not a hung request. */
+export interface PoolLimits {
+  /** Connections in the pool. */
+  max: number;
+  /** Waiting for a pooled connection, or for a new one to open (pg-pool `connectionTimeoutMillis`). */
+  acquireTimeoutMs: number;
+  /** Server side: a statement running longer is cancelled (`statement_timeout`). */
+  statementTimeoutMs: number;
+  /** Server side: a session idle inside a transaction this long is ended (`idle_in_transaction_session_timeout`). */
+  idleInTransactionTimeoutMs: number;
+  /** Client side: a statement unanswered this long fails and its connection is dropped (pg `query_timeout`). */
+  queryTimeoutMs: number;
+}
+
+export const DEFAULT_POOL_LIMITS: PoolLimits = {
+  max: 10,
+  acquireTimeoutMs: 5000,
+  statementTimeoutMs: 5000,
+  idleInTransactionTimeoutMs: 10_000,
+  queryTimeoutMs: 6000,
+};
 
 /**
  * The one place that knows how the service talks to PostgreSQL. The schema comes
  * only from the migrations listed in `./migrations` (never `synchronize`).
  */
-export function dataSourceOptions(url: string, overrides: Partial<DataSourceOptions> = {}): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  overrides: Partial<DataSourceOptions> = {},
+  limits: PoolLimits = DEFAULT_POOL_LIMITS,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -16,13 +43,27 @@ export function dataSourceOptions(url: string, overrides: Partial<DataSourceOpti
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: { max: 10, connectionTimeoutMillis: 5000 },
+    extra: {
+      max: limits.max,
+      connectionTimeoutMillis: limits.acquireTimeoutMs,
+      // Sent in each connection's start-up packet: every pooled session has them.
+      statement_timeout: limits.statementTimeoutMs,
+      idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+      query_timeout: limits.queryTimeoutMs,
+      // TCP keep-alive: a peer gone without a word (a partition) is noticed on idle connections too.
+      keepAlive: true,
+    },
     ...overrides,
   } as DataSourceOptions;
 }
 
-export function createDataSource(url: string, overrides: Partial<DataSourceOptions> = {}): DataSource {
-  return new DataSource(dataSourceOptions(url, overrides));
+/** A data source whose errors are the application's persistence errors (see driver-errors.ts). */
+export function createDataSource(
+  url: string,
+  overrides: Partial<DataSourceOptions> = {},
+  limits: PoolLimits = DEFAULT_POOL_LIMITS,
+): DataSource {
+  return translateDriverErrors(new DataSource(dataSourceOptions(url, overrides, limits)));
 }
 
 /** Applies every pending migration to the database at `url` (the `db:migrate` command and start-up). */

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@petstore/application';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { translateDriverError } from './driver-errors';
 
 /**
  * Holds the transaction of the command being run, so that every repository called
@@ -24,7 +25,11 @@ export class TransactionHost {
 
   transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return work();
-    return this.dataSource.transaction((manager) => this.current.run(manager, work));
+    // A transaction whose connection broke between statements fails in TypeORM itself, outside
+    // the query runner's translation (driver-errors.ts): translated here.
+    return this.dataSource.transaction((manager) => this.current.run(manager, work)).catch((error: unknown) => {
+      throw translateDriverError(error);
+    });
   }
 }
 
@@ -38,13 +43,3 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
     return this.host.transaction(work);
   }
 }
-
-/** The PostgreSQL error behind a failed query (SQLSTATE and constraint), if any. */
-export function pgError(error: unknown): { code?: string; constraint?: string } | null {
-  if (!(error instanceof QueryFailedError)) return null;
-  const driverError = error.driverError as { code?: string; constraint?: string };
-  return { code: driverError.code, constraint: driverError.constraint };
-}
-
-export const PG_UNIQUE_VIOLATION = '23505';
-export const PG_FOREIGN_KEY_VIOLATION = '23503';

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { ConcurrentUpdateError, ConstraintViolationError, InvalidStoredValueError, StoreUnavailableError } from '@petstore/application';
 import { CategoryNameTakenError, InvalidValueError, NotFoundError, UnknownCategoryError } from '@petstore/domain';
 import { ApiError } from './api-error';
 import { toErrorResponse } from './error-response';
@@ -22,15 +22,21 @@ describe('toErrorResponse', () => {
     expect(response.headers).toEqual({ 'WWW-Authenticate': 'Bearer realm="petstore"' });
   });
 
-  it('answers an unreachable database with 503 and Retry-After', async () => {
-    const client = new Client({ connectionString: 'postgres://nobody@127.0.0.1:1/none', connectionTimeoutMillis: 2000 });
-    const error = await client.connect().then(
-      () => null,
-      (e: unknown) => e,
-    );
-    const response = toErrorResponse(error);
+  it('answers an unreachable database with 503 and Retry-After', () => {
+    const response = toErrorResponse(new StoreUnavailableError('unreachable', 'The database cannot be reached.'));
     expect(response.body).toMatchObject({ status: 503, code: 'service_unavailable' });
     expect(response.headers['Retry-After']).toBe('5');
+  });
+
+  it('maps the other persistence errors without reading any driver detail', () => {
+    expect(toErrorResponse(new ConcurrentUpdateError('deadlock')).body).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(toErrorResponse(new ConstraintViolationError('unique', 'x_key', 'unique')).body).toMatchObject({ status: 409, code: 'conflict' });
+    expect(toErrorResponse(new InvalidStoredValueError('bad text')).body).toMatchObject({ status: 400, code: 'validation_failed' });
+  });
+
+  it('no longer recognises a raw driver error: only the infrastructure translates them', () => {
+    const raw = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNREFUSED' });
+    expect(toErrorResponse(raw).body).toMatchObject({ status: 500, code: 'internal_error' });
   });
 
   it('answers anything unexpected with a 500 that says nothing of it', () => {

@@ -1,3 +1,9 @@
+import {
+  ConcurrentUpdateError,
+  ConstraintViolationError,
+  PersistenceError,
+  StoreUnavailableError,
+} from '@petstore/application';
 import { DomainError, InvalidValueError } from '@petstore/domain';
 import { ApiError, ErrorDetail } from './api-error';
 
@@ -37,23 +43,36 @@ const GENERIC_CODE: Record<number, string> = {
 };
 
 /** Fastify's own errors, raised before a request reaches NestJS (body parsing, limits). */
-const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+const FASTIFY_ERRORS: Record<
+  string,
+  { status: number; code: string; message: string; details?: ErrorDetail[] }
+> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 64 KiB.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_json', message: 'The request body does not match its Content-Length.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The request body is empty but Content-Type says JSON.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, code: 'missing_content_type', message: 'Send the body as JSON with "Content-Type: application/json".' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The request body is not valid JSON.' },
+  // The router's own errors (frameworkErrors): the URL is not valid percent-encoding, a path parameter is too long.
+  FST_ERR_BAD_URL: { status: 400, code: 'bad_request', message: 'The request URL is not valid percent-encoding.' },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 400,
+    code: 'validation_failed',
+    message: 'A path parameter is longer than 100 characters.',
+    details: [{ field: 'path', message: 'a path parameter is longer than 100 characters' }],
+  },
 };
 
-/** Database is unreachable (connection refused or lost, shutting down, pool timeout). */
-function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string; driverError?: { code?: string } };
-  const code = e?.driverError?.code ?? e?.code ?? '';
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03'].includes(code) ||
-    code.startsWith('08') ||
-    /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(e?.message ?? '')
-  );
+const UNAVAILABLE = 'The service is temporarily unavailable; try again shortly.';
+
+/** The persistence errors the infrastructure translates driver errors into (no driver detail here). */
+function persistenceResponse(error: PersistenceError): ErrorResponse {
+  if (error instanceof StoreUnavailableError) return respond(503, 'service_unavailable', UNAVAILABLE, undefined, { 'Retry-After': '5' });
+  // A collision with a concurrent transaction: the same request may simply be sent again.
+  if (error instanceof ConcurrentUpdateError) return respond(503, 'service_unavailable', UNAVAILABLE, undefined, { 'Retry-After': '1' });
+  if (error instanceof ConstraintViolationError) {
+    return respond(409, 'conflict', 'The request conflicts with the current state of the resource (a concurrent change).');
+  }
+  return respond(400, 'validation_failed', 'A value of the request cannot be stored as given.');
 }
 
 /** Maps any error, from any layer, to the Error shape. The only place that decides statuses. */
@@ -67,19 +86,15 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof DomainError) {
     return respond(DOMAIN_STATUS[error.kind], error.code, error.message);
   }
+  if (error instanceof PersistenceError) return persistenceResponse(error);
   const e = error as { code?: string; statusCode?: number; status?: number; message?: string; getStatus?: () => number };
   if (typeof e?.code === 'string' && FASTIFY_ERRORS[e.code]) {
     const known = FASTIFY_ERRORS[e.code];
-    return respond(known.status, known.code, known.message);
+    return respond(known.status, known.code, known.message, known.details);
   }
   // JSON.parse failures surface as SyntaxError with a 400 status from Fastify's parser.
   if (error instanceof SyntaxError && (e.statusCode === 400 || e.status === 400)) {
     return respond(400, 'invalid_json', 'The request body is not valid JSON.');
-  }
-  if (isDatabaseUnavailable(error)) {
-    return respond(503, 'service_unavailable', 'The service is temporarily unavailable; try again shortly.', undefined, {
-      'Retry-After': '5',
-    });
   }
   // NestJS HttpExceptions (routing 404s and the like) and Fastify's other 4xx errors.
   const status = typeof e?.getStatus === 'function' ? e.getStatus() : e?.statusCode;

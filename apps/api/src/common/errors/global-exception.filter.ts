@@ -22,5 +22,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     logger.warn(`Database unavailable on ${request.method} ${request.url} (request ${request.id}): ${(error as Error)?.message}`);
   }
   if (reply.sent) return;
+  // Also for errors raised before the hook that sets it runs (framework errors, early hooks).
+  void reply.header('X-Request-Id', request.id);
   void reply.status(body.status).headers(headers).type('application/json; charset=utf-8').send(body);
 }

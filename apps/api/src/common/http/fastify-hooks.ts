@@ -13,27 +13,52 @@ export function requestId(request: { headers: Record<string, string | string[] |
   return typeof sent === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(sent) ? sent : randomUUID();
 }
 
+/** What Node's HTTP server answers itself, before Fastify sees a request, by its error code. */
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'headers_too_large',
+    message: 'The request headers are too large.',
+  },
+  // requestTimeout and headersTimeout: the client did not send its request in time.
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    code: 'request_timeout',
+    message: 'The request was not received in time.',
+  },
+};
+const MALFORMED = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'The request is malformed HTTP.' };
+
 /**
  * Requests Node's HTTP parser rejects before any handler runs (malformed framing, a GET
- * with a chunked body, oversized headers) still get the Error shape, then the socket closes.
+ * with a chunked body, an unknown method, oversized headers) or that are not received in
+ * time still get the Error shape and a request id, then the socket closes.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const headersTooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = headersTooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    code: headersTooLarge ? 'headers_too_large' : 'bad_request',
-    message: headersTooLarge ? 'The request headers are too large.' : 'The request is malformed HTTP.',
-    status,
-  });
+  const { status, reason, code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+  const body = JSON.stringify({ code, message, status });
   socket.end(
-    `HTTP/1.1 ${status} ${headersTooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n` +
+      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
   );
 }
+
+/**
+ * Fastify's `frameworkErrors`: what its router answers by itself (a URL that is not valid
+ * percent-encoding, an over-long path parameter) goes through the Error shape too. No hook
+ * has run for such a request, so the request id is set here (sendError does it).
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  sendError(error, request, reply, frameworkLogger);
+}
+const frameworkLogger = new Logger('Errors');
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -71,5 +96,26 @@ export function registerHttpHooks(fastify: FastifyInstance): void {
     if (hasBody(request) && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
       throw new ApiError(400, 'missing_content_type', 'A request body must be sent with "Content-Type: application/json".');
     }
+  });
+}
+
+/**
+ * A request not answered within `ms` gets 503 `service_unavailable` (the work behind it goes on,
+ * bounded by the database timeouts, and its late answer is dropped). Hand-written rather than
+ * Fastify's `handlerTimeout`: in Fastify 5.11 that timer is cleared as soon as a request body has
+ * been read (fastify/fastify#6725), so it never fires for POST, PUT or PATCH. The response's
+ * `close` event, used here, fires only once the response is sent or the connection is gone.
+ */
+export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      const error = new ApiError(503, 'service_unavailable', 'The request took too long; try again shortly.', undefined, {
+        'Retry-After': '5',
+      });
+      sendError(error, request, reply, frameworkLogger);
+    }, ms);
+    reply.raw.once('close', () => clearTimeout(timer));
+    done();
   });
 }

@@ -60,7 +60,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 /**
  * Adds the responses every operation shares, so each operation documents every
- * status it can return: 400 where it takes parameters or a body, 413 with a body,
+ * status it can return: 400 (bad URL, U+0000 anywhere, invalid parameters or body), 413 with a body,
  * 401 where it needs a key, and 429, 500 and 503 everywhere.
  */
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
@@ -84,10 +84,12 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
           ...(headers ? { headers } : {}),
         };
       };
-      const hasParameters = (operation.parameters ?? []).length > 0;
-      if (hasParameters || operation.requestBody) {
-        add(400, 'The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`); `details` names each field.');
-      }
+      // Every operation: U+0000 in any query parameter, even one it ignores, or a URL that is not valid percent-encoding.
+      add(
+        400,
+        'The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); ' +
+          '`details` names each field.',
+      );
       if ((operation.parameters ?? []).some((p) => p.in === 'path')) add(404, 'No such resource (`not_found`).');
       if (operation.requestBody) add(413, 'The body is larger than 64 KiB (`payload_too_large`).');
       if (operation.security?.length) {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AccountRepository, ApiKeyRepository } from '@petstore/application';
 import { Account, ApiKey } from '@petstore/domain';
 import { IsNull } from 'typeorm';
-import { PG_UNIQUE_VIOLATION, TransactionHost, pgError } from '../../database/transaction-host';
+import { violated } from '../../database/driver-errors';
+import { TransactionHost } from '../../database/transaction-host';
 import { AccountMapper, ApiKeyMapper } from './account.mapper';
 import { AccountOrmEntity, ApiKeyOrmEntity } from './account.orm-entity';
 
@@ -58,7 +59,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     try {
       return ApiKeyMapper.toDomain(await this.rows.save(ApiKeyMapper.toPersistence(key)));
     } catch (error) {
-      if (pgError(error)?.code === PG_UNIQUE_VIOLATION) return null;
+      if (violated(error, 'unique')) return null;
       throw error;
     }
   }

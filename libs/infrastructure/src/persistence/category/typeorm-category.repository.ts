@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { CategoryRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Category, CategoryInUseError, CategoryNameTakenError } from '@petstore/domain';
 import { MoreThan } from 'typeorm';
-import { PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, TransactionHost, pgError } from '../../database/transaction-host';
+import { violated } from '../../database/driver-errors';
+import { TransactionHost } from '../../database/transaction-host';
 import { CategoryMapper } from './category.mapper';
 import { CategoryOrmEntity } from './category.orm-entity';
 
@@ -38,7 +39,7 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
     try {
       return CategoryMapper.toDomain(await this.rows.save(CategoryMapper.toPersistence(category)));
     } catch (error) {
-      if (pgError(error)?.code === PG_UNIQUE_VIOLATION) throw new CategoryNameTakenError(category.name);
+      if (violated(error, 'unique')) throw new CategoryNameTakenError(category.name);
       throw error;
     }
   }
@@ -49,7 +50,7 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
       return (result.affected ?? 0) > 0;
     } catch (error) {
       // Pets reference their category with ON DELETE RESTRICT: the database has the last word.
-      if (pgError(error)?.code === PG_FOREIGN_KEY_VIOLATION) throw new CategoryInUseError(id);
+      if (violated(error, 'foreign_key')) throw new CategoryInUseError(id);
       throw error;
     }
   }

@@ -121,7 +121,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
 
     const held = await newPet('available', 3);
     const open = await place(held.id, alice);
-    await expect(pets.delete(held.id)).rejects.toMatchObject({ driverError: { constraint: 'orders_open_has_pet_ck' } });
+    await expect(pets.delete(held.id)).rejects.toMatchObject({ constraintKind: 'check', constraint: 'orders_open_has_pet_ck' });
     expect((await orders.findById(open.id))?.petId).toBe(held.id);
   });
 

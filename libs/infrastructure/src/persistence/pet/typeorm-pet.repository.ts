@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, PetFilter, PetRepository, pageFromRows } from '@petstore/application';
 import { Pet, UnknownCategoryError } from '@petstore/domain';
 import { In } from 'typeorm';
-import { PG_FOREIGN_KEY_VIOLATION, TransactionHost, pgError } from '../../database/transaction-host';
+import { violated } from '../../database/driver-errors';
+import { TransactionHost } from '../../database/transaction-host';
 import { PetMapper } from './pet.mapper';
 import { PetOrmEntity } from './pet.orm-entity';
 
@@ -55,8 +56,7 @@ export class TypeOrmPetRepository extends PetRepository {
       return PetMapper.toDomain(await this.rows.save(PetMapper.toPersistence(pet)));
     } catch (error) {
       // The category is checked by its foreign key: race-free, and the database has the last word.
-      const cause = pgError(error);
-      if (cause?.code === PG_FOREIGN_KEY_VIOLATION && cause.constraint === PETS_CATEGORY_FK) {
+      if (violated(error, 'foreign_key', PETS_CATEGORY_FK)) {
         throw new UnknownCategoryError(pet.categoryId);
       }
       throw error;

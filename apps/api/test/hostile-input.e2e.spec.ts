@@ -1,0 +1,115 @@
+import { StoreFixtures } from './support/store-fixtures';
+import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
+
+/** The `details` of a validation error, as `field: message` lines. */
+function fields(response: TestResponse): string[] {
+  return (response.body.details ?? []).map((d: { field: string }) => d.field);
+}
+
+describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => {
+  let api: TestApp;
+  let store: StoreFixtures;
+  let customer: string;
+
+  beforeAll(async () => {
+    api = await TestApp.start();
+    store = await StoreFixtures.on(api);
+    customer = (await api.customer('Hostile')).key;
+  });
+  afterAll(async () => {
+    await store.close();
+    await api.close();
+  });
+
+  const count = async (table: string) => Number((await api.sql(`SELECT count(*) AS n FROM ${table}`))[0].n);
+
+  describe('U+0000 anywhere in a path, a query or a body', () => {
+    it('refuses a sign-up whose name holds U+0000, naming the field, and creates nothing', async () => {
+      const before = await count('accounts');
+      const response = await api.post('/accounts', { body: { name: '\u0000' } });
+      expectError(response, 400, 'validation_failed');
+      expect(response.body.details).toEqual([{ field: 'name', message: 'must not contain U+0000' }]);
+      expect(await count('accounts')).toBe(before);
+    });
+
+    it('refuses it in a query parameter', async () => {
+      const response = await api.get('/pets?name=%00', { key: customer });
+      expectError(response, 400, 'validation_failed');
+      expect(fields(response)).toEqual(['name']);
+    });
+
+    it('refuses it in a query parameter an operation does not even read', async () => {
+      expectError(await api.get('/accounts/me?x=a%00b', { key: customer }), 400, 'validation_failed');
+    });
+
+    it('refuses it in a path parameter', async () => {
+      const response = await api.get('/messages/%00', { key: customer });
+      expectError(response, 400, 'validation_failed');
+      expect(fields(response)).toEqual(['messageId']);
+    });
+
+    it('refuses it in any text field of any body, and changes nothing', async () => {
+      const category = await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Nul kind', description: 'kept' } });
+      const patched = await api.patch(`/categories/${category.body.id}`, { key: ADMIN_KEY, body: { description: 'x\u0000y' } });
+      expectError(patched, 400, 'validation_failed');
+      expect(fields(patched)).toEqual(['description']);
+      expect((await api.get(`/categories/${category.body.id}`, { key: ADMIN_KEY })).body.description).toBe('kept');
+
+      const before = await count('messages');
+      expectError(await api.post('/messages', { key: customer, body: { message: 'hi\u0000' } }), 400, 'validation_failed');
+      expect(await count('messages')).toBe(before);
+    });
+
+    it('refuses it in nested values and in keys, naming where', async () => {
+      const nested = await api.post('/accounts', { body: { name: 'Ok', extra: { list: ['fine', 'bad\u0000'] } } });
+      expectError(nested, 400, 'validation_failed');
+      expect(fields(nested)).toEqual(['extra.list.1']);
+      const key = await api.post('/accounts', { body: { name: 'Ok', 'na\u0000me': 'x' } });
+      expectError(key, 400, 'validation_failed');
+      expect(fields(key)).toEqual(['na\\u0000me']);
+    });
+  });
+
+  describe('nesting depth', () => {
+    const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const raw = (path: string, body: string, key?: string, headers: Record<string, string> = {}) =>
+      api.post(path, { raw: body, key, headers: { 'content-type': 'application/json', ...headers } });
+
+    it('refuses 20,000 nested arrays (40 KB) with 400 before anything recurses', async () => {
+      const response = await raw('/accounts', nestedArrays(20_000));
+      expectError(response, 400, 'validation_failed');
+      expect(response.body.details).toEqual([{ field: 'body', message: 'is nested deeper than 32 levels' }]);
+    });
+
+    it('refuses 8,000 nested objects on an idempotent order (the fingerprint walks the body) and orders nothing', async () => {
+      const before = await count('orders');
+      const body = `{"petId":1,"quantity":1,"x":${nestedObjects(8000)}}`;
+      const response = await raw('/store/orders', body, customer, { 'idempotency-key': 'deep-1' });
+      expectError(response, 400, 'validation_failed');
+      expect(fields(response)).toEqual(['body']);
+      expect(await count('orders')).toBe(before);
+    });
+
+    it('takes 32 levels and refuses 33', async () => {
+      // 32 levels: parsed, then refused for what it is (an unknown field), not for its depth.
+      const deepest = await raw('/accounts', `{"name":"Deep","x":${nestedArrays(31)}}`);
+      expectError(deepest, 400, 'validation_failed');
+      expect(fields(deepest)).toEqual(['x']);
+      const tooDeep = await raw('/accounts', `{"name":"Deep","x":${nestedArrays(32)}}`);
+      expect(fields(tooDeep)).toEqual(['body']);
+    });
+
+    it('counts only structure, not brackets inside strings (escaped quotes included)', async () => {
+      const name = `\\"${'['.repeat(40)}`;
+      const response = await raw('/accounts', `{"name":"${name}"}`);
+      expect(response.status).toBe(201);
+      expect(response.body.account.name).toBe(`"${'['.repeat(40)}`);
+    });
+
+    it('still answers invalid JSON as invalid_json and a prototype key as invalid_json', async () => {
+      expectError(await raw('/accounts', '{"name":[[[}'), 400, 'invalid_json');
+      expectError(await raw('/accounts', '{"name":"x","__proto__":{"admin":true}}'), 400, 'invalid_json');
+    });
+  });
+});

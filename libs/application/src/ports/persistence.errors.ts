@@ -1,0 +1,44 @@
+/**
+ * What a persistence port may fail with, besides domain errors. The infrastructure translates
+ * its driver's errors into these once (libs/infrastructure/src/database/driver-errors.ts);
+ * nothing above it sees a driver error or message.
+ */
+export abstract class PersistenceError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The database cannot serve now: unreachable, connection lost, no pooled connection in time,
+ * a statement or a reply that took too long. Transient: the same request may succeed later.
+ */
+export class StoreUnavailableError extends PersistenceError {
+  constructor(
+    readonly reason: 'unreachable' | 'connection_lost' | 'timeout',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Two transactions collided (serialization failure, deadlock): retrying may succeed. */
+export class ConcurrentUpdateError extends PersistenceError {}
+
+/** A constraint of the schema refused a write that no domain rule caught first (a race, mostly). */
+export class ConstraintViolationError extends PersistenceError {
+  constructor(
+    readonly constraintKind: 'unique' | 'foreign_key' | 'check' | 'not_null' | 'exclusion',
+    /** The constraint's name, when the database gives it. */
+    readonly constraint: string | undefined,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The database refused a value it cannot store or read as its type (text with U+0000, a number out of range). */
+export class InvalidStoredValueError extends PersistenceError {}

@@ -1,0 +1,155 @@
+import {
+  ConcurrentUpdateError,
+  ConstraintViolationError,
+  InvalidStoredValueError,
+  StoreUnavailableError,
+} from '@petstore/application';
+import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { DataSource } from 'typeorm';
+import { createDataSource, DEFAULT_POOL_LIMITS } from './data-source';
+import { TransactionHost } from './transaction-host';
+
+/** What a promise rejected with (fails when it did not). */
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('driver errors are translated once, into the persistence errors (real PostgreSQL)', () => {
+  let url: string;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    url = await testDatabaseUrl();
+    await resetDatabase(url);
+    dataSource = await createDataSource(url).initialize();
+    await dataSource.query(`CREATE TABLE IF NOT EXISTS driver_errors (
+      id int PRIMARY KEY, n int CONSTRAINT driver_errors_n_ck CHECK (n > 0), note text)`);
+  });
+
+  afterAll(async () => {
+    await dataSource.query('DROP TABLE IF EXISTS driver_errors');
+    await dataSource.destroy();
+  });
+
+  it('a unique violation and a check violation, with the constraint named', async () => {
+    await dataSource.query('INSERT INTO driver_errors (id, n) VALUES (1, 1)');
+    const unique = await failure(dataSource.query('INSERT INTO driver_errors (id, n) VALUES (1, 1)'));
+    expect(unique).toBeInstanceOf(ConstraintViolationError);
+    expect(unique).toMatchObject({ constraintKind: 'unique', constraint: 'driver_errors_pkey' });
+    const check = await failure(dataSource.query('INSERT INTO driver_errors (id, n) VALUES (2, -1)'));
+    expect(check).toMatchObject({ constraintKind: 'check', constraint: 'driver_errors_n_ck' });
+  });
+
+  it('text PostgreSQL cannot hold and text that is not of the type', async () => {
+    const nul = await failure(dataSource.query('INSERT INTO driver_errors (id, n, note) VALUES (3, 1, $1)', ['a\u0000b']));
+    expect(nul).toBeInstanceOf(InvalidStoredValueError);
+    expect(await failure(dataSource.query('SELECT $1::int', ['twelve']))).toBeInstanceOf(InvalidStoredValueError);
+  });
+
+  it('a serialization failure between two real transactions', async () => {
+    await dataSource.query('INSERT INTO driver_errors (id, n) VALUES (10, 1), (11, 1)');
+    const first = dataSource.createQueryRunner();
+    const second = dataSource.createQueryRunner();
+    try {
+      await first.startTransaction('SERIALIZABLE');
+      await second.startTransaction('SERIALIZABLE');
+      // Each reads what the other writes: the second to commit cannot be serialised.
+      await first.query('SELECT sum(n) FROM driver_errors WHERE id IN (10, 11)');
+      await second.query('SELECT sum(n) FROM driver_errors WHERE id IN (10, 11)');
+      await first.query('UPDATE driver_errors SET n = 5 WHERE id = 10');
+      await second.query('UPDATE driver_errors SET n = 5 WHERE id = 11');
+      await first.commitTransaction();
+      expect(await failure(second.commitTransaction())).toBeInstanceOf(ConcurrentUpdateError);
+    } finally {
+      await second.rollbackTransaction().catch(() => undefined);
+      await first.release();
+      await second.release();
+    }
+  });
+
+  it('a statement over statement_timeout, set on every pooled connection', async () => {
+    const bounded = await createDataSource(url, {}, { ...DEFAULT_POOL_LIMITS, statementTimeoutMs: 200 }).initialize();
+    try {
+      expect(await bounded.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '200ms' }]);
+      expect(await bounded.query('SHOW idle_in_transaction_session_timeout')).toEqual([
+        { idle_in_transaction_session_timeout: `${DEFAULT_POOL_LIMITS.idleInTransactionTimeoutMs / 1000}s` },
+      ]);
+      const error = await failure(bounded.query('SELECT pg_sleep(5)'));
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).toMatchObject({ reason: 'timeout' });
+      expect(await bounded.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await bounded.destroy();
+    }
+  });
+
+  it('a reply over query_timeout (client side): its connection is dropped, the next query works', async () => {
+    const limits = { ...DEFAULT_POOL_LIMITS, max: 1, statementTimeoutMs: 10_000, queryTimeoutMs: 200 };
+    const bounded = await createDataSource(url, {}, limits).initialize();
+    try {
+      const [{ pid }] = await bounded.query('SELECT pg_backend_pid() AS pid');
+      const error = await failure(bounded.query('SELECT pg_sleep(5)'));
+      expect(error).toMatchObject({ reason: 'timeout' });
+      // Not the connection still busy with pg_sleep: a new one, answering at once.
+      const [{ pid: next }] = await bounded.query('SELECT pg_backend_pid() AS pid');
+      expect(next).not.toBe(pid);
+    } finally {
+      await bounded.destroy();
+    }
+  });
+
+  it('no pooled connection within the acquire timeout', async () => {
+    const limits = { ...DEFAULT_POOL_LIMITS, max: 1, acquireTimeoutMs: 200 };
+    const bounded = await createDataSource(url, {}, limits).initialize();
+    const holder = bounded.createQueryRunner();
+    try {
+      await holder.connect();
+      const error = await failure(bounded.query('SELECT 1'));
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).toMatchObject({ reason: 'timeout' });
+    } finally {
+      await holder.release();
+      await bounded.destroy();
+    }
+  });
+
+  it('a connection lost inside a transaction, also between two statements (never QueryRunnerAlreadyReleasedError)', async () => {
+    const host = new TransactionHost(dataSource);
+    const lostBetween = await failure(
+      host.transaction(async () => {
+        const [{ pid }] = await host.manager.query('SELECT pg_backend_pid() AS pid');
+        const client = await (host.manager.queryRunner?.connect() as Promise<NodeJS.EventEmitter>);
+        const gone = new Promise((resolve) => client.once('error', resolve));
+        await dataSource.query('SELECT pg_terminate_backend($1)', [pid]);
+        await gone; // pg has reported it and TypeORM has released the runner
+        await host.manager.query('SELECT 1');
+      }),
+    );
+    expect(lostBetween).toBeInstanceOf(StoreUnavailableError);
+    expect(lostBetween).toMatchObject({ reason: 'connection_lost' });
+
+    const lostDuring = await failure(
+      host.transaction(async () => {
+        const [{ pid }] = await host.manager.query('SELECT pg_backend_pid() AS pid');
+        await host.manager.query('SELECT pg_terminate_backend($1), pg_sleep(1)', [pid]);
+      }),
+    );
+    expect(lostDuring).toBeInstanceOf(StoreUnavailableError);
+    expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('a server that cannot be reached', async () => {
+    const nowhere = createDataSource('postgres://nobody@127.0.0.1:1/none');
+    const error = await failure(nowhere.initialize().then(() => nowhere.query('SELECT 1')));
+    // initialize() itself connects: the pool error is raw there (start-up), but a query is translated.
+    expect(error).toBeDefined();
+    const { translateDriverError } = await import('./driver-errors');
+    expect(translateDriverError(error)).toBeInstanceOf(StoreUnavailableError);
+    expect(translateDriverError(error)).toMatchObject({ reason: 'unreachable' });
+  });
+});

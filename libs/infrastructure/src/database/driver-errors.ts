@@ -1,0 +1,145 @@
+import {
+  ConcurrentUpdateError,
+  ConstraintViolationError,
+  InvalidStoredValueError,
+  PersistenceError,
+  StoreUnavailableError,
+} from '@petstore/application';
+import { DomainError } from '@petstore/domain';
+import {
+  DataSource,
+  QueryFailedError,
+  QueryRunner,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
+
+/**
+ * The one place that reads PostgreSQL and driver errors (SQLSTATE codes, and the messages of
+ * pg and pg-pool, which carry no code): each becomes one of the persistence errors of the
+ * application layer. Anything else is returned as it is (a bug, to be reported as such).
+ */
+export function translateDriverError(error: unknown): unknown {
+  if (error instanceof PersistenceError || error instanceof DomainError) return error;
+  const driverError = error instanceof QueryFailedError ? (error.driverError as PgErrorFields) : (error as PgErrorFields);
+  const code = typeof driverError?.code === 'string' ? driverError.code : '';
+  const message = typeof driverError?.message === 'string' ? driverError.message : '';
+  const options = { cause: error };
+  // The driver's words stay in the message, for the logs; clients never see it (the API answers in its own).
+  const said = (summary: string) => (message ? `${summary}: ${message}` : `${summary}.`);
+
+  if (error instanceof QueryRunnerAlreadyReleasedError || error instanceof QueryRunnerProviderAlreadyReleasedError) {
+    // The connection broke between two statements of a transaction: pg reported it, TypeORM released it.
+    return new StoreUnavailableError('connection_lost', said('The database connection was lost'), options);
+  }
+  if (code === '57014' || code === '55P03' || READ_TIMEOUT.test(message)) {
+    // statement_timeout / lock_timeout (server side), query_timeout (client side).
+    return new StoreUnavailableError('timeout', said('The database did not answer in time'), options);
+  }
+  if (ACQUIRE_TIMEOUT.test(message)) {
+    return new StoreUnavailableError('timeout', said('No database connection became available in time'), options);
+  }
+  if (code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || CONNECTION_LOST.test(message)) {
+    return new StoreUnavailableError('connection_lost', said('The database connection was lost'), options);
+  }
+  if (NETWORK_ERRORS.has(code) || code.startsWith('53') || POOL_CLOSED.test(message)) {
+    return new StoreUnavailableError('unreachable', said('The database cannot be reached'), options);
+  }
+  if (code === '40001' || code === '40P01') {
+    return new ConcurrentUpdateError(said('A concurrent transaction conflicted with this one'), options);
+  }
+  const constraintKind = CONSTRAINT_KINDS.get(code);
+  if (constraintKind) {
+    return new ConstraintViolationError(constraintKind, driverError.constraint, said(`A ${constraintKind} constraint was violated`), options);
+  }
+  if (code.startsWith('22')) {
+    return new InvalidStoredValueError(said('The database cannot store a value as given'), options);
+  }
+  return error;
+}
+
+interface PgErrorFields {
+  code?: unknown;
+  message?: unknown;
+  constraint?: string;
+}
+
+/** Class 08 aside: the server shut the session down (admin/crash shutdown, starting up, idle-in-transaction timeout). */
+const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P05', '25P03']);
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const CONSTRAINT_KINDS = new Map<string, ConstraintViolationError['constraintKind']>([
+  ['23505', 'unique'],
+  ['23503', 'foreign_key'],
+  ['23514', 'check'],
+  ['23502', 'not_null'],
+  ['23P01', 'exclusion'],
+]);
+// pg's own errors have no code, only these messages.
+const READ_TIMEOUT = /^Query read timeout$/;
+const ACQUIRE_TIMEOUT = /^timeout exceeded when trying to connect$/;
+const CONNECTION_LOST = /^Connection terminated|is not queryable$/;
+const POOL_CLOSED = /^Cannot use a pool after calling end on the pool$/;
+
+/**
+ * Makes every query runner of the data source throw translated errors. TypeORM has no hook
+ * that may replace an error (subscribers only observe), and every statement, transaction
+ * command and connection acquisition goes through `QueryRunner.query`, so the runners the
+ * driver creates are wrapped here, once, instead of a try/catch in every repository. What
+ * TypeORM raises outside a runner (a transaction's runner already released) is translated
+ * where transactions are run, in TransactionHost.
+ *
+ * A reply that timed out on the client side (`query_timeout`) leaves its connection with an
+ * unanswered statement: the connection is closed so that the pool drops it rather than hand it
+ * to the next request, which would wait behind that statement.
+ */
+export function translateDriverErrors(dataSource: DataSource): DataSource {
+  const driver = dataSource.driver;
+  const createQueryRunner = driver.createQueryRunner.bind(driver);
+  driver.createQueryRunner = (mode) => {
+    const runner: QueryRunner = createQueryRunner(mode);
+    const query = runner.query.bind(runner) as QueryRunner['query'];
+    runner.query = (async (...args: Parameters<QueryRunner['query']>) => {
+      try {
+        return await query(...args);
+      } catch (error) {
+        if (isClientReadTimeout(error)) await dropConnection(runner);
+        throw translateDriverError(error);
+      }
+    }) as QueryRunner['query'];
+    return runner;
+  };
+  return dataSource;
+}
+
+function isClientReadTimeout(error: unknown): boolean {
+  const driverError = error instanceof QueryFailedError ? error.driverError : error;
+  return READ_TIMEOUT.test((driverError as { message?: string } | null)?.message ?? '');
+}
+
+type PgClient = NodeJS.EventEmitter & { connection?: { stream?: { destroy(): void } } };
+
+/**
+ * Closes the runner's connection and waits until pg has reported it lost: by then TypeORM has
+ * released the runner with that error, which makes the pool discard the connection.
+ */
+async function dropConnection(runner: QueryRunner): Promise<void> {
+  if (runner.isReleased) return;
+  // connect() resolves at once with the runner's pg client.
+  const client = (await runner.connect().catch(() => undefined)) as PgClient | undefined;
+  if (!client?.connection?.stream) return;
+  const ended = new Promise<void>((resolve) => {
+    client.once('end', () => resolve());
+    setTimeout(resolve, 1000).unref();
+  });
+  client.connection.stream.destroy();
+  await ended;
+}
+
+/** Whether `error` is a violation of a constraint of this kind (and name, when given): for repositories. */
+export function violated(error: unknown, kind: ConstraintViolationError['constraintKind'], constraint?: string): boolean {
+  return (
+    error instanceof ConstraintViolationError &&
+    error.constraintKind === kind &&
+    (constraint === undefined || error.constraint === constraint)
+  );
+}
