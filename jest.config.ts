@@ -3,4 +3,7 @@ import { getJestProjectsAsync } from '@nx/jest';
 
 export default async (): Promise<Config> => ({
   projects: await getJestProjectsAsync(),
+  // Run as several projects, jest takes the test timeout from here, not from each project's config:
+  // tests that start a PostgreSQL or a built process need more than the 5 s default on a busy machine.
+  testTimeout: 30_000,
 });
