@@ -2,6 +2,8 @@
 // (domain <- application <- infrastructure <- api) and expects each to be refused.
 import { ESLint } from 'eslint';
 
+const EMBEDDED = 'startEmbeddedPostgres';
+
 const forbidden = [
   ['libs/domain/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
   ['libs/domain/src/probe.ts', "import { UnitOfWork } from '@petstore/application';\nexport const x = UnitOfWork;\n"],
@@ -10,11 +12,20 @@ const forbidden = [
   ['libs/application/src/probe.ts', "import { DataSource } from 'typeorm';\nexport const x = DataSource;\n"],
   ['libs/infrastructure/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
   ['apps/api/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
+  // The embedded PostgreSQL is no part of the production persistence code, and depends on no layer.
+  ['libs/infrastructure/src/probe.ts', `import { ${EMBEDDED} } from '@petstore/embedded-postgres';\nexport const x = ${EMBEDDED};\n`],
+  ['libs/application/src/probe.ts', `import { ${EMBEDDED} } from '@petstore/embedded-postgres';\nexport const x = ${EMBEDDED};\n`],
+  ['libs/embedded-postgres/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
+  // infrastructure's specs use the testing lib: an import back would be a cycle.
+  ['libs/testing/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
 ];
 const allowed = [
   ['apps/api/test/probe.spec.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
   ['libs/infrastructure/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
   ['libs/application/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
+  ['apps/api/src/probe.ts', `import { ${EMBEDDED} } from '@petstore/embedded-postgres';\nexport const x = ${EMBEDDED};\n`],
+  ['libs/testing/src/probe.ts', `import { ${EMBEDDED} } from '@petstore/embedded-postgres';\nexport const x = ${EMBEDDED};\n`],
+  ['libs/infrastructure/src/probe.spec.ts', `import { ${EMBEDDED} } from '@petstore/embedded-postgres';\nexport const x = ${EMBEDDED};\n`],
 ];
 
 const eslint = new ESLint();
