@@ -6,7 +6,8 @@ import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AppConfig } from './config/app-config';
 import { CatalogueRepositoriesModule } from './database/catalogue-repositories.module';
 import { DatabaseModule } from './database/database.module';
-import { HealthController } from './health/health.controller';
+import { Drain } from './lifecycle/drain.service';
+import { HealthController, RedisProbe } from './health/health.controller';
 import { PetsModule } from './pets/pets.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { MessagesModule } from './messages/messages.module';
@@ -26,8 +27,13 @@ export class AppModule {
       global: true,
       imports: [DatabaseModule.forRoot(databaseUrl), IdempotencyModule, AccountsModule, CategoriesModule, CatalogueRepositoriesModule, PetsModule, MessagesModule, StoreModule],
       controllers: [HealthController],
-      providers: [{ provide: AppConfig, useValue: config }, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-      exports: [AppConfig],
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        Drain, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
+        RedisProbe,
+      ],
+      exports: [AppConfig, Drain],
     };
   }
 }

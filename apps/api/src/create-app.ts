@@ -8,6 +8,7 @@ import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { BODY_LIMIT_BYTES, clientErrorHandler, PetstoreFastifyAdapter, registerHttpHooks, requestId } from './common/http/fastify-hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
+import { Drain } from './lifecycle/drain.service';
 import { PaginationInterceptor } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
@@ -40,6 +41,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   try {
     const fastify = app.getHttpAdapter().getInstance();
     registerHttpHooks(fastify);
+    app.get(Drain).register(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {
       registerRateLimit(fastify, redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore(), rateLimitPerMinute);

@@ -1,7 +1,9 @@
-import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { ConsoleLogger, INestApplicationContext, LogLevel } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
+import { Drain } from './lifecycle/drain.service';
+import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
 import { createWorker } from './messages/create-worker';
 
 const NEST_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
@@ -24,7 +26,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = new ConsoleLogger('Petstore', { logLevels: NEST_LEVELS[config.logLevel] });
+  const signals = new ShutdownSignals(config.shutdownTimeoutMs, logger);
   const database = await openDatabase(config, logger);
+  signals.onStop(() => database.stop());
+  if (signals.stopping) return; // a signal came while the database opened: it is being stopped
   if (process.argv.includes('--migrate-only')) {
     await database.stop();
     return;
@@ -32,30 +37,32 @@ async function main(): Promise<void> {
 
   // --worker-only: the message worker alone, no HTTP; any number of such processes may share the database.
   const workerOnly = process.argv.includes('--worker-only');
-  const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger });
-  const context = app ?? (await createWorker({ config, databaseUrl: database.url, logger }));
-
-  // Stop taking requests, let in-flight ones finish, close the pool, then stop the embedded database.
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal} received: shutting down`);
-    try {
-      await context.close();
+  let context: INestApplicationContext | undefined;
+  try {
+    const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger });
+    context = app ?? (await createWorker({ config, databaseUrl: database.url, logger }));
+    const started = context;
+    // Readiness 503 and new requests refused while the ones in flight finish, then the worker and the pool
+    // close, then the embedded database stops.
+    signals.onStop(async () => {
+      if (app && !(await app.get(Drain).drain(config.shutdownTimeoutMs))) {
+        logger.warn('Requests still in flight at the shutdown deadline are cut off');
+      }
+      await started.close();
       await database.stop();
-    } finally {
-      process.exit(0);
+    });
+    if (signals.stopping) return;
+    if (!app) {
+      logger.log('Message worker running alone (--worker-only): no HTTP');
+      return;
     }
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-
-  if (!app) {
-    logger.log('Message worker running alone (--worker-only): no HTTP');
-    return;
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A start-up failure (port in use, a module that fails to start…) leaves nothing running behind it.
+    await context?.close().catch(() => undefined);
+    await database.stop();
+    throw error;
   }
-  await app.listen({ port: config.port, host: config.host });
   logger.log(`Listening on http://${config.host}:${config.port} (OpenAPI: /openapi.json, docs: /docs)`);
 }
 

@@ -86,11 +86,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await ensureTraversable(path.dirname(dataDir), osUser); // fail at once, before any work
   const bin = await binaries(osUser);
 
-  await reclaimEmbeddedPostgresDir(dataDir, options.log);
-  if (!(await exists(path.join(dataDir, 'PG_VERSION')))) {
-    await initialiseCluster(bin.initdb, dataDir, osUser, log);
+  try {
+    await reclaimEmbeddedPostgresDir(dataDir, options.log);
+    if (!(await exists(path.join(dataDir, 'PG_VERSION')))) {
+      await initialiseCluster(bin.initdb, dataDir, osUser, log);
+    }
+    await ensureAccess(dataDir, osUser);
+  } catch (error) {
+    // A file system error (ENOTDIR, EACCES, EROFS…) says little without the directory it concerns.
+    if (!(error as NodeJS.ErrnoException).code) throw error;
+    throw new Error(`The embedded PostgreSQL cannot use ${dataDir} as its data directory: ${(error as Error).message}`);
   }
-  await ensureAccess(dataDir, osUser);
 
   const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'lc_messages=C'];
   if (options.durable === false) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off');

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       redisUrl: null,
       logLevel: 'info',
       messageWorker: true,
+      shutdownTimeoutMs: 10000,
     });
     expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
   });
@@ -26,6 +27,7 @@ describe('loadConfig', () => {
       PET_BY_ID_SUNSET: '2030-01-01T00:00:00Z',
       LOG_LEVEL: 'debug',
       MESSAGE_WORKER: 'false',
+      SHUTDOWN_TIMEOUT_MS: '2500',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -35,6 +37,7 @@ describe('loadConfig', () => {
       redisUrl: 'redis://localhost:6379',
       logLevel: 'debug',
       messageWorker: false,
+      shutdownTimeoutMs: 2500,
     });
     expect(config.petByIdSunset.toISOString()).toBe('2030-01-01T00:00:00.000Z');
   });
@@ -50,8 +53,19 @@ describe('loadConfig', () => {
     ['PET_BY_ID_SUNSET', 'soon'],
     ['LOG_LEVEL', 'loud'],
     ['MESSAGE_WORKER', 'maybe'],
+    ['SHUTDOWN_TIMEOUT_MS', '10s'],
   ])('refuses %s=%s with a line naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+
+  it('refuses the embedded PostgreSQL under NODE_ENV=production, with one line asking for DATABASE_URL', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      /^Invalid configuration: DATABASE_URL must be set when NODE_ENV=production: .*$/,
+    );
+    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db/petstore' }).databaseUrl).toBe(
+      'postgres://u@db/petstore',
+    );
+    expect(loadConfig({ NODE_ENV: 'development' }).databaseUrl).toBeNull();
   });
 });

@@ -26,6 +26,8 @@ export class AppConfig {
   logLevel: LogLevelName;
   /** Whether the message worker runs in this process (MESSAGE_WORKER, on). */
   messageWorker: boolean;
+  /** How long a SIGTERM/SIGINT may take to drain in-flight requests and stop (SHUTDOWN_TIMEOUT_MS, 10000). */
+  shutdownTimeoutMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -50,7 +52,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return new AppConfig({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
-    databaseUrl: databaseUrl(env, 'DATABASE_URL'),
+    databaseUrl: requiredInProduction(env, 'DATABASE_URL', databaseUrl(env, 'DATABASE_URL')),
     dataDir: text(env, 'DATA_DIR') ?? '.data',
     adminApiKey: adminKey(env, 'ADMIN_API_KEY'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
@@ -58,7 +60,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
     petByIdSunset: date(env, 'PET_BY_ID_SUNSET', DEFAULT_PET_BY_ID_SUNSET),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     messageWorker: boolean(env, 'MESSAGE_WORKER', true),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   });
+}
+
+/**
+ * NODE_ENV=production (the image sets it; `npm start` does not): the embedded PostgreSQL is a
+ * development database, so a production service must be given its own.
+ */
+function requiredInProduction<T>(env: Env, name: string, value: T | null): T | null {
+  if (value === null && text(env, 'NODE_ENV') === 'production') {
+    throw new ConfigError(name, 'must be set when NODE_ENV=production: the embedded PostgreSQL is for development only.');
+  }
+  return value;
 }
 
 function text(env: Env, name: string): string | null {
