@@ -63,6 +63,9 @@ start_failure() {
   echo "smoke: $what: exit status $status, with the line the operator needs"
 }
 
+# The bounds below are for start-up, not for a build: npm start's own build step first, should it be due.
+node tools/build-if-stale.mjs >>"$log" 2>&1 || fail "the build failed"
+
 start_failure "PORT=notaport" 20 'Invalid configuration: PORT' PORT=notaport
 start_failure "DATA_DIR a file" 20 'embedded PostgreSQL cannot use /etc/hostname/postgres' DATA_DIR=/etc/hostname
 # The port taken by another process: found once the embedded PostgreSQL runs, which must then stop too.
