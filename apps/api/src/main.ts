@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const signals = new ShutdownSignals(config.shutdownTimeoutMs, logger);
   const database = await openDatabase(config, logger);
   signals.onStop(() => database.stop());
+  signals.atDeadline(() => database.stop());
   if (signals.stopping) return; // a signal came while the database opened: it is being stopped
   if (process.argv.includes('--migrate-only')) {
     await database.stop();
@@ -45,11 +46,14 @@ async function main(): Promise<void> {
     // Readiness 503 and new requests refused while the ones in flight finish, then the worker and the pool
     // close, then the embedded database stops.
     signals.onStop(async () => {
-      if (app && !(await app.get(Drain).drain(config.shutdownTimeoutMs))) {
-        logger.warn('Requests still in flight at the shutdown deadline are cut off');
+      const drained = !app || (await app.get(Drain).drain(config.shutdownTimeoutMs));
+      if (!drained) {
+        logger.warn(`Requests in flight after ${config.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
+        app?.getHttpServer().closeAllConnections();
       }
       await started.close();
       await database.stop();
+      return drained;
     });
     if (signals.stopping) return;
     if (!app) {
