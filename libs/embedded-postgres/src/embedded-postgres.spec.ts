@@ -89,7 +89,7 @@ describe('startEmbeddedPostgres', () => {
     expect(passwords.every((p) => p.length >= 32 && p !== 'petstore-embedded')).toBe(true);
   });
 
-  it('replaces the old constant password of a cluster made before passwords were random, keeping its data', async () => {
+  it('replaces the old constant password of a cluster made before random passwords, keeping its data', async () => {
     const dir = path.join(dataDir, 'legacy');
     // Make a cluster as the old code left it: password 'petstore-embedded', no password file.
     const first = await startEmbeddedPostgres({ dataDir: dir, database: 'petstore_spec' });
@@ -117,7 +117,7 @@ describe('startEmbeddedPostgres', () => {
   });
 
   const asRoot = process.getuid?.() === 0 ? it : it.skip;
-  asRoot('as root, runs binaries the postgres OS user cannot reach from a mirror it can (a checkout under /root)', async () => {
+  asRoot('as root, runs binaries the postgres user cannot reach from a mirror it can (checkout in /root)', async () => {
     // A copy of the binaries (hard links) below a directory only root may enter, as in a checkout under /root.
     const native = embeddedPostgresNativeDir();
     const closed = await fs.mkdtemp(path.join(tmpdir(), 'petstore-closed-'));

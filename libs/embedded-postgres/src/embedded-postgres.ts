@@ -228,7 +228,9 @@ export async function reachableNativeDir(nativeDir: string, osUser: { uid: numbe
   const mirror = path.join(tmpdir(), `petstore-embedded-pg-bin-${id.slice(0, 16)}`);
   if (await isTrustedMirror(mirror)) return mirror;
   const blocked = await untraversable(tmpdir(), osUser);
-  if (blocked) throw new Error(`${unreachableMessage(blocked)}; the embedded PostgreSQL binaries cannot be mirrored there.`);
+  if (blocked) {
+    throw new Error(`${unreachableMessage(blocked)}; the embedded PostgreSQL binaries cannot be mirrored there.`);
+  }
   const staging = await fs.mkdtemp(`${mirror}.tmp-`);
   try {
     await mirrorTree(real, staging);
@@ -375,7 +377,8 @@ function startServer(
     let ready = false;
     // detached: its own process group, out of reach of a Ctrl-C (SIGINT to the terminal's foreground group)
     // meant for the application, which stops the server itself once it has drained.
-    const child = spawn(postgres, args, { ...osUser, env: serverEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const options = { ...osUser, env: serverEnv(), detached: true };
+    const child = spawn(postgres, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => {
       child.kill('SIGQUIT');
       reject(new Error(`not ready within ${START_TIMEOUT_MS} ms: ${tail(output)}`));
@@ -519,7 +522,8 @@ async function ensureTraversable(dir: string, osUser: OsUser | undefined): Promi
   if (blocked) {
     throw new Error(
       `${unreachableMessage(blocked)}, so the embedded PostgreSQL cannot keep its data below it: choose a data ` +
-        `directory it can reach (DATA_DIR, e.g. /var/lib/petstore), set DATABASE_URL, or run \`chmod o+x ${blocked.dir}\`.`,
+        'directory it can reach (DATA_DIR, e.g. /var/lib/petstore), set DATABASE_URL, or run ' +
+        `\`chmod o+x ${blocked.dir}\`.`,
     );
   }
 }

@@ -18,7 +18,8 @@ describe('migrateDatabase (real PostgreSQL)', () => {
   beforeEach(async () => {
     serverUrl = process.env[TEST_DATABASE_ENV.serverUrl] as string;
     // Ends with the run id: a run killed before `afterEach` still has it dropped by the global teardown.
-    name = `${TEST_DATABASE_PREFIX}migrate_${Math.random().toString(36).slice(2, 8)}_${process.env[TEST_DATABASE_ENV.runId]}`;
+    const runId = process.env[TEST_DATABASE_ENV.runId];
+    name = `${TEST_DATABASE_PREFIX}migrate_${Math.random().toString(36).slice(2, 8)}_${runId}`;
     admin = await connect(serverUrl);
     await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
     url = withDatabaseName(serverUrl, name);
