@@ -3,10 +3,13 @@ import nx from '@nx/eslint-plugin';
 /**
  * Layer rules (docs: architecture.md). Dependencies point inwards only:
  *   app -> infrastructure -> application -> domain
- * The testing lib (jest global setup, test database) may use every layer; production code
- * may not import it, tests may.
+ * The testing lib (test database) may use every layer; production code may not import it, tests may.
+ * The embedded PostgreSQL runner (libs/embedded-postgres, a development and test database) depends on no
+ * other lib; the app (its database when DATABASE_URL is unset), the testing lib and tests may import it,
+ * the layers' production code may not.
  */
 const ALL_LAYERS = ['type:domain', 'type:application', 'type:infrastructure'];
+const EMBEDDED = 'type:embedded-postgres';
 const layerRules = ({ testsMayUseTesting }) => [
   'error',
   {
@@ -15,9 +18,16 @@ const layerRules = ({ testsMayUseTesting }) => [
     depConstraints: [
       { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
       { sourceTag: 'type:application', onlyDependOnLibsWithTags: ['type:domain', 'type:application'] },
-      { sourceTag: 'type:infrastructure', onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing'] : ALL_LAYERS },
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing'] : ALL_LAYERS },
-      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...ALL_LAYERS, 'type:testing'] },
+      {
+        sourceTag: 'type:infrastructure',
+        onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing', EMBEDDED] : ALL_LAYERS,
+      },
+      {
+        sourceTag: 'type:app',
+        onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing', EMBEDDED] : [...ALL_LAYERS, EMBEDDED],
+      },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...ALL_LAYERS, 'type:testing', EMBEDDED] },
+      { sourceTag: EMBEDDED, onlyDependOnLibsWithTags: [EMBEDDED] },
     ],
   },
 ];

@@ -2,6 +2,14 @@
 // (domain <- application <- infrastructure <- api) and expects each to be refused.
 import { ESLint } from 'eslint';
 
+/** A file at `filePath` that imports `name` from `module`. */
+const probe = (filePath, name, module) => [
+  filePath,
+  `import { ${name} } from '${module}';\nexport const x = ${name};\n`,
+];
+const EMBEDDED = ['startEmbeddedPostgres', '@petstore/embedded-postgres'];
+const MIGRATE = ['migrateDatabase', '@petstore/infrastructure'];
+
 const forbidden = [
   ['libs/domain/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
   ['libs/domain/src/probe.ts', "import { UnitOfWork } from '@petstore/application';\nexport const x = UnitOfWork;\n"],
@@ -10,11 +18,20 @@ const forbidden = [
   ['libs/application/src/probe.ts', "import { DataSource } from 'typeorm';\nexport const x = DataSource;\n"],
   ['libs/infrastructure/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
   ['apps/api/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
+  // The embedded PostgreSQL is no part of the production persistence code, and depends on no layer.
+  probe('libs/infrastructure/src/probe.ts', ...EMBEDDED),
+  probe('libs/application/src/probe.ts', ...EMBEDDED),
+  probe('libs/embedded-postgres/src/probe.ts', ...MIGRATE),
+  // infrastructure's specs use the testing lib: an import back would be a cycle.
+  probe('libs/testing/src/probe.ts', ...MIGRATE),
 ];
 const allowed = [
   ['apps/api/test/probe.spec.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
   ['libs/infrastructure/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
   ['libs/application/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
+  probe('apps/api/src/probe.ts', ...EMBEDDED),
+  probe('libs/testing/src/probe.ts', ...EMBEDDED),
+  probe('libs/infrastructure/src/probe.spec.ts', ...EMBEDDED),
 ];
 
 const eslint = new ESLint();

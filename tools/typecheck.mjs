@@ -6,6 +6,7 @@ import { join } from 'node:path';
 const configs = ['apps', 'libs']
   .flatMap((dir) => readdirSync(dir).map((project) => join(dir, project)))
   .flatMap((project) => ['tsconfig.app.json', 'tsconfig.lib.json', 'tsconfig.spec.json'].map((f) => join(project, f)))
+  .concat('tools/jest/tsconfig.json') // the jest global setup and teardown
   .filter((config) => existsSync(config));
 
 let failed = false;

@@ -5,9 +5,9 @@ module.exports = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
   },
-  // One PostgreSQL per jest process, one database per worker (libs/testing/src/test-database.ts).
-  globalSetup: '../../libs/testing/src/global-setup.ts',
-  globalTeardown: '../../libs/testing/src/global-teardown.ts',
+  // One PostgreSQL per jest process, one database per worker (libs/testing/src/test-database.ts, tools/jest).
+  globalSetup: '../../tools/jest/global-setup.ts',
+  globalTeardown: '../../tools/jest/global-teardown.ts',
   testTimeout: 30000,
   moduleFileExtensions: ['ts', 'js', 'html'],
   coverageDirectory: '../../coverage/libs/infrastructure',

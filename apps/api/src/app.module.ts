@@ -8,9 +8,10 @@ import { httpLoggerParams, RootLogger } from './common/logging/logging';
 import { AppConfig } from './config/app-config';
 import { CatalogueRepositoriesModule } from './database/catalogue-repositories.module';
 import { DatabaseModule } from './database/database.module';
-import { HealthController } from './health/health.controller';
+import { HealthController, RedisProbe } from './health/health.controller';
 import { JobQueueModule } from './jobs/job-queue.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { Drain } from './lifecycle/drain.service';
 import { PetsModule } from './pets/pets.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { MessagesModule } from './messages/messages.module';
@@ -39,8 +40,13 @@ export class AppModule {
         StoreModule,
       ],
       controllers: [HealthController],
-      providers: [{ provide: AppConfig, useValue: config }, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-      exports: [AppConfig],
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        Drain, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
+        RedisProbe,
+      ],
+      exports: [AppConfig, Drain],
     };
   }
 }

@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from './common/openapi/openapi';
 import { createRootLogger, registerRequestLogContext, RootLogger, silentLogger } from './common/logging/logging';
 import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
 import { registerTracingHooks } from './common/tracing/tracing';
+import { Drain } from './lifecycle/drain.service';
 import { PaginationInterceptor } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
@@ -71,6 +72,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     await registerSecurityHeaders(app);
     registerJsonParser(app, BODY_LIMIT_BYTES);
     registerNulCheck(fastify);
+    app.get(Drain).register(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {
       registerRateLimit(fastify, redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore(), rateLimitPerMinute);

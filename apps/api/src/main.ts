@@ -1,9 +1,12 @@
 import './tracing'; // first: OpenTelemetry (when configured) must load before http and pg
 import { createRootLogger, nestLogger } from './common/logging/logging';
 import { stopTracing } from './common/tracing/tracing';
+import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
+import { Drain } from './lifecycle/drain.service';
+import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
 import { createWorker } from './messages/create-worker';
 
 async function main(): Promise<void> {
@@ -20,7 +23,11 @@ async function main(): Promise<void> {
   // One pino logger for the whole process: start-up, framework, application and request logs.
   const rootLogger = createRootLogger(config);
   const logger = nestLogger(rootLogger);
+  const signals = new ShutdownSignals(config.shutdownTimeoutMs, logger);
   const database = await openDatabase(config, logger);
+  signals.onStop(() => database.stop());
+  signals.atDeadline(() => database.stop());
+  if (signals.stopping) return; // a signal came while the database opened: it is being stopped
   if (process.argv.includes('--migrate-only')) {
     await database.stop();
     return;
@@ -28,31 +35,36 @@ async function main(): Promise<void> {
 
   // --worker-only: the message worker alone, no HTTP; any number of such processes may share the database.
   const workerOnly = process.argv.includes('--worker-only');
-  const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger: rootLogger });
-  const context = app ?? (await createWorker({ config, databaseUrl: database.url, logger: rootLogger }));
-
-  // Stop taking requests, let in-flight ones finish, close the pool, then stop the embedded database.
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal} received: shutting down`);
-    try {
-      await context.close();
+  let context: INestApplicationContext | undefined;
+  try {
+    const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger: rootLogger });
+    context = app ?? (await createWorker({ config, databaseUrl: database.url, logger: rootLogger }));
+    const started = context;
+    // Readiness 503 and new requests refused while the ones in flight finish, then the worker and the pool
+    // close, then the embedded database stops.
+    signals.onStop(async () => {
+      const drained = !app || (await app.get(Drain).drain(config.shutdownTimeoutMs));
+      if (!drained) {
+        logger.warn(`Requests in flight after ${config.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
+        app?.getHttpServer().closeAllConnections();
+      }
+      await started.close();
       await database.stop();
       await stopTracing();
-    } finally {
-      process.exit(0);
+      return drained;
+    });
+    if (signals.stopping) return;
+    if (!app) {
+      logger.log('Message worker running alone (--worker-only): no HTTP');
+      return;
     }
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-
-  if (!app) {
-    logger.log('Message worker running alone (--worker-only): no HTTP');
-    return;
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A start-up failure (port in use, a module that fails to start…) leaves nothing running behind it.
+    await context?.close().catch(() => undefined);
+    await database.stop();
+    throw error;
   }
-  await app.listen({ port: config.port, host: config.host });
   logger.log(`Listening on http://${config.host}:${config.port} (OpenAPI: /openapi.json, docs: /docs)`);
 }
 

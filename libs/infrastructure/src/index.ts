@@ -8,7 +8,6 @@ export * from './persistence/order/typeorm-order.repository';
 export * from './persistence/stock/typeorm-stock-levels';
 export * from './security/crypto-api-key-secrets';
 export * from './system/system-clock';
-export * from './database/embedded-postgres';
 export * from './persistence/idempotency/typeorm-idempotency.store';
 export * from './persistence/message/typeorm-message.repository';
 export * from './message/inbox-message.transport';

@@ -8,3 +8,5 @@ export {
   testDatabaseUrl,
   withDatabaseName,
 } from './test-database';
+export { acquireTestDatabaseServer, releaseTestDatabaseServer } from './test-database-server';
+export type { AcquireOptions } from './test-database-server';

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { reclaimEmbeddedPostgresDir, startEmbeddedPostgres } from '@petstore/embedded-postgres';
 import { Client } from 'pg';
 import {
   TEST_DATABASE_ENV,
@@ -18,7 +19,15 @@ import {
  * 2. else a PostgreSQL container through testcontainers, when a container runtime answers;
  * 3. else an embedded PostgreSQL in a fresh temporary directory.
  * Then one template database is created and migrated; workers copy it (see `testDatabaseUrl`).
+ * The migrations are the caller's (the jest global setup in tools/jest passes the infrastructure's):
+ * this lib does not import the infrastructure, whose specs import this lib.
  */
+
+export interface AcquireOptions {
+  /** Applies the schema's migrations to the database at `url`. */
+  migrate(url: string): Promise<unknown>;
+  log?: (line: string) => void;
+}
 
 /** How long a container runtime may take to answer before we move on. */
 const RUNTIME_PROBE_MS = 5_000;
@@ -54,10 +63,10 @@ function processState(): ProcessState {
 }
 
 /** Provisions on the first call in this process; later calls wait for the same server. */
-export async function acquireTestDatabaseServer(log: (line: string) => void = defaultLog): Promise<void> {
+export async function acquireTestDatabaseServer({ migrate, log = defaultLog }: AcquireOptions): Promise<void> {
   const state = processState();
   state.users++;
-  state.provisioning ??= provision(log);
+  state.provisioning ??= provision(migrate, log);
   try {
     await state.provisioning;
   } catch (error) {
@@ -78,7 +87,10 @@ export async function releaseTestDatabaseServer(): Promise<void> {
   await dispose?.();
 }
 
-async function provision(log: (line: string) => void): Promise<() => Promise<void>> {
+async function provision(
+  migrate: AcquireOptions['migrate'],
+  log: (line: string) => void,
+): Promise<() => Promise<void>> {
   const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const template = `${TEST_DATABASE_PREFIX}tpl_${runId}`;
   const server = await chooseServer(log);
@@ -88,10 +100,9 @@ async function provision(log: (line: string) => void): Promise<() => Promise<voi
     await admin(server.url, async (client) => {
       await client.query(`CREATE DATABASE ${client.escapeIdentifier(template)}`);
     });
-    const { migrateDatabase } = await loadInfrastructure();
     const started = Date.now();
-    const applied = await migrateDatabase(templateUrl);
-    log(`migrated template ${template} (${applied.length} migrations, ${Date.now() - started} ms)`);
+    await migrate(templateUrl);
+    log(`migrated template ${template} (${Date.now() - started} ms)`);
   } catch (error) {
     await dropRunDatabases(server, runId).catch(() => undefined);
     await server.release().catch(() => undefined);
@@ -177,7 +188,6 @@ function probeContainerRuntime(): Promise<void> {
 
 async function startEmbedded(log: (line: string) => void): Promise<Server> {
   const started = Date.now();
-  const { startEmbeddedPostgres, reclaimEmbeddedPostgresDir } = await loadInfrastructure();
   await sweepAbandonedEmbeddedDirs(reclaimEmbeddedPostgresDir, log);
   // mkdtemp makes the directory 0700: it is the data directory itself, handed to the postgres OS user.
   const dataDir = await fs.mkdtemp(path.join(tmpdir(), `${EMBEDDED_DIR_PREFIX}${process.pid}-`));
@@ -256,38 +266,6 @@ async function admin<T>(url: string, work: (client: Client) => Promise<T>): Prom
     return await work(client);
   } finally {
     await client.end();
-  }
-}
-
-/** What the global setup uses of `@petstore/infrastructure` (see `loadInfrastructure`). */
-interface Infrastructure {
-  migrateDatabase(url: string): Promise<string[]>;
-  startEmbeddedPostgres(options: {
-    dataDir: string;
-    database?: string;
-    durable?: boolean;
-  }): Promise<{ url: string; stop(): Promise<void> }>;
-  reclaimEmbeddedPostgresDir(dataDir: string): Promise<void>;
-}
-
-/**
- * Loads `@petstore/infrastructure` (its migrations and embedded PostgreSQL) at run time.
- *
- * - A global setup is loaded by plain Node `require` (jest only transpiles it), which knows nothing
- *   of the workspace's TypeScript path aliases: they are registered while the library loads.
- * - The specifier is deliberately not a string literal: infrastructure's own specs import
- *   `@petstore/testing`, so a static edge back from here would be a project cycle that
- *   `@nx/enforce-module-boundaries` rejects in both projects. The dependency exists only inside the
- *   jest process; `Infrastructure` above names what is used, and a mismatch fails the setup at once.
- */
-async function loadInfrastructure(): Promise<Infrastructure> {
-  const specifier = ['@petstore', 'infrastructure'].join('/');
-  const { registerTsConfigPaths } = await import('@nx/js/internal');
-  const unregister = registerTsConfigPaths(path.resolve(__dirname, '../../../tsconfig.base.json'));
-  try {
-    return (await import(specifier)) as Infrastructure;
-  } finally {
-    unregister();
   }
 }
 

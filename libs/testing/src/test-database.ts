@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 /**
  * The test database helpers used by integration tests (repositories, use cases, HTTP).
  *
- * The jest global setup (`global-setup.ts`) picks a PostgreSQL server, creates one migrated
+ * The jest global setup (`tools/jest/global-setup.ts`) picks a PostgreSQL server, creates one migrated
  * template database per run and publishes it through the environment variables below; jest
  * workers are forked afterwards and inherit them. Each worker then gets its own database, copied
  * from the template on first use, so test files in different workers never share rows.

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       messageMaxAttempts: 10,
       metricsPort: null,
       otlpEndpoint: null,
+      shutdownTimeoutMs: 10000,
     });
     expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
   });
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
       MESSAGE_MAX_ATTEMPTS: '3',
       METRICS_PORT: '9464',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      SHUTDOWN_TIMEOUT_MS: '2500',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -47,6 +49,7 @@ describe('loadConfig', () => {
       messageMaxAttempts: 3,
       metricsPort: 9464,
       otlpEndpoint: 'http://collector:4318',
+      shutdownTimeoutMs: 2500,
     });
     expect(config.petByIdSunset.toISOString()).toBe('2030-01-01T00:00:00.000Z');
   });
@@ -67,6 +70,7 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '0'],
     ['METRICS_PORT', 'ninety'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://collector:4317'],
+    ['SHUTDOWN_TIMEOUT_MS', '10s'],
   ])('refuses %s=%s with a line naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
@@ -96,5 +100,15 @@ describe('loadConfig', () => {
     expect(Object.values(set)).toEqual([1001, 1002, 1000, 1004, 1005, 1006, 1007, 1008]);
     expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0' })).toThrow(/^Invalid configuration: DB_STATEMENT_TIMEOUT_MS /);
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS /);
+  });
+
+  it('refuses the embedded PostgreSQL under NODE_ENV=production, with one line asking for DATABASE_URL', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      /^Invalid configuration: DATABASE_URL must be set when NODE_ENV=production: .*$/,
+    );
+    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db/petstore' }).databaseUrl).toBe(
+      'postgres://u@db/petstore',
+    );
+    expect(loadConfig({ NODE_ENV: 'development' }).databaseUrl).toBeNull();
   });
 });

@@ -38,6 +38,8 @@ export class AppConfig {
   otlpEndpoint: string | null;
   /** Time bounds of HTTP exchanges and database work (HTTP_* and DB_* *_MS variables), in milliseconds. */
   timeouts: Timeouts;
+  /** How long a SIGTERM/SIGINT may take to drain in-flight requests and stop (SHUTDOWN_TIMEOUT_MS, 10000). */
+  shutdownTimeoutMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -81,7 +83,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return new AppConfig({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
-    databaseUrl: databaseUrl(env, 'DATABASE_URL'),
+    databaseUrl: requiredInProduction(env, 'DATABASE_URL', databaseUrl(env, 'DATABASE_URL')),
     dataDir: text(env, 'DATA_DIR') ?? '.data',
     adminApiKey: adminKey(env, 'ADMIN_API_KEY'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
@@ -94,6 +96,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsPort: text(env, 'METRICS_PORT') === null ? null : integer(env, 'METRICS_PORT', 0, 1, 65535),
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     timeouts: timeouts(env),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   });
 }
 
@@ -116,6 +119,17 @@ function timeouts(env: Env): Timeouts {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must not exceed HTTP_REQUEST_TIMEOUT_MS (${result.httpRequestMs}).`);
   }
   return result;
+}
+
+/**
+ * NODE_ENV=production (the image sets it; `npm start` does not): the embedded PostgreSQL is a
+ * development database, so a production service must be given its own.
+ */
+function requiredInProduction<T>(env: Env, name: string, value: T | null): T | null {
+  if (value === null && text(env, 'NODE_ENV') === 'production') {
+    throw new ConfigError(name, 'must be set when NODE_ENV=production: the embedded PostgreSQL is for development only.');
+  }
+  return value;
 }
 
 function text(env: Env, name: string): string | null {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
-import { migrateDatabase, startEmbeddedPostgres } from '@petstore/infrastructure';
+import { startEmbeddedPostgres } from '@petstore/embedded-postgres';
+import { migrateDatabase } from '@petstore/infrastructure';
 import { AppConfig } from '../config/app-config';
 
 export interface OpenDatabase {

