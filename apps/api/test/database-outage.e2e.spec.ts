@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedPostgresServer, migrateDatabase, startEmbeddedPostgres } from '@petstore/infrastructure';
+import { EmbeddedPostgresServer, startEmbeddedPostgres } from '@petstore/embedded-postgres';
+import { migrateDatabase } from '@petstore/infrastructure';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config/app-config';
 import { ADMIN_KEY, TestApp } from './support/test-app';
