@@ -1,0 +1,12 @@
+module.exports = {
+  displayName: 'tools',
+  preset: '../../jest.preset.js',
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
+  },
+  // The templates are not tests of this project (they become tests of the generated workspace).
+  testPathIgnorePatterns: ['/node_modules/', '/files/'],
+  moduleFileExtensions: ['ts', 'js', 'html'],
+  coverageDirectory: '../../coverage/tools/plugin',
+};

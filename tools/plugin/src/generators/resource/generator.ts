@@ -1,0 +1,128 @@
+import { Tree, formatFiles, generateFiles, joinPathFragments, names } from '@nx/devkit';
+import * as path from 'node:path';
+import type { ResourceGeneratorSchema } from './schema';
+import { addExport, addImport, appendToArray } from './wiring';
+
+/** Where the shared files the generator wires a resource into live. */
+export const WIRING = {
+  domainIndex: 'libs/domain/src/index.ts',
+  applicationIndex: 'libs/application/src/index.ts',
+  infrastructureIndex: 'libs/infrastructure/src/index.ts',
+  entities: 'libs/infrastructure/src/persistence/entities.ts',
+  migrations: 'libs/infrastructure/src/database/migrations/index.ts',
+  appModule: 'apps/api/src/app.module.ts',
+} as const;
+
+export interface ResourceNames {
+  /** shelter / pet-toy: file and folder names. */
+  fileName: string;
+  /** Shelter / PetToy */
+  className: string;
+  /** shelter / petToy */
+  propertyName: string;
+  /** SHELTER / PET_TOY */
+  constantName: string;
+  /** shelter / pet_toy: error codes. */
+  snakeName: string;
+  /** A human word: shelter / pet toy. */
+  title: string;
+  /** shelters / pet-toys: the URL path, the app's folder. */
+  pluralFileName: string;
+  /** Shelters / PetToys */
+  pluralClassName: string;
+  /** shelters / pet_toys: the table. */
+  pluralSnakeName: string;
+  /** shelters / pet toys */
+  pluralTitle: string;
+}
+
+/**
+ * English plural of a kebab-case name's last word. Hand-written because no pluralisation library is a
+ * dependency of the workspace (and none may be added for this); `--plural` overrides it.
+ */
+export function pluralOf(fileName: string): string {
+  if (/[^aeiou]y$/.test(fileName)) return fileName.slice(0, -1) + 'ies';
+  if (/(s|x|z|ch|sh)$/.test(fileName)) return fileName + 'es';
+  return fileName + 's';
+}
+
+export function resourceNames(name: string, plural?: string): ResourceNames {
+  const singular = names(name);
+  const many = names(plural ?? pluralOf(singular.fileName));
+  const snake = (kebab: string) => kebab.replace(/-/g, '_');
+  const words = (kebab: string) => kebab.replace(/-/g, ' ');
+  return {
+    fileName: singular.fileName,
+    className: singular.className,
+    propertyName: singular.propertyName,
+    constantName: singular.constantName,
+    snakeName: snake(singular.fileName),
+    title: words(singular.fileName),
+    pluralFileName: many.fileName,
+    pluralClassName: many.className,
+    pluralSnakeName: snake(many.fileName),
+    pluralTitle: words(many.fileName),
+  };
+}
+
+/**
+ * `nx g @petstore/tools:resource <name>`: a new aggregate through every layer, modelled on categories
+ * (see README, Architecture): domain entity and errors, repository port and use cases, TypeORM entity,
+ * mapper, repository and migration, the HTTP slice (controller, DTOs, module, OpenAPI), a unit test of
+ * the entity and an HTTP test on PostgreSQL; then wires it into the shared indexes and the app module.
+ */
+export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSchema): Promise<void> {
+  const n = resourceNames(options.name, options.plural);
+  const timestamp = options.timestamp ?? Date.now();
+  for (const taken of [`libs/domain/src/${n.fileName}`, `apps/api/src/${n.pluralFileName}`]) {
+    if (tree.exists(taken)) throw new Error(`${taken} exists already: is there a resource "${n.fileName}"?`);
+  }
+  for (const file of Object.values(WIRING)) {
+    if (!tree.exists(file)) throw new Error(`${file} is missing: the generator wires new resources into it.`);
+  }
+
+  generateFiles(tree, path.join(__dirname, 'files'), '.', { ...n, timestamp, tmpl: '' });
+  // Prettier formats the new files only: the shared files below keep their own layout (they are not
+  // Prettier-formatted, and reformatting them whole would bury the one line each resource adds).
+  await formatFiles(tree);
+
+  addExport(tree, WIRING.domainIndex, `./${n.fileName}`);
+  addExport(tree, WIRING.applicationIndex, `./${n.fileName}`);
+  addExport(tree, WIRING.infrastructureIndex, `./persistence/${n.fileName}/typeorm-${n.fileName}.repository`);
+
+  const entity = `${n.className}OrmEntity`;
+  addImport(tree, WIRING.entities, entity, `./${n.fileName}/${n.fileName}.orm-entity`);
+  appendToArray(tree, WIRING.entities, { variable: 'ENTITIES' }, entity);
+
+  const migration = `${n.pluralClassName}${timestamp}`;
+  addImport(tree, WIRING.migrations, migration, `./${timestamp}-${n.pluralFileName}`);
+  appendToArray(tree, WIRING.migrations, { variable: 'MIGRATIONS' }, migration);
+
+  const nestModule = `${n.pluralClassName}Module`;
+  addImport(tree, WIRING.appModule, nestModule, `./${n.pluralFileName}/${n.pluralFileName}.module`);
+  appendToArray(tree, WIRING.appModule, { property: 'imports' }, nestModule);
+}
+
+export default resourceGenerator;
+
+/** The generated files, relative to the workspace root (for tests and for the summary). */
+export function generatedFiles(name: string, timestamp: number, plural?: string): string[] {
+  const n = resourceNames(name, plural);
+  return [
+    `libs/domain/src/${n.fileName}/${n.fileName}.ts`,
+    `libs/domain/src/${n.fileName}/${n.fileName}.errors.ts`,
+    `libs/domain/src/${n.fileName}/${n.fileName}.spec.ts`,
+    `libs/domain/src/${n.fileName}/index.ts`,
+    `libs/application/src/${n.fileName}/${n.fileName}.repository.ts`,
+    `libs/application/src/${n.fileName}/${n.fileName}.use-cases.ts`,
+    `libs/application/src/${n.fileName}/index.ts`,
+    `libs/infrastructure/src/persistence/${n.fileName}/${n.fileName}.orm-entity.ts`,
+    `libs/infrastructure/src/persistence/${n.fileName}/${n.fileName}.mapper.ts`,
+    `libs/infrastructure/src/persistence/${n.fileName}/typeorm-${n.fileName}.repository.ts`,
+    `libs/infrastructure/src/database/migrations/${timestamp}-${n.pluralFileName}.ts`,
+    `apps/api/src/${n.pluralFileName}/${n.pluralFileName}.controller.ts`,
+    `apps/api/src/${n.pluralFileName}/${n.pluralFileName}.module.ts`,
+    `apps/api/src/${n.pluralFileName}/${n.fileName}.dto.ts`,
+    `apps/api/test/${n.pluralFileName}.e2e.spec.ts`,
+  ].map((file) => joinPathFragments(file));
+}
