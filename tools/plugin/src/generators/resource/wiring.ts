@@ -29,7 +29,7 @@ function lineEnd(source: ts.SourceFile, position: number): number {
 function indentOf(source: ts.SourceFile, position: number): string {
   const { line } = source.getLineAndCharacterOfPosition(position);
   const start = source.getLineStarts()[line];
-  return /^[ \t]*/.exec(source.getFullText().slice(start))![0];
+  return /^[ \t]*/.exec(source.getFullText().slice(start))?.[0] ?? '';
 }
 
 /** Appends `export * from '<from>';` unless the file has it. */

@@ -1,0 +1,154 @@
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { generatedFiles } from './generator';
+
+/**
+ * The generator as a developer uses it: `nx g @petstore/tools:resource shelter` in a copy of this workspace
+ * (node_modules linked, not copied), then what CI asks of any change there: type-check, lint of the touched
+ * projects, the layer boundary check, and the generated tests themselves (the HTTP one on a real
+ * PostgreSQL: TEST_DATABASE_URL is passed through, else the test tooling starts its own).
+ */
+
+const WORKSPACE = path.resolve(__dirname, '../../../../..');
+/** Not copied: installed packages (linked instead), build and test outputs, local data, Git and Nx state. */
+const NOT_COPIED = new Set(['node_modules', 'dist', '.data', 'tmp', '.git', '.nx', 'coverage']);
+const MINUTE = 60_000;
+const NAME = 'shelter';
+const TIMESTAMP = Date.now();
+const FILES = generatedFiles(NAME, TIMESTAMP);
+
+/** A package's command, as a path from the workspace (through the node_modules link), e.g. `bin('nx')`. */
+function bin(pkg: string, command = pkg): string {
+  const manifest = require(`${pkg}/package.json`) as { bin: string | Record<string, string> };
+  const file = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin[command];
+  return path.join('node_modules', pkg, file);
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let workspace: string;
+
+/** The environment of the commands: this one, without what belongs to the jest run or Nx run around it. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(NX_|PETSTORE_TEST_|JEST_)/.test(key) || key === 'NODE_ENV') continue;
+    env[key] = value;
+  }
+  return { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', FORCE_COLOR: '0' };
+}
+
+function run(args: string[], timeout: number): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      args,
+      { cwd: workspace, env: childEnv(), timeout, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Fails with the command's output when it exits non-zero. */
+async function succeeds(args: string[], timeout: number): Promise<Run> {
+  const result = await run(args, timeout);
+  if (result.code !== 0) {
+    const tail = (text: string) => text.split('\n').slice(-80).join('\n');
+    throw new Error(`node ${args.join(' ')} exited ${result.code}\n${tail(result.stdout)}\n${tail(result.stderr)}`);
+  }
+  return result;
+}
+
+const read = (file: string) => fs.readFile(path.join(workspace, file), 'utf-8');
+
+describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
+  beforeAll(async () => {
+    workspace = await fs.mkdtemp(path.join(tmpdir(), 'petstore-generator-'));
+    await fs.cp(WORKSPACE, workspace, {
+      recursive: true,
+      filter: (source) => !NOT_COPIED.has(path.relative(WORKSPACE, source).split(path.sep)[0]),
+    });
+    await fs.symlink(path.join(WORKSPACE, 'node_modules'), path.join(workspace, 'node_modules'), 'dir');
+    await succeeds(
+      [bin('nx'), 'g', '@petstore/tools:resource', NAME, `--timestamp=${TIMESTAMP}`, '--no-interactive'],
+      2 * MINUTE,
+    );
+  }, 3 * MINUTE);
+
+  afterAll(async () => {
+    if (!workspace) return;
+    await fs.unlink(path.join(workspace, 'node_modules')).catch(() => undefined); // the link, never its target
+    await fs.rm(workspace, { recursive: true, force: true });
+  });
+
+  it('writes every layer and wires the resource into the shared lists', async () => {
+    for (const file of FILES) await expect(fs.access(path.join(workspace, file))).resolves.toBeUndefined();
+    expect(await read('libs/domain/src/index.ts')).toContain(`export * from './shelter';`);
+    expect(await read('libs/application/src/index.ts')).toContain(`export * from './shelter';`);
+    expect(await read('libs/infrastructure/src/index.ts')).toContain(
+      `export * from './persistence/shelter/typeorm-shelter.repository';`,
+    );
+    expect(await read('libs/infrastructure/src/persistence/entities.ts')).toMatch(/ENTITIES[^;]*\bShelterOrmEntity\b/);
+    expect(await read('libs/infrastructure/src/database/migrations/index.ts')).toMatch(
+      new RegExp(`MIGRATIONS = \\[[^\\]]*\\bShelters${TIMESTAMP}\\b`),
+    );
+    expect(await read('apps/api/src/app.module.ts')).toMatch(/imports: \[[^\]]*\bSheltersModule\b/);
+  });
+
+  it('refuses to generate the same resource twice, changing nothing', async () => {
+    const before = await read('apps/api/src/app.module.ts');
+    const again = await run([bin('nx'), 'g', '@petstore/tools:resource', NAME, '--no-interactive'], 2 * MINUTE);
+    expect(again.code).not.toBe(0);
+    expect(again.stdout + again.stderr).toContain('exists already');
+    expect(await read('apps/api/src/app.module.ts')).toBe(before);
+  }, 3 * MINUTE);
+
+  // The app's test config reaches the whole app and every lib through the HTTP tests; the infrastructure's
+  // config checks the libs under their stricter options. ts-jest type-checks the domain test as it runs it.
+  it('type-checks (the app, its HTTP tests and every lib it imports; the libs under their own options)', async () => {
+    for (const config of ['apps/api/tsconfig.spec.json', 'libs/infrastructure/tsconfig.lib.json']) {
+      await succeeds([bin('typescript', 'tsc'), '--noEmit', '-p', config], 5 * MINUTE);
+    }
+  }, 10 * MINUTE);
+
+  it('lints the touched projects without an error, and the generated files without a warning', async () => {
+    const projects = ['apps/api', 'libs/domain', 'libs/application', 'libs/infrastructure'];
+    const { stdout } = await run([bin('eslint'), '--format', 'json', ...projects], 5 * MINUTE);
+    const results = JSON.parse(stdout) as { filePath: string; messages: { severity: number; message: string }[] }[];
+    const problems = results.flatMap((r) =>
+      r.messages.map((m) => ({ file: path.relative(workspace, r.filePath), severity: m.severity, message: m.message })),
+    );
+    expect(problems.filter((p) => p.severity === 2)).toEqual([]);
+    expect(problems.filter((p) => FILES.includes(p.file))).toEqual([]);
+    expect(results.map((r) => path.relative(workspace, r.filePath))).toEqual(expect.arrayContaining(FILES));
+  }, 6 * MINUTE);
+
+  it('keeps the layer boundaries (tools/check-boundaries.mjs)', async () => {
+    await succeeds(['tools/check-boundaries.mjs'], 3 * MINUTE);
+  }, 4 * MINUTE);
+
+  it('passes its own tests: the domain unit test and the HTTP test on PostgreSQL', async () => {
+    const report = path.join(workspace, 'jest-report.json');
+    const specs = FILES.filter((file) => file.endsWith('.spec.ts'));
+    await succeeds([bin('jest'), '--ci', '--json', `--outputFile=${report}`, ...specs], 8 * MINUTE);
+    const result = JSON.parse(await fs.readFile(report, 'utf-8')) as {
+      numFailedTests: number;
+      numPassedTests: number;
+      testResults: { name: string; status: string }[];
+    };
+    expect(result.numFailedTests).toBe(0);
+    expect(result.numPassedTests).toBeGreaterThan(10);
+    expect(result.testResults.map((r) => [path.relative(workspace, r.name), r.status]).sort()).toEqual(
+      specs.map((spec) => [spec, 'passed']).sort(),
+    );
+  }, 10 * MINUTE);
+});
