@@ -12,8 +12,11 @@ import { generatedFiles } from './generator';
  */
 
 const WORKSPACE = path.resolve(__dirname, '../../../../..');
-/** Not copied: installed packages (linked instead), build and test outputs, local data, Git and Nx state. */
-const NOT_COPIED = new Set(['node_modules', 'dist', '.data', 'tmp', '.git', '.nx', 'coverage']);
+/**
+ * Not copied, wherever they are: installed packages (linked instead), build and test outputs, local data,
+ * Git, Nx and editor state.
+ */
+const NOT_COPIED = new Set(['node_modules', 'dist', 'out-tsc', '.data', 'tmp', '.git', '.nx', 'coverage', '.claude']);
 const MINUTE = 60_000;
 const NAME = 'shelter';
 const TIMESTAMP = Date.now();
@@ -75,7 +78,7 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     workspace = await fs.mkdtemp(path.join(tmpdir(), 'petstore-generator-'));
     await fs.cp(WORKSPACE, workspace, {
       recursive: true,
-      filter: (source) => !NOT_COPIED.has(path.relative(WORKSPACE, source).split(path.sep)[0]),
+      filter: (source) => !path.relative(WORKSPACE, source).split(path.sep).some((part) => NOT_COPIED.has(part)),
     });
     await fs.symlink(path.join(WORKSPACE, 'node_modules'), path.join(workspace, 'node_modules'), 'dir');
     await succeeds(
