@@ -22,6 +22,14 @@ export abstract class OrderRepository {
    * locked: every command that opens or closes an order of a pet locks that pet first.
    */
   abstract countOpenForPet(petId: number, exceptOrderId?: number): Promise<number>;
+  /**
+   * Units in the owner's open orders, counted after locking the owner's account row until the
+   * transaction ends (`SELECT … FOR UPDATE`; inside `UnitOfWork.run` only): two commands that
+   * check a customer's hold limit on this count run one after the other.
+   */
+  abstract lockOwnerAndCountOpenUnits(ownerId: number): Promise<number>;
+  /** Ids of the open orders placed before `placedBefore`, ascending, after `afterId` (keyset). */
+  abstract listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]>;
   /** Inserts (id 0) or updates. */
   abstract save(order: Order): Promise<Order>;
   /** Removes a cancelled order. */
