@@ -28,7 +28,10 @@ export abstract class OrderRepository {
    * check a customer's hold limit on this count run one after the other.
    */
   abstract lockOwnerAndCountOpenUnits(ownerId: number): Promise<number>;
-  /** Ids of the open orders placed before `placedBefore`, ascending, after `afterId` (keyset). */
+  /**
+   * Ids of the open orders placed before `placedBefore`, ascending, after `afterId` (keyset). The
+   * time an order was placed is the database's at its insert (the service's clock should agree).
+   */
   abstract listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]>;
   /** Inserts (id 0) or updates. */
   abstract save(order: Order): Promise<Order>;
