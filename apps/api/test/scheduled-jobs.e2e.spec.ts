@@ -1,6 +1,10 @@
-import { IdempotencyStore } from '@petstore/application';
+import { Clock, ExpireHeldOrders, IdempotencyStore } from '@petstore/application';
 import { PgBossJobQueue } from '@petstore/infrastructure';
+import { loadConfig } from '../src/config/app-config';
+import { JobQueueCloser } from '../src/jobs/job-queue.module';
 import { SCHEDULED_JOBS } from '../src/jobs/scheduled-jobs';
+import { createWorker } from '../src/messages/create-worker';
+import { StoreFixtures } from './support/store-fixtures';
 import { TestApp } from './support/test-app';
 
 jest.setTimeout(30_000);
@@ -47,5 +51,53 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
     await eventually(async () => (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed');
     const runs = await one.sql(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'purge-expired-idempotency-keys'`);
     expect(runs).toEqual([{ n: 1 }]);
+  });
+
+  it('expires held orders every minute when the job runs: units back to stock, once across the instances', async () => {
+    expect(SCHEDULED_JOBS).toContainEqual(expect.objectContaining({ name: 'expire-held-orders', cron: '* * * * *' }));
+    const store = await StoreFixtures.on(one);
+    try {
+      const petId = await store.pet({ quantity: 3 });
+      const { key } = await one.customer('Forgetful');
+      const orderId = await store.placed(key, petId, 3);
+      expect(await store.stock(petId)).toEqual({ quantity: 0, status: 'pending' });
+      // Both instances' clocks a minute past the hold: whichever worker takes the job sees the order expired.
+      const [{ placed }] = await one.sql(`SELECT created_at AS placed FROM orders WHERE id = $1`, [orderId]);
+      const later = new Date(placed.getTime() + (loadConfig({}).orderHoldMinutes + 1) * 60_000);
+      for (const app of [one, two]) jest.spyOn(app.app.get(Clock), 'now').mockReturnValue(later);
+
+      const jobs = one.app.get(PgBossJobQueue);
+      const jobId = await jobs.boss.send('expire-held-orders', {});
+      const job = () => jobs.boss.getJobById('expire-held-orders', jobId ?? '');
+      await eventually(async () => (await job())?.state === 'completed');
+      expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 0, openUnits: 0, completedUnits: 0 });
+      expect(await store.stock(petId)).toEqual({ quantity: 3, status: 'available' });
+      const runs = await one.sql(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'expire-held-orders'`);
+      expect(runs).toEqual([{ n: 1 }]);
+    } finally {
+      jest.restoreAllMocks();
+      await store.close();
+    }
+  });
+
+  it('has what the order expiry needs in a worker-only process too', async () => {
+    const worker = await createWorker({
+      config: Object.assign(loadConfig({}), { messageWorker: false }),
+      databaseUrl: one.databaseUrl,
+      logger: false,
+    });
+    try {
+      expect(await worker.get(ExpireHeldOrders).execute()).toEqual({ expired: 0, skipped: 0 });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('gives the jobs in progress SHUTDOWN_TIMEOUT_MS to finish when the queue stops', async () => {
+    const three = await TestApp.startOn(one.databaseUrl, { messageWorker: true, shutdownTimeoutMs: 2_500 });
+    const stop = jest.spyOn(three.app.get(PgBossJobQueue), 'stop');
+    expect(three.app.get(JobQueueCloser).stopTimeoutMs).toBe(2_500);
+    await three.close();
+    expect(stop).toHaveBeenCalledWith(2_500);
   });
 });

@@ -111,4 +111,18 @@ describe('loadConfig', () => {
     );
     expect(loadConfig({ NODE_ENV: 'development' }).databaseUrl).toBeNull();
   });
+
+  it('reads the order-hold limits: MAX_OPEN_UNITS_PER_CUSTOMER (100, 0 = off) and ORDER_HOLD_MINUTES (1440)', () => {
+    expect(loadConfig({})).toMatchObject({ maxOpenUnitsPerCustomer: 100, orderHoldMinutes: 1440 });
+    const set = loadConfig({ MAX_OPEN_UNITS_PER_CUSTOMER: '0', ORDER_HOLD_MINUTES: '30' });
+    expect(set).toMatchObject({ maxOpenUnitsPerCustomer: 0, orderHoldMinutes: 30 });
+    for (const [variable, value] of [
+      ['MAX_OPEN_UNITS_PER_CUSTOMER', '-1'],
+      ['MAX_OPEN_UNITS_PER_CUSTOMER', 'lots'],
+      ['ORDER_HOLD_MINUTES', '0'],
+      ['ORDER_HOLD_MINUTES', '1d'],
+    ]) {
+      expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+    }
+  });
 });

@@ -40,6 +40,10 @@ export class AppConfig {
   timeouts: Timeouts;
   /** How long a SIGTERM/SIGINT may take to drain in-flight requests and stop (SHUTDOWN_TIMEOUT_MS, 10000). */
   shutdownTimeoutMs: number;
+  /** Units a customer may hold in open orders (MAX_OPEN_UNITS_PER_CUSTOMER, 100; 0 = no limit); admins exempt. */
+  maxOpenUnitsPerCustomer: number;
+  /** An order open this many minutes after it was placed is cancelled by the service (ORDER_HOLD_MINUTES, 1440). */
+  orderHoldMinutes: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -97,6 +101,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     timeouts: timeouts(env),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    maxOpenUnitsPerCustomer: integer(env, 'MAX_OPEN_UNITS_PER_CUSTOMER', 100, 0, 1_000_000_000),
+    orderHoldMinutes: integer(env, 'ORDER_HOLD_MINUTES', 1440, 1, 525_600),
   });
 }
 

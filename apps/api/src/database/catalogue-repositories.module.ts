@@ -1,11 +1,20 @@
 import { Global, Module } from '@nestjs/common';
-import { InventoryRepository, OrderRepository, PetRepository, StockLevels } from '@petstore/application';
+import {
+  InventoryRepository,
+  OrderHoldSettings,
+  OrderRepository,
+  PetRepository,
+  StockCommand,
+  StockLevels,
+} from '@petstore/application';
 import { TypeOrmInventoryRepository, TypeOrmOrderRepository, TypeOrmPetRepository, TypeOrmStockLevels } from '@petstore/infrastructure';
+import { AppConfig } from '../config/app-config';
 
 /**
  * The repositories the pets and store slices share (pets, their stock, orders), bound
  * to their TypeORM adapters once: deleting a pet counts its open orders, ordering locks
- * the pet and its stock.
+ * the pet and its stock. With them the one StockCommand over them and the order-hold settings,
+ * which the scheduled order expiry also needs (in a worker-only process too).
  */
 @Global()
 @Module({
@@ -14,7 +23,13 @@ import { TypeOrmInventoryRepository, TypeOrmOrderRepository, TypeOrmPetRepositor
     { provide: InventoryRepository, useClass: TypeOrmInventoryRepository },
     { provide: OrderRepository, useClass: TypeOrmOrderRepository },
     { provide: StockLevels, useClass: TypeOrmStockLevels },
+    StockCommand,
+    {
+      provide: OrderHoldSettings,
+      useFactory: (config: AppConfig) => new OrderHoldSettings(config.maxOpenUnitsPerCustomer, config.orderHoldMinutes),
+      inject: [AppConfig],
+    },
   ],
-  exports: [PetRepository, InventoryRepository, OrderRepository, StockLevels],
+  exports: [PetRepository, InventoryRepository, OrderRepository, StockLevels, StockCommand, OrderHoldSettings],
 })
 export class CatalogueRepositoriesModule {}

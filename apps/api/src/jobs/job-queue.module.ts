@@ -6,16 +6,15 @@ import {
   Logger,
   Module,
   OnApplicationBootstrap,
+  Optional,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { MessageDeliverySettings } from '@petstore/application';
 import { messageQueues, PgBossJobQueue, QueueDefinition } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { Drain } from '../lifecycle/drain.service';
 import { SCHEDULED_JOBS, ScheduledJob } from './scheduled-jobs';
-
-/** How long stopping waits for the jobs in progress before failing them (they are retried). */
-const STOP_TIMEOUT_MS = 10_000;
 
 /** A scheduled run that fails is not retried: the next tick runs it again. */
 function scheduledQueue(job: ScheduledJob): QueueDefinition {
@@ -49,13 +48,26 @@ export class ScheduledJobsHost implements OnApplicationBootstrap {
   }
 }
 
-/** Stops the job queue (workers first, after their jobs in progress) before the pool closes. */
+/**
+ * Stops the job queue (workers first, after their jobs in progress) before the pool closes. The jobs in
+ * progress get what is left of SHUTDOWN_TIMEOUT_MS after the HTTP drain (all of it in a worker-only
+ * process; pg-boss waits at least 1 s); those still running then fail and are retried.
+ */
 @Injectable()
 export class JobQueueCloser implements BeforeApplicationShutdown {
-  constructor(@Inject(PgBossJobQueue) private readonly jobs: PgBossJobQueue) {}
+  constructor(
+    @Inject(PgBossJobQueue) private readonly jobs: PgBossJobQueue,
+    private readonly config: AppConfig,
+    @Optional() private readonly drain?: Drain,
+  ) {}
+
+  /** How long the jobs in progress may still run. */
+  get stopTimeoutMs(): number {
+    return this.drain ? this.drain.timeLeft(this.config.shutdownTimeoutMs) : this.config.shutdownTimeoutMs;
+  }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.jobs.stop(STOP_TIMEOUT_MS);
+    await this.jobs.stop(this.stopTimeoutMs);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { PurgeExpiredIdempotencyKeys } from '@petstore/application';
+import { ExpireHeldOrders, PurgeExpiredIdempotencyKeys } from '@petstore/application';
 
 export interface ScheduledJob {
   /** The job queue's name for it (letters, digits, hyphens). */
@@ -12,8 +12,9 @@ export interface ScheduledJob {
 
 /**
  * Use cases the job queue runs on a schedule, once across all instances, in whichever process
- * runs a worker (MESSAGE_WORKER or --worker-only). Adding one is one line here.
+ * runs a worker (MESSAGE_WORKER or --worker-only). Adding one is one line here (kept in name order).
  */
 export const SCHEDULED_JOBS: ScheduledJob[] = [
+  { name: 'expire-held-orders', cron: '* * * * *', useCase: ExpireHeldOrders },
   { name: 'purge-expired-idempotency-keys', cron: '*/10 * * * *', useCase: PurgeExpiredIdempotencyKeys },
 ];

@@ -17,11 +17,18 @@ const SHUTTING_DOWN = 'The service is shutting down: retry, another instance wil
 @Injectable()
 export class Drain {
   private draining = false;
+  /** When `drain()` was first called (Date.now()); null until then. */
+  private startedAt: number | null = null;
   private inFlight = 0;
   private readonly waiting = new Set<() => void>();
 
   get isDraining(): boolean {
     return this.draining;
+  }
+
+  /** What is left of `timeoutMs` counted from the start of the drain (all of it before the drain starts). */
+  timeLeft(timeoutMs: number): number {
+    return this.startedAt === null ? timeoutMs : Math.max(0, timeoutMs - (Date.now() - this.startedAt));
   }
 
   /** Counts requests in flight and refuses new ones (but health probes) once draining. */
@@ -43,6 +50,7 @@ export class Drain {
   /** Starts draining; resolves `true` once no request is in flight, `false` if `timeoutMs` passes first. */
   async drain(timeoutMs: number): Promise<boolean> {
     this.draining = true;
+    this.startedAt ??= Date.now();
     if (this.inFlight === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     let onIdle: (() => void) | undefined;

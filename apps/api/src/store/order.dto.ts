@@ -43,7 +43,13 @@ export class OrderUpdateDto {
 }
 
 /** The specification marks no field of Order as required; this service always sends id, quantity and complete. */
-@ApiSchema({ name: 'Order', description: 'A customer\'s order for units of one pet. The account that placed it is kept but never shown.' })
+@ApiSchema({
+  name: 'Order',
+  description:
+    'A customer\'s order for units of one pet. The account that placed it is kept but never shown. ' +
+    'An order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed is cancelled by the service ' +
+    '(see `placeOrder`).',
+})
 export class OrderDto {
   @ApiPropertyOptional({ description: 'Unique order identifier (always present).', type: 'integer', format: 'int64', example: 10 })
   id?: number;

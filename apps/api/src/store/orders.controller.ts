@@ -28,11 +28,19 @@ export class OrdersController {
     summary: 'Place an order for an available pet',
     description:
       'Takes `quantity` units from the pet\'s stock in one transaction; when the stock reaches 0 the pet becomes `pending`. ' +
-      'Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe.',
+      'Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. ' +
+      'A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open ' +
+      'orders (placed, not completed), concurrent orders included: past it, 409 `hold_limit_reached`. ' +
+      'An order still open `ORDER_HOLD_MINUTES` (default 1440, a day) after it was placed is cancelled by the ' +
+      'service, with the same effects as a cancel by its owner: its units go back to stock, a `pending` pet ' +
+      'becomes `available`, and the order no longer exists.',
   })
   @ApiCreatedResponse({ type: OrderDto, headers: { Location: { description: 'The new order\'s URL.', schema: { type: 'string' } } } })
   @ApiErrors({
-    409: 'The pet is not `available` (`pet_not_available`), or has fewer units in stock than ordered (`insufficient_stock`).',
+    409:
+      'The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered ' +
+      '(`insufficient_stock`), or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open ' +
+      'orders (`hold_limit_reached`).',
     422: 'No pet has that `petId` (`unknown_pet`).',
   })
   @Idempotent()
@@ -45,7 +53,7 @@ export class OrdersController {
       petId: body.petId,
       quantity: body.quantity,
       shipDate: body.shipDate === undefined ? null : new Date(body.shipDate),
-      ownerId: account.id,
+      by: account,
     });
     void reply.header('Location', `/store/orders/${order.id}`);
     return OrderDto.from(order);

@@ -54,7 +54,14 @@ export class TestApp {
 
   /** Starts another instance on a database as it is (a restart, or a second instance). */
   static async startOn(databaseUrl: string, overrides: Partial<AppConfig> = {}, options: StartOptions = {}): Promise<TestApp> {
-    const config = Object.assign(loadConfig({}), { adminApiKey: ADMIN_KEY, rateLimitPerMinute: 0, messageWorker: false }, overrides);
+    // Limits off unless a test sets them: other tests hold many units per customer.
+    const defaults = {
+      adminApiKey: ADMIN_KEY,
+      rateLimitPerMinute: 0,
+      messageWorker: false,
+      maxOpenUnitsPerCustomer: 0,
+    };
+    const config = Object.assign(loadConfig({}), defaults, overrides);
     const app = await createApp({ config, databaseUrl, logger: false, ...options });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };

@@ -1,2 +1,4 @@
 export * from './order.repository';
+export * from './order-hold.settings';
 export * from './order.use-cases';
+export * from './expire-held-orders';

@@ -22,6 +22,17 @@ export abstract class OrderRepository {
    * locked: every command that opens or closes an order of a pet locks that pet first.
    */
   abstract countOpenForPet(petId: number, exceptOrderId?: number): Promise<number>;
+  /**
+   * Units in the owner's open orders, counted after locking the owner's account row until the
+   * transaction ends (`SELECT … FOR UPDATE`; inside `UnitOfWork.run` only): two commands that
+   * check a customer's hold limit on this count run one after the other.
+   */
+  abstract lockOwnerAndCountOpenUnits(ownerId: number): Promise<number>;
+  /**
+   * Ids of the open orders placed before `placedBefore`, ascending, after `afterId` (keyset). The
+   * time an order was placed is the database's at its insert (the service's clock should agree).
+   */
+  abstract listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]>;
   /** Inserts (id 0) or updates. */
   abstract save(order: Order): Promise<Order>;
   /** Removes a cancelled order. */

@@ -1,16 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { Account, Order, OrderNotFoundError, StockRules, UnknownPetError } from '@petstore/domain';
-import { InventoryRepository } from '../inventory/inventory.repository';
-import { PetRepository } from '../pet/pet.repository';
+import {
+  Account,
+  assertWithinHoldLimit,
+  Order,
+  OrderNotFoundError,
+  StockRules,
+  UnknownPetError,
+} from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
-import { lockStock } from '../stock/lock-stock';
+import { StockCommand } from '../stock/stock-command';
+import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
 
 /*
- * Every command below is one transaction that locks in one order: the pet, then its inventory
- * entry, then the order. Two commands on the same pet therefore run one after the other, and two
- * commands never wait on each other in a cycle (no deadlock).
+ * Every command below is one StockCommand: one transaction that locks the pet, then its inventory
+ * entry, then the order (PlaceOrder locks the customer's account row before them).
  */
 
 export interface PlaceOrderCommand {
@@ -18,36 +23,42 @@ export interface PlaceOrderCommand {
   quantity: number;
   shipDate?: Date | null;
   /** The account placing the order; it owns the order. */
-  ownerId: number;
+  by: Account;
 }
 
 @Injectable()
 export class PlaceOrder {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly pets: PetRepository,
-    private readonly inventory: InventoryRepository,
+    private readonly stock: StockCommand,
     private readonly orders: OrderRepository,
     private readonly clock: Clock,
+    private readonly holds: OrderHoldSettings,
   ) {}
 
+  /**
+   * A customer's open units are counted under its account row's lock, taken first: two orders of
+   * one customer check the hold limit one after the other, so together they cannot exceed it.
+   */
   execute(command: PlaceOrderCommand): Promise<Order> {
+    const { by } = command;
+    const limit = by.isAdmin ? 0 : this.holds.maxOpenUnitsPerCustomer;
     return this.uow.run(async () => {
-      const pet = await this.pets.lockById(command.petId);
-      if (!pet) throw new UnknownPetError(command.petId);
-      const stock = await lockStock(this.inventory, pet.id);
-      const status = pet.status;
-      const order = StockRules.placeOrder({
-        pet,
-        inventory: stock,
-        quantity: command.quantity,
-        shipDate: command.shipDate,
-        ownerId: command.ownerId,
-        now: this.clock.now(),
+      const openUnits = limit > 0 ? await this.orders.lockOwnerAndCountOpenUnits(by.id) : 0;
+      const target = { petId: command.petId, missing: (id: number) => new UnknownPetError(id) };
+      const { order } = await this.stock.run(target, (locked) => {
+        const placed = StockRules.placeOrder({
+          pet: locked.pet,
+          inventory: locked.stock,
+          quantity: command.quantity,
+          shipDate: command.shipDate,
+          ownerId: by.id,
+          now: this.clock.now(),
+        });
+        assertWithinHoldLimit(openUnits, placed.quantity, limit);
+        return placed;
       });
-      await this.inventory.save(stock);
-      if (pet.status !== status) await this.pets.save(pet);
-      return this.orders.save(order);
+      return order as Order;
     });
   }
 }
@@ -61,86 +72,37 @@ export interface CompleteOrderCommand {
 @Injectable()
 export class CompleteOrder {
   constructor(
-    private readonly uow: UnitOfWork,
-    private readonly pets: PetRepository,
-    private readonly inventory: InventoryRepository,
-    private readonly orders: OrderRepository,
+    private readonly stock: StockCommand,
     private readonly clock: Clock,
   ) {}
 
-  private get repositories() {
-    return { pets: this.pets, inventory: this.inventory, orders: this.orders };
-  }
-
   /** Administrators only (the caller checks the role). */
-  execute(command: CompleteOrderCommand): Promise<Order> {
-    return this.uow.run(async () => {
-      const { order, pet, stock } = await lockOrderWithStock(command.orderId, null, this.repositories);
-      const status = pet.status;
+  async execute(command: CompleteOrderCommand): Promise<Order> {
+    const target = { orderId: command.orderId, by: null };
+    const { order } = await this.stock.run(target, async ({ order, pet, stock, openOrders }) =>
       StockRules.completeOrder({
         order,
         pet,
         inventory: stock,
-        otherOpenOrders: await this.orders.countOpenForPet(pet.id, order.id),
+        otherOpenOrders: await openOrders(),
         at: this.clock.now(),
         shipDate: command.shipDate,
-      });
-      if (pet.status !== status) await this.pets.save(pet);
-      return this.orders.save(order);
-    });
+      }),
+    );
+    return order as Order;
   }
 }
 
 @Injectable()
 export class CancelOrder {
-  constructor(
-    private readonly uow: UnitOfWork,
-    private readonly pets: PetRepository,
-    private readonly inventory: InventoryRepository,
-    private readonly orders: OrderRepository,
-  ) {}
-
-  private get repositories() {
-    return { pets: this.pets, inventory: this.inventory, orders: this.orders };
-  }
+  constructor(private readonly stock: StockCommand) {}
 
   /** The owner or an administrator; anyone else's order is not found. Its units go back to stock. */
-  execute(command: { orderId: number; by: Account }): Promise<void> {
-    return this.uow.run(async () => {
-      const { order, pet, stock } = await lockOrderWithStock(command.orderId, command.by, this.repositories);
-      const status = pet.status;
-      StockRules.cancelOrder({ order, pet, inventory: stock });
-      await this.inventory.save(stock);
-      if (pet.status !== status) await this.pets.save(pet);
-      await this.orders.delete(order.id);
-    });
+  async execute(command: { orderId: number; by: Account }): Promise<void> {
+    await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) =>
+      StockRules.cancelOrder({ order, pet, inventory: stock }),
+    );
   }
-}
-
-/**
- * Finds the order (refusing someone else's as not found, and a completed one at once: it never
- * reopens, I5), then locks its pet, the pet's inventory entry and the order, in that order, and
- * returns them as they stand under the locks.
- */
-async function lockOrderWithStock(
-  orderId: number,
-  by: Account | null,
-  repositories: { pets: PetRepository; inventory: InventoryRepository; orders: OrderRepository },
-) {
-  const { pets, inventory, orders } = repositories;
-  const found = await orders.findById(orderId);
-  if (!found || (by && !by.mayActFor(found.ownerId))) throw new OrderNotFoundError(orderId);
-  found.assertOpen();
-  // An open order always has its pet (a pet with open orders cannot be deleted, I6).
-  const petId = found.petId as number;
-  const pet = await pets.lockById(petId);
-  const stock = pet && (await lockStock(inventory, petId));
-  const order = await orders.lockById(orderId);
-  // Between the first read and the locks the order may have been completed or cancelled.
-  if (!order) throw new OrderNotFoundError(orderId);
-  order.assertOpen();
-  if (!pet || !stock) throw new Error(`Open order ${orderId} has no pet ${petId}.`);
-  return { order, pet, stock };
 }
 
 /** Who sees what: a customer its own orders, an administrator all of them. */

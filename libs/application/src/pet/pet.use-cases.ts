@@ -4,6 +4,7 @@ import { InventoryRepository } from '../inventory/inventory.repository';
 import { OrderRepository } from '../order/order.repository';
 import { UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
+import { StockCommand } from '../stock/stock-command';
 import { PetFilter, PetRepository } from './pet.repository';
 
 export interface CreatePetCommand {
@@ -40,31 +41,23 @@ export interface UpdatePetCommand {
 
 /**
  * A partial update. A status change goes through the hand-change table
- * (`invalid_status_transition`); `→ sold` also empties the stock.
+ * (`invalid_status_transition`); `→ sold` also empties the stock. A StockCommand: the pet and its
+ * stock are locked (pet first) and saved if they changed.
  */
 @Injectable()
 export class UpdatePet {
-  constructor(
-    private readonly uow: UnitOfWork,
-    private readonly pets: PetRepository,
-    private readonly inventory: InventoryRepository,
-    private readonly orders: OrderRepository,
-  ) {}
+  constructor(private readonly stock: StockCommand) {}
 
-  execute(command: UpdatePetCommand): Promise<Pet> {
-    return this.uow.run(async () => {
-      const pet = await this.pets.lockById(command.id);
-      if (!pet) throw new PetNotFoundError(command.id);
+  async execute(command: UpdatePetCommand): Promise<Pet> {
+    const target = { petId: command.id, missing: (id: number) => new PetNotFoundError(id) };
+    const { pet } = await this.stock.run(target, async ({ pet, stock, openOrders }) => {
       if (command.name !== undefined) pet.rename(command.name);
       if (command.categoryId !== undefined) pet.moveToCategory(command.categoryId);
       if (command.status !== undefined) {
-        const stock = await this.inventory.lockByPetId(pet.id);
-        if (!stock) throw new Error(`Pet ${pet.id} has no inventory entry.`);
-        StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: await this.orders.countOpenForPet(pet.id) });
-        await this.inventory.save(stock);
+        StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: await openOrders() });
       }
-      return this.pets.save(pet);
     });
+    return pet;
   }
 }
 

@@ -1,2 +1,3 @@
+export * from './stock-command';
 export * from './stock-levels';
 export * from './stock.use-cases';

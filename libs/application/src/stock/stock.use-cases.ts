@@ -1,11 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PetNotFoundError, StockRules } from '@petstore/domain';
-import { InventoryRepository } from '../inventory/inventory.repository';
-import { OrderRepository } from '../order/order.repository';
-import { PetRepository } from '../pet/pet.repository';
-import { UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
-import { lockStock } from './lock-stock';
+import { StockCommand } from './stock-command';
 import { StockLevel, StockLevelFilter, StockLevels } from './stock-levels';
 
 export interface SetStockCommand {
@@ -16,29 +12,14 @@ export interface SetStockCommand {
 /** An administrator sets a pet's stock to a count; the pet's status follows ("Set stock" in domain.md). */
 @Injectable()
 export class SetStock {
-  constructor(
-    private readonly uow: UnitOfWork,
-    private readonly pets: PetRepository,
-    private readonly inventory: InventoryRepository,
-    private readonly orders: OrderRepository,
-  ) {}
+  constructor(private readonly stock: StockCommand) {}
 
-  execute(command: SetStockCommand): Promise<StockLevel> {
-    return this.uow.run(async () => {
-      const pet = await this.pets.lockById(command.petId);
-      if (!pet) throw new PetNotFoundError(command.petId);
-      const stock = await lockStock(this.inventory, pet.id);
-      const status = pet.status;
-      StockRules.setStock({
-        pet,
-        inventory: stock,
-        quantity: command.quantity,
-        openOrders: await this.orders.countOpenForPet(pet.id),
-      });
-      await this.inventory.save(stock);
-      if (pet.status !== status) await this.pets.save(pet);
-      return { petId: pet.id, quantity: stock.quantity, status: pet.status };
-    });
+  async execute(command: SetStockCommand): Promise<StockLevel> {
+    const target = { petId: command.petId, missing: (id: number) => new PetNotFoundError(id) };
+    const { pet, stock } = await this.stock.run(target, async ({ pet, stock, openOrders }) =>
+      StockRules.setStock({ pet, inventory: stock, quantity: command.quantity, openOrders: await openOrders() }),
+    );
+    return { petId: pet.id, quantity: stock.quantity, status: pet.status };
   }
 }
 

@@ -1,2 +1,3 @@
 export * from './order';
 export * from './order.errors';
+export * from './hold-limit';

@@ -134,6 +134,27 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     }
   });
 
+  it('counts an owner\'s open units under its account\'s lock, and lists open orders placed before a time', async () => {
+    const pet = await newPet('available', 50);
+    const [{ id }] = await dataSource.query(`INSERT INTO accounts (name, role) VALUES ('Carol', 'customer') RETURNING id`);
+    const carol = Number(id);
+    const held = [await place(pet.id, carol, 3), await place(pet.id, carol, 4), await place(pet.id, carol, 5)];
+    held[2].complete(now);
+    await orders.save(held[2]);
+    await expect(orders.lockOwnerAndCountOpenUnits(carol)).rejects.toThrow(/transaction/);
+    expect(await host.transaction(() => orders.lockOwnerAndCountOpenUnits(carol))).toBe(7);
+    expect(await host.transaction(() => orders.lockOwnerAndCountOpenUnits(987654))).toBe(0);
+
+    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [held[0].id, new Date('2026-01-01T00:00Z')]);
+    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [held[2].id, new Date('2026-01-01T00:00Z')]);
+    const before = new Date('2026-01-02T00:00Z');
+    const open = await orders.listOpenPlacedBefore(before, { limit: 100, afterId: 0 });
+    expect(open).toContain(held[0].id);
+    expect(open).not.toContain(held[1].id);
+    expect(open).not.toContain(held[2].id);
+    expect(await orders.listOpenPlacedBefore(before, { limit: 100, afterId: held[0].id })).toEqual([]);
+  });
+
   it('reads stock levels with their pet\'s status, filtered by status, in pet id order', async () => {
     await resetDatabase(dataSource);
     const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Birds') RETURNING id`);

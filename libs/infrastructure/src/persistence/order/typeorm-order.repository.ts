@@ -46,6 +46,24 @@ export class TypeOrmOrderRepository extends OrderRepository {
     return count;
   }
 
+  async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
+    if (!this.host.inTransaction) throw new Error('lockOwnerAndCountOpenUnits needs a transaction (UnitOfWork.run).');
+    await this.host.manager.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [ownerId]);
+    const [{ units }] = await this.host.manager.query<Array<{ units: number }>>(
+      `SELECT coalesce(sum(quantity), 0)::int AS units FROM orders WHERE owner_id = $1 AND NOT complete`,
+      [ownerId],
+    );
+    return units;
+  }
+
+  async listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]> {
+    const rows = await this.host.manager.query<Array<{ id: string }>>(
+      `SELECT id FROM orders WHERE NOT complete AND created_at < $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [placedBefore, page.afterId, page.limit],
+    );
+    return rows.map((row) => Number(row.id));
+  }
+
   async save(order: Order): Promise<Order> {
     const row = OrderMapper.toPersistence(order);
     if (!row.id) return OrderMapper.toDomain(await this.rows.save(row));

@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { Account, InventoryItem, Order, OrderNotFoundError, Pet } from '@petstore/domain';
+import { InventoryRepository } from '../inventory/inventory.repository';
+import { OrderRepository } from '../order/order.repository';
+import { PetRepository } from '../pet/pet.repository';
+import { UnitOfWork } from '../ports';
+
+/** What a stock command changes, as it stands under the locks. */
+export interface LockedStock {
+  pet: Pet;
+  stock: InventoryItem;
+  /** The order addressed (an order target); null for a pet target. */
+  order: Order | null;
+  /**
+   * Open orders of the pet, not counting `order`. Exact: every command that opens or closes an
+   * order of a pet holds that pet's lock.
+   */
+  openOrders(): Promise<number>;
+}
+
+/** The locked aggregates with an order: what `run` gives an order target. */
+export type LockedOrderStock = LockedStock & { order: Order };
+
+/**
+ * What the command addresses: a pet (`missing` makes the error for an unknown id), or an open
+ * order, as `by` may see it (null: the service itself, which sees every order).
+ */
+export type StockTarget =
+  | { petId: number; missing: (petId: number) => Error }
+  | { orderId: number; by: Account | null };
+
+/** What the command leaves, as saved. `order` is null when there is none or it was cancelled (deleted). */
+export interface StockOutcome {
+  pet: Pet;
+  stock: InventoryItem;
+  order: Order | null;
+}
+
+/**
+ * The one stock command: every change to a pet's stock, its status or its orders goes through
+ * `run`, a unit-of-work step over the pet + inventory entry pair (and the order addressed):
+ * lock the pet, then its inventory entry, then the order; let `change` apply one StockRules rule;
+ * save the inventory entry and the pet if they changed, then the order (a new one `change`
+ * returns, the order addressed, or its deletion once cancelled). A rule that spans all stock
+ * commands is one edit here.
+ *
+ * The lock order (pet → inventory entry → order) is the same for every command, so two commands
+ * on one pet run one after the other and no two wait on each other in a cycle (no deadlock).
+ */
+@Injectable()
+export class StockCommand {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly pets: PetRepository,
+    private readonly inventory: InventoryRepository,
+    private readonly orders: OrderRepository,
+  ) {}
+
+  /** One transaction, or a step of the caller's (`UnitOfWork.run` joins an outer one). */
+  run(
+    target: { orderId: number; by: Account | null },
+    change: (locked: LockedOrderStock) => void | Promise<void>,
+  ): Promise<StockOutcome>;
+  run(
+    target: { petId: number; missing: (petId: number) => Error },
+    change: (locked: LockedStock) => Order | void | Promise<Order | void>,
+  ): Promise<StockOutcome>;
+  run(target: StockTarget, change: (locked: LockedOrderStock) => Order | void | Promise<Order | void>) {
+    return this.uow.run(async () => {
+      const locked = 'orderId' in target ? await this.lockOrder(target.orderId, target.by) : await this.lockPet(target);
+      const { pet, stock } = locked;
+      const before = { pet: JSON.stringify(pet.toSnapshot()), quantity: stock.quantity };
+      const placed = await change(locked as LockedOrderStock);
+      if (stock.quantity !== before.quantity) await this.inventory.save(stock);
+      const saved = JSON.stringify(pet.toSnapshot()) === before.pet ? pet : await this.pets.save(pet);
+      const order = placed ?? locked.order;
+      return { pet: saved, stock, order: order && (await this.saveOrder(order)) };
+    });
+  }
+
+  private async saveOrder(order: Order): Promise<Order | null> {
+    if (!order.isCancelled) return this.orders.save(order);
+    await this.orders.delete(order.id);
+    return null;
+  }
+
+  private async lockPet(target: { petId: number; missing: (petId: number) => Error }): Promise<LockedStock> {
+    const pet = await this.pets.lockById(target.petId);
+    if (!pet) throw target.missing(target.petId);
+    const stock = await this.lockStock(pet.id);
+    return { pet, stock, order: null, openOrders: () => this.orders.countOpenForPet(pet.id) };
+  }
+
+  /**
+   * Finds the order (refusing someone else's as not found, and a completed one at once: it never
+   * reopens, I5), then locks its pet, the pet's inventory entry and the order, in that order.
+   */
+  private async lockOrder(orderId: number, by: Account | null): Promise<LockedOrderStock> {
+    const found = await this.orders.findById(orderId);
+    if (!found || (by && !by.mayActFor(found.ownerId))) throw new OrderNotFoundError(orderId);
+    found.assertOpen();
+    // An open order always has its pet (a pet with open orders cannot be deleted, I6).
+    const petId = found.petId as number;
+    const pet = await this.pets.lockById(petId);
+    const stock = pet && (await this.lockStock(petId));
+    const order = await this.orders.lockById(orderId);
+    // Between the first read and the locks the order may have been completed or cancelled.
+    if (!order) throw new OrderNotFoundError(orderId);
+    order.assertOpen();
+    if (!pet || !stock) throw new Error(`Open order ${orderId} has no pet ${petId}.`);
+    return { pet, stock, order, openOrders: () => this.orders.countOpenForPet(petId, orderId) };
+  }
+
+  /** Every pet has its inventory entry, created with it: a missing one is a bug. */
+  private async lockStock(petId: number): Promise<InventoryItem> {
+    const stock = await this.inventory.lockByPetId(petId);
+    if (!stock) throw new Error(`Pet ${petId} has no inventory entry.`);
+    return stock;
+  }
+}
