@@ -3,7 +3,7 @@ import { Authenticate } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import { Strategy } from 'passport-http-bearer';
 
-type Outcome = { account: Account } | { account: null };
+export type Outcome = { account: Account } | { account: null };
 type Verify = (token: string, done: (error: unknown, account?: Account | false) => void) => void;
 type Attempt = Strategy<Verify> & {
   success(account: Account): void;
@@ -20,6 +20,8 @@ type Attempt = Strategy<Verify> & {
 @Injectable()
 export class BearerStrategy {
   private readonly strategy: Strategy<Verify>;
+  /** Each request's outcome: the rate limit authenticates first, and the guard reuses it. */
+  private readonly outcomes = new WeakMap<object, Promise<Outcome>>();
 
   constructor(authenticateKey: Authenticate) {
     this.strategy = new Strategy<Verify>((token: string, done: Parameters<Verify>[1]) => {
@@ -28,6 +30,16 @@ export class BearerStrategy {
         (error: unknown) => done(error),
       );
     });
+  }
+
+  /** The request's outcome, computed once however many times it is asked for. */
+  authenticateRequest(request: { headers: { authorization?: string } }): Promise<Outcome> {
+    let outcome = this.outcomes.get(request);
+    if (!outcome) {
+      outcome = this.authenticate(request.headers.authorization);
+      this.outcomes.set(request, outcome);
+    }
+    return outcome;
   }
 
   authenticate(authorization: string | undefined): Promise<Outcome> {
