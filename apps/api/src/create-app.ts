@@ -102,7 +102,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     if (options.config.adminApiKey) {
       const outcome = await app.get(EnsureAdministrator).execute(options.config.adminApiKey);
       const accounts = new Logger('Accounts');
-      if (outcome === 'revoked') accounts.warn('ADMIN_API_KEY was revoked through the API: it stays refused; set a new one');
+      if (outcome === 'revoked') accounts.warn('ADMIN_API_KEY is a revoked key: it stays refused; set a new one');
       else accounts.log(outcome === 'created' ? 'Created the administrator key for ADMIN_API_KEY' : 'The ADMIN_API_KEY administrator exists');
     }
     return app;

@@ -105,8 +105,8 @@ export type BootstrapOutcome = 'created' | 'existing' | 'revoked';
  * Makes sure an administrator holds `key` (ADMIN_API_KEY), and that no earlier ADMIN_API_KEY
  * still works. Idempotent across restarts and safe when several instances start at once: the
  * key's hash is unique, so a second insert is refused and its transaction rolls back. A new key
- * goes to the administrator that held the previous one. A key that was revoked (through the API)
- * stays revoked: the outcome says so and the caller warns.
+ * goes to the administrator that held the previous one. A key that was revoked (by an earlier
+ * rotation, or through the API) stays revoked, and the others stay valid: the caller warns.
  */
 @Injectable()
 export class EnsureAdministrator {
@@ -123,9 +123,11 @@ export class EnsureAdministrator {
     return this.uow
       .run(async (): Promise<BootstrapOutcome> => {
         const now = this.clock.now();
-        await this.keys.revokeBootstrapKeysExcept(hash, now);
         const found = await this.keys.findByHash(hash);
-        if (found) return found.key.isRevoked ? 'revoked' : 'existing';
+        // Going back to a revoked key must not lock the administrator out: the newer key keeps working.
+        if (found?.key.isRevoked) return 'revoked';
+        await this.keys.revokeBootstrapKeysExcept(hash, now);
+        if (found) return 'existing';
         const accountId =
           (await this.keys.findBootstrapAccountId()) ??
           (await this.accounts.save(Account.administrator('Administrator', now))).id;
