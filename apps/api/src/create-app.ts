@@ -77,7 +77,9 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     app.get(Drain).register(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {
-      const store = redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore();
+      const store = redisUrl
+        ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix)
+        : new InMemoryRateLimitStore();
       const limits = {
         perMinute: rateLimitPerMinute,
         signUpsPerHour: options.config.signupLimitPerHour,
@@ -103,7 +105,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
       const outcome = await app.get(EnsureAdministrator).execute(options.config.adminApiKey);
       const accounts = new Logger('Accounts');
       if (outcome === 'revoked') accounts.warn('ADMIN_API_KEY is a revoked key: it stays refused; set a new one');
-      else accounts.log(outcome === 'created' ? 'Created the administrator key for ADMIN_API_KEY' : 'The ADMIN_API_KEY administrator exists');
+      else if (outcome === 'created') accounts.log('Created the administrator key for ADMIN_API_KEY');
+      else accounts.log('The ADMIN_API_KEY administrator exists');
     }
     return app;
   } catch (error) {

@@ -128,12 +128,13 @@ describe('accounts and API keys (HTTP, real PostgreSQL)', () => {
     const statuses = created.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(19); // the sign-up key is the 20th
     for (const refused of created.filter((r) => r.status !== 201)) expectError(refused, 409, 'too_many_keys');
-    const [{ n }] = await api.sql('SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [id]);
+    const active = 'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL';
+    const [{ n }] = await api.sql(active, [id]);
     expect(n).toBe(20);
 
     // Revoking one makes room for one.
-    const revoked = created.find((r) => r.status === 201)!.body.id;
-    expect((await api.delete(`/accounts/me/api-keys/${revoked}`, { key })).status).toBe(204);
+    const [revoked] = created.filter((r) => r.status === 201);
+    expect((await api.delete(`/accounts/me/api-keys/${revoked.body.id}`, { key })).status).toBe(204);
     expect((await api.post('/accounts/me/api-keys', { key })).status).toBe(201);
     expectError(await api.post('/accounts/me/api-keys', { key }), 409, 'too_many_keys');
   });

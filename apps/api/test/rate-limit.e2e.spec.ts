@@ -116,9 +116,9 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
 
     it('ignores X-Forwarded-For by default: every request counts against the proxy', async () => {
       await withLimits({ rateLimitPerMinute: 2 + SPENT_AT_START }, async (app) => {
-        expect([await from(app, '203.0.113.1'), await from(app, '203.0.113.2'), await from(app, '203.0.113.3')]).toEqual([
-          401, 401, 429,
-        ]);
+        const statuses = [];
+        for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) statuses.push(await from(app, address));
+        expect(statuses).toEqual([401, 401, 429]);
       });
     });
 
@@ -128,9 +128,9 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
       ['a list of addresses and CIDRs', ['192.0.2.7', '127.0.0.0/8']],
     ])('counts the forwarded client when the proxy is trusted (%s)', async (_, trustProxy) => {
       await withLimits({ rateLimitPerMinute: 2, trustProxy }, async (app) => {
-        expect([await from(app, '203.0.113.1'), await from(app, '203.0.113.1'), await from(app, '203.0.113.1')]).toEqual([
-          401, 401, 429,
-        ]);
+        const statuses = [];
+        for (let i = 0; i < 3; i++) statuses.push(await from(app, '203.0.113.1'));
+        expect(statuses).toEqual([401, 401, 429]);
         expect(await from(app, '203.0.113.2')).toBe(401);
       });
     });

@@ -210,10 +210,8 @@ function trustProxy(env: Env, name: string): TrustProxy {
       (PROXY_RANGES.includes(entry) && bits === undefined) ||
       (family !== 0 && rest.length === 0 && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)));
     if (!valid) {
-      throw new ConfigError(
-        name,
-        `must be true, false, a hop count, or a comma-separated list of addresses, CIDRs or ${PROXY_RANGES.join('/')} (got "${entry}").`,
-      );
+      const expected = `true, false, a hop count, or a list of addresses, CIDRs or ${PROXY_RANGES.join('/')}`;
+      throw new ConfigError(name, `must be ${expected} (got "${entry}").`);
     }
   }
   return entries;

@@ -72,9 +72,8 @@ export function registerRateLimit(
     const exceeded = states.filter((state) => state.exceeded);
     if (exceeded.length > 0) {
       const resetIn = Math.max(...exceeded.map((state) => state.resetIn));
-      throw new ApiError(429, 'rate_limited', `${exceeded[0].bucket.refusal} Retry after ${resetIn} seconds.`, undefined, {
-        'Retry-After': String(resetIn),
-      });
+      const message = `${exceeded[0].bucket.refusal} Retry after ${resetIn} seconds.`;
+      throw new ApiError(429, 'rate_limited', message, undefined, { 'Retry-After': String(resetIn) });
     }
   });
   fastify.addHook('onClose', async () => store.close());
@@ -94,12 +93,13 @@ async function bucketsOf(request: FastifyRequest, limits: RateLimits, authentica
   } else {
     buckets.push(defaultBucket(`ip:${address}`, limits));
     if (request.headers.authorization !== undefined && !unverified) {
+      const failures = limits.authFailuresPerMinute;
       buckets.push({
         policy: 'auth-failures',
         client: `auth-failures:${address}`,
-        limit: limits.authFailuresPerMinute,
+        limit: failures,
         windowMs: MINUTE_MS,
-        refusal: `Too many failed authentications from this address: the limit is ${limits.authFailuresPerMinute} a minute.`,
+        refusal: `Too many failed authentications from this address: the limit is ${failures} a minute.`,
       });
     }
   }

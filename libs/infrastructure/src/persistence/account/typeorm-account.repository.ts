@@ -44,7 +44,10 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
 
   /** The query findByHash runs (the index test EXPLAINs exactly this). */
   byHashQuery(hash: string): SelectQueryBuilder<ApiKeyOrmEntity> {
-    return this.rows.createQueryBuilder('key').innerJoinAndSelect('key.account', 'account').where('key.hash = :hash', { hash });
+    return this.rows
+      .createQueryBuilder('key')
+      .innerJoinAndSelect('key.account', 'account')
+      .where('key.hash = :hash', { hash });
   }
 
   async findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null> {

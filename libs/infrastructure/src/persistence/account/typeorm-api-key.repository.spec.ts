@@ -27,7 +27,9 @@ describe(`TypeOrmApiKeyRepository with ${KEYS} keys (real database)`, () => {
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
     keys = new TypeOrmApiKeyRepository(new TransactionHost(dataSource));
-    const [account] = await dataSource.query(`INSERT INTO accounts (name, role) VALUES ('Many keys', 'customer') RETURNING id`);
+    const [account] = await dataSource.query(
+      `INSERT INTO accounts (name, role) VALUES ('Many keys', 'customer') RETURNING id`,
+    );
     accountId = Number(account.id);
     // Key i is the text of i, hashed as the service hashes keys; every 10th is revoked.
     // Seeded on a connection of its own: on a busy machine the one statement may outlast the pool's time bounds.
@@ -48,7 +50,7 @@ describe(`TypeOrmApiKeyRepository with ${KEYS} keys (real database)`, () => {
   });
   afterAll(() => dataSource.destroy());
 
-  it('finds a key and its account by hash, says whether it is revoked, and finds nothing for an unknown hash', async () => {
+  it('finds a key and its account by hash, revoked or not, and nothing for an unknown hash', async () => {
     const found = await keys.findByHash(sha256('123457'));
     expect(found?.key.prefix).toBe('psk_00123457');
     expect(found?.key.isRevoked).toBe(false);
