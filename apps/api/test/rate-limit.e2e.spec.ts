@@ -96,6 +96,11 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(60);
       expect(third.headers.get('ratelimit-policy')).toBe('"default";q=100;w=60, "sign-up";q=2;w=3600');
       expect(third.headers.get('ratelimit')).toMatch(/^"sign-up";r=0;t=\d+$/);
+      // As the OpenAPI description says they may look.
+      const document = (await app.get('/openapi.json')).body;
+      const headers = document.paths['/accounts'].post.responses['429'].headers;
+      expect(third.headers.get('ratelimit-policy')).toMatch(new RegExp(headers['RateLimit-Policy'].schema.pattern));
+      expect(third.headers.get('ratelimit')).toMatch(new RegExp(headers['RateLimit'].schema.pattern));
       expect((await app.get('/accounts/me', { key })).status).toBe(200);
     });
   });

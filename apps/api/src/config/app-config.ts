@@ -20,7 +20,7 @@ export class AppConfig {
   dataDir: string;
   /** Bootstrap administrator key (ADMIN_API_KEY), at least 32 characters. */
   adminApiKey: string | null;
-  /** Requests a key may make a minute (RATE_LIMIT_PER_MINUTE, 600; 0 = off). */
+  /** Requests a minute per account, else per client address (RATE_LIMIT_PER_MINUTE, 600; 0 = every limit off). */
   rateLimitPerMinute: number;
   /** Sign-ups an hour per client address (SIGNUP_LIMIT_PER_HOUR, 20); off with rateLimitPerMinute 0. */
   signupLimitPerHour: number;
