@@ -3,7 +3,7 @@ import { Authenticate } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import { Strategy } from 'passport-http-bearer';
 
-export type Outcome = { account: Account } | { account: null };
+type Outcome = { account: Account } | { account: null };
 type Verify = (token: string, done: (error: unknown, account?: Account | false) => void) => void;
 type Attempt = Strategy<Verify> & {
   success(account: Account): void;
@@ -42,7 +42,7 @@ export class BearerStrategy {
     return outcome;
   }
 
-  authenticate(authorization: string | undefined): Promise<Outcome> {
+  private authenticate(authorization: string | undefined): Promise<Outcome> {
     return new Promise((resolve, reject) => {
       // Passport's contract: a per-request object inheriting the strategy, given success/fail/error.
       const attempt = Object.create(this.strategy) as Attempt;
