@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { Clock, EnsureAdministrator } from '@petstore/application';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
+import { BearerStrategy } from './common/auth/bearer.strategy';
 import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import {
@@ -50,6 +51,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     clientErrorHandler,
     frameworkErrors,
     return503OnClosing: false,
+    trustProxy: options.config.trustProxy,
     connectionTimeout: timeouts.httpConnectionMs,
     requestTimeout: timeouts.httpRequestMs,
     // Node checks the request and headers timeouts every connectionsCheckingInterval (30 s by default).
@@ -75,7 +77,16 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     app.get(Drain).register(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {
-      registerRateLimit(fastify, redisUrl ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix) : new InMemoryRateLimitStore(), rateLimitPerMinute);
+      const store = redisUrl
+        ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix)
+        : new InMemoryRateLimitStore();
+      const limits = {
+        perMinute: rateLimitPerMinute,
+        signUpsPerHour: options.config.signupLimitPerHour,
+        authFailuresPerMinute: options.config.authFailureLimitPerMinute,
+      };
+      const bearer = app.get(BearerStrategy);
+      registerRateLimit(fastify, store, limits, (request) => bearer.authenticateRequest(request));
     }
     registerDeprecationHooks(fastify, options.config, app.get(Clock));
     app.useGlobalFilters(new GlobalExceptionFilter());
@@ -92,7 +103,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     await app.init();
     if (options.config.adminApiKey) {
       const outcome = await app.get(EnsureAdministrator).execute(options.config.adminApiKey);
-      new Logger('Accounts').log(outcome === 'created' ? 'Created the administrator for ADMIN_API_KEY' : 'The ADMIN_API_KEY administrator exists');
+      const accounts = new Logger('Accounts');
+      if (outcome === 'revoked') accounts.warn('ADMIN_API_KEY is a revoked key: it stays refused; set a new one');
+      else if (outcome === 'created') accounts.log('Created the administrator key for ADMIN_API_KEY');
+      else accounts.log('The ADMIN_API_KEY administrator exists');
     }
     return app;
   } catch (error) {

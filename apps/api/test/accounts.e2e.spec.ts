@@ -1,4 +1,4 @@
-import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
 describe('accounts and API keys (HTTP, real PostgreSQL)', () => {
   let api: TestApp;
@@ -119,6 +119,82 @@ describe('accounts and API keys (HTTP, real PostgreSQL)', () => {
       expect((await again.get('/accounts/me', { key: ADMIN_KEY })).body.id).toBe(me.body.id);
     } finally {
       await again.close();
+    }
+  });
+
+  it('holds at most 20 active keys an account, even under 25 concurrent creations (409 too_many_keys)', async () => {
+    const { key, id } = await api.customer('Key hoarder');
+    const created = await Promise.all(Array.from({ length: 25 }, () => api.post('/accounts/me/api-keys', { key })));
+    const statuses = created.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(19); // the sign-up key is the 20th
+    for (const refused of created.filter((r) => r.status !== 201)) expectError(refused, 409, 'too_many_keys');
+    const active = 'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL';
+    const [{ n }] = await api.sql(active, [id]);
+    expect(n).toBe(20);
+
+    // Revoking one makes room for one.
+    const [revoked] = created.filter((r) => r.status === 201);
+    expect((await api.delete(`/accounts/me/api-keys/${revoked.body.id}`, { key })).status).toBe(204);
+    expect((await api.post('/accounts/me/api-keys', { key })).status).toBe(201);
+    expectError(await api.post('/accounts/me/api-keys', { key }), 409, 'too_many_keys');
+  });
+
+  it('pages the key listing like every other list (limit, cursor, Link rel="next")', async () => {
+    const { key } = await api.customer('Pager');
+    for (let i = 0; i < 6; i++) expect((await api.post('/accounts/me/api-keys', { key })).status).toBe(201);
+    const seen: number[] = [];
+    let next: string | null = '/accounts/me/api-keys?limit=3';
+    let pages = 0;
+    while (next) {
+      const page: TestResponse = await api.get(next, { key });
+      expect(page.status).toBe(200);
+      expect(page.body.length).toBeLessThanOrEqual(3);
+      seen.push(...page.body.map((k: { id: number }) => k.id));
+      next = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1] ?? null;
+      pages++;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(7);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    expectError(await api.get('/accounts/me/api-keys?limit=0', { key }), 400, 'validation_failed');
+    expectError(await api.get('/accounts/me/api-keys?cursor=nonsense', { key }), 400, 'validation_failed');
+  });
+
+  it('describes the created key (with its secret) apart from the listed key (without)', async () => {
+    const document = (await api.get('/openapi.json')).body;
+    const schemas = document.components.schemas;
+    expect(schemas.ApiKey.properties).not.toHaveProperty('key');
+    expect(schemas.ApiKeyCreated.required).toContain('key');
+    const created = document.paths['/accounts/me/api-keys'].post.responses['201'].content['application/json'].schema;
+    expect(created.$ref).toBe('#/components/schemas/ApiKeyCreated');
+    expect(schemas.SignUpResult.properties.apiKey.$ref ?? schemas.SignUpResult.properties.apiKey.allOf?.[0]?.$ref).toBe(
+      '#/components/schemas/ApiKeyCreated',
+    );
+  });
+
+  // Leaves ADMIN_KEY revoked: the tests after it in this file do not use it.
+  it('revokes the previous bootstrap key when restarted with a different ADMIN_API_KEY', async () => {
+    const admin = (await api.get('/accounts/me', { key: ADMIN_KEY })).body;
+    const extra = (await api.post('/accounts/me/api-keys', { key: ADMIN_KEY })).body.key; // not a bootstrap key
+    const rotated = `${ADMIN_KEY}-rotated`;
+    const restarted = await TestApp.startOn(api.databaseUrl, { adminApiKey: rotated });
+    try {
+      expectError(await restarted.get('/accounts/me', { key: ADMIN_KEY }), 401, 'unauthorized');
+      const me = await restarted.get('/accounts/me', { key: rotated });
+      expect(me.body).toEqual(admin); // the same administrator, with a new key
+      expect((await restarted.get('/accounts/me', { key: extra })).status).toBe(200);
+    } finally {
+      await restarted.close();
+    }
+    // Going back to the revoked key does not revive it, nor lock the administrator out.
+    const back = await TestApp.startOn(api.databaseUrl);
+    try {
+      expectError(await back.get('/accounts/me', { key: ADMIN_KEY }), 401, 'unauthorized');
+      expect((await back.get('/accounts/me', { key: rotated })).status).toBe(200);
+      const [{ n }] = await back.sql("SELECT count(*)::int AS n FROM accounts WHERE role = 'admin'");
+      expect(n).toBe(1);
+    } finally {
+      await back.close();
     }
   });
 

@@ -51,6 +51,8 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
       REDIS_URL: redisUrl!,
       ADMIN_API_KEY: ADMIN_KEY,
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
+      // The sign-up budget lasts an hour in a Redis every run shares: runs from 127.0.0.1 would add up.
+      SIGNUP_LIMIT_PER_HOUR: '1000000',
       MESSAGE_WORKER: 'true',
       LOG_LEVEL: 'warn',
     };

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
+import type { AppConfig } from '../src/config/app-config';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
 describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
@@ -34,6 +35,110 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
 
   it('does not limit health probes', async () => {
     for (let i = 0; i < 5; i++) expect((await api.get('/health/live')).status).toBe(200);
+  });
+
+  /**
+   * Another instance on the same database with its own (in-process) counters. Starting, the test app
+   * fetched /openapi.json from 127.0.0.1: that request is already counted against the address.
+   */
+  const withLimits = async (overrides: Partial<AppConfig>, test: (app: TestApp) => Promise<void>) => {
+    const app = await TestApp.startOn(api.databaseUrl, overrides);
+    try {
+      await test(app);
+    } finally {
+      await app.close();
+    }
+  };
+  const SPENT_AT_START = 1;
+  const madeUpKey = () => `psk_${randomBytes(32).toString('base64url')}`;
+
+  it('gives made-up keys no fresh budget: 12 sign-ups with new random Bearer values, 5 a minute', async () => {
+    await withLimits({ rateLimitPerMinute: 5 }, async (app) => {
+      const statuses = [];
+      for (let i = 0; i < 12; i++) {
+        const response = await app.post('/accounts', { key: madeUpKey(), body: { name: `Sybil ${i}` } });
+        statuses.push(response.status);
+        if (response.status === 429) expectError(response, 429, 'rate_limited');
+      }
+      expect(statuses).toEqual([...Array(5 - SPENT_AT_START).fill(201), ...Array(7 + SPENT_AT_START).fill(429)]);
+    });
+  });
+
+  it('counts a missing, an unknown and a revoked key against the one client address', async () => {
+    await withLimits({ rateLimitPerMinute: 4 + SPENT_AT_START }, async (app) => {
+      const { key } = await app.customer('Address'); // 1 against the address
+      const spare = await app.post('/accounts/me/api-keys', { key }); // against the account
+      expect((await app.delete(`/accounts/me/api-keys/${spare.body.id}`, { key })).status).toBe(204);
+      expectError(await app.get('/accounts/me', { key: spare.body.key }), 401, 'unauthorized'); // 2
+      expectError(await app.get('/accounts/me', { key: madeUpKey() }), 401, 'unauthorized'); // 3
+      expectError(await app.get('/accounts/me'), 401, 'unauthorized'); // 4
+      expectError(await app.get('/accounts/me', { key: madeUpKey() }), 429, 'rate_limited');
+      expect((await app.get('/accounts/me', { key })).status).toBe(200); // the account's own budget
+    });
+  });
+
+  it('counts per verified account: two keys of one account share one budget', async () => {
+    await withLimits({ rateLimitPerMinute: 3 }, async (app) => {
+      const { key } = await app.customer('Two keys');
+      const second = (await app.post('/accounts/me/api-keys', { key })).body.key; // 1
+      expect((await app.get('/accounts/me', { key: second })).status).toBe(200); // 2
+      expect((await app.get('/accounts/me', { key })).status).toBe(200); // 3
+      expectError(await app.get('/accounts/me', { key: second }), 429, 'rate_limited');
+    });
+  });
+
+  it('limits sign-ups per address an hour (SIGNUP_LIMIT_PER_HOUR), apart from the minute budget', async () => {
+    await withLimits({ rateLimitPerMinute: 100, signupLimitPerHour: 2 }, async (app) => {
+      const { key } = await app.customer('First');
+      expect((await app.post('/accounts', { body: { name: 'Second' } })).status).toBe(201);
+      const third = await app.post('/accounts', { body: { name: 'Third' } });
+      expectError(third, 429, 'rate_limited');
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(60);
+      expect(third.headers.get('ratelimit-policy')).toBe('"default";q=100;w=60, "sign-up";q=2;w=3600');
+      expect(third.headers.get('ratelimit')).toMatch(/^"sign-up";r=0;t=\d+$/);
+      // As the OpenAPI description says they may look.
+      const document = (await app.get('/openapi.json')).body;
+      const headers = document.paths['/accounts'].post.responses['429'].headers;
+      expect(third.headers.get('ratelimit-policy')).toMatch(new RegExp(headers['RateLimit-Policy'].schema.pattern));
+      expect(third.headers.get('ratelimit')).toMatch(new RegExp(headers['RateLimit'].schema.pattern));
+      expect((await app.get('/accounts/me', { key })).status).toBe(200);
+    });
+  });
+
+  it('limits failed authentications per address, without refusing valid keys from it', async () => {
+    await withLimits({ rateLimitPerMinute: 100, authFailureLimitPerMinute: 3 }, async (app) => {
+      const { key } = await app.customer('Neighbour');
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await app.get('/accounts/me', { key: madeUpKey() })).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect((await app.get('/accounts/me', { key })).status).toBe(200);
+    });
+  });
+
+  describe('the client address behind a proxy (TRUST_PROXY)', () => {
+    const from = (app: TestApp, address: string) =>
+      app.get('/accounts/me', { headers: { 'x-forwarded-for': address } }).then((r) => r.status);
+
+    it('ignores X-Forwarded-For by default: every request counts against the proxy', async () => {
+      await withLimits({ rateLimitPerMinute: 2 + SPENT_AT_START }, async (app) => {
+        const statuses = [];
+        for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) statuses.push(await from(app, address));
+        expect(statuses).toEqual([401, 401, 429]);
+      });
+    });
+
+    it.each([
+      ['true', true],
+      ['a hop count', 1],
+      ['a list of addresses and CIDRs', ['192.0.2.7', '127.0.0.0/8']],
+    ])('counts the forwarded client when the proxy is trusted (%s)', async (_, trustProxy) => {
+      await withLimits({ rateLimitPerMinute: 2, trustProxy }, async (app) => {
+        const statuses = [];
+        for (let i = 0; i < 3; i++) statuses.push(await from(app, '203.0.113.1'));
+        expect(statuses).toEqual([401, 401, 429]);
+        expect(await from(app, '203.0.113.2')).toBe(401);
+      });
+    });
   });
 
   it('is off at 0: no headers, no limit', async () => {
@@ -71,6 +176,15 @@ const redisUrl = process.env['TEST_REDIS_URL'];
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
+  });
+
+  it('counts made-up keys sent to either instance against the one client address', async () => {
+    // Both instances fetched /openapi.json at start: 2 of the address's 4 are spent.
+    const statuses = [];
+    for (const api of [first, second, first]) {
+      statuses.push((await api.get('/accounts/me', { key: `psk_${randomBytes(32).toString('base64url')}` })).status);
+    }
+    expect(statuses).toEqual([401, 401, 429]);
   });
 
   it('counts requests to either instance against one budget', async () => {

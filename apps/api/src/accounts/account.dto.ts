@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Account, ApiKey, LIMITS, ROLES } from '@petstore/domain';
 import { IsString, Length } from 'class-validator';
 
@@ -34,7 +34,7 @@ export class AccountDto {
   }
 }
 
-@ApiSchema({ name: 'ApiKey', description: 'An API key. `key`, the secret, appears only in the response that creates it.' })
+@ApiSchema({ name: 'ApiKey', description: 'An API key as listed: never with its secret.' })
 export class ApiKeyDto {
   @ApiProperty({ type: 'integer', format: 'int64', example: 3 })
   id: number;
@@ -45,20 +45,35 @@ export class ApiKeyDto {
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: 'string', description: 'Last use (to the minute); null if never used.' })
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: 'string',
+    description: 'Last use (to the minute); null if never used.',
+  })
   lastUsedAt: string | null;
 
-  @ApiPropertyOptional({ description: 'The secret: shown once, store it now.', example: 'psk_Zq3xW9aB…' })
-  key?: string;
+  static from(apiKey: ApiKey): ApiKeyDto {
+    return Object.assign(new ApiKeyDto(), ApiKeyDto.fields(apiKey));
+  }
 
-  static from(apiKey: ApiKey, secret?: string): ApiKeyDto {
-    return Object.assign(new ApiKeyDto(), {
+  protected static fields(apiKey: ApiKey): ApiKeyDto {
+    return {
       id: apiKey.id,
       prefix: apiKey.prefix,
       createdAt: apiKey.createdAt.toISOString(),
       lastUsedAt: apiKey.lastUsedAt?.toISOString() ?? null,
-      ...(secret ? { key: secret } : {}),
-    });
+    };
+  }
+}
+
+@ApiSchema({ name: 'ApiKeyCreated', description: 'A new API key, with its secret: the only response that shows it.' })
+export class ApiKeyCreatedDto extends ApiKeyDto {
+  @ApiProperty({ description: 'The secret: shown once, store it now.', example: 'psk_Zq3xW9aB…' })
+  key: string;
+
+  static withSecret(apiKey: ApiKey, secret: string): ApiKeyCreatedDto {
+    return Object.assign(new ApiKeyCreatedDto(), ApiKeyDto.fields(apiKey), { key: secret });
   }
 }
 
@@ -67,6 +82,6 @@ export class SignUpResultDto {
   @ApiProperty({ type: AccountDto })
   account: AccountDto;
 
-  @ApiProperty({ type: ApiKeyDto })
-  apiKey: ApiKeyDto;
+  @ApiProperty({ type: ApiKeyCreatedDto })
+  apiKey: ApiKeyCreatedDto;
 }

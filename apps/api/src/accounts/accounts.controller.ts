@@ -1,11 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IssueApiKey, ManageApiKeys, SignUp } from '@petstore/application';
-import type { Account } from '@petstore/domain';
+import { MAX_ACTIVE_API_KEYS, type Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount, Public } from '../common/auth/auth.decorators';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { pageRequest } from '../common/pagination/cursor';
+import { PageQueryDto } from '../common/pagination/page.query.dto';
+import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { AccountDto, ApiKeyDto, NewAccountDto, SignUpResultDto } from './account.dto';
+import { AccountDto, ApiKeyCreatedDto, ApiKeyDto, NewAccountDto, SignUpResultDto } from './account.dto';
 
 @ApiTags('accounts')
 @Public()
@@ -19,7 +23,7 @@ export class SignUpController {
   async create(@Body() body: NewAccountDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignUpResultDto> {
     const { account, apiKey, secret } = await this.signUp.execute(body.name);
     void reply.header('Location', '/accounts/me');
-    return { account: AccountDto.from(account), apiKey: ApiKeyDto.from(apiKey, secret) };
+    return { account: AccountDto.from(account), apiKey: ApiKeyCreatedDto.withSecret(apiKey, secret) };
   }
 }
 
@@ -41,18 +45,26 @@ export class MyAccountController {
 
   @Post('api-keys')
   @ApiOperation({ operationId: 'createApiKey', summary: 'Another API key for the same account', description: 'The secret is shown only in this response.' })
-  @ApiCreatedResponse({ type: ApiKeyDto, headers: { Location: { description: 'The key listing.', schema: { type: 'string' } } } })
-  async createKey(@CurrentAccount() account: Account, @Res({ passthrough: true }) reply: FastifyReply): Promise<ApiKeyDto> {
+  @ApiCreatedResponse({
+    type: ApiKeyCreatedDto,
+    headers: { Location: { description: 'The key listing.', schema: { type: 'string' } } },
+  })
+  @ApiErrors({ 409: `The account already holds ${MAX_ACTIVE_API_KEYS} active keys (\`too_many_keys\`).` })
+  async createKey(
+    @CurrentAccount() account: Account,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApiKeyCreatedDto> {
     const { apiKey, secret } = await this.issueKey.execute(account.id);
     void reply.header('Location', '/accounts/me/api-keys');
-    return ApiKeyDto.from(apiKey, secret);
+    return ApiKeyCreatedDto.withSecret(apiKey, secret);
   }
 
   @Get('api-keys')
-  @ApiOperation({ operationId: 'listApiKeys', summary: 'The account\'s active keys, without secrets' })
-  @ApiOkResponse({ type: [ApiKeyDto] })
-  async listKeys(@CurrentAccount() account: Account): Promise<ApiKeyDto[]> {
-    return (await this.keys.list(account.id)).map((key) => ApiKeyDto.from(key));
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'The account\'s active keys, without secrets, by id' })
+  @ApiOkResponse({ type: [ApiKeyDto], headers: ApiNextPageLink })
+  async listKeys(@CurrentAccount() account: Account, @Query() query: PageQueryDto): Promise<Paginated<ApiKeyDto>> {
+    const request = pageRequest(query);
+    return Paginated.of(await this.keys.list(account.id, request), request, ApiKeyDto.from);
   }
 
   @Delete('api-keys/:keyId')

@@ -126,3 +126,36 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('loadConfig: abuse limits and TRUST_PROXY', () => {
+  it('defaults to 20 sign-ups an hour, 20 failed authentications a minute, and no trusted proxy', () => {
+    expect(loadConfig({})).toMatchObject({ signupLimitPerHour: 20, authFailureLimitPerMinute: 20, trustProxy: false });
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['2', 2],
+    ['10.0.0.1', ['10.0.0.1']],
+    ['10.0.0.0/8, ::1, fd00::/8,loopback', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
+  ])('reads TRUST_PROXY=%s as Fastify takes it', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('reads the limits', () => {
+    const config = loadConfig({ SIGNUP_LIMIT_PER_HOUR: '5', AUTH_FAILURE_LIMIT_PER_MINUTE: '7' });
+    expect(config).toMatchObject({ signupLimitPerHour: 5, authFailureLimitPerMinute: 7 });
+  });
+
+  it.each([
+    ['TRUST_PROXY', 'yes please'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.1,'],
+    ['TRUST_PROXY', '300.1.1.1'],
+    ['SIGNUP_LIMIT_PER_HOUR', '0'],
+    ['AUTH_FAILURE_LIMIT_PER_MINUTE', 'many'],
+  ])('refuses %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});

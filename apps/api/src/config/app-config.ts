@@ -2,6 +2,8 @@
  * The service's configuration: the only place that reads process.env.
  * Invalid values stop start-up with one line naming the variable.
  */
+import { isIP } from 'node:net';
+
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -18,8 +20,14 @@ export class AppConfig {
   dataDir: string;
   /** Bootstrap administrator key (ADMIN_API_KEY), at least 32 characters. */
   adminApiKey: string | null;
-  /** Requests a key may make a minute (RATE_LIMIT_PER_MINUTE, 600; 0 = off). */
+  /** Requests a minute per account, else per client address (RATE_LIMIT_PER_MINUTE, 600; 0 = every limit off). */
   rateLimitPerMinute: number;
+  /** Sign-ups an hour per client address (SIGNUP_LIMIT_PER_HOUR, 20); off with rateLimitPerMinute 0. */
+  signupLimitPerHour: number;
+  /** Failed authentications a minute per client address (AUTH_FAILURE_LIMIT_PER_MINUTE, 20); off likewise. */
+  authFailureLimitPerMinute: number;
+  /** Fastify's trustProxy (TRUST_PROXY, false): which proxies' X-Forwarded-For gives the client address. */
+  trustProxy: TrustProxy;
   /** Redis for rate-limit counters shared by instances (REDIS_URL); null = in process. */
   redisUrl: string | null;
   /** When GET /pets/{petId} stops answering (PET_BY_ID_SUNSET). */
@@ -49,6 +57,9 @@ export class AppConfig {
     Object.assign(this, values);
   }
 }
+
+/** false, true (any proxy), a hop count, or the proxies' addresses/CIDRs. */
+export type TrustProxy = boolean | number | string[];
 
 export interface Timeouts {
   /** A connection with no traffic this long is closed (HTTP_CONNECTION_TIMEOUT_MS, 60000). */
@@ -91,6 +102,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir: text(env, 'DATA_DIR') ?? '.data',
     adminApiKey: adminKey(env, 'ADMIN_API_KEY'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    signupLimitPerHour: integer(env, 'SIGNUP_LIMIT_PER_HOUR', 20, 1, 1_000_000),
+    authFailureLimitPerMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     petByIdSunset: date(env, 'PET_BY_ID_SUNSET', DEFAULT_PET_BY_ID_SUNSET),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -178,6 +192,35 @@ function adminKey(env: Env, name: string): string | null {
     throw new ConfigError(name, `must be at least ${ADMIN_API_KEY_MIN_LENGTH} characters without spaces.`);
   }
   return value;
+}
+
+/** Named ranges proxy-addr (Fastify's trustProxy) knows. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY as Fastify's trustProxy takes it: true/false, a hop count, or a comma-separated list of
+ * addresses, CIDRs and named ranges. Checked here (by hand: proxy-addr is only Fastify's dependency)
+ * so that a typo stops start-up instead of silently trusting nobody.
+ */
+function trustProxy(env: Env, name: string): TrustProxy {
+  const value = text(env, name);
+  if (value === null || value.toLowerCase() === 'false') return false;
+  if (value.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(value)) return integer(env, name, 0, 1, 100);
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    const valid =
+      (PROXY_RANGES.includes(entry) && bits === undefined) ||
+      (family !== 0 && rest.length === 0 && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)));
+    if (!valid) {
+      const expected = `true, false, a hop count, or a list of addresses, CIDRs or ${PROXY_RANGES.join('/')}`;
+      throw new ConfigError(name, `must be ${expected} (got "${entry}").`);
+    }
+  }
+  return entries;
 }
 
 function date(env: Env, name: string, fallback: string): Date {

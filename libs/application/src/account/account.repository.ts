@@ -1,15 +1,24 @@
 import { Account, ApiKey } from '@petstore/domain';
+import { Page, PageRequest } from '../shared/page';
 
 export abstract class AccountRepository {
   abstract findById(id: number): Promise<Account | null>;
+  /** Locks the account's row until the transaction ends (serialises its key issuing); false if absent. */
+  abstract lock(id: number): Promise<boolean>;
   abstract save(account: Account): Promise<Account>;
 }
 
 export abstract class ApiKeyRepository {
-  /** Keys not revoked whose prefix is `prefix`, each with its account. */
-  abstract findActiveByPrefix(prefix: string): Promise<Array<{ key: ApiKey; account: Account }>>;
+  /** The key with this hash (revoked or not) and its account: one unique-index lookup. */
+  abstract findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null>;
   abstract findForAccount(accountId: number, keyId: number): Promise<ApiKey | null>;
-  abstract listForAccount(accountId: number): Promise<ApiKey[]>;
+  /** The account's active keys, by id. */
+  abstract listForAccount(accountId: number, page: PageRequest): Promise<Page<ApiKey>>;
+  abstract countActiveForAccount(accountId: number): Promise<number>;
+  /** The account of the newest bootstrap key (revoked or not), if any. */
+  abstract findBootstrapAccountId(): Promise<number | null>;
+  /** Revokes every active bootstrap key whose hash is not `keepHash`; returns how many. */
+  abstract revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<number>;
   /** Inserts or updates. Returns null when the hash is already stored (an existing key). */
   abstract save(key: ApiKey): Promise<ApiKey | null>;
   /** Records a use; cheap and rate-limited in the adapter (at most once a minute a key). */

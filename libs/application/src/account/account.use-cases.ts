@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Account, ApiKey, ApiKeyNotFoundError } from '@petstore/domain';
+import { Account, ApiKey, ApiKeyNotFoundError, MAX_ACTIVE_API_KEYS, TooManyApiKeysError } from '@petstore/domain';
 import { ApiKeySecrets, Clock, UnitOfWork } from '../ports';
+import { Page, PageRequest } from '../shared/page';
 import { AccountRepository, ApiKeyRepository } from './account.repository';
 
 export interface IssuedApiKey {
@@ -12,19 +13,31 @@ export interface IssuedApiKey {
 @Injectable()
 export class IssueApiKey {
   constructor(
+    private readonly uow: UnitOfWork,
+    private readonly accounts: AccountRepository,
     private readonly keys: ApiKeyRepository,
     private readonly secrets: ApiKeySecrets,
     private readonly clock: Clock,
   ) {}
 
-  async execute(accountId: number): Promise<IssuedApiKey> {
-    const generated = this.secrets.generate();
-    const saved = await this.keys.save(
-      ApiKey.issue({ accountId, prefix: generated.prefix, hash: generated.hash, now: this.clock.now() }),
-    );
-    // 256 random bits colliding with a stored hash does not happen; refuse loudly if it ever does.
-    if (!saved) throw new Error('Generated API key collided with an existing one.');
-    return { apiKey: saved, secret: generated.key };
+  /**
+   * At most MAX_ACTIVE_API_KEYS active keys an account: the account's row is locked while the
+   * keys are counted and the new one stored, so concurrent requests cannot all pass the count.
+   */
+  execute(accountId: number): Promise<IssuedApiKey> {
+    return this.uow.run(async () => {
+      if (!(await this.accounts.lock(accountId))) throw new Error(`Account ${accountId} vanished while issuing a key.`);
+      if ((await this.keys.countActiveForAccount(accountId)) >= MAX_ACTIVE_API_KEYS) {
+        throw new TooManyApiKeysError(MAX_ACTIVE_API_KEYS);
+      }
+      const generated = this.secrets.generate();
+      const saved = await this.keys.save(
+        ApiKey.issue({ accountId, prefix: generated.prefix, hash: generated.hash, now: this.clock.now() }),
+      );
+      // 256 random bits colliding with a stored hash does not happen; refuse loudly if it ever does.
+      if (!saved) throw new Error('Generated API key collided with an existing one.');
+      return { apiKey: saved, secret: generated.key };
+    });
   }
 }
 
@@ -52,8 +65,8 @@ export class ManageApiKeys {
     private readonly clock: Clock,
   ) {}
 
-  list(accountId: number): Promise<ApiKey[]> {
-    return this.keys.listForAccount(accountId);
+  list(accountId: number, page: PageRequest): Promise<Page<ApiKey>> {
+    return this.keys.listForAccount(accountId, page);
   }
 
   async revoke(accountId: number, keyId: number): Promise<void> {
@@ -72,25 +85,28 @@ export class Authenticate {
     private readonly clock: Clock,
   ) {}
 
-  /** The account a presented key belongs to, or null for an unknown or revoked key. */
+  /**
+   * The account a presented key belongs to, or null for an unknown or revoked key. The key is
+   * found by its SHA-256 through a unique index, so the cost does not grow with the number of keys.
+   * Timing reveals at most how the presented key's hash sorts against stored ones, which tells
+   * nothing usable about a key of 256 random bits (finding one would need a SHA-256 preimage).
+   */
   async execute(presented: string): Promise<Account | null> {
-    const { prefix } = this.secrets.describe(presented);
-    const candidates = await this.keys.findActiveByPrefix(prefix);
-    // Compare every candidate in constant time; do not stop at the first match.
-    let found: { key: ApiKey; account: Account } | null = null;
-    for (const candidate of candidates) {
-      if (this.secrets.matches(presented, candidate.key.hash)) found = candidate;
-    }
-    if (!found) return null;
+    const found = await this.keys.findByHash(this.secrets.describe(presented).hash);
+    if (!found || found.key.isRevoked) return null;
     await this.keys.touch(found.key.id, this.clock.now());
     return found.account;
   }
 }
 
+export type BootstrapOutcome = 'created' | 'existing' | 'revoked';
+
 /**
- * Makes sure an administrator holds `key` (ADMIN_API_KEY). Idempotent across
- * restarts and safe when several instances start at once: the key's hash is unique,
- * so a second insert is refused and its transaction (with its account) rolls back.
+ * Makes sure an administrator holds `key` (ADMIN_API_KEY), and that no earlier ADMIN_API_KEY
+ * still works. Idempotent across restarts and safe when several instances start at once: the
+ * key's hash is unique, so a second insert is refused and its transaction rolls back. A new key
+ * goes to the administrator that held the previous one. A key that was revoked (by an earlier
+ * rotation, or through the API) stays revoked, and the others stay valid: the caller warns.
  */
 @Injectable()
 export class EnsureAdministrator {
@@ -102,20 +118,27 @@ export class EnsureAdministrator {
     private readonly clock: Clock,
   ) {}
 
-  async execute(key: string): Promise<'created' | 'existing'> {
+  async execute(key: string): Promise<BootstrapOutcome> {
     const { prefix, hash } = this.secrets.describe(key);
-    const existing = await this.keys.findActiveByPrefix(prefix);
-    if (existing.some((c) => this.secrets.matches(key, c.key.hash) && c.account.isAdmin)) return 'existing';
-    return this.uow.run(async () => {
-      const now = this.clock.now();
-      const admin = await this.accounts.save(Account.administrator('Administrator', now));
-      const saved = await this.keys.save(ApiKey.issue({ accountId: admin.id, prefix, hash, now }));
-      if (!saved) throw new AdministratorKeyConflict();
-      return 'created' as const;
-    }).catch((error: unknown) => {
-      if (error instanceof AdministratorKeyConflict) return 'existing' as const;
-      throw error;
-    });
+    return this.uow
+      .run(async (): Promise<BootstrapOutcome> => {
+        const now = this.clock.now();
+        const found = await this.keys.findByHash(hash);
+        // Going back to a revoked key must not lock the administrator out: the newer key keeps working.
+        if (found?.key.isRevoked) return 'revoked';
+        await this.keys.revokeBootstrapKeysExcept(hash, now);
+        if (found) return 'existing';
+        const accountId =
+          (await this.keys.findBootstrapAccountId()) ??
+          (await this.accounts.save(Account.administrator('Administrator', now))).id;
+        const saved = await this.keys.save(ApiKey.issue({ accountId, prefix, hash, now, bootstrap: true }));
+        if (!saved) throw new AdministratorKeyConflict();
+        return 'created';
+      })
+      .catch((error: unknown) => {
+        if (error instanceof AdministratorKeyConflict) return 'existing' as const;
+        throw error;
+      });
   }
 }
 

@@ -10,8 +10,6 @@ export interface GeneratedApiKey {
 /** Making and checking API key secrets (randomness and hashing live in infrastructure). */
 export abstract class ApiKeySecrets {
   abstract generate(): GeneratedApiKey;
-  /** Prefix and hash of a key the service did not generate (the bootstrap ADMIN_API_KEY). */
+  /** Prefix and hash of a presented key (a Bearer credential, the bootstrap ADMIN_API_KEY). */
   abstract describe(key: string): Omit<GeneratedApiKey, 'key'>;
-  /** Constant-time comparison of a presented key against a stored hash. */
-  abstract matches(key: string, hash: string): boolean;
 }

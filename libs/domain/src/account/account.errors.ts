@@ -1,7 +1,15 @@
-import { NotFoundError } from '../shared/domain-error';
+import { DomainError, NotFoundError } from '../shared/domain-error';
 
 export class ApiKeyNotFoundError extends NotFoundError {
   constructor(id: number) {
     super('API key', id);
+  }
+}
+
+export class TooManyApiKeysError extends DomainError {
+  readonly code = 'too_many_keys';
+  readonly kind = 'conflict' as const;
+  constructor(max: number) {
+    super(`An account holds at most ${max} active API keys; revoke one first.`);
   }
 }

@@ -8,13 +8,18 @@ export interface ApiKeyProps {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** Issued at start-up for ADMIN_API_KEY; a different ADMIN_API_KEY revokes it. */
+  bootstrap: boolean;
 }
+
+/** Active (not revoked) keys an account may hold at once. */
+export const MAX_ACTIVE_API_KEYS = 20;
 
 /** A credential of an account. Only its hash is kept; a revoked key is refused at once. */
 export class ApiKey {
   private constructor(private readonly props: ApiKeyProps) {}
 
-  static issue(input: { accountId: number; prefix: string; hash: string; now: Date }): ApiKey {
+  static issue(input: { accountId: number; prefix: string; hash: string; now: Date; bootstrap?: boolean }): ApiKey {
     return new ApiKey({
       id: 0,
       accountId: input.accountId,
@@ -23,6 +28,7 @@ export class ApiKey {
       createdAt: input.now,
       lastUsedAt: null,
       revokedAt: null,
+      bootstrap: input.bootstrap ?? false,
     });
   }
 
@@ -47,6 +53,9 @@ export class ApiKey {
   }
   get lastUsedAt(): Date | null {
     return this.props.lastUsedAt;
+  }
+  get isBootstrap(): boolean {
+    return this.props.bootstrap;
   }
   get isRevoked(): boolean {
     return this.props.revokedAt !== null;

@@ -22,7 +22,7 @@ export class ApiKeyGuard implements CanActivate {
     if (requirement.public) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Account }>();
-    const { account } = await this.bearer.authenticate(request.headers.authorization);
+    const { account } = await this.bearer.authenticateRequest(request);
     if (!account) throw ApiError.unauthorized();
     if (requirement.role === 'admin' && !account.isAdmin) throw ApiError.forbidden();
     request.user = account;

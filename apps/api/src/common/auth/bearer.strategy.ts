@@ -20,6 +20,8 @@ type Attempt = Strategy<Verify> & {
 @Injectable()
 export class BearerStrategy {
   private readonly strategy: Strategy<Verify>;
+  /** Each request's outcome: the rate limit authenticates first, and the guard reuses it. */
+  private readonly outcomes = new WeakMap<object, Promise<Outcome>>();
 
   constructor(authenticateKey: Authenticate) {
     this.strategy = new Strategy<Verify>((token: string, done: Parameters<Verify>[1]) => {
@@ -30,7 +32,17 @@ export class BearerStrategy {
     });
   }
 
-  authenticate(authorization: string | undefined): Promise<Outcome> {
+  /** The request's outcome, computed once however many times it is asked for. */
+  authenticateRequest(request: { headers: { authorization?: string } }): Promise<Outcome> {
+    let outcome = this.outcomes.get(request);
+    if (!outcome) {
+      outcome = this.authenticate(request.headers.authorization);
+      this.outcomes.set(request, outcome);
+    }
+    return outcome;
+  }
+
+  private authenticate(authorization: string | undefined): Promise<Outcome> {
     return new Promise((resolve, reject) => {
       // Passport's contract: a per-request object inheriting the strategy, given success/fail/error.
       const attempt = Object.create(this.strategy) as Attempt;

@@ -9,12 +9,16 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
 const RATE_LIMIT_HEADERS = {
   RateLimit: {
-    description: 'Requests left in the current window: `"default";r=<remaining>;t=<seconds>`.',
-    schema: { type: 'string', maxLength: 64, pattern: '^"default";r=\\d+;t=\\d+$' },
+    description:
+      'Requests left in the budget closest to its limit: `"<policy>";r=<remaining>;t=<seconds>`.',
+    schema: { type: 'string', maxLength: 64, pattern: '^"[a-z-]+";r=\\d+;t=\\d+$' },
   },
   'RateLimit-Policy': {
-    description: 'The limit: `"default";q=<requests>;w=60`.',
-    schema: { type: 'string', maxLength: 64, pattern: '^"default";q=\\d+;w=\\d+$' },
+    description:
+      'Every budget the request counts against: `"default";q=<requests>;w=60`; on sign-up also ' +
+      '`"sign-up";q=<sign-ups>;w=3600`; with credentials that do not authenticate also ' +
+      '`"auth-failures";q=<requests>;w=60`.',
+    schema: { type: 'string', maxLength: 160, pattern: '^"[a-z-]+";q=\\d+;w=\\d+(, "[a-z-]+";q=\\d+;w=\\d+)*$' },
   },
 };
 const REQUEST_ID_HEADER = {

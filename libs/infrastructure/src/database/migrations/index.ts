@@ -5,6 +5,7 @@ import { PetsAndInventory1763856000000 } from './1763856000000-pets-and-inventor
 import { Orders1763856100000 } from './1763856100000-orders';
 import { MessageDeliveryJobs1763942460000 } from './1763942460000-message-delivery-jobs';
 import { OpenOrderIndexes1764000100000 } from './1764000100000-open-order-indexes';
+import { BootstrapApiKeys1764000200000 } from './1764000200000-bootstrap-api-keys';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Orders1763856100000,
   MessageDeliveryJobs1763942460000,
   OpenOrderIndexes1764000100000,
+  BootstrapApiKeys1764000200000,
 ];

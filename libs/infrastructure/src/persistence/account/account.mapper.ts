@@ -26,6 +26,7 @@ export const ApiKeyMapper = {
       createdAt: row.createdAt,
       lastUsedAt: row.lastUsedAt,
       revokedAt: row.revokedAt,
+      bootstrap: row.bootstrap,
     });
   },
   toPersistence(key: ApiKey): ApiKeyOrmEntity {
@@ -38,6 +39,7 @@ export const ApiKeyMapper = {
     row.createdAt = s.createdAt;
     row.lastUsedAt = s.lastUsedAt;
     row.revokedAt = s.revokedAt;
+    row.bootstrap = s.bootstrap;
     return row;
   },
 };

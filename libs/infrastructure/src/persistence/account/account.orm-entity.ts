@@ -43,4 +43,7 @@ export class ApiKeyOrmEntity {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  @Column({ type: 'boolean', default: false })
+  bootstrap: boolean;
 }

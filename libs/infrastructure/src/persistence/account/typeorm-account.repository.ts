@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AccountRepository, ApiKeyRepository } from '@petstore/application';
+import { AccountRepository, ApiKeyRepository, Page, pageFromRows, PageRequest } from '@petstore/application';
 import { Account, ApiKey } from '@petstore/domain';
-import { IsNull } from 'typeorm';
+import { IsNull, MoreThan, SelectQueryBuilder } from 'typeorm';
 import { violated } from '../../database/driver-errors';
 import { TransactionHost } from '../../database/transaction-host';
 import { AccountMapper, ApiKeyMapper } from './account.mapper';
@@ -16,6 +16,11 @@ export class TypeOrmAccountRepository extends AccountRepository {
   async findById(id: number): Promise<Account | null> {
     const row = await this.host.manager.getRepository(AccountOrmEntity).findOneBy({ id });
     return row ? AccountMapper.toDomain(row) : null;
+  }
+
+  async lock(id: number): Promise<boolean> {
+    const rows: unknown[] = await this.host.manager.query(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, [id]);
+    return rows.length > 0;
   }
 
   async save(account: Account): Promise<Account> {
@@ -37,12 +42,17 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return this.host.manager.getRepository(ApiKeyOrmEntity);
   }
 
-  async findActiveByPrefix(prefix: string): Promise<Array<{ key: ApiKey; account: Account }>> {
-    const rows = await this.rows.find({
-      where: { prefix, revokedAt: IsNull() },
-      relations: { account: true },
-    });
-    return rows.map((row) => ({ key: ApiKeyMapper.toDomain(row), account: AccountMapper.toDomain(row.account!) }));
+  /** The query findByHash runs (the index test EXPLAINs exactly this). */
+  byHashQuery(hash: string): SelectQueryBuilder<ApiKeyOrmEntity> {
+    return this.rows
+      .createQueryBuilder('key')
+      .innerJoinAndSelect('key.account', 'account')
+      .where('key.hash = :hash', { hash });
+  }
+
+  async findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null> {
+    const row = await this.byHashQuery(hash).getOne();
+    return row ? { key: ApiKeyMapper.toDomain(row), account: AccountMapper.toDomain(row.account!) } : null;
   }
 
   async findForAccount(accountId: number, keyId: number): Promise<ApiKey | null> {
@@ -50,9 +60,32 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return row ? ApiKeyMapper.toDomain(row) : null;
   }
 
-  async listForAccount(accountId: number): Promise<ApiKey[]> {
-    const rows = await this.rows.find({ where: { accountId, revokedAt: IsNull() }, order: { id: 'ASC' } });
-    return rows.map(ApiKeyMapper.toDomain);
+  async listForAccount(accountId: number, { limit, afterId }: PageRequest): Promise<Page<ApiKey>> {
+    const rows = await this.rows.find({
+      where: { accountId, revokedAt: IsNull(), ...(afterId ? { id: MoreThan(afterId) } : {}) },
+      order: { id: 'ASC' },
+      take: limit + 1,
+    });
+    return pageFromRows(rows.map(ApiKeyMapper.toDomain), limit, (k) => k.id);
+  }
+
+  countActiveForAccount(accountId: number): Promise<number> {
+    return this.rows.countBy({ accountId, revokedAt: IsNull() });
+  }
+
+  async findBootstrapAccountId(): Promise<number | null> {
+    const row = await this.rows.findOne({ where: { bootstrap: true }, order: { id: 'DESC' } });
+    return row ? row.accountId : null;
+  }
+
+  async revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<number> {
+    const result = await this.rows
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: at })
+      .where('bootstrap AND revoked_at IS NULL AND hash <> :keepHash', { keepHash })
+      .execute();
+    return result.affected ?? 0;
   }
 
   async save(key: ApiKey): Promise<ApiKey | null> {
