@@ -1,7 +1,7 @@
 import nx from '@nx/eslint-plugin';
 
 /**
- * Layer rules (docs: architecture.md). Dependencies point inwards only:
+ * Layer rules (docs/architecture.md, Layers). Dependencies point inwards only:
  *   app -> infrastructure -> application -> domain
  * The testing lib (test database) may use every layer; production code may not import it, tests may.
  * The embedded PostgreSQL runner (libs/embedded-postgres, a development and test database) depends on no

@@ -8,6 +8,7 @@ import { openDatabase } from './database/open-database';
 import { Drain } from './lifecycle/drain.service';
 import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
 import { createWorker } from './messages/create-worker';
+import { seedDemoData } from './seed/seed';
 
 async function main(): Promise<void> {
   let config: AppConfig;
@@ -30,6 +31,15 @@ async function main(): Promise<void> {
   if (signals.stopping) return; // a signal came while the database opened: it is being stopped
   if (process.argv.includes('--migrate-only')) {
     await database.stop();
+    return;
+  }
+  // --seed (npm run seed): the demo catalogue into an empty database, then exit.
+  if (process.argv.includes('--seed')) {
+    try {
+      await seedDemoData({ config, databaseUrl: database.url, logger: rootLogger });
+    } finally {
+      await database.stop();
+    }
     return;
   }
 

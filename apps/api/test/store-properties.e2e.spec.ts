@@ -5,7 +5,7 @@ import { ADMIN_KEY, TestApp, TestResponse } from './support/test-app';
 /**
  * Random sequences of place / cancel / complete / restock / status-by-hand, sent over HTTP to the
  * real app on a real PostgreSQL. Before each step the expected answer is derived from the rows as
- * they stand (domain.md's command table); after each step invariants I1–I5 are checked with SQL.
+ * they stand (docs/domain.md, Commands and their effects); after each step invariants I1–I5 are checked with SQL.
  */
 
 const STOCK_MAX = 2_147_483_647;
@@ -54,7 +54,7 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
 
   const openOrders = async (petId: number): Promise<number> => (await store.ordersOf(petId)).open;
 
-  /** What domain.md says the step must answer, given the rows before it. */
+  /** What docs/domain.md says the step must answer, given the rows before it. */
   async function expected(cmd: Command, petIds: number[], orders: ModelOrder[]): Promise<{ status: number; code?: string }> {
     switch (cmd.kind) {
       case 'place': {

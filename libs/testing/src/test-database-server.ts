@@ -14,7 +14,7 @@ import {
 } from './test-database';
 
 /**
- * The server behind a test run, chosen once per jest process (architecture.md, habit 9):
+ * The server behind a test run, chosen once per jest process (docs/architecture.md, Tests):
  * 1. `TEST_DATABASE_URL` when set (a shared server: only the databases this run creates are dropped);
  * 2. else a PostgreSQL container through testcontainers, when a container runtime answers;
  * 3. else an embedded PostgreSQL in a fresh temporary directory.

@@ -3,7 +3,7 @@ import { Clock, UnitOfWork } from '../ports';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors';
 import { IdempotencyStore, StoredResponse } from './idempotency.store';
 
-/** How long a key is kept (api.md: 24 hours). */
+/** How long a key is kept (docs/api.md, Idempotency: 24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type IdempotentOutcome = { replayed: false; response: StoredResponse } | { replayed: true; response: StoredResponse };

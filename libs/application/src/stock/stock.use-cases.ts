@@ -9,7 +9,7 @@ export interface SetStockCommand {
   quantity: number;
 }
 
-/** An administrator sets a pet's stock to a count; the pet's status follows ("Set stock" in domain.md). */
+/** An administrator sets a pet's stock to a count; the pet's status follows ("Set stock" in docs/domain.md). */
 @Injectable()
 export class SetStock {
   constructor(private readonly stock: StockCommand) {}

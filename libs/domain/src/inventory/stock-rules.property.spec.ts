@@ -7,7 +7,7 @@ import { InventoryItem } from './inventory-item';
 import { StockRules } from './stock-rules';
 
 /**
- * Invariants I1–I5 of domain.md over random command sequences on one pet, the way the use
+ * Invariants I1–I5 of docs/domain.md over random command sequences on one pet, the way the use
  * cases drive the rules: each command sees the aggregates as the previous one left them.
  */
 

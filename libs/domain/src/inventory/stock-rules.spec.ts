@@ -221,7 +221,7 @@ describe('StockRules.setStock (command table: set stock to n)', () => {
   );
 });
 
-/** The hand-change table of domain.md, each cell with each side of its condition. */
+/** The hand-change table of docs/domain.md, each cell with each side of its condition. */
 describe('StockRules.changeStatusByHand (hand-change table)', () => {
   type Row = [
     from: PetStatus,

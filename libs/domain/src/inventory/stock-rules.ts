@@ -5,7 +5,7 @@ import type { InventoryItem } from './inventory-item';
 
 /**
  * The rules that span a pet, its inventory entry and its orders: the command table of
- * domain.md ("Commands and the transitions they cause") and its hand-change table.
+ * docs/domain.md ("Commands and their effects") and its hand-change table.
  * Pure and stateless; the use case loads the aggregates (stock row locked), calls one rule
  * and saves what changed, in one transaction.
  *

@@ -3,7 +3,7 @@ import { LIMITS } from '../shared/limits';
 import { boundedInteger } from '../shared/text';
 import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
 
-/** How far in the past a ship date given when ordering may lie (domain.md: "by more than a day"). */
+/** How far in the past a ship date given when ordering may lie (docs/domain.md, Ship date: "more than a day"). */
 export const SHIP_DATE_MAX_PAST_MS = 24 * 60 * 60 * 1000;
 
 export interface OrderProps {

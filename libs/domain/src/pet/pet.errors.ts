@@ -28,7 +28,7 @@ export class PetNotAvailableError extends DomainError {
   }
 }
 
-/** A status change the transition rules refuse (docs: domain.md, "Status changes by hand"). */
+/** A status change the transition rules refuse (docs/domain.md, "Status changes by hand"). */
 export class InvalidStatusTransitionError extends DomainError {
   readonly code = 'invalid_status_transition';
   readonly kind = 'conflict' as const;

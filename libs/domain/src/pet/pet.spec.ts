@@ -159,7 +159,7 @@ describe('Pet', () => {
 });
 
 /**
- * The hand-change table of domain.md, cell by cell. `quantity` and `openOrders` are the
+ * The hand-change table of docs/domain.md, cell by cell. `quantity` and `openOrders` are the
  * facts the cell's condition reads; a row per side of each condition.
  */
 describe('Pet.changeStatus: the hand-change table', () => {

@@ -27,7 +27,7 @@ export interface StockFacts {
  * A listing in the catalogue: one named animal, or a batch once its stock is raised.
  *
  * Its status moves only through `hold`, `makeAvailable` and `markSold`, each guarded by
- * the rule of the hand-change table (docs: domain.md) that it stands for; `changeStatus`
+ * the rule of the hand-change table (docs/domain.md) that it stands for; `changeStatus`
  * is that table. The rules that also move stock (ordering, restocking) live in `StockRules`,
  * which calls these methods; every transition those rules cause is one the table allows.
  */
@@ -90,7 +90,7 @@ export class Pet {
   }
 
   /**
-   * Change the status by hand (administrators): the hand-change table of domain.md.
+   * Change the status by hand (administrators): the hand-change table of docs/domain.md.
    * Asking for the status the pet already has is a no-op, not a refusal: it changes nothing,
    * breaks no invariant, and makes the request safe to repeat.
    * `→ sold` also empties the stock; that is the caller's part (`StockRules.changeStatusByHand`).

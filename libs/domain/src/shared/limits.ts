@@ -1,5 +1,5 @@
 /**
- * Domain limits (docs: domain.md). The request DTOs import these same constants,
+ * Domain limits (docs/domain.md). The request DTOs import these same constants,
  * so what the API validates and what the aggregates enforce cannot drift apart.
  */
 export const LIMITS = {

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import { ApiError, ErrorDetail } from '../errors/api-error';
 
-/** JSON nested deeper than this is refused before it is parsed (api.md, Limits). */
+/** JSON nested deeper than this is refused before it is parsed (docs/api.md, Other limits). */
 export const MAX_JSON_DEPTH = 32;
 
 const QUOTE = 0x22;

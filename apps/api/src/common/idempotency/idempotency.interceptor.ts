@@ -11,7 +11,7 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const REPLAYED_HEADERS = ['location'];
 
 /**
- * Applies `Idempotency-Key` (api.md, Idempotency) to one operation: the handler runs
+ * Applies `Idempotency-Key` (docs/api.md, Idempotency) to one operation: the handler runs
  * inside RunIdempotently's transaction, and a replay sends the stored status, body and
  * Location again with `Idempotent-Replayed: true`. Without the header, nothing changes.
  */
