@@ -111,4 +111,17 @@ describe('loadConfig', () => {
     );
     expect(loadConfig({ NODE_ENV: 'development' }).databaseUrl).toBeNull();
   });
+
+  it('reads CORS_ORIGINS: none by default, * or a list of origins, and refuses anything else in one line', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: 'https://shop.example, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://shop.example',
+      'http://localhost:5173',
+    ]);
+    const bad = ['shop.example', 'https://shop.example/', 'https://shop.example/app', 'ftp://x', '*,https://a.example', 'https://a.example,'];
+    for (const value of bad) {
+      expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/^Invalid configuration: CORS_ORIGINS must be \* or comma-separated/);
+    }
+  });
 });

@@ -40,6 +40,8 @@ export class AppConfig {
   timeouts: Timeouts;
   /** How long a SIGTERM/SIGINT may take to drain in-flight requests and stop (SHUTDOWN_TIMEOUT_MS, 10000). */
   shutdownTimeoutMs: number;
+  /** CORS_ORIGINS: '*' (any origin may read) or the origins that may call the API from a browser; [] = none. */
+  corsOrigins: '*' | string[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     timeouts: timeouts(env),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
   });
 }
 
@@ -181,6 +184,26 @@ function date(env: Env, name: string, fallback: string): Date {
     throw new ConfigError(name, `must be an ISO 8601 date-time such as ${DEFAULT_PET_BY_ID_SUNSET} (got "${value}").`);
   }
   return parsed;
+}
+
+/** `*`, or origins (`https://shop.example`, no path) separated by commas. */
+function origins(env: Env, name: string): '*' | string[] {
+  const value = text(env, name);
+  if (value === null) return [];
+  if (value === '*') return '*';
+  return value.split(',').map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(name, `must be * or comma-separated origins such as https://shop.example (got "${origin}").`);
+    }
+    return origin;
+  });
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
