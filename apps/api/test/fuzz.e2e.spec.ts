@@ -42,28 +42,97 @@ function write(value: Value): string {
   }
 }
 
-const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+];
 
 /** Lone surrogates and NUL-bearing strings, control characters, long (up to `longest`) and plain ones. */
-const hostile = (longest: number): fc.Arbitrary<string> => fc.oneof(
-  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\udc00y', '\u0001\u001f\u007f', '\u2028\u2029',
-    '\ufeff', '\u200b', '../..', '%00', '%', '\\', '"', "'; DROP TABLE pets; --", '', ' ', '0', '-1', '1e3', 'NaN',
-    'Infinity', 'null', 'true', '[]', '{}', ...PROTOTYPE_KEYS),
-  fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 8 }),
-  fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 4 }),
-  fc.integer({ min: 200, max: longest }).map((n) => 'x'.repeat(n)),
-);
+const hostile = (longest: number): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(
+      '\u0000',
+      'a\u0000b',
+      '\ud800',
+      '\udfff',
+      'x\ud83d',
+      '\udc00y',
+      '\u0001\u001f\u007f',
+      '\u2028\u2029',
+      '\ufeff',
+      '\u200b',
+      '../..',
+      '%00',
+      '%',
+      '\\',
+      '"',
+      "'; DROP TABLE pets; --",
+      '',
+      ' ',
+      '0',
+      '-1',
+      '1e3',
+      'NaN',
+      'Infinity',
+      'null',
+      'true',
+      '[]',
+      '{}',
+      ...PROTOTYPE_KEYS,
+    ),
+    fc.string({ unit: 'binary', maxLength: 20 }),
+    fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 8 }),
+    fc.string({
+      unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+      minLength: 1,
+      maxLength: 4,
+    }),
+    fc.integer({ min: 200, max: longest }).map((n) => 'x'.repeat(n)),
+  );
 /** In a body: past the body limit. */
 const hostileString = hostile(BODY_LIMIT_BYTES + 1000);
 /** In a URL: within what Node accepts in a request line (16 KiB of headers). */
 const hostileUrlPart = hostile(1500);
 
 /** Integers at and past every bound (int32, int64, IEEE doubles), and tokens that are not finite. */
-const NUMBER_TOKENS = ['0', '-0', '1', '-1', '0.5', '1e0', '2147483647', '2147483648', '-2147483649', '4294967296',
-  '9007199254740991', '9007199254740993', '9223372036854775807', '9223372036854775808', '-9223372036854775809',
-  '123456789012345678901234567890', '1e308', '1.7976931348623157e308', '1e309', '1e999', '-1e999', '5e-324', '1e-400',
-  'NaN', 'Infinity', '-Infinity', '0x10', '01', '1.', '.5', '+1'];
+const NUMBER_TOKENS = [
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '0.5',
+  '1e0',
+  '2147483647',
+  '2147483648',
+  '-2147483649',
+  '4294967296',
+  '9007199254740991',
+  '9007199254740993',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '123456789012345678901234567890',
+  '1e308',
+  '1.7976931348623157e308',
+  '1e309',
+  '1e999',
+  '-1e999',
+  '5e-324',
+  '1e-400',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '01',
+  '1.',
+  '.5',
+  '+1',
+];
 const hostileNumber: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...NUMBER_TOKENS),
   fc.double().map((n) => (Number.isFinite(n) ? String(n) : '1e999')),
@@ -73,22 +142,34 @@ const hostileNumber: fc.Arbitrary<string> = fc.oneof(
 const scalar: fc.Arbitrary<Value> = fc.oneof(
   { weight: 3, arbitrary: hostileString.map((value) => ({ kind: 'string' as const, value })) },
   { weight: 3, arbitrary: hostileNumber.map((token) => ({ kind: 'number' as const, token })) },
-  { weight: 1, arbitrary: fc.constantFrom('true', 'false', 'null').map((token) => ({ kind: 'literal' as const, token })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('true', 'false', 'null').map((token) => ({ kind: 'literal' as const, token })),
+  },
 );
 
 /** Nesting around the depth limit, and as deep as the body limit allows (two bytes a level). */
 const deepNesting: fc.Arbitrary<Value> = fc
-  .oneof(fc.integer({ min: MAX_JSON_DEPTH - 2, max: MAX_JSON_DEPTH + 2 }), fc.integer({ min: 100, max: BODY_LIMIT_BYTES / 2 }))
+  .oneof(
+    fc.integer({ min: MAX_JSON_DEPTH - 2, max: MAX_JSON_DEPTH + 2 }),
+    fc.integer({ min: 100, max: BODY_LIMIT_BYTES / 2 }),
+  )
   .chain((depth) => scalar.map((inner) => ({ kind: 'nested' as const, depth, inner })));
 
 function valueFor(keys: string[]): fc.Arbitrary<Value> {
-  const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...keys, ...PROTOTYPE_KEYS) }, { weight: 1, arbitrary: hostileString });
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...keys, ...PROTOTYPE_KEYS) },
+    { weight: 1, arbitrary: hostileString },
+  );
   return fc.letrec<{ value: Value }>((tie) => ({
     value: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       { weight: 6, arbitrary: scalar },
       { weight: 1, arbitrary: deepNesting },
-      { weight: 1, arbitrary: fc.array(tie('value'), { maxLength: 3 }).map((items) => ({ kind: 'array' as const, items })) },
+      {
+        weight: 1,
+        arbitrary: fc.array(tie('value'), { maxLength: 3 }).map((items) => ({ kind: 'array' as const, items })),
+      },
       {
         weight: 1,
         arbitrary: fc
@@ -101,20 +182,21 @@ function valueFor(keys: string[]): fc.Arbitrary<Value> {
 
 /** A body: an object with the operation's own field names (and prototype keys) set to hostile values, or anything. */
 function bodyFor(fields: string[]): fc.Arbitrary<{ text: string; bytes?: Buffer }> {
-  const field = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...fields, ...PROTOTYPE_KEYS) }, { weight: 1, arbitrary: hostileString });
+  const field = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...fields, ...PROTOTYPE_KEYS) },
+    { weight: 1, arbitrary: hostileString },
+  );
   const value = valueFor(fields);
   const object = fc
     .array(fc.tuple(field, value), { minLength: 1, maxLength: 5 })
     .map((entries): Value => ({ kind: 'object', entries }));
-  return fc
-    .oneof({ weight: 6, arbitrary: object }, { weight: 1, arbitrary: value })
-    .chain((v) =>
-      fc.oneof(
-        // As JSON.stringify writes lone surrogates (escaped), and as raw bytes that are not UTF-8 (WTF-8).
-        { weight: 4, arbitrary: fc.constant({ text: write(v) }) },
-        { weight: 1, arbitrary: fc.constant({ text: write(v), bytes: wtf8(unescapeSurrogates(write(v))) }) },
-      ),
-    );
+  return fc.oneof({ weight: 6, arbitrary: object }, { weight: 1, arbitrary: value }).chain((v) =>
+    fc.oneof(
+      // As JSON.stringify writes lone surrogates (escaped), and as raw bytes that are not UTF-8 (WTF-8).
+      { weight: 4, arbitrary: fc.constant({ text: write(v) }) },
+      { weight: 1, arbitrary: fc.constant({ text: write(v), bytes: wtf8(unescapeSurrogates(write(v))) }) },
+    ),
+  );
 }
 
 /** `"\ud800"` as JSON.stringify writes it, back to the lone surrogate itself. */
@@ -127,7 +209,8 @@ function wtf8(text: string): Buffer {
   const parts: Buffer[] = [];
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const pair =
+      code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
     if (pair) {
       parts.push(Buffer.from(text.slice(i, i + 2), 'utf8'));
       i++;
@@ -142,7 +225,13 @@ function wtf8(text: string): Buffer {
 
 /** Percent-encodes every byte that is not unreserved, lone surrogates included (as WTF-8). */
 function encode(text: string): string {
-  return [...wtf8(text)].map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`)).join('');
+  return [...wtf8(text)]
+    .map((b) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).padStart(2, '0').toUpperCase()}`,
+    )
+    .join('');
 }
 
 interface Operation {
@@ -157,7 +246,7 @@ interface Operation {
 function operationsOf(document: Json): Operation[] {
   const schemas = (document['components']?.['schemas'] ?? {}) as Json;
   const resolve = (schema: Json | undefined): Json | undefined =>
-    schema?.['$ref'] ? (schemas[String(schema['$ref']).split('/').pop()!] as Json) : schema;
+    schema?.['$ref'] ? (schemas[String(schema['$ref']).split('/').pop() ?? ''] as Json) : schema;
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries(document['paths'] as Record<string, Json>)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -204,15 +293,22 @@ describe('fuzzing every documented operation with hostile input (fast-check, HTT
     { weight: 3, arbitrary: hostileUrlPart.filter((s) => s.length > 0) },
   );
   const queryEntry = (names: string[]) =>
-    fc.tuple(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names, ...PROTOTYPE_KEYS) }, { weight: 1, arbitrary: hostileUrlPart }),
-      fc.oneof(hostileNumber, hostileUrlPart));
+    fc.tuple(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...names, ...PROTOTYPE_KEYS) },
+        { weight: 1, arbitrary: hostileUrlPart },
+      ),
+      fc.oneof(hostileNumber, hostileUrlPart),
+    );
 
   /** The assertions every answer must meet, whatever was sent. */
   function expectSound(response: TestResponse, label: string): void {
     expect({ label, status: response.status < 500 }).toEqual({ label, status: true });
     expect(response.headers.get('x-request-id')).toBeTruthy();
     if (response.status >= 400) {
-      expect(response.body).toEqual(expect.objectContaining({ status: response.status, code: expect.any(String), message: expect.any(String) }));
+      expect(response.body).toEqual(
+        expect.objectContaining({ status: response.status, code: expect.any(String), message: expect.any(String) }),
+      );
     }
   }
 
@@ -222,7 +318,9 @@ describe('fuzzing every documented operation with hostile input (fast-check, HTT
       const request = fc.record({
         path: fc.tuple(...operation.pathParams.map(() => pathValue)),
         query: fc.array(queryEntry(names), { maxLength: 4 }),
-        body: operation.bodyFields ? bodyFor(operation.bodyFields.length ? operation.bodyFields : ['name']) : fc.constant(null),
+        body: operation.bodyFields
+          ? bodyFor(operation.bodyFields.length ? operation.bodyFields : ['name'])
+          : fc.constant(null),
         key: fc.constantFrom<string | null>(operation.secured ? ADMIN_KEY : null, ADMIN_KEY, customer, null, 'garbage'),
       });
       await fc.assert(

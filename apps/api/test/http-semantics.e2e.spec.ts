@@ -9,12 +9,20 @@ interface RawResponse {
 }
 
 /** A request with exactly these headers (fetch would add Accept-Encoding and decode the body itself). */
-function raw(api: TestApp, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResponse> {
+function raw(
+  api: TestApp,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(`${api.baseUrl}${path}`, { method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -37,7 +45,7 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
   afterAll(() => api.close());
 
   describe('another method on a known path', () => {
-    it('answers 405 method_not_allowed in the Error shape, with Allow listing the path\'s methods', async () => {
+    it("answers 405 method_not_allowed in the Error shape, with Allow listing the path's methods", async () => {
       const response = await api.get('/accounts');
       expectError(response, 405, 'method_not_allowed');
       expect(response.headers.get('allow')).toBe('POST, OPTIONS');
@@ -49,7 +57,10 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
     });
 
     it('answers before authentication and before the body is read', async () => {
-      const response = await api.request('DELETE', '/categories', { raw: '{not json', headers: { 'content-type': 'application/json' } });
+      const response = await api.request('DELETE', '/categories', {
+        raw: '{not json',
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(response, 405, 'method_not_allowed');
       expect(list(response.headers.get('allow') ?? '')).toEqual(['get', 'head', 'post', 'options']);
     });
@@ -120,18 +131,25 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
       expect(JSON.parse(small.body.toString())).toBeTruthy();
     });
 
-    it('compresses the Swagger UI bundle (a stream from disk) and the metrics, which still read back whole', async () => {
+    it('compresses the Swagger UI bundle (a stream from disk) and the metrics, which read back whole', async () => {
       const html = (await raw(api, 'GET', '/docs', { 'accept-encoding': 'gzip' })).body;
-      const page = html.subarray(0, 2).equals(Buffer.from([0x1f, 0x8b])) ? gunzipSync(html).toString() : html.toString();
+      const page = html.subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]))
+        ? gunzipSync(html).toString()
+        : html.toString();
       const bundle = /src="([^"]*swagger-ui-bundle\.js)"/.exec(page)?.[1];
       expect(bundle).toBeDefined();
-      const asset = await raw(api, 'GET', new URL(bundle!, `${api.baseUrl}/docs`).pathname, { 'accept-encoding': 'gzip' });
+      const asset = await raw(api, 'GET', new URL(String(bundle), `${api.baseUrl}/docs`).pathname, {
+        'accept-encoding': 'gzip',
+      });
       expect(asset.status).toBe(200);
       expect(asset.headers['content-encoding']).toBe('gzip');
       expect(asset.headers['content-type']).toMatch(/javascript/);
       expect(gunzipSync(asset.body).length).toBeGreaterThan(500_000);
 
-      const metrics = await raw(api, 'GET', '/metrics', { 'accept-encoding': 'gzip', authorization: `Bearer ${ADMIN_KEY}` });
+      const metrics = await raw(api, 'GET', '/metrics', {
+        'accept-encoding': 'gzip',
+        authorization: `Bearer ${ADMIN_KEY}`,
+      });
       expect(metrics.status).toBe(200);
       expect(metrics.headers['content-encoding']).toBe('gzip');
       expect(gunzipSync(metrics.body).toString()).toMatch(/^# HELP /m);
@@ -139,7 +157,13 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
 
     it('does not inflate a compressed request body: it is not JSON as sent', async () => {
       const zipped = gzipSync('{"name":"Zipped"}');
-      const response = await raw(api, 'POST', '/accounts', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, zipped);
+      const response = await raw(
+        api,
+        'POST',
+        '/accounts',
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        zipped,
+      );
       expect(response.status).toBe(400);
       expect(JSON.parse(response.body.toString())).toMatchObject({ status: 400, code: 'invalid_json' });
     });
@@ -154,7 +178,7 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
     });
     afterAll(() => cors.close());
 
-    it('answers a preflight from a listed origin with every documented method and the API\'s request headers', async () => {
+    it("answers a listed origin's preflight with every documented method and the API's request headers", async () => {
       const response = await raw(cors, 'OPTIONS', '/store/orders', {
         origin: shop,
         'access-control-request-method': 'POST',
@@ -173,15 +197,22 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
       expect(response.headers['x-request-id']).toBeTruthy();
     });
 
-    it('lets a listed origin read responses, errors included, and the API\'s own headers', async () => {
+    it("lets a listed origin read responses, errors included, and the API's own headers", async () => {
       const customer = await cors.customer('Browser');
       const me = await raw(cors, 'GET', '/accounts/me', { origin: shop, authorization: `Bearer ${customer.key}` });
       expect(me.status).toBe(200);
       expect(me.headers['access-control-allow-origin']).toBe(shop);
       expect(list(me.headers['access-control-expose-headers'])).toEqual(
-        expect.arrayContaining(
-          ['x-request-id', 'link', 'ratelimit', 'ratelimit-policy', 'retry-after', 'deprecation', 'sunset', 'idempotent-replayed'],
-        ),
+        expect.arrayContaining([
+          'x-request-id',
+          'link',
+          'ratelimit',
+          'ratelimit-policy',
+          'retry-after',
+          'deprecation',
+          'sunset',
+          'idempotent-replayed',
+        ]),
       );
       const refused = await raw(cors, 'GET', '/accounts', { origin: 'http://localhost:5173' });
       expect(refused.status).toBe(405);
@@ -191,7 +222,10 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
     it('gives an origin that is not listed no CORS header', async () => {
       const read = await raw(cors, 'GET', '/health/live', { origin: 'https://evil.example' });
       expect(read.headers['access-control-allow-origin']).toBeUndefined();
-      const preflight = await raw(cors, 'OPTIONS', '/pets', { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' });
+      const preflight = await raw(cors, 'OPTIONS', '/pets', {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'DELETE',
+      });
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     });
 
@@ -230,7 +264,13 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
       expect(preflight.status).toBe(204);
       expect(list(preflight.headers['access-control-allow-methods'])).toEqual(['get', 'head']);
       expect(list(preflight.headers['access-control-allow-headers'])).not.toContain('authorization');
-      const write = await raw(open, 'POST', '/accounts', { origin: 'https://anyone.example', 'content-type': 'application/json' }, '{"name":"Cross"}');
+      const write = await raw(
+        open,
+        'POST',
+        '/accounts',
+        { origin: 'https://anyone.example', 'content-type': 'application/json' },
+        '{"name":"Cross"}',
+      );
       expect(write.status).toBe(201);
       expect(write.headers['access-control-allow-origin']).toBeUndefined();
     });

@@ -200,7 +200,8 @@ function origins(env: Env, name: string): '*' | string[] {
       // reported below
     }
     if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
-      throw new ConfigError(name, `must be * or comma-separated origins such as https://shop.example (got "${origin}").`);
+      const problem = `must be * or comma-separated origins such as https://shop.example (got "${origin}").`;
+      throw new ConfigError(name, problem);
     }
     return origin;
   });

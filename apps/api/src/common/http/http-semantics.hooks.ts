@@ -112,8 +112,8 @@ export async function registerCors(app: NestFastifyApplication, origins: CorsOri
     delegator: (request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void) => {
       if (request.method === 'OPTIONS' && !isPreflight(request)) return callback(null, off);
       // Public read-only use: no CORS header on what changes something.
-      if (origins === '*' && request.method !== 'OPTIONS' && !SAFE_METHODS.includes(request.method)) return callback(null, off);
-      callback(null, options);
+      const unsafe = request.method !== 'OPTIONS' && !SAFE_METHODS.includes(request.method);
+      callback(null, origins === '*' && unsafe ? off : options);
     },
   });
   return true;
