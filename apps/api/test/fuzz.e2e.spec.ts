@@ -341,6 +341,42 @@ describe('fuzzing every documented operation with hostile input (fast-check, HTT
     }
   }, 120_000);
 
+  it('answers any method on a documented path soundly: the operation, 405 with Allow, or 204 to OPTIONS', async () => {
+    const templates = [...new Set(operations.map((o) => o.template))];
+    const request = fc.record({
+      template: fc.constantFrom(...templates),
+      method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
+      id: hostileNumber,
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async ({ template, method, id }) => {
+        const url = template.replace(/\{[^}]+\}/g, encode(id));
+        const withBody = { raw: '{}', headers: { 'content-type': 'application/json' } };
+        const documented = operations.some((o) => o.template === template && o.method === method);
+        const response =
+          method === 'OPTIONS'
+            ? await fetch(api.baseUrl + url, { method }).then((r) => ({
+                status: r.status,
+                headers: r.headers,
+                body: undefined,
+              }))
+            : await api.request(method, url, {
+                key: ADMIN_KEY,
+                ...(['GET', 'DELETE'].includes(method) ? {} : withBody),
+              });
+        expectSound(response, `${method} ${url}`);
+        if (method === 'OPTIONS') expect(response.status).toBe(204);
+        if (!documented && method !== 'OPTIONS') expect({ url, status: response.status }).toEqual({ url, status: 405 });
+        if (response.status === 405 || method === 'OPTIONS') {
+          const allowed = (response.headers.get('allow') ?? '').split(', ');
+          const expected = operations.filter((o) => o.template === template).map((o) => o.method);
+          expect(allowed).toEqual(expect.arrayContaining([...expected, 'OPTIONS']));
+        }
+      }),
+      { seed: SEED, numRuns: 4 * RUNS_PER_OPERATION, endOnFailure: true },
+    );
+  });
+
   // A URL whose percent-encoding is not UTF-8 (a lone surrogate) is malformed, a 400 wherever it points.
   it('answers a path no operation has with 404 in the Error shape, whatever the path and query hold', async () => {
     const wellFormed = hostileUrlPart.filter((s) => Buffer.from(s).toString() === s);
