@@ -119,6 +119,10 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
       expect(gzip.body.length).toBeLessThan(plain.body.length / 3);
       expect(JSON.parse(gunzipSync(gzip.body).toString())).toEqual(document);
 
+      const head = await raw(api, 'HEAD', '/openapi.json', { 'accept-encoding': 'gzip' });
+      expect(head.status).toBe(200);
+      expect(head.body.length).toBe(0);
+
       const br = await raw(api, 'GET', '/openapi.json', { 'accept-encoding': 'br;q=1, gzip;q=0.5' });
       expect(br.headers['content-encoding']).toBe('br');
       expect(JSON.parse(brotliDecompressSync(br.body).toString())).toEqual(document);
