@@ -17,6 +17,7 @@ import {
   registerHttpHooks,
   requestId,
 } from './common/http/fastify-hooks';
+import { registerCompression, registerCors, registerMethodSemantics } from './common/http/http-semantics.hooks';
 import { registerJsonParser, registerNulCheck } from './common/http/input-limits.hooks';
 import { registerSecurityHeaders } from './common/http/security-headers.hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
@@ -72,6 +73,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     registerHttpHooks(fastify);
     registerHandlerTimeout(fastify, timeouts.httpHandlerMs);
     await registerSecurityHeaders(app);
+    await registerCompression(app);
+    registerMethodSemantics(fastify, await registerCors(app, options.config.corsOrigins));
     registerJsonParser(app, BODY_LIMIT_BYTES);
     registerNulCheck(fastify);
     app.get(Drain).register(fastify);

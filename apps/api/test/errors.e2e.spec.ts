@@ -45,9 +45,11 @@ describe('the Error shape from every layer (HTTP, real PostgreSQL)', () => {
     expect(list.body.map((c: { name: string }) => c.name)).not.toContain('Big');
   });
 
-  it('answers an unknown route and an unknown method with 404 not_found', async () => {
+  it('answers an unknown route with 404 not_found, and another method on a known one with 405 (issue 13)', async () => {
     expectError(await api.get('/no/such/route', { key: ADMIN_KEY }), 404, 'not_found');
-    expectError(await api.request('PUT', '/categories', { key: ADMIN_KEY, body: {} }), 404, 'not_found');
+    const wrongMethod = await api.request('PUT', '/categories', { key: ADMIN_KEY, body: {} });
+    expectError(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
   });
 
   it('never leaks framework text: messages are ours', async () => {

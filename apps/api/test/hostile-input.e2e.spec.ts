@@ -48,6 +48,11 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
       expect(fields(response)).toEqual(['messageId']);
     });
 
+    it('leaves a URL that matches no route to the 404 (found by the fuzz test)', async () => {
+      expectError(await api.get('/store/a%00b', { key: customer }), 404, 'not_found');
+      expectError(await api.get('/nowhere?x=%00', { key: customer }), 404, 'not_found');
+    });
+
     it('refuses it in any text field of any body, and changes nothing', async () => {
       const category = await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Nul kind', description: 'kept' } });
       const patched = await api.patch(`/categories/${category.body.id}`, { key: ADMIN_KEY, body: { description: 'x\u0000y' } });

@@ -112,6 +112,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).databaseUrl).toBeNull();
   });
 
+  it('reads CORS_ORIGINS: none by default, * or a list of origins, and refuses anything else in one line', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: 'https://shop.example, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://shop.example',
+      'http://localhost:5173',
+    ]);
+    const bad = ['shop.example', 'https://shop.example/', 'https://shop.example/app', 'ftp://x', '*,https://a.example'];
+    for (const value of [...bad, 'https://a.example,']) {
+      const line = /^Invalid configuration: CORS_ORIGINS must be \* or comma-separated/;
+      expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(line);
+    }
+  });
+
   it('reads the order-hold limits: MAX_OPEN_UNITS_PER_CUSTOMER (100, 0 = off) and ORDER_HOLD_MINUTES (1440)', () => {
     expect(loadConfig({})).toMatchObject({ maxOpenUnitsPerCustomer: 100, orderHoldMinutes: 1440 });
     const set = loadConfig({ MAX_OPEN_UNITS_PER_CUSTOMER: '0', ORDER_HOLD_MINUTES: '30' });

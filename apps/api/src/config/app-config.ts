@@ -52,6 +52,8 @@ export class AppConfig {
   maxOpenUnitsPerCustomer: number;
   /** An order open this many minutes after it was placed is cancelled by the service (ORDER_HOLD_MINUTES, 1440). */
   orderHoldMinutes: number;
+  /** CORS_ORIGINS: '*' (any origin may read) or the origins that may call the API from a browser; [] = none. */
+  corsOrigins: '*' | string[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     maxOpenUnitsPerCustomer: integer(env, 'MAX_OPEN_UNITS_PER_CUSTOMER', 100, 0, 1_000_000_000),
     orderHoldMinutes: integer(env, 'ORDER_HOLD_MINUTES', 1440, 1, 525_600),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
   });
 }
 
@@ -230,6 +233,27 @@ function date(env: Env, name: string, fallback: string): Date {
     throw new ConfigError(name, `must be an ISO 8601 date-time such as ${DEFAULT_PET_BY_ID_SUNSET} (got "${value}").`);
   }
   return parsed;
+}
+
+/** `*`, or origins (`https://shop.example`, no path) separated by commas. */
+function origins(env: Env, name: string): '*' | string[] {
+  const value = text(env, name);
+  if (value === null) return [];
+  if (value === '*') return '*';
+  return value.split(',').map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      const problem = `must be * or comma-separated origins such as https://shop.example (got "${origin}").`;
+      throw new ConfigError(name, problem);
+    }
+    return origin;
+  });
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {

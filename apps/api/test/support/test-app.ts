@@ -17,8 +17,8 @@ export interface StartOptions {
 export interface RequestOptions {
   /** Sent as JSON (with Content-Type: application/json) unless `raw` is given. */
   body?: unknown;
-  /** Sent as it is, with only the headers given. */
-  raw?: string;
+  /** Sent as it is, with only the headers given (bytes for what is not UTF-8). */
+  raw?: string | Uint8Array;
   /** The API key to send as Bearer; null sends none. Default: none. */
   key?: string | null;
   headers?: Record<string, string>;
@@ -74,7 +74,7 @@ export class TestApp {
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers['authorization'] = `Bearer ${options.key}`;
-    let payload: string | undefined = options.raw;
+    let payload: string | Uint8Array | undefined = options.raw;
     if (options.body !== undefined && options.raw === undefined) {
       payload = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';

@@ -61,10 +61,12 @@ export function registerJsonParser(app: NestFastifyApplication, bodyLimit: numbe
 /**
  * One rule for every operation: no string of the path, the query or the body (keys included)
  * may hold U+0000, which PostgreSQL text cannot store. Checked in `preValidation`, after
- * parsing and before anything (guard, pipes, use cases) sees the request.
+ * parsing and before anything (guard, pipes, use cases) sees the request. A request that
+ * matched no route is left alone: whatever its URL holds, the answer is 404 (or 405).
  */
 export function registerNulCheck(fastify: FastifyInstance): void {
   fastify.addHook('preValidation', async (request: FastifyRequest) => {
+    if (request.is404) return;
     const details = [
       ...nulFields(request.params, ''),
       ...nulFields(request.query, ''),
