@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
+import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
@@ -17,13 +18,25 @@ const RATE_LIMIT_HEADERS = {
     schema: { type: 'string', maxLength: 64, pattern: '^"default";q=\\d+;w=\\d+$' },
   },
 };
+const RETRY_AFTER_HEADER = {
+  description: 'Seconds to wait before retrying.',
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 },
+};
+const WWW_AUTHENTICATE_HEADER = {
+  description: 'The scheme to use: `Bearer realm="petstore"`.',
+  schema: { type: 'string', enum: ['Bearer realm="petstore"'] },
+};
+const IDEMPOTENT_REPLAYED_HEADER = {
+  description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+  schema: { type: 'string', enum: ['true'] },
+};
 const REQUEST_ID_HEADER = {
   description: 'The request id (echoed when the request sent a sane one).',
   schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
 };
 
 type Operation = {
-  parameters?: Array<{ in: string; schema?: Record<string, unknown> }>;
+  parameters?: Array<{ in: string; name?: string; schema?: Record<string, unknown> }>;
   requestBody?: unknown;
   security?: unknown[];
   responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
@@ -34,6 +47,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setOpenAPIVersion('3.0.3')
     .setTitle('Petstore API')
     .setVersion('1.0.0')
+    .setLicense('MIT', 'https://opensource.org/license/mit')
     .setDescription(
       [
         'A pet-store catalogue and ordering service: pets, their categories, customer orders and per-pet stock.',
@@ -55,7 +69,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' }, BEARER_SCHEME)
     .build();
   const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));
-  return addDeprecationHeaders(addArraySchemas(completeDocument(document)));
+  // Relative: the deployment serving the description is the one it describes.
+  document.servers = [
+    { url: '/', description: 'This deployment (local, staging or production): the address serving this description.' },
+  ];
+  (document.servers[0] as Record<string, unknown>)['x-internal'] = false;
+  return addExamples(unwrapSingleAllOf(addDeprecationHeaders(addArraySchemas(completeDocument(document)))));
 }
 
 /**
@@ -69,8 +88,10 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
+      // Operations without @Auth say so (`security: []`): a generator then knows they need no key.
+      operation.security ??= [];
       // Class- and method-level @Auth both declare the scheme: keep one requirement.
-      if (operation.security) operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
+      if (operation.security.length) operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {
@@ -93,24 +114,28 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if ((operation.parameters ?? []).some((p) => p.in === 'path')) add(404, 'No such resource (`not_found`).');
       if (operation.requestBody) add(413, 'The body is larger than 64 KiB (`payload_too_large`).');
       if (operation.security?.length) {
-        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).', {
-          'WWW-Authenticate': { description: '`Bearer realm="petstore"`', schema: { type: 'string' } },
-        });
+        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
       }
-      if (rateLimited) {
-        add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.', {
-          'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 } },
-        });
-      }
+      if (rateLimited) add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.');
       add(500, 'Unexpected error (`internal_error`); logged with the request id.');
       add(503, 'The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds.');
+      const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
       for (const [status, response] of Object.entries(operation.responses)) {
-        response.headers = {
-          'X-Request-Id': REQUEST_ID_HEADER,
-          ...(rateLimited && !status.startsWith('5') ? RATE_LIMIT_HEADERS : {}),
-          ...response.headers,
+        // A copy: decorators share one response object between operations (a class-level @Auth's 401),
+        // and the headers below (and the deprecation headers after) belong to this operation only.
+        operation.responses[status] = {
+          ...response,
+          headers: {
+            'X-Request-Id': REQUEST_ID_HEADER,
+            ...(rateLimited && !status.startsWith('5') ? RATE_LIMIT_HEADERS : {}),
+            ...(status === '401' ? { 'WWW-Authenticate': WWW_AUTHENTICATE_HEADER } : {}),
+            ...(status === '429' || status === '503' ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
+            ...(idempotent && status.startsWith('2') ? { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED_HEADER } : {}),
+            ...response.headers,
+          },
         };
       }
+      describeSuccessResponses(operation.responses);
     }
   }
   return document;
