@@ -12,4 +12,5 @@ export {
   type PetstoreClient,
   type PetstoreClientOptions,
   type Schemas,
+  type SuccessData,
 } from './petstore-client';

@@ -12,28 +12,27 @@ type Answer = { status: number; headers?: Record<string, string>; body?: unknown
 
 /** A local HTTP server that answers from a script and records what it received. */
 class ScriptedServer {
-  readonly seen: Seen[] = [];
   private constructor(
     private readonly server: Server,
     readonly baseUrl: string,
+    readonly seen: Seen[],
   ) {}
 
   static async start(answer: (request: Seen, index: number) => Answer): Promise<ScriptedServer> {
-    let scripted: ScriptedServer | undefined;
+    const seen: Seen[] = [];
     const server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       req.on('end', () => {
-        const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
-        scripted?.seen.push(seen);
-        const { status, headers, body: payload } = answer(seen, (scripted?.seen.length ?? 1) - 1);
-        res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${scripted?.seen.length}`, ...headers });
+        const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+        seen.push(request);
+        const { status, headers, body: payload } = answer(request, seen.length - 1);
+        res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}`, ...headers });
         res.end(payload === undefined ? undefined : JSON.stringify(payload));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    scripted = new ScriptedServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    return scripted;
+    return new ScriptedServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen);
   }
 
   close(): Promise<void> {

@@ -97,13 +97,16 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
  * The body of a successful call, typed: `const pet = await unwrap(api.GET('/pets/{petId}', …))`.
  * (Errors already rejected with a PetstoreApiError.)
  */
-export async function unwrap<Data>(call: Promise<{ data: Data; response: Response } | { data?: never; response: Response }>): Promise<Data> {
+export async function unwrap<R extends { data?: unknown; response: Response }>(call: Promise<R>): Promise<SuccessData<R>> {
   const result = await call;
   if (result.data === undefined && result.response.status !== 204) {
     throw new PetstoreApiError(result.response.status, 'empty_response', 'The response has no body.', requestIdOf(result.response));
   }
-  return result.data as Data;
+  return result.data as SuccessData<R>;
 }
+
+/** The body type of openapi-fetch's success branch (`{ data; error?: never }`). */
+export type SuccessData<R> = R extends { data: infer Data; error?: never } ? Exclude<Data, undefined> : never;
 
 function authAndIdempotency(options: PetstoreClientOptions): Middleware {
   const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());

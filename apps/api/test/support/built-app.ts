@@ -64,10 +64,11 @@ export class ApiProcess {
     this.exited = new Promise((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   }
 
-  static async start(env: Record<string, string>): Promise<ApiProcess> {
+  /** `node`: the Node.js binary to run it with (default: the one running the tests). */
+  static async start(env: Record<string, string>, { node = process.execPath }: { node?: string } = {}): Promise<ApiProcess> {
     const port = await freePort();
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CLEARED.includes(name)));
-    const child = spawn(process.execPath, [BUILT_MAIN], {
+    const child = spawn(node, [BUILT_MAIN], {
       env: { ...base, HOST: '127.0.0.1', PORT: String(port), LOG_FORMAT: 'json', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -15,8 +15,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const EXAMPLE_DATE_TIME = '2026-11-23T10:00:00.000Z';
 
 /** A success response without a description gets one from its status and schema name. */
-export function describeSuccessResponses(responses: Record<string, Response>): void {
-  for (const [status, response] of Object.entries(responses)) {
+export function describeSuccessResponses(responses: Record<string, { description: string; content?: unknown }>): void {
+  for (const [status, response] of Object.entries(responses as Record<string, Response>)) {
     if (response.description || !status.startsWith('2')) continue;
     const schema = response.content?.['application/json']?.schema;
     const ref = schema?.['$ref'];

@@ -70,10 +70,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));
   // Relative: the deployment serving the description is the one it describes.
-  document.servers = [
-    { url: '/', description: 'This deployment (local, staging or production): the address serving this description.' },
-  ];
-  (document.servers[0] as Record<string, unknown>)['x-internal'] = false;
+  const server = { url: '/', description: 'This deployment (local, staging or production): the address serving it.', 'x-internal': false };
+  document.servers = [server as NonNullable<OpenAPIObject['servers']>[number]];
   return addExamples(unwrapSingleAllOf(addDeprecationHeaders(addArraySchemas(completeDocument(document)))));
 }
 
