@@ -26,7 +26,9 @@ const layerRules = ({ testsMayUseTesting }) => [
       },
       {
         sourceTag: 'type:app',
-        onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing', EMBEDDED, CLIENT] : [...ALL_LAYERS, EMBEDDED],
+        onlyDependOnLibsWithTags: testsMayUseTesting
+          ? [...ALL_LAYERS, 'type:testing', EMBEDDED, CLIENT]
+          : [...ALL_LAYERS, EMBEDDED],
       },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...ALL_LAYERS, 'type:testing', EMBEDDED] },
       { sourceTag: EMBEDDED, onlyDependOnLibsWithTags: [EMBEDDED] },
@@ -89,7 +91,10 @@ export default [
         'error',
         {
           patterns: [
-            { group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'fastify', '**/apps/**'], message: 'libs/client must not import server code.' },
+            {
+              group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'fastify', '**/apps/**'],
+              message: 'libs/client must not import server code.',
+            },
           ],
         },
       ],

@@ -5,4 +5,7 @@ const root = join(__dirname, '../..');
 process.env.TS_NODE_PROJECT ??= join(__dirname, 'tsconfig.json');
 process.env.TS_NODE_TRANSPILE_ONLY ??= 'true';
 require('ts-node/register');
-require('tsconfig-paths').register({ baseUrl: root, paths: require(join(root, 'tsconfig.base.json')).compilerOptions.paths });
+require('tsconfig-paths').register({
+  baseUrl: root,
+  paths: require(join(root, 'tsconfig.base.json')).compilerOptions.paths,
+});

@@ -14,7 +14,11 @@ import { AppConfig } from './config/app-config';
  */
 export async function createOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
   const module = AppModule.register({ config, databaseUrl: 'postgres://unused.invalid/none', logger: silentLogger() });
-  const app = await NestFactory.create(module, new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  const app = await NestFactory.create(module, new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
   try {
     return buildOpenApiDocument(app);
   } finally {

@@ -9,7 +9,8 @@ import { TestApp } from './support/test-app';
 const ROOT = resolve(__dirname, '../../..');
 const COMMITTED = join(ROOT, 'docs/openapi.json');
 const GENERATED_TYPES = join(ROOT, 'libs/client/src/generated/schema.ts');
-const REGENERATE = 'Run `npm run openapi:generate` and commit docs/openapi.json and libs/client/src/generated/schema.ts.';
+const REGENERATE =
+  'Run `npm run openapi:generate` and commit docs/openapi.json and libs/client/src/generated/schema.ts.';
 
 type Json = Record<string, any>;
 
@@ -36,9 +37,13 @@ describe('the committed OpenAPI description (docs/openapi.json) and client types
     const dir = mkdtempSync(join(tmpdir(), 'petstore-client-types-'));
     try {
       const out = join(dir, 'schema.ts');
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), COMMITTED, '-o', out], { stdio: 'pipe' });
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), COMMITTED, '-o', out], {
+        stdio: 'pipe',
+      });
       const same = readFileSync(out, 'utf8') === readFileSync(GENERATED_TYPES, 'utf8');
-      expect(same ? '' : `libs/client/src/generated/schema.ts is not generated from docs/openapi.json. ${REGENERATE}`).toBe('');
+      expect(
+        same ? '' : `libs/client/src/generated/schema.ts is not generated from docs/openapi.json. ${REGENERATE}`,
+      ).toBe('');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -55,7 +60,9 @@ describe('the committed OpenAPI description (docs/openapi.json) and client types
       for (const [method, operation] of Object.entries<Json>(item)) {
         const media: Array<[string, Json]> = Object.entries<Json>(operation.responses)
           .filter(([status]) => status.startsWith('2'))
-          .flatMap(([status, response]) => Object.values<Json>(response.content ?? {}).map((m): [string, Json] => [status, m]));
+          .flatMap(([status, response]) =>
+            Object.values<Json>(response.content ?? {}).map((m): [string, Json] => [status, m]),
+          );
         const body = operation.requestBody?.content?.['application/json'];
         if (body) media.push(['request', body]);
         for (const [what, { schema, example }] of media) {
@@ -73,7 +80,10 @@ function rewriteRefs<T>(node: T): T {
   if (Array.isArray(node)) return node.map(rewriteRefs) as T;
   if (node && typeof node === 'object') {
     return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(/^#\//, 'openapi#/') : rewriteRefs(v)]),
+      Object.entries(node).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' ? v.replace(/^#\//, 'openapi#/') : rewriteRefs(v),
+      ]),
     ) as T;
   }
   return node;

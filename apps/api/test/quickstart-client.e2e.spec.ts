@@ -61,7 +61,9 @@ describe('the quickstart through the typed client, against the built service', (
     // Three pets, two per page: the iterator followed Link: rel="next".
     expect(pets.map((p) => p.name)).toEqual(['Rex', 'Fido', 'Laika']);
     expect(order).toEqual(expect.objectContaining({ petId: pets[0].id, quantity: 1, complete: false }));
-    expect(message).toEqual(expect.objectContaining({ message: 'Hello, Petstore!', status: 'delivered', deliveredAt: expect.any(String) }));
+    expect(message).toEqual(
+      expect.objectContaining({ message: 'Hello, Petstore!', status: 'delivered', deliveredAt: expect.any(String) }),
+    );
   });
 
   it('rejects a call without a valid key with a typed error carrying the code, status and request id', async () => {

@@ -71,12 +71,24 @@ describe('the Petstore client', () => {
   });
 
   it('retries a 503 at most `retries` times, then rejects with the typed error of the last answer', async () => {
-    server = await ScriptedServer.start(() => ({ ...error(503, 'service_unavailable'), headers: { 'retry-after': '1' } }));
+    server = await ScriptedServer.start(() => ({
+      ...error(503, 'service_unavailable'),
+      headers: { 'retry-after': '1' },
+    }));
     const delays: number[] = [];
-    const api = createPetstoreClient({ baseUrl: server.baseUrl, retries: 2, sleep: async (ms) => void delays.push(ms) });
+    const api = createPetstoreClient({
+      baseUrl: server.baseUrl,
+      retries: 2,
+      sleep: async (ms) => void delays.push(ms),
+    });
     const failure = await api.GET('/categories').catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(PetstoreApiError);
-    expect(failure).toMatchObject({ status: 503, code: 'service_unavailable', requestId: 'req-3', message: 'service_unavailable happened' });
+    expect(failure).toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+      requestId: 'req-3',
+      message: 'service_unavailable happened',
+    });
     expect(delays).toEqual([1000, 1000]);
     expect(server.seen).toHaveLength(3);
   });
@@ -105,7 +117,9 @@ describe('the Petstore client', () => {
   });
 
   it('keeps an Idempotency-Key the caller gives, and sends none on a GET', async () => {
-    server = await ScriptedServer.start((request) => (request.method === 'GET' ? { status: 200, body: [] } : { status: 202, body: MESSAGE }));
+    server = await ScriptedServer.start((request) =>
+      request.method === 'GET' ? { status: 200, body: [] } : { status: 202, body: MESSAGE },
+    );
     let generated = 0;
     const api = createPetstoreClient({ baseUrl: server.baseUrl, idempotencyKey: () => `generated-${++generated}` });
     await api.POST('/messages', { body: { message: 'hi' }, params: { header: { 'Idempotency-Key': 'mine' } } });
@@ -126,10 +140,15 @@ describe('the Petstore client', () => {
       },
       '/pets?status=available&cursor=c1&limit=2': {
         status: 200,
-        headers: { link: '<https://elsewhere.invalid/x>; rel="prev", </pets?status=available&cursor=c2&limit=2>; rel="next"' },
+        headers: {
+          link: '<https://elsewhere.invalid/x>; rel="prev", </pets?status=available&cursor=c2&limit=2>; rel="next"',
+        },
         body: [{ id: 3, name: 'C', categoryId: 1, status: 'available' }],
       },
-      '/pets?status=available&cursor=c2&limit=2': { status: 200, body: [{ id: 4, name: 'D', categoryId: 1, status: 'available' }] },
+      '/pets?status=available&cursor=c2&limit=2': {
+        status: 200,
+        body: [{ id: 4, name: 'D', categoryId: 1, status: 'available' }],
+      },
     };
     server = await ScriptedServer.start((request) => pages[request.url] ?? error(404, 'not_found'));
     const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });

@@ -39,7 +39,9 @@ export class PetstoreApiError extends Error {
 
 /** The paths whose GET answers a JSON array (the paginated lists). */
 export type ListPath = {
-  [P in keyof paths]: paths[P] extends { get: { responses: { 200: { content: { 'application/json': unknown[] } } } } } ? P : never;
+  [P in keyof paths]: paths[P] extends { get: { responses: { 200: { content: { 'application/json': unknown[] } } } } }
+    ? P
+    : never;
 }[keyof paths];
 /** One item of a list path's array. */
 export type ListItem<P extends ListPath> = paths[P] extends {
@@ -75,8 +77,12 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
   });
   client.use(authAndIdempotency(options), errorsAsExceptions);
 
-  async function* list<P extends ListPath>(path: P, query?: ListQuery<P>): AsyncGenerator<ListItem<P>, void, undefined> {
+  async function* list<P extends ListPath>(
+    path: P,
+    query?: ListQuery<P>,
+  ): AsyncGenerator<ListItem<P>, void, undefined> {
     // openapi-fetch types each path's call; this one generic loop over them speaks to it untyped.
+    // The next pages go through the same client (key, retries, errors): the path, with the Link's query.
     const get = client.GET as unknown as (url: string, init: object) => Promise<{ data?: unknown; response: Response }>;
     let next: URL | null = null;
     do {
@@ -97,10 +103,17 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
  * The body of a successful call, typed: `const pet = await unwrap(api.GET('/pets/{petId}', …))`.
  * (Errors already rejected with a PetstoreApiError.)
  */
-export async function unwrap<R extends { data?: unknown; response: Response }>(call: Promise<R>): Promise<SuccessData<R>> {
+export async function unwrap<R extends { data?: unknown; response: Response }>(
+  call: Promise<R>,
+): Promise<SuccessData<R>> {
   const result = await call;
   if (result.data === undefined && result.response.status !== 204) {
-    throw new PetstoreApiError(result.response.status, 'empty_response', 'The response has no body.', requestIdOf(result.response));
+    throw new PetstoreApiError(
+      result.response.status,
+      'empty_response',
+      'The response has no body.',
+      requestIdOf(result.response),
+    );
   }
   return result.data as SuccessData<R>;
 }
@@ -112,10 +125,12 @@ function authAndIdempotency(options: PetstoreClientOptions): Middleware {
   const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
   return {
     onRequest({ request }) {
-      if (options.apiKey && !request.headers.has('authorization')) request.headers.set('Authorization', `Bearer ${options.apiKey}`);
+      if (options.apiKey && !request.headers.has('authorization'))
+        request.headers.set('Authorization', `Bearer ${options.apiKey}`);
       // Every POST gets a key, so that a retry (here or by the caller with the same key) is never applied twice.
       // The operations that do not take one ignore it.
-      if (request.method === 'POST' && !request.headers.has('idempotency-key')) request.headers.set('Idempotency-Key', newKey());
+      if (request.method === 'POST' && !request.headers.has('idempotency-key'))
+        request.headers.set('Idempotency-Key', newKey());
       return request;
     },
   };
@@ -172,7 +187,8 @@ export function nextPage(response: Response, baseUrl: string): URL | null {
   if (!header) return null;
   for (const link of header.split(/,(?=\s*<)/)) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(link);
-    if (match && /;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(match[2])) return new URL(match[1], response.url || baseUrl);
+    if (match && /;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(match[2]))
+      return new URL(match[1], response.url || baseUrl);
   }
   return null;
 }

@@ -684,7 +684,22 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id (echoed when the request sent a sane one). */
+        "X-Request-Id": string;
+        /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
+        "Cache-Control": "no-store";
+        /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
+        RateLimit: string;
+        /** @description The limit: `"default";q=<requests>;w=60`. */
+        "RateLimit-Policy": string;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description The scheme to use: `Bearer realm="petstore"`. */
+        "WWW-Authenticate": "Bearer realm=\"petstore\"";
+        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+        "Idempotent-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -701,8 +716,8 @@ export interface operations {
             /** @description The Health. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -717,8 +732,8 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -728,8 +743,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -739,10 +754,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -763,8 +777,8 @@ export interface operations {
             /** @description The Health. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -779,8 +793,8 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -790,8 +804,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -801,10 +815,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -825,12 +838,10 @@ export interface operations {
             /** @description The metrics, as text. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -845,12 +856,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -860,14 +869,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -877,12 +883,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -892,14 +896,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -909,8 +910,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -920,10 +921,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -953,12 +953,10 @@ export interface operations {
             /** @description Created: the new SignUpResult; its URL is in `Location`. */
             201: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description `/accounts/me` */
                     Location?: string;
                     [name: string]: unknown;
@@ -987,12 +985,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1002,12 +998,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1017,14 +1011,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1034,8 +1025,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1045,10 +1036,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1069,12 +1059,10 @@ export interface operations {
             /** @description The Account. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1092,12 +1080,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1107,14 +1093,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1124,14 +1107,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,8 +1121,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1152,10 +1132,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1176,12 +1155,10 @@ export interface operations {
             /** @description An array of ApiKey, in id order; more pages: `Link: rel="next"`. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1202,12 +1179,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1217,14 +1192,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1234,14 +1206,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1251,8 +1220,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1262,10 +1231,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1286,12 +1254,10 @@ export interface operations {
             /** @description Created: the new ApiKey; its URL is in `Location`. */
             201: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description The key listing. */
                     Location?: string;
                     [name: string]: unknown;
@@ -1312,12 +1278,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,14 +1291,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1344,14 +1305,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1361,8 +1319,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1372,10 +1330,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1398,12 +1355,10 @@ export interface operations {
             /** @description Revoked. */
             204: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1411,12 +1366,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1426,14 +1379,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1443,12 +1393,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1458,14 +1406,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1475,8 +1420,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1486,10 +1431,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1515,12 +1459,10 @@ export interface operations {
             /** @description An array of Category, in id order; more pages: `Link: rel="next"`. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
                     Link?: string;
                     [name: string]: unknown;
@@ -1541,12 +1483,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1556,14 +1496,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1573,14 +1510,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1590,8 +1524,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1601,10 +1535,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1635,12 +1568,10 @@ export interface operations {
             /** @description Created: the new Category; its URL is in `Location`. */
             201: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description The new category's URL. */
                     Location?: string;
                     [name: string]: unknown;
@@ -1659,12 +1590,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1674,14 +1603,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1691,12 +1617,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1706,12 +1630,10 @@ export interface operations {
             /** @description A category with that name exists, in any letter case (`category_name_taken`). */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1721,12 +1643,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1736,14 +1656,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1753,8 +1670,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1764,10 +1681,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1790,12 +1706,10 @@ export interface operations {
             /** @description The Category. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1812,12 +1726,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1827,14 +1739,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,12 +1753,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1859,14 +1766,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1876,8 +1780,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1887,10 +1791,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1913,12 +1816,10 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1926,12 +1827,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,14 +1840,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1958,12 +1854,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,12 +1867,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1988,12 +1880,10 @@ export interface operations {
             /** @description Pets still belong to the category (`category_in_use`). */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,14 +1893,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2020,8 +1907,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2031,10 +1918,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2066,12 +1952,10 @@ export interface operations {
             /** @description The Category. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2088,12 +1972,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2103,14 +1985,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2120,12 +1999,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,12 +2012,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2150,12 +2025,10 @@ export interface operations {
             /** @description A category with that name exists, in any letter case (`category_name_taken`). */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2165,12 +2038,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2180,14 +2051,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2197,8 +2065,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2208,10 +2076,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2245,12 +2112,10 @@ export interface operations {
             /** @description An array of Pet, in id order. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
                     Link?: string;
                     [name: string]: unknown;
@@ -2272,12 +2137,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,14 +2150,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2304,14 +2164,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2321,8 +2178,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2332,10 +2189,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2367,12 +2223,10 @@ export interface operations {
             /** @description Created: the new Pet; its URL is in `Location`. */
             201: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description The new pet's URL. */
                     Location?: string;
                     [name: string]: unknown;
@@ -2392,12 +2246,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2407,14 +2259,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2424,12 +2273,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2439,12 +2286,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2454,12 +2299,10 @@ export interface operations {
             /** @description The category does not exist (`unknown_category`). */
             422: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2469,14 +2312,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2486,8 +2326,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2497,10 +2337,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2523,12 +2362,10 @@ export interface operations {
             /** @description The Pet. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2552,12 +2389,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2573,14 +2408,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2596,12 +2428,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2617,12 +2447,10 @@ export interface operations {
             /** @description The operation is past its sunset (`operation_sunset`). */
             410: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2638,14 +2466,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2661,8 +2486,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2678,10 +2503,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
                     Deprecation?: string;
                     /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -2710,12 +2534,10 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2723,12 +2545,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2738,14 +2558,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2755,12 +2572,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2770,12 +2585,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2785,12 +2598,10 @@ export interface operations {
             /** @description The pet has open orders (`pet_has_open_orders`); complete or cancel them first. */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2800,14 +2611,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2817,8 +2625,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,10 +2636,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,12 +2672,10 @@ export interface operations {
             /** @description The Pet. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2888,12 +2693,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,14 +2706,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2920,12 +2720,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2935,12 +2733,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,12 +2746,10 @@ export interface operations {
             /** @description The status change is not allowed from the current status (`invalid_status_transition`). */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2965,12 +2759,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2980,12 +2772,10 @@ export interface operations {
             /** @description The category does not exist (`unknown_category`). */
             422: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2995,14 +2785,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,8 +2799,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3023,10 +2810,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3054,12 +2840,10 @@ export interface operations {
             /** @description An array of Message, in id order; more pages: `Link: rel="next"`. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
                     Link?: string;
                     [name: string]: unknown;
@@ -3082,12 +2866,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,14 +2879,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3114,12 +2893,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3129,14 +2906,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3146,8 +2920,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3157,10 +2931,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3193,14 +2966,11 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description The message's URL, where its status can be followed. */
                     Location?: string;
                     [name: string]: unknown;
@@ -3221,12 +2991,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3236,14 +3004,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3253,12 +3018,10 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state conflicts. */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,12 +3031,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3283,12 +3044,10 @@ export interface operations {
             /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body names something that does not exist. */
             422: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3298,14 +3057,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3315,8 +3071,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3326,10 +3082,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3353,12 +3108,10 @@ export interface operations {
             /** @description The Message. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3377,12 +3130,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3392,14 +3143,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3409,12 +3157,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,14 +3170,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,8 +3184,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3452,10 +3195,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3483,12 +3225,10 @@ export interface operations {
             /** @description An array of InventoryItem, in id order; more pages: `Link: rel="next"`. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
                     Link?: string;
                     [name: string]: unknown;
@@ -3509,12 +3249,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3524,14 +3262,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3541,14 +3276,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3558,8 +3290,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3569,10 +3301,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3595,12 +3326,10 @@ export interface operations {
             /** @description The InventoryItem. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3617,12 +3346,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3632,14 +3359,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3649,12 +3373,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3664,14 +3386,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,8 +3400,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3692,10 +3411,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3727,12 +3445,10 @@ export interface operations {
             /** @description The InventoryItem. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3749,12 +3465,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,14 +3478,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3781,12 +3492,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3796,12 +3505,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3811,12 +3518,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3826,14 +3531,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3843,8 +3545,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3854,10 +3556,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3887,12 +3588,10 @@ export interface operations {
             /** @description An array of Order, in id order; more pages: `Link: rel="next"`. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
                     Link?: string;
                     [name: string]: unknown;
@@ -3915,12 +3614,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,14 +3627,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3947,14 +3641,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3964,8 +3655,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3975,10 +3666,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4013,14 +3703,11 @@ export interface operations {
             /** @description Created: the new Order; its URL is in `Location`. */
             201: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description The new order's URL. */
                     Location?: string;
                     [name: string]: unknown;
@@ -4041,12 +3728,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4056,14 +3741,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4077,12 +3759,10 @@ export interface operations {
              */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4092,12 +3772,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4111,12 +3789,10 @@ export interface operations {
              */
             422: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4126,14 +3802,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4143,8 +3816,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4154,10 +3827,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4180,12 +3852,10 @@ export interface operations {
             /** @description The Order. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,12 +3874,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,14 +3887,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,12 +3901,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4251,14 +3914,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4268,8 +3928,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4279,10 +3939,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4305,12 +3964,10 @@ export interface operations {
             /** @description Cancelled. */
             204: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4318,12 +3975,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4333,14 +3988,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4350,12 +4002,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4365,12 +4015,10 @@ export interface operations {
             /** @description The order is complete and cannot be cancelled (`order_already_complete`), or its units would lift the stock above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first). */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4380,14 +4028,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,8 +4042,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4408,10 +4053,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4444,12 +4088,10 @@ export interface operations {
             /** @description The Order. */
             200: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4468,12 +4110,10 @@ export interface operations {
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
             400: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4483,14 +4123,11 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
             401: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The scheme to use: `Bearer realm="petstore"`. */
-                    "WWW-Authenticate"?: "Bearer realm=\"petstore\"";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,12 +4137,10 @@ export interface operations {
             /** @description The API key is not an administrator's. */
             403: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4515,12 +4150,10 @@ export interface operations {
             /** @description No such resource (`not_found`). */
             404: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4530,12 +4163,10 @@ export interface operations {
             /** @description The order is already complete (`order_already_complete`). */
             409: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4545,12 +4176,10 @@ export interface operations {
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4560,14 +4189,11 @@ export interface operations {
             /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
-                    RateLimit?: string;
-                    /** @description The limit: `"default";q=<requests>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4577,8 +4203,8 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); logged with the request id. */
             500: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4588,10 +4214,9 @@ export interface operations {
             /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
             503: {
                 headers: {
-                    /** @description The request id (echoed when the request sent a sane one). */
-                    "X-Request-Id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -24,7 +24,8 @@ export function describeSuccessResponses(responses: Record<string, { description
     const itemsRef = (schema?.['items'] as Json | undefined)?.['$ref'];
     if (typeof itemsRef === 'string') {
       response.description = `An array of ${itemsRef.split('/').pop()}, in id order; more pages: \`Link: rel="next"\`.`;
-    } else if (status === '201') response.description = name ? `Created: the new ${name}; its URL is in \`Location\`.` : 'Created.';
+    } else if (status === '201')
+      response.description = name ? `Created: the new ${name}; its URL is in \`Location\`.` : 'Created.';
     else if (status === '204') response.description = 'Done; no body.';
     else response.description = name ? `The ${name}.` : 'OK.';
   }
@@ -49,7 +50,9 @@ export function addExamples(document: OpenAPIObject): OpenAPIObject {
   const bodies: Array<{ schema?: Json; example?: unknown }> = [];
   for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {
-      const operation = (item as Record<string, { requestBody?: Response; responses: Record<string, Response> } | undefined>)[method];
+      const operation = (
+        item as Record<string, { requestBody?: Response; responses: Record<string, Response> } | undefined>
+      )[method];
       if (!operation) continue;
       const json = operation.requestBody?.content?.['application/json'];
       if (json) bodies.push(json);

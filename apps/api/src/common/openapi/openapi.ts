@@ -7,8 +7,21 @@ import { addArraySchemas } from './array-schema';
 import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
-/** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
-const RATE_LIMIT_HEADERS = {
+/**
+ * The headers the server sends on many responses, declared once in `components.headers` and referenced by
+ * each response that carries them.
+ */
+const HEADERS = {
+  'X-Request-Id': {
+    description: 'The request id (echoed when the request sent a sane one).',
+    required: true,
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
+  },
+  'Cache-Control': {
+    description: '`no-store`: no cache may keep a response of the API (they are per account, or carry a secret).',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+  /** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
   RateLimit: {
     description: 'Requests left in the current window: `"default";r=<remaining>;t=<seconds>`.',
     schema: { type: 'string', maxLength: 64, pattern: '^"default";r=\\d+;t=\\d+$' },
@@ -17,23 +30,22 @@ const RATE_LIMIT_HEADERS = {
     description: 'The limit: `"default";q=<requests>;w=60`.',
     schema: { type: 'string', maxLength: 64, pattern: '^"default";q=\\d+;w=\\d+$' },
   },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 },
+  },
+  'WWW-Authenticate': {
+    description: 'The scheme to use: `Bearer realm="petstore"`.',
+    schema: { type: 'string', enum: ['Bearer realm="petstore"'] },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
-const RETRY_AFTER_HEADER = {
-  description: 'Seconds to wait before retrying.',
-  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 },
-};
-const WWW_AUTHENTICATE_HEADER = {
-  description: 'The scheme to use: `Bearer realm="petstore"`.',
-  schema: { type: 'string', enum: ['Bearer realm="petstore"'] },
-};
-const IDEMPOTENT_REPLAYED_HEADER = {
-  description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
-  schema: { type: 'string', enum: ['true'] },
-};
-const REQUEST_ID_HEADER = {
-  description: 'The request id (echoed when the request sent a sane one).',
-  schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
-};
+type SharedHeader = keyof typeof HEADERS;
+const refs = (...names: SharedHeader[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 type Operation = {
   parameters?: Array<{ in: string; name?: string; schema?: Record<string, unknown> }>;
@@ -70,7 +82,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));
   // Relative: the deployment serving the description is the one it describes.
-  const server = { url: '/', description: 'This deployment (local, staging or production): the address serving it.', 'x-internal': false };
+  const description = 'This deployment (local, staging or production): the address serving it.';
+  const server = { url: '/', description, 'x-internal': false };
   document.servers = [server as NonNullable<OpenAPIObject['servers']>[number]];
   return addExamples(unwrapSingleAllOf(addDeprecationHeaders(addArraySchemas(completeDocument(document)))));
 }
@@ -81,6 +94,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  * 401 where it needs a key, and 429, 500 and 503 everywhere.
  */
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
+  (document.components ??= {}).headers = { ...document.components.headers, ...HEADERS };
   for (const [route, path] of Object.entries(document.paths)) {
     const rateLimited = !route.startsWith('/health/');
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
@@ -89,7 +103,9 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       // Operations without @Auth say so (`security: []`): a generator then knows they need no key.
       operation.security ??= [];
       // Class- and method-level @Auth both declare the scheme: keep one requirement.
-      if (operation.security.length) operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
+      if (operation.security.length) {
+        operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
+      }
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {
@@ -124,11 +140,11 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
         operation.responses[status] = {
           ...response,
           headers: {
-            'X-Request-Id': REQUEST_ID_HEADER,
-            ...(rateLimited && !status.startsWith('5') ? RATE_LIMIT_HEADERS : {}),
-            ...(status === '401' ? { 'WWW-Authenticate': WWW_AUTHENTICATE_HEADER } : {}),
-            ...(status === '429' || status === '503' ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
-            ...(idempotent && status.startsWith('2') ? { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED_HEADER } : {}),
+            ...refs('X-Request-Id', 'Cache-Control'),
+            ...(rateLimited && !status.startsWith('5') ? refs('RateLimit', 'RateLimit-Policy') : {}),
+            ...(status === '401' ? refs('WWW-Authenticate') : {}),
+            ...(status === '429' || status === '503' ? refs('Retry-After') : {}),
+            ...(idempotent && status.startsWith('2') ? refs('Idempotent-Replayed') : {}),
             ...response.headers,
           },
         };
