@@ -7,9 +7,11 @@ import nx from '@nx/eslint-plugin';
  * The embedded PostgreSQL runner (libs/embedded-postgres, a development and test database) depends on no
  * other lib; the app (its database when DATABASE_URL is unset), the testing lib and tests may import it,
  * the layers' production code may not.
+ * The typed HTTP client (libs/client) depends on no other lib and never on the server's code; the app's tests use it.
  */
 const ALL_LAYERS = ['type:domain', 'type:application', 'type:infrastructure'];
 const EMBEDDED = 'type:embedded-postgres';
+const CLIENT = 'type:client';
 const layerRules = ({ testsMayUseTesting }) => [
   'error',
   {
@@ -24,10 +26,13 @@ const layerRules = ({ testsMayUseTesting }) => [
       },
       {
         sourceTag: 'type:app',
-        onlyDependOnLibsWithTags: testsMayUseTesting ? [...ALL_LAYERS, 'type:testing', EMBEDDED] : [...ALL_LAYERS, EMBEDDED],
+        onlyDependOnLibsWithTags: testsMayUseTesting
+          ? [...ALL_LAYERS, 'type:testing', EMBEDDED, CLIENT]
+          : [...ALL_LAYERS, EMBEDDED],
       },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...ALL_LAYERS, 'type:testing', EMBEDDED] },
       { sourceTag: EMBEDDED, onlyDependOnLibsWithTags: [EMBEDDED] },
+      { sourceTag: CLIENT, onlyDependOnLibsWithTags: testsMayUseTesting ? [CLIENT, 'type:testing'] : [CLIENT] },
     ],
   },
 ];
@@ -72,6 +77,24 @@ export default [
         {
           patterns: [
             { group: ['typeorm', 'typeorm/*', 'pg', '@nestjs/platform-*', 'class-validator'], message: 'libs/application talks to persistence only through its ports.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The client is what API callers install: no server framework, no persistence, no non-null assertions.
+    files: ['libs/client/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'fastify', '**/apps/**'],
+              message: 'libs/client must not import server code.',
+            },
           ],
         },
       ],

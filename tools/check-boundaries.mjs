@@ -24,6 +24,10 @@ const forbidden = [
   probe('libs/embedded-postgres/src/probe.ts', ...MIGRATE),
   // infrastructure's specs use the testing lib: an import back would be a cycle.
   probe('libs/testing/src/probe.ts', ...MIGRATE),
+  // The typed client is what callers install: no server code, and the server does not use it.
+  probe('libs/client/src/probe.ts', 'Category', '@petstore/domain'),
+  probe('libs/client/src/probe.ts', 'createApp', '../../../apps/api/src/create-app'),
+  probe('apps/api/src/probe.ts', 'createPetstoreClient', '@petstore/client'),
 ];
 const allowed = [
   ['apps/api/test/probe.spec.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
@@ -32,6 +36,7 @@ const allowed = [
   probe('apps/api/src/probe.ts', ...EMBEDDED),
   probe('libs/testing/src/probe.ts', ...EMBEDDED),
   probe('libs/infrastructure/src/probe.spec.ts', ...EMBEDDED),
+  probe('apps/api/test/probe.spec.ts', 'createPetstoreClient', '@petstore/client'),
 ];
 
 const eslint = new ESLint();

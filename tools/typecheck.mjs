@@ -8,6 +8,7 @@ const configs = ['apps', 'libs']
   .flatMap((project) => ['tsconfig.app.json', 'tsconfig.lib.json', 'tsconfig.spec.json'].map((f) => join(project, f)))
   .concat('tools/jest/tsconfig.json') // the jest global setup and teardown
   .concat('tools/plugin/tsconfig.lib.json', 'tools/plugin/tsconfig.spec.json') // the workspace's generators
+  .concat('tools/openapi/tsconfig.json') // the OpenAPI generator
   .filter((config) => existsSync(config));
 
 let failed = false;

@@ -24,7 +24,15 @@ export class MetricsController {
   })
   @ApiOkResponse({
     description: 'The metrics, as text.',
-    content: { 'text/plain': { schema: { type: 'string', maxLength: 10_000_000 } } },
+    content: {
+      'text/plain': {
+        schema: { type: 'string', maxLength: 10_000_000 },
+        example:
+          '# HELP http_request_duration_seconds Duration of HTTP requests in seconds\n' +
+          '# TYPE http_request_duration_seconds histogram\n' +
+          'http_request_duration_seconds_count{method="GET",route="/pets",status_code="200"} 42\n',
+      },
+    },
   })
   async get(@Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     void reply.type(this.metrics.contentType);

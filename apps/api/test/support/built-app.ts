@@ -64,10 +64,11 @@ export class ApiProcess {
     this.exited = new Promise((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   }
 
-  static async start(env: Record<string, string>): Promise<ApiProcess> {
+  /** `node`: the Node.js binary to run it with (default: the one running the tests). */
+  static async start(env: Record<string, string>, options: { node?: string } = {}): Promise<ApiProcess> {
     const port = await freePort();
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CLEARED.includes(name)));
-    const child = spawn(process.execPath, [BUILT_MAIN], {
+    const child = spawn(options.node ?? process.execPath, [BUILT_MAIN], {
       env: { ...base, HOST: '127.0.0.1', PORT: String(port), LOG_FORMAT: 'json', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -103,7 +104,8 @@ export class ApiProcess {
     const text = await response.text();
     const json = response.headers.get('content-type')?.startsWith('application/json') && text;
     const body = json ? JSON.parse(text) : text || undefined;
-    const problems = this.contract.check(method, path, response.status, response.headers.get('content-type'), body);
+    const contentType = response.headers.get('content-type');
+    const problems = this.contract.check(method, path, response.status, contentType, body, response.headers);
     if (problems.length) throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}`);
     return { status: response.status, headers: response.headers, body };
   }

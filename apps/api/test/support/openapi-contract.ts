@@ -4,9 +4,15 @@ import addFormats from 'ajv-formats';
 type Json = Record<string, unknown>;
 /** The description itself and its viewer are served beside the API, not described in it. */
 const DOCUMENTATION_PATHS = /^\/(openapi\.(json|yaml)|docs(\/.*)?)$/;
+type Header = { required?: boolean; $ref?: string };
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema?: Json }> }>;
+  responses: Record<string, { content?: Record<string, { schema?: Json }>; headers?: Record<string, Header> }>;
 }
+/** The API's own response headers: each one a response carries must be declared for its operation and status. */
+const API_HEADERS = [
+  ...['x-request-id', 'cache-control', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate'],
+  ...['idempotent-replayed', 'location', 'link', 'deprecation', 'sunset'],
+];
 
 /**
  * Checks responses against the OpenAPI document the service serves: the operation
@@ -32,7 +38,7 @@ export class OpenApiContract {
   }
 
   /** Returns a list of problems; empty when the response matches the description. */
-  check(method: string, url: string, status: number, contentType: string | null, body: unknown): string[] {
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown, headers?: Headers) {
     const path = new URL(url, 'http://x').pathname;
     if (DOCUMENTATION_PATHS.test(path)) return [];
     const route = this.routes.find((r) => r.pattern.test(path) && r.item[method.toLowerCase()]);
@@ -47,6 +53,9 @@ export class OpenApiContract {
     const operation = route.item[method.toLowerCase()];
     const response = operation.responses[String(status)];
     if (!response) return [`${method} ${route.template} answered ${status}, which the description does not list`];
+    const label = `${method} ${route.template} ${status}`;
+    const headerProblems = headers ? this.checkHeaders(label, response.headers ?? {}, headers) : [];
+    if (headerProblems.length) return headerProblems;
     const plainText = response.content?.['text/plain'];
     if (plainText && !response.content?.['application/json']) {
       if (!contentType?.startsWith('text/plain')) return [`${method} ${route.template} ${status}: content-type ${contentType} is not text/plain`];
@@ -64,6 +73,24 @@ export class OpenApiContract {
       this.validators.set(key, validate);
     }
     return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
+  }
+
+  /** Every API header sent is declared, and every header declared required is sent. */
+  private checkHeaders(label: string, declared: Record<string, Header>, sent: Headers): string[] {
+    const components = (this.document['components'] as Json | undefined)?.['headers'] as
+      | Record<string, Header>
+      | undefined;
+    const required = new Map(
+      Object.entries(declared).map(([name, header]) => {
+        const resolved = header.$ref ? components?.[header.$ref.split('/').pop() ?? ''] : header;
+        return [name.toLowerCase(), resolved?.required === true];
+      }),
+    );
+    const problems = API_HEADERS.filter((name) => sent.has(name) && !required.has(name)).map(
+      (name) => `${label} sent ${name}, which it does not declare`,
+    );
+    for (const [name, must] of required) if (must && !sent.has(name)) problems.push(`${label} did not send ${name}`);
+    return problems;
   }
 
   private validate(ref: string, body: unknown, label: string): string[] {

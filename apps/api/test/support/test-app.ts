@@ -84,7 +84,8 @@ export class TestApp {
     let body: unknown = text;
     if (response.headers.get('content-type')?.startsWith('application/json') && text) body = JSON.parse(text);
     if (!text) body = undefined;
-    const problems = this.contract.check(method, path, response.status, response.headers.get('content-type'), body);
+    const contentType = response.headers.get('content-type');
+    const problems = this.contract.check(method, path, response.status, contentType, body, response.headers);
     this.violations.push(...problems);
     if (problems.length) throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}\nBody: ${text}`);
     return { status: response.status, headers: response.headers, body: body as T };

@@ -4,10 +4,24 @@ import { AppConfig } from '../../config/app-config';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
+import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
-/** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
-const RATE_LIMIT_HEADERS = {
+/**
+ * The headers the server sends on many responses, declared once in `components.headers` and referenced by
+ * each response that carries them.
+ */
+const HEADERS = {
+  'X-Request-Id': {
+    description: 'The request id (echoed when the request sent a sane one).',
+    required: true,
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
+  },
+  'Cache-Control': {
+    description: '`no-store`: no cache may keep a response of the API (they are per account, or carry a secret).',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+  /** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
   RateLimit: {
     description:
       'Requests left in the budget closest to its limit: `"<policy>";r=<remaining>;t=<seconds>`.',
@@ -20,14 +34,25 @@ const RATE_LIMIT_HEADERS = {
       '`"auth-failures";q=<requests>;w=60`.',
     schema: { type: 'string', maxLength: 160, pattern: '^"[a-z-]+";q=\\d+;w=\\d+(, "[a-z-]+";q=\\d+;w=\\d+)*$' },
   },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 },
+  },
+  'WWW-Authenticate': {
+    description: 'The scheme to use: `Bearer realm="petstore"`.',
+    schema: { type: 'string', enum: ['Bearer realm="petstore"'] },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
-const REQUEST_ID_HEADER = {
-  description: 'The request id (echoed when the request sent a sane one).',
-  schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
-};
+type SharedHeader = keyof typeof HEADERS;
+const refs = (...names: SharedHeader[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 type Operation = {
-  parameters?: Array<{ in: string; schema?: Record<string, unknown> }>;
+  parameters?: Array<{ in: string; name?: string; schema?: Record<string, unknown> }>;
   requestBody?: unknown;
   security?: unknown[];
   responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
@@ -38,6 +63,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setOpenAPIVersion('3.0.3')
     .setTitle('Petstore API')
     .setVersion('1.0.0')
+    .setLicense('MIT', 'https://opensource.org/license/mit')
     .setDescription(
       [
         'A pet-store catalogue and ordering service: pets, their categories, customer orders and per-pet stock.',
@@ -59,7 +85,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' }, BEARER_SCHEME)
     .build();
   const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));
-  return addDeprecationHeaders(addArraySchemas(completeDocument(document)));
+  // Relative: the deployment serving the description is the one it describes.
+  const description = 'This deployment (local, staging or production): the address serving it.';
+  const server = { url: '/', description, 'x-internal': false };
+  document.servers = [server as NonNullable<OpenAPIObject['servers']>[number]];
+  return addExamples(unwrapSingleAllOf(addDeprecationHeaders(addArraySchemas(completeDocument(document)))));
 }
 
 /**
@@ -68,13 +98,18 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  * 401 where it needs a key, and 429, 500 and 503 everywhere.
  */
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
+  (document.components ??= {}).headers = { ...document.components.headers, ...HEADERS };
   for (const [route, path] of Object.entries(document.paths)) {
     const rateLimited = !route.startsWith('/health/');
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
+      // Operations without @Auth say so (`security: []`): a generator then knows they need no key.
+      operation.security ??= [];
       // Class- and method-level @Auth both declare the scheme: keep one requirement.
-      if (operation.security) operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
+      if (operation.security.length) {
+        operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
+      }
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {
@@ -97,24 +132,28 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if ((operation.parameters ?? []).some((p) => p.in === 'path')) add(404, 'No such resource (`not_found`).');
       if (operation.requestBody) add(413, 'The body is larger than 64 KiB (`payload_too_large`).');
       if (operation.security?.length) {
-        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).', {
-          'WWW-Authenticate': { description: '`Bearer realm="petstore"`', schema: { type: 'string' } },
-        });
+        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
       }
-      if (rateLimited) {
-        add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.', {
-          'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 } },
-        });
-      }
+      if (rateLimited) add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.');
       add(500, 'Unexpected error (`internal_error`); logged with the request id.');
       add(503, 'The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds.');
+      const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
       for (const [status, response] of Object.entries(operation.responses)) {
-        response.headers = {
-          'X-Request-Id': REQUEST_ID_HEADER,
-          ...(rateLimited && !status.startsWith('5') ? RATE_LIMIT_HEADERS : {}),
-          ...response.headers,
+        // A copy: decorators share one response object between operations (a class-level @Auth's 401),
+        // and the headers below (and the deprecation headers after) belong to this operation only.
+        operation.responses[status] = {
+          ...response,
+          headers: {
+            ...refs('X-Request-Id', 'Cache-Control'),
+            ...(rateLimited && !status.startsWith('5') ? refs('RateLimit', 'RateLimit-Policy') : {}),
+            ...(status === '401' ? refs('WWW-Authenticate') : {}),
+            ...(status === '429' || status === '503' ? refs('Retry-After') : {}),
+            ...(idempotent && status.startsWith('2') ? refs('Idempotent-Replayed') : {}),
+            ...response.headers,
+          },
         };
       }
+      describeSuccessResponses(operation.responses);
     }
   }
   return document;

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OpenApiContract } from './openapi-contract';
+
+/** The response-header half of the contract every HTTP test applies (on the committed description). */
+describe('OpenApiContract: response headers', () => {
+  const contract = new OpenApiContract(
+    JSON.parse(readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8')),
+  );
+  const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }];
+  const error = (status: number) => ({ code: 'x', message: 'x', status });
+  const check = (path: string, status: number, body: unknown, headers: Record<string, string>) =>
+    contract.check('GET', path, status, 'application/json', body, new Headers(headers));
+
+  it('accepts the headers an operation declares for the status', () => {
+    expect(
+      check('/pets', 200, pets, {
+        'x-request-id': 'r1',
+        'cache-control': 'no-store',
+        link: '</pets?cursor=a>; rel="next"',
+      }),
+    ).toEqual([]);
+    expect(check('/pets', 429, error(429), { 'x-request-id': 'r1', 'retry-after': '3' })).toEqual([]);
+    expect(
+      check('/pets', 401, error(401), { 'x-request-id': 'r1', 'www-authenticate': 'Bearer realm="petstore"' }),
+    ).toEqual([]);
+  });
+
+  it('refuses an API header the response does not declare, and a missing required one', () => {
+    expect(check('/pets', 200, pets, { 'x-request-id': 'r1', 'retry-after': '3' })).toEqual([
+      'GET /pets 200 sent retry-after, which it does not declare',
+    ]);
+    expect(check('/pets', 401, error(401), { 'x-request-id': 'r1', deprecation: '@1' })).toEqual([
+      'GET /pets 401 sent deprecation, which it does not declare',
+    ]);
+    expect(check('/pets', 200, pets, {})).toEqual(['GET /pets 200 did not send x-request-id']);
+  });
+});

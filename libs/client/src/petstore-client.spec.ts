@@ -1,0 +1,169 @@
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPetstoreClient, PetstoreApiError, retryAfterMs, unwrap } from './petstore-client';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+type Answer = { status: number; headers?: Record<string, string>; body?: unknown };
+
+/** A local HTTP server that answers from a script and records what it received. */
+class ScriptedServer {
+  private constructor(
+    private readonly server: Server,
+    readonly baseUrl: string,
+    readonly seen: Seen[],
+  ) {}
+
+  static async start(answer: (request: Seen, index: number) => Answer): Promise<ScriptedServer> {
+    const seen: Seen[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+        seen.push(request);
+        const { status, headers, body: payload } = answer(request, seen.length - 1);
+        res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}`, ...headers });
+        res.end(payload === undefined ? undefined : JSON.stringify(payload));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new ScriptedServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const MESSAGE = { id: 'm-1', message: 'hi', status: 'queued', createdAt: '2026-11-23T10:00:00.000Z' };
+const error = (status: number, code: string) => ({ status, body: { code, message: `${code} happened`, status } });
+
+describe('the Petstore client', () => {
+  let server: ScriptedServer | undefined;
+  afterEach(() => server?.close());
+
+  it('retries a 429 after its Retry-After, with the same Idempotency-Key, then returns the typed body', async () => {
+    server = await ScriptedServer.start((_, index) =>
+      index === 0 ? { ...error(429, 'rate_limited'), headers: { 'retry-after': '2' } } : { status: 202, body: MESSAGE },
+    );
+    const delays: number[] = [];
+    const api = createPetstoreClient({
+      baseUrl: server.baseUrl,
+      apiKey: 'psk_test',
+      sleep: async (ms) => void delays.push(ms),
+    });
+    const message = await unwrap(api.POST('/messages', { body: { message: 'hi' } }));
+    expect(message).toEqual(MESSAGE);
+    expect(delays).toEqual([2000]);
+    expect(server.seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['POST', '/messages', '{"message":"hi"}'],
+      ['POST', '/messages', '{"message":"hi"}'],
+    ]);
+    const [first, second] = server.seen.map((s) => s.headers['idempotency-key']);
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(second).toBe(first);
+    expect(server.seen.map((s) => s.headers.authorization)).toEqual(['Bearer psk_test', 'Bearer psk_test']);
+  });
+
+  it('retries a 503 at most `retries` times, then rejects with the typed error of the last answer', async () => {
+    server = await ScriptedServer.start(() => ({
+      ...error(503, 'service_unavailable'),
+      headers: { 'retry-after': '1' },
+    }));
+    const delays: number[] = [];
+    const api = createPetstoreClient({
+      baseUrl: server.baseUrl,
+      retries: 2,
+      sleep: async (ms) => void delays.push(ms),
+    });
+    const failure = await api.GET('/categories').catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PetstoreApiError);
+    expect(failure).toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+      requestId: 'req-3',
+      message: 'service_unavailable happened',
+    });
+    expect(delays).toEqual([1000, 1000]);
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('does not wait for a Retry-After beyond maxRetryDelayMs', async () => {
+    server = await ScriptedServer.start(() => ({ ...error(429, 'rate_limited'), headers: { 'retry-after': '120' } }));
+    const delays: number[] = [];
+    const api = createPetstoreClient({ baseUrl: server.baseUrl, sleep: async (ms) => void delays.push(ms) });
+    await expect(api.GET('/pets')).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(delays).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('rejects any other error at once with its code, status, message and request id', async () => {
+    server = await ScriptedServer.start(() => error(404, 'not_found'));
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    const failure = await api.GET('/pets/{petId}', { params: { path: { petId: 7 } } }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PetstoreApiError);
+    expect({ ...(failure as PetstoreApiError), message: (failure as PetstoreApiError).message }).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      message: 'not_found happened',
+      requestId: 'req-1',
+    });
+    expect(server.seen.map((s) => s.url)).toEqual(['/pets/7']);
+  });
+
+  it('keeps an Idempotency-Key the caller gives, and sends none on a GET', async () => {
+    server = await ScriptedServer.start((request) =>
+      request.method === 'GET' ? { status: 200, body: [] } : { status: 202, body: MESSAGE },
+    );
+    let generated = 0;
+    const api = createPetstoreClient({ baseUrl: server.baseUrl, idempotencyKey: () => `generated-${++generated}` });
+    await api.POST('/messages', { body: { message: 'hi' }, params: { header: { 'Idempotency-Key': 'mine' } } });
+    await api.POST('/messages', { body: { message: 'hi' } });
+    await api.GET('/messages');
+    expect(server.seen.map((s) => s.headers['idempotency-key'])).toEqual(['mine', 'generated-1', undefined]);
+  });
+
+  it('lists every item, following Link: rel="next" with the query it names', async () => {
+    const pages: Record<string, Answer> = {
+      '/pets?status=available': {
+        status: 200,
+        headers: { link: '</pets?status=available&cursor=c1&limit=2>; rel="next"' },
+        body: [
+          { id: 1, name: 'A', categoryId: 1, status: 'available' },
+          { id: 2, name: 'B', categoryId: 1, status: 'available' },
+        ],
+      },
+      '/pets?status=available&cursor=c1&limit=2': {
+        status: 200,
+        headers: {
+          link: '<https://elsewhere.invalid/x>; rel="prev", </pets?status=available&cursor=c2&limit=2>; rel="next"',
+        },
+        body: [{ id: 3, name: 'C', categoryId: 1, status: 'available' }],
+      },
+      '/pets?status=available&cursor=c2&limit=2': {
+        status: 200,
+        body: [{ id: 4, name: 'D', categoryId: 1, status: 'available' }],
+      },
+    };
+    server = await ScriptedServer.start((request) => pages[request.url] ?? error(404, 'not_found'));
+    const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+    const names: string[] = [];
+    for await (const pet of api.list('/pets', { status: ['available'] })) names.push(pet.name);
+    expect(names).toEqual(['A', 'B', 'C', 'D']);
+    expect(server.seen.map((s) => s.url)).toEqual(Object.keys(pages));
+    expect(server.seen.every((s) => s.headers.authorization === 'Bearer psk_test')).toBe(true);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP-date', () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    expect(retryAfterMs('5', now)).toBe(5000);
+    expect(retryAfterMs('Mon, 23 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
+    expect(retryAfterMs('soon', now)).toBeUndefined();
+    expect(retryAfterMs(null, now)).toBeUndefined();
+  });
+});

@@ -1,0 +1,198 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { components, paths } from './generated/schema';
+
+export type Schemas = components['schemas'];
+export type ApiErrorBody = Schemas['Error'];
+
+export interface PetstoreClientOptions {
+  /** Where the API answers, e.g. `https://petstore.example.com` (no trailing path). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; omit for the public operations (sign-up, health). */
+  apiKey?: string;
+  /** Retries of a request answered 429 or 503 (default 3), each after its `Retry-After`. */
+  retries?: number;
+  /** A `Retry-After` longer than this (default 60 s) is not waited for: the 429/503 is returned as an error. */
+  maxRetryDelayMs?: number;
+  /** The key of a POST that gives none (default: a random UUID). */
+  idempotencyKey?: () => string;
+  /** Default: the global fetch. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** How to wait between retries (default: a timer); tests may record the delays instead. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** A response other than 2xx, after the retries: the API's `Error` body with the request id to quote. */
+export class PetstoreApiError extends Error {
+  override readonly name = 'PetstoreApiError';
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** The `X-Request-Id` of the response: the server logged the failure under it. */
+    readonly requestId: string | null,
+    readonly details: ApiErrorBody['details'] = undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** The paths whose GET answers a JSON array (the paginated lists). */
+export type ListPath = {
+  [P in keyof paths]: paths[P] extends { get: { responses: { 200: { content: { 'application/json': unknown[] } } } } }
+    ? P
+    : never;
+}[keyof paths];
+/** One item of a list path's array. */
+export type ListItem<P extends ListPath> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': Array<infer Item> } } } };
+}
+  ? Item
+  : never;
+/** The query parameters of a list path (without `cursor`, which the iterator follows). */
+export type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters: { query?: infer Query } } }
+  ? Omit<NonNullable<Query>, 'cursor'>
+  : never;
+
+export type PetstoreClient = Client<paths, 'application/json'> & {
+  /**
+   * Every item of a list, page after page: follows `Link: <…>; rel="next"` until there is none.
+   * `for await (const pet of api.list('/pets', { status: ['available'] })) …`
+   */
+  list<P extends ListPath>(path: P, query?: ListQuery<P>): AsyncGenerator<ListItem<P>, void, undefined>;
+};
+
+const RETRIED_STATUSES = new Set([429, 503]);
+
+/**
+ * The typed client of the Petstore API: openapi-fetch over the generated types, plus what every caller needs.
+ * Every non-2xx answer rejects with a PetstoreApiError; `unwrap` gives the typed body of the others.
+ */
+export function createPetstoreClient(options: PetstoreClientOptions): PetstoreClient {
+  const fetchOnce = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const client = createClient<paths, 'application/json'>({
+    baseUrl,
+    fetch: retrying(fetchOnce, options),
+  });
+  client.use(authAndIdempotency(options), errorsAsExceptions);
+
+  async function* list<P extends ListPath>(
+    path: P,
+    query?: ListQuery<P>,
+  ): AsyncGenerator<ListItem<P>, void, undefined> {
+    // openapi-fetch types each path's call; this one generic loop over them speaks to it untyped.
+    // The next pages go through the same client (key, retries, errors): the path, with the Link's query.
+    const get = client.GET as unknown as (url: string, init: object) => Promise<{ data?: unknown; response: Response }>;
+    let next: URL | null = null;
+    do {
+      const search: string | undefined = next?.search.slice(1);
+      const { data, response } = await get(
+        path,
+        search === undefined ? { params: { query } } : { querySerializer: () => search },
+      );
+      for (const item of (data ?? []) as Array<ListItem<P>>) yield item;
+      next = nextPage(response, baseUrl);
+    } while (next);
+  }
+
+  return Object.assign(client, { list });
+}
+
+/**
+ * The body of a successful call, typed: `const pet = await unwrap(api.GET('/pets/{petId}', …))`.
+ * (Errors already rejected with a PetstoreApiError.)
+ */
+export async function unwrap<R extends { data?: unknown; response: Response }>(
+  call: Promise<R>,
+): Promise<SuccessData<R>> {
+  const result = await call;
+  if (result.data === undefined && result.response.status !== 204) {
+    throw new PetstoreApiError(
+      result.response.status,
+      'empty_response',
+      'The response has no body.',
+      requestIdOf(result.response),
+    );
+  }
+  return result.data as SuccessData<R>;
+}
+
+/** The body type of openapi-fetch's success branch (`{ data; error?: never }`). */
+export type SuccessData<R> = R extends { data: infer Data; error?: never } ? Exclude<Data, undefined> : never;
+
+function authAndIdempotency(options: PetstoreClientOptions): Middleware {
+  const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
+  return {
+    onRequest({ request }) {
+      if (options.apiKey && !request.headers.has('authorization'))
+        request.headers.set('Authorization', `Bearer ${options.apiKey}`);
+      // Every POST gets a key, so that a retry (here or by the caller with the same key) is never applied twice.
+      // The operations that do not take one ignore it.
+      if (request.method === 'POST' && !request.headers.has('idempotency-key'))
+        request.headers.set('Idempotency-Key', newKey());
+      return request;
+    },
+  };
+}
+
+const errorsAsExceptions: Middleware = {
+  async onResponse({ response }) {
+    if (response.ok) return response;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => undefined)) as Partial<ApiErrorBody> | undefined;
+    throw new PetstoreApiError(
+      response.status,
+      typeof body?.code === 'string' ? body.code : 'http_error',
+      typeof body?.message === 'string' ? body.message : `HTTP ${response.status}`,
+      requestIdOf(response),
+      body?.details,
+    );
+  },
+};
+
+/** Answers 429 and 503 again after their `Retry-After`, with the same request (so the same Idempotency-Key). */
+function retrying(fetchOnce: (request: Request) => Promise<Response>, options: PetstoreClientOptions) {
+  const retries = options.retries ?? 3;
+  const maxDelayMs = options.maxRetryDelayMs ?? 60_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  return async (request: Request): Promise<Response> => {
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetchOnce(request.clone());
+      if (attempt >= retries || !RETRIED_STATUSES.has(response.status)) return response;
+      const delayMs = retryAfterMs(response.headers.get('retry-after')) ?? 2 ** attempt * 1000;
+      if (delayMs > maxDelayMs) return response;
+      await response.body?.cancel();
+      await sleep(delayMs);
+    }
+  };
+}
+
+/** `Retry-After` is either seconds or an HTTP-date (RFC 9110, 10.2.3). */
+export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The `rel="next"` target of a `Link` header, resolved against the response's URL. Hand-written: a Link value is
+ * a comma-separated list of `<uri>; param=value`, and the API sends at most the one `next` link this reads.
+ */
+export function nextPage(response: Response, baseUrl: string): URL | null {
+  const header = response.headers.get('link');
+  if (!header) return null;
+  for (const link of header.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(link);
+    if (match && /;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(match[2]))
+      return new URL(match[1], response.url || baseUrl);
+  }
+  return null;
+}
+
+function requestIdOf(response: Response): string | null {
+  return response.headers.get('x-request-id');
+}
