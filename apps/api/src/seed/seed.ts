@@ -30,8 +30,10 @@ class SeedModule {
   static register(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: SeedModule,
+      global: true, // AppConfig for the catalogue's settings (OrderHoldSettings), as in the app and the worker
       imports: [DatabaseModule.forRoot(databaseUrl, config), CatalogueRepositoriesModule],
       providers: [
+        { provide: AppConfig, useValue: config },
         { provide: CategoryRepository, useClass: TypeOrmCategoryRepository },
         { provide: AccountRepository, useClass: TypeOrmAccountRepository },
         { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
@@ -44,6 +46,7 @@ class SeedModule {
         EnsureAdministrator,
         SeedDemoCatalogue,
       ],
+      exports: [AppConfig],
     };
   }
 }
