@@ -8,6 +8,20 @@ import nx from '@nx/eslint-plugin';
  * other lib; the app (its database when DATABASE_URL is unset), the testing lib and tests may import it,
  * the layers' production code may not.
  */
+const APPLICATION_PORTS_ONLY = {
+  group: ['typeorm', 'typeorm/*', 'pg', '@nestjs/platform-*', 'class-validator'],
+  message: 'libs/application talks to persistence only through its ports.',
+};
+/**
+ * The in-memory fakes, test-data builders and port contract suites (libs/application/testing) are
+ * part of the application project, so that its specs and infrastructure's specs share them; production
+ * code may not import them.
+ */
+const NO_TEST_DOUBLES = {
+  regex: '^(@petstore/application/testing|(\\.\\./)+testing)(/.*)?$',
+  message: 'libs/application/testing (fakes, builders, contract suites) is for tests only.',
+};
+const TEST_FILES = ['**/*.spec.ts', '**/test/**/*.ts'];
 const ALL_LAYERS = ['type:domain', 'type:application', 'type:infrastructure'];
 const EMBEDDED = 'type:embedded-postgres';
 const layerRules = ({ testsMayUseTesting }) => [
@@ -66,15 +80,16 @@ export default [
   },
   {
     files: ['libs/application/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['typeorm', 'typeorm/*', 'pg', '@nestjs/platform-*', 'class-validator'], message: 'libs/application talks to persistence only through its ports.' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [APPLICATION_PORTS_ONLY] }] },
+  },
+  {
+    files: ['libs/application/src/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES] }] },
+  },
+  {
+    files: ['libs/infrastructure/src/**/*.ts', 'libs/testing/src/**/*.ts', 'libs/embedded-postgres/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_TEST_DOUBLES] }] },
   },
 ];
