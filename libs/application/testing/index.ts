@@ -10,3 +10,4 @@ export * from './in-memory/in-memory-order.repository';
 export * from './in-memory/in-memory-petstore';
 export * from './builders/builders';
 export * from './contracts/category-repository.contract';
+export * from './contracts/pet-repository.contract';
