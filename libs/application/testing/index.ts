@@ -11,3 +11,4 @@ export * from './in-memory/in-memory-petstore';
 export * from './builders/builders';
 export * from './contracts/category-repository.contract';
 export * from './contracts/pet-repository.contract';
+export * from './contracts/order-repository.contract';

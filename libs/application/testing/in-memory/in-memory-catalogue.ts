@@ -99,8 +99,14 @@ export class InMemoryPetRepository extends PetRepository {
     return Pet.restore(saved);
   }
 
-  /** The inventory entry goes with the pet (ON DELETE CASCADE); its completed orders stay, without it (SET NULL). */
+  /**
+   * The inventory entry goes with the pet (ON DELETE CASCADE); its completed orders stay, without it
+   * (SET NULL). An open order would be left without its pet: refused, as `orders_open_has_pet_ck` does.
+   */
   async delete(id: number): Promise<boolean> {
+    if ([...this.db.tables.orders.values()].some((order) => order.petId === id && !order.complete)) {
+      throw new ConstraintViolationError('check', 'orders_open_has_pet_ck', `Pet ${id} still has open orders.`);
+    }
     if (!this.db.tables.pets.delete(id)) return false;
     this.db.tables.inventory.delete(id);
     for (const order of this.db.tables.orders.values()) if (order.petId === id) order.petId = null;
