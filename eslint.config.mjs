@@ -88,7 +88,12 @@ export default [
     rules: { 'no-restricted-imports': ['error', { patterns: [APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES] }] },
   },
   {
-    files: ['libs/infrastructure/src/**/*.ts', 'libs/testing/src/**/*.ts', 'libs/embedded-postgres/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    files: [
+      'libs/infrastructure/src/**/*.ts',
+      'libs/testing/src/**/*.ts',
+      'libs/embedded-postgres/src/**/*.ts',
+      'apps/*/src/**/*.ts',
+    ],
     ignores: TEST_FILES,
     rules: { 'no-restricted-imports': ['error', { patterns: [NO_TEST_DOUBLES] }] },
   },

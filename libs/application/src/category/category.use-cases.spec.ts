@@ -56,10 +56,15 @@ describe('category use cases (in-memory ports)', () => {
 
     it('refuses an invalid description, changing nothing', async () => {
       const category = await aCategory().named('Ants').describedAs('Small').saveIn(store);
-      await expect(update().execute({ id: category.id, name: 'Bees', description: 'x'.repeat(1001) })).rejects.toMatchObject({
+      await expect(
+        update().execute({ id: category.id, name: 'Bees', description: 'x'.repeat(1001) }),
+      ).rejects.toMatchObject({
         field: 'description',
       });
-      expect((await store.categories.findById(category.id))?.toSnapshot()).toMatchObject({ name: 'Ants', description: 'Small' });
+      expect((await store.categories.findById(category.id))?.toSnapshot()).toMatchObject({
+        name: 'Ants',
+        description: 'Small',
+      });
     });
   });
 
@@ -77,7 +82,9 @@ describe('category use cases (in-memory ports)', () => {
     it('refuses a category that still has pets (category_in_use)', async () => {
       const category = await aCategory().saveIn(store);
       await aPet().inCategory(category.id).saveIn(store);
-      await expect(new DeleteCategory(store.categories).execute(category.id)).rejects.toBeInstanceOf(CategoryInUseError);
+      await expect(new DeleteCategory(store.categories).execute(category.id)).rejects.toBeInstanceOf(
+        CategoryInUseError,
+      );
       expect(await store.categories.exists(category.id)).toBe(true);
     });
   });
@@ -95,7 +102,9 @@ describe('category use cases (in-memory ports)', () => {
       const b = await aCategory().saveIn(store);
       const page = await new CategoryQueries(store.categories).list({ limit: 1 });
       expect(page).toEqual({ items: [expect.objectContaining({ id: a.id })], nextAfterId: a.id });
-      expect((await new CategoryQueries(store.categories).list({ limit: 5, afterId: a.id })).items.map((c) => c.id)).toEqual([b.id]);
+      expect(
+        (await new CategoryQueries(store.categories).list({ limit: 5, afterId: a.id })).items.map((c) => c.id),
+      ).toEqual([b.id]);
     });
   });
 });

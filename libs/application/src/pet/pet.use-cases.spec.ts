@@ -186,7 +186,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
   });
 
   describe('StockQueries', () => {
-    it('reads a pet\'s stock level, refuses an unknown pet, lists by status', async () => {
+    it("reads a pet's stock level, refuses an unknown pet, lists by status", async () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
       const { pet: held } = await aPet().pending().saveIn(store);
       const queries = new StockQueries(store.stockLevels);

@@ -105,7 +105,12 @@ export class PetBuilder {
 export const aPet = () => new PetBuilder();
 
 export class AccountBuilder {
-  private props = { id: 0, name: unique('Account'), role: 'customer' as Role, createdAt: new Date('2026-01-01T00:00:00Z') };
+  private props = {
+    id: 0,
+    name: unique('Account'),
+    role: 'customer' as Role,
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+  };
 
   withId(id: number): this {
     this.props.id = id;

@@ -18,7 +18,10 @@ export interface CategoryContractSubject {
  * (libs/application) and the TypeORM repository on PostgreSQL (libs/infrastructure): `makeRepo` gives
  * a fresh, empty store before each test.
  */
-export function describeCategoryRepositoryContract(name: string, makeRepo: () => Promise<CategoryContractSubject>): void {
+export function describeCategoryRepositoryContract(
+  name: string,
+  makeRepo: () => Promise<CategoryContractSubject>,
+): void {
   describe(`CategoryRepository contract: ${name}`, () => {
     let subject: CategoryContractSubject;
     let categories: CategoryRepository;
@@ -33,7 +36,11 @@ export function describeCategoryRepositoryContract(name: string, makeRepo: () =>
       const second = await categories.save(Category.create({ name: 'Cats' }));
       expect(first.id).toBeGreaterThan(0);
       expect(second.id).toBeGreaterThan(first.id);
-      expect((await categories.findById(first.id))?.toSnapshot()).toEqual({ id: first.id, name: 'Dogs', description: 'Loyal' });
+      expect((await categories.findById(first.id))?.toSnapshot()).toEqual({
+        id: first.id,
+        name: 'Dogs',
+        description: 'Loyal',
+      });
       expect(await categories.exists(second.id)).toBe(true);
       expect(await categories.findById(second.id + 1000)).toBeNull();
       expect(await categories.exists(second.id + 1000)).toBe(false);
@@ -57,7 +64,9 @@ export function describeCategoryRepositoryContract(name: string, makeRepo: () =>
 
     it('refuses a name taken in any case, on insert and on rename, with CategoryNameTakenError', async () => {
       await aCategory().named('Reptiles').saveIn(subject);
-      await expect(categories.save(Category.create({ name: 'REPTILES' }))).rejects.toBeInstanceOf(CategoryNameTakenError);
+      await expect(categories.save(Category.create({ name: 'REPTILES' }))).rejects.toBeInstanceOf(
+        CategoryNameTakenError,
+      );
       const other = await aCategory().named('Snakes').saveIn(subject);
       other.rename('reptiles');
       await expect(categories.save(other)).rejects.toMatchObject({ code: 'category_name_taken' });
@@ -96,7 +105,7 @@ export function describeCategoryRepositoryContract(name: string, makeRepo: () =>
       expect(await categories.delete(used.id)).toBe(true);
     });
 
-    it('takes part in the unit of work: a failed run leaves nothing, and its ids are not handed out again', async () => {
+    it('takes part in the unit of work: a failed run leaves nothing; its ids are not reused', async () => {
       const failure = new Error('the command failed');
       let rolledBackId = 0;
       await expect(

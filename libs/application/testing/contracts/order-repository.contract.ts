@@ -90,7 +90,7 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect((await orders.list({}, { limit: 2, afterId: b1.id })).items.map((o) => o.id)).toEqual([a2.id]);
     });
 
-    it('locks an order, and counts an owner\'s open units, only inside a unit of work', async () => {
+    it("locks an order, and counts an owner's open units, only inside a unit of work", async () => {
       const order = await anOrder().forPet(petId).ofQuantity(3).ownedBy(alice).saveIn(subject);
       await anOrder().forPet(petId).ofQuantity(4).ownedBy(alice).saveIn(subject);
       await anOrder().forPet(petId).ofQuantity(5).ownedBy(alice).completed().saveIn(subject);

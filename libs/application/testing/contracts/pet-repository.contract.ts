@@ -37,11 +37,21 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       const second = await pets.save(Pet.create({ name: 'Tom', categoryId, status: 'pending' }));
       expect(first.id).toBeGreaterThan(0);
       expect(second.id).toBeGreaterThan(first.id);
-      expect((await pets.findById(first.id))?.toSnapshot()).toEqual({ id: first.id, name: 'Rex', categoryId, status: 'available' });
+      expect((await pets.findById(first.id))?.toSnapshot()).toEqual({
+        id: first.id,
+        name: 'Rex',
+        categoryId,
+        status: 'available',
+      });
       first.rename('Max');
       first.hold();
       await pets.save(first);
-      expect((await pets.findById(first.id))?.toSnapshot()).toEqual({ id: first.id, name: 'Max', categoryId, status: 'pending' });
+      expect((await pets.findById(first.id))?.toSnapshot()).toEqual({
+        id: first.id,
+        name: 'Max',
+        categoryId,
+        status: 'pending',
+      });
       expect(await pets.findById(second.id + 1000)).toBeNull();
     });
 
@@ -96,7 +106,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       expect(await inventory.findByPetId(pet.id + 1000)).toBeNull();
     });
 
-    it('refuses a second entry for a pet, an entry without a pet, and saving an entry that does not exist', async () => {
+    it('refuses a second entry for a pet, an entry without a pet, saving a missing entry', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
       await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
       const orphan = InventoryItem.restore({ petId: pet.id + 1000, quantity: 1 });
@@ -141,7 +151,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       expect((await inventory.findByPetId(kept.id))?.quantity).toBe(3);
     });
 
-    it('reads stock levels with their pet\'s status, filtered by status, a keyset page at a time', async () => {
+    it("reads stock levels with their pet's status, filtered by status, a keyset page at a time", async () => {
       const { pet: a } = await aPet().inCategory(categoryId).withStock(4).saveIn(subject);
       const { pet: b } = await aPet().pending().inCategory(categoryId).saveIn(subject);
       const { pet: c } = await aPet().sold().inCategory(categoryId).saveIn(subject);

@@ -122,7 +122,11 @@ export class InMemoryInventoryRepository extends InventoryRepository {
   async create(item: InventoryItem): Promise<InventoryItem> {
     const row = item.toSnapshot();
     if (!this.db.tables.pets.has(row.petId)) {
-      throw new ConstraintViolationError('foreign_key', 'inventory_pet_fk', `No pet ${row.petId} for the inventory entry.`);
+      throw new ConstraintViolationError(
+        'foreign_key',
+        'inventory_pet_fk',
+        `No pet ${row.petId} for the inventory entry.`,
+      );
     }
     if (this.db.tables.inventory.has(row.petId)) {
       throw new ConstraintViolationError('unique', 'inventory_pkey', `duplicate key: pet ${row.petId} has an entry.`);

@@ -43,7 +43,9 @@ export class InMemoryOrderRepository extends OrderRepository {
 
   async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
     this.db.assertInTransaction('lockOwnerAndCountOpenUnits');
-    return this.rows.filter((row) => row.ownerId === ownerId && !row.complete).reduce((sum, row) => sum + row.quantity, 0);
+    return this.rows
+      .filter((row) => row.ownerId === ownerId && !row.complete)
+      .reduce((sum, row) => sum + row.quantity, 0);
   }
 
   async listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]> {
