@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CategoryProps, InventoryItemProps, OrderProps, PetProps } from '@petstore/domain';
+import { AccountProps, ApiKeyProps, CategoryProps, InventoryItemProps, OrderProps, PetProps } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../../src/ports';
 
 /** An order row: the domain's props and the time it was placed (set at insert, like the database's default). */
@@ -13,6 +13,8 @@ export interface InMemoryTables {
   pets: Map<number, PetProps>;
   inventory: Map<number, InventoryItemProps>;
   orders: Map<number, OrderRow>;
+  accounts: Map<number, AccountProps>;
+  apiKeys: Map<number, ApiKeyProps>;
 }
 
 const emptyTables = (): InMemoryTables => ({
@@ -20,6 +22,8 @@ const emptyTables = (): InMemoryTables => ({
   pets: new Map(),
   inventory: new Map(),
   orders: new Map(),
+  accounts: new Map(),
+  apiKeys: new Map(),
 });
 
 /** Deep enough a copy: rows are flat records (a Date is copied as a new Date). */
@@ -31,6 +35,8 @@ function copyTables(tables: InMemoryTables): InMemoryTables {
     pets: copyRows(tables.pets),
     inventory: copyRows(tables.inventory),
     orders: copyRows(tables.orders),
+    accounts: copyRows(tables.accounts),
+    apiKeys: copyRows(tables.apiKeys),
   };
 }
 

@@ -1,3 +1,4 @@
+import { FakeApiKeySecrets, InMemoryAccountRepository, InMemoryApiKeyRepository } from './in-memory-accounts';
 import { StockCommand } from '../../src/stock/stock-command';
 import {
   InMemoryCategoryRepository,
@@ -25,6 +26,9 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     orders,
     stockLevels: new InMemoryStockLevels(db),
     stockCommand: new StockCommand(uow, pets, inventory, orders),
+    accounts: new InMemoryAccountRepository(db),
+    apiKeys: new InMemoryApiKeyRepository(db),
+    secrets: new FakeApiKeySecrets(),
   };
 }
 
