@@ -83,7 +83,7 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
       expect((await apiKeys.findByHash(saved[1].hash))?.key.isRevoked).toBe(true);
     });
 
-    it('finds the newest bootstrap key\'s account, and revokes the other active bootstrap keys', async () => {
+    it("finds the newest bootstrap key's account, and revokes the other active bootstrap keys", async () => {
       expect(await apiKeys.findBootstrapAccountId()).toBeNull();
       const root = await accounts.save(Account.administrator('Root', NOW));
       const old = (await apiKeys.save(aKeyFor(alice.id, { bootstrap: true }))) as ApiKey;
