@@ -1,10 +1,25 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AccountProps, ApiKeyProps, CategoryProps, InventoryItemProps, OrderProps, PetProps } from '@petstore/domain';
+import {
+  AccountProps,
+  ApiKeyProps,
+  CategoryProps,
+  InventoryItemProps,
+  MessageProps,
+  OrderProps,
+  PetProps,
+} from '@petstore/domain';
 import { Clock, UnitOfWork } from '../../src/ports';
 
 /** An order row: the domain's props and the time it was placed (set at insert, like the database's default). */
 export interface OrderRow extends OrderProps {
   createdAt: Date;
+}
+
+/** A message row: the domain's props, its place in the queue (`seq`) and its delivery attempts. */
+export interface MessageRow extends MessageProps {
+  seq: number;
+  attempts: number;
+  lastError: string | null;
 }
 
 /** The rows of every table the fakes keep; copied whole at the start of a transaction. */
@@ -15,6 +30,9 @@ export interface InMemoryTables {
   orders: Map<number, OrderRow>;
   accounts: Map<number, AccountProps>;
   apiKeys: Map<number, ApiKeyProps>;
+  messages: Map<string, MessageRow>;
+  /** The delivery jobs queued (message ids, in order): committed or rolled back with the message. */
+  deliveryJobs: string[];
 }
 
 const emptyTables = (): InMemoryTables => ({
@@ -24,6 +42,8 @@ const emptyTables = (): InMemoryTables => ({
   orders: new Map(),
   accounts: new Map(),
   apiKeys: new Map(),
+  messages: new Map(),
+  deliveryJobs: [],
 });
 
 /** Deep enough a copy: rows are flat records (a Date is copied as a new Date). */
@@ -37,6 +57,8 @@ function copyTables(tables: InMemoryTables): InMemoryTables {
     orders: copyRows(tables.orders),
     accounts: copyRows(tables.accounts),
     apiKeys: copyRows(tables.apiKeys),
+    messages: copyRows(tables.messages),
+    deliveryJobs: [...tables.deliveryJobs],
   };
 }
 

@@ -7,6 +7,7 @@ import {
   InMemoryStockLevels,
 } from './in-memory-catalogue';
 import { FixedClock, InMemoryDatabase, InMemoryUnitOfWork } from './in-memory-database';
+import { InMemoryMessageQueue, InMemoryMessageRepository, RecordingMessageTransport } from './in-memory-messages';
 import { InMemoryOrderRepository } from './in-memory-order.repository';
 
 /** Every in-memory port over one fresh store, wired as the composition root wires the real ones. */
@@ -29,6 +30,9 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     accounts: new InMemoryAccountRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     secrets: new FakeApiKeySecrets(),
+    messages: new InMemoryMessageRepository(db),
+    messageQueue: new InMemoryMessageQueue(db),
+    transport: new RecordingMessageTransport(),
   };
 }
 
