@@ -22,7 +22,12 @@ export function describeMessageRepositoryContract(name: string, makeRepo: () => 
     let ownerId: number;
     let minutes = 0;
     const queue = async (text: string) => {
-      const message = Message.queue({ id: messages.nextId(), text, ownerId, now: new Date(NOW.getTime() + ++minutes * 60_000) });
+      const message = Message.queue({
+        id: messages.nextId(),
+        text,
+        ownerId,
+        now: new Date(NOW.getTime() + ++minutes * 60_000),
+      });
       await messages.add(message);
       return message;
     };
@@ -62,7 +67,10 @@ export function describeMessageRepositoryContract(name: string, makeRepo: () => 
       expect((await messages.findById(message.id))?.status).toBe('queued');
       message.deliver(NOW);
       expect(await messages.recordAttempt(message, { attempts: 2, error: null })).toBe(true);
-      expect((await messages.findById(message.id))?.toSnapshot()).toMatchObject({ status: 'delivered', deliveredAt: NOW });
+      expect((await messages.findById(message.id))?.toSnapshot()).toMatchObject({
+        status: 'delivered',
+        deliveredAt: NOW,
+      });
       const late = Message.restore({ ...message.toSnapshot(), status: 'queued', deliveredAt: null });
       late.giveUp();
       expect(await messages.recordAttempt(late, { attempts: 3, error: null })).toBe(false);

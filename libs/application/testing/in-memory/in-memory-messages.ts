@@ -38,7 +38,9 @@ export class InMemoryMessageRepository extends MessageRepository {
   }
 
   async list(filter: MessageListFilter, { limit, afterId }: PageRequest): Promise<Page<Message>> {
-    const rows = this.rows.filter((row) => (!filter.status || row.status === filter.status) && (!afterId || row.seq > afterId));
+    const rows = this.rows.filter(
+      (row) => (!filter.status || row.status === filter.status) && (!afterId || row.seq > afterId),
+    );
     const page = pageFromRows(rows.slice(0, limit + 1), limit, (row) => row.seq);
     return { items: page.items.map(toMessage), nextAfterId: page.nextAfterId };
   }
