@@ -1,4 +1,4 @@
-import { InvalidValueError, MessageNotFoundError } from '@petstore/domain';
+import { Account, InvalidValueError, MessageNotFoundError } from '@petstore/domain';
 import { anAccount, inMemoryPetstore, InMemoryPetstore } from '../../testing';
 import {
   DeliverMessage,
@@ -11,11 +11,15 @@ import {
 
 describe('message use cases (in-memory ports)', () => {
   let store: InMemoryPetstore;
-  beforeEach(() => (store = inMemoryPetstore()));
-
-  const alice = anAccount().withId(1).customer().build();
-  const bob = anAccount().withId(2).customer().build();
-  const admin = anAccount().withId(3).admin().build();
+  let alice: Account;
+  let bob: Account;
+  let admin: Account;
+  beforeEach(async () => {
+    store = inMemoryPetstore();
+    alice = await anAccount().customer().saveIn(store);
+    bob = await anAccount().customer().saveIn(store);
+    admin = await anAccount().admin().saveIn(store);
+  });
 
   const queue = (text = 'Hello', ownerId = alice.id) =>
     new QueueMessage(store.uow, store.messages, store.messageQueue, store.clock).execute({ text, ownerId });

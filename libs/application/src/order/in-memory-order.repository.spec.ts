@@ -1,7 +1,6 @@
-import { describeOrderRepositoryContract, inMemoryPetstore } from '../../testing';
+import { anAccount, describeOrderRepositoryContract, inMemoryPetstore } from '../../testing';
 
 describeOrderRepositoryContract('in-memory fake', async () => {
-  let accounts = 0;
-  // The fake keeps no accounts (orders do not check their owner): any id will do.
-  return { ...inMemoryPetstore(), newAccountId: async () => ++accounts };
+  const store = inMemoryPetstore();
+  return { ...store, newAccountId: async () => (await anAccount().saveIn(store)).id };
 });

@@ -1,4 +1,5 @@
 import {
+  Account,
   HoldLimitReachedError,
   InsufficientStockError,
   InventoryItem,
@@ -16,11 +17,15 @@ import { CancelOrder, CompleteOrder, OrderQueries, PlaceOrder } from './order.us
 
 describe('order use cases (in-memory ports)', () => {
   let store: InMemoryPetstore;
-  beforeEach(() => (store = inMemoryPetstore()));
-
-  const alice = anAccount().withId(1).customer().build();
-  const bob = anAccount().withId(2).customer().build();
-  const admin = anAccount().withId(3).admin().build();
+  let alice: Account;
+  let bob: Account;
+  let admin: Account;
+  beforeEach(async () => {
+    store = inMemoryPetstore();
+    alice = await anAccount().customer().saveIn(store);
+    bob = await anAccount().customer().saveIn(store);
+    admin = await anAccount().admin().saveIn(store);
+  });
   const HOLD_MINUTES = 30;
 
   const placeOrder = (maxOpenUnits = 0) =>

@@ -5,13 +5,17 @@ import {
   PetNotFoundError,
   UnknownCategoryError,
 } from '@petstore/domain';
-import { aCategory, anOrder, aPet, inMemoryPetstore, InMemoryPetstore } from '../../testing';
+import { aCategory, anAccount, anOrder, aPet, inMemoryPetstore, InMemoryPetstore } from '../../testing';
 import { SetStock, StockQueries } from '../stock/stock.use-cases';
 import { CreatePet, DeletePet, PetQueries, UpdatePet } from './pet.use-cases';
 
 describe('pet and stock use cases (in-memory ports)', () => {
   let store: InMemoryPetstore;
-  beforeEach(() => (store = inMemoryPetstore()));
+  let customerId: number;
+  beforeEach(async () => {
+    store = inMemoryPetstore();
+    customerId = (await anAccount().saveIn(store)).id;
+  });
 
   const stockOf = async (petId: number) => (await store.inventory.findByPetId(petId))?.quantity;
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
@@ -77,7 +81,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
 
     it('refuses → sold while an order is open, changing nothing (name included)', async () => {
       const { pet } = await aPet().named('Rex').available().withStock(2).saveIn(store);
-      await anOrder().forPet(pet.id).saveIn(store);
+      await anOrder().forPet(pet.id).ownedBy(customerId).saveIn(store);
       const refused = update().execute({ id: pet.id, name: 'Max', status: 'sold' });
       await expect(refused).rejects.toBeInstanceOf(InvalidStatusTransitionError);
       expect((await store.pets.findById(pet.id))?.toSnapshot()).toMatchObject({ name: 'Rex', status: 'available' });
@@ -110,7 +114,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
 
     it('deletes the pet and its inventory entry; completed orders stay, without their pet', async () => {
       const { pet } = await aPet().saveIn(store);
-      const done = await anOrder().forPet(pet.id).completed().saveIn(store);
+      const done = await anOrder().forPet(pet.id).ownedBy(customerId).completed().saveIn(store);
       await remove().execute(pet.id);
       expect(await store.pets.findById(pet.id)).toBeNull();
       expect(await stockOf(pet.id)).toBeUndefined();
@@ -123,8 +127,8 @@ describe('pet and stock use cases (in-memory ports)', () => {
 
     it('refuses a pet with open orders (pet_has_open_orders) and keeps it', async () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
-      await anOrder().forPet(pet.id).saveIn(store);
-      await anOrder().forPet(pet.id).saveIn(store);
+      await anOrder().forPet(pet.id).ownedBy(customerId).saveIn(store);
+      await anOrder().forPet(pet.id).ownedBy(customerId).saveIn(store);
       await expect(remove().execute(pet.id)).rejects.toEqual(new PetHasOpenOrdersError(pet.id, 2));
       expect(await store.pets.findById(pet.id)).not.toBeNull();
     });
@@ -163,7 +167,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
 
     it('0 puts an available pet with open orders on hold (pending)', async () => {
       const { pet } = await aPet().available().withStock(4).saveIn(store);
-      await anOrder().forPet(pet.id).saveIn(store);
+      await anOrder().forPet(pet.id).ownedBy(customerId).saveIn(store);
       expect(await setStock().execute({ petId: pet.id, quantity: 0 })).toEqual({
         petId: pet.id,
         quantity: 0,

@@ -1,4 +1,5 @@
 import { Account, Category, InventoryItem, Order, OrderProps, Pet, PetStatus, Role } from '@petstore/domain';
+import { AccountRepository } from '../../src/account/account.repository';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { InventoryRepository } from '../../src/inventory/inventory.repository';
 import { OrderRepository } from '../../src/order/order.repository';
@@ -130,9 +131,14 @@ export class AccountBuilder {
   build(): Account {
     return Account.restore(this.props);
   }
+
+  /** Stores the account under a new id from the sequence (a preset `withId` is not kept). */
+  saveIn(ports: { accounts: AccountRepository }): Promise<Account> {
+    return ports.accounts.save(Account.restore({ ...this.props, id: 0 }));
+  }
 }
 
-/** An account as the use cases receive it (already authenticated): id 1 unless `withId`. */
+/** An account as the use cases receive it (already authenticated): id 1 unless `withId`; `saveIn` to store one. */
 export const anAccount = () => new AccountBuilder().withId(1);
 
 export class OrderBuilder {

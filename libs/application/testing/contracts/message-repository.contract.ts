@@ -1,6 +1,6 @@
 import { Message } from '@petstore/domain';
 import { MessageRepository } from '../../src/message/message.repository';
-import { UnitOfWork } from '../../src/ports';
+import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
 
 export interface MessageContractSubject {
   messages: MessageRepository;
@@ -44,6 +44,13 @@ export function describeMessageRepositoryContract(name: string, makeRepo: () => 
       const message = await queue('Hello');
       expect((await messages.findById(message.id))?.toSnapshot()).toEqual(message.toSnapshot());
       expect(await messages.findById(messages.nextId())).toBeNull();
+    });
+
+    it('refuses a message of an unknown owner (foreign key)', async () => {
+      const message = Message.queue({ id: messages.nextId(), text: 'Hi', ownerId: ownerId + 1000, now: NOW });
+      await expect(messages.add(message)).rejects.toBeInstanceOf(ConstraintViolationError);
+      await expect(messages.add(message)).rejects.toMatchObject({ constraintKind: 'foreign_key' });
+      expect(await messages.findById(message.id)).toBeNull();
     });
 
     it('lists oldest first by status, a keyset page at a time (the cursor is not the id)', async () => {

@@ -64,6 +64,21 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect(await orders.findById(next.id + 1000)).toBeNull();
     });
 
+    it('refuses an order of an unknown pet or owner (foreign keys), storing nothing', async () => {
+      const unknownOwner = anOrder()
+        .forPet(petId)
+        .ownedBy(bob + 1000)
+        .saveIn(subject);
+      await expect(unknownOwner).rejects.toMatchObject({ constraintKind: 'foreign_key' });
+      await expect(
+        anOrder()
+          .forPet(petId + 1000)
+          .ownedBy(alice)
+          .saveIn(subject),
+      ).rejects.toBeInstanceOf(ConstraintViolationError);
+      expect((await orders.list({}, { limit: 10 })).items).toEqual([]);
+    });
+
     it('counts the open orders of a pet, leaving one out if asked', async () => {
       const a = await anOrder().forPet(petId).ownedBy(alice).saveIn(subject);
       await anOrder().forPet(petId).ownedBy(bob).saveIn(subject);

@@ -28,6 +28,9 @@ export class InMemoryMessageRepository extends MessageRepository {
     if (this.db.tables.messages.has(props.id)) {
       throw new ConstraintViolationError('unique', 'messages_pkey', `duplicate key: message ${props.id} exists.`);
     }
+    if (!this.db.tables.accounts.has(props.ownerId)) {
+      throw new ConstraintViolationError('foreign_key', 'messages_owner_id_fkey', `No account ${props.ownerId}.`);
+    }
     const row = { ...props, seq: this.db.nextId('messages'), attempts: 0, lastError: null };
     this.db.tables.messages.set(props.id, row);
   }

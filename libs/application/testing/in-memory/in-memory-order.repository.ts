@@ -67,6 +67,9 @@ export class InMemoryOrderRepository extends OrderRepository {
     if (props.petId !== null && !this.db.tables.pets.has(props.petId)) {
       throw new ConstraintViolationError('foreign_key', 'orders_pet_id_fkey', `No pet ${props.petId} for the order.`);
     }
+    if (!this.db.tables.accounts.has(props.ownerId)) {
+      throw new ConstraintViolationError('foreign_key', 'orders_owner_id_fkey', `No account ${props.ownerId}.`);
+    }
     const row: OrderRow = { ...props, id: props.id || this.db.nextId('orders'), createdAt: this.db.clock.now() };
     this.db.tables.orders.set(row.id, row);
     return toOrder(row);
