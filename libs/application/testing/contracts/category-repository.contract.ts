@@ -121,6 +121,17 @@ export function describeCategoryRepositoryContract(
       expect(again.id).toBeGreaterThan(rolledBackId);
     });
 
+    it('a nested run joins the outer one: the outer failure undoes the inner run\'s writes too', async () => {
+      let innerId = 0;
+      await expect(
+        subject.uow.run(async () => {
+          innerId = (await subject.uow.run(() => categories.save(Category.create({ name: 'Inner' })))).id;
+          throw new Error('the outer command failed');
+        }),
+      ).rejects.toThrow('the outer command failed');
+      expect(await categories.exists(innerId)).toBe(false);
+    });
+
     it('a committed run keeps its writes', async () => {
       const saved = await subject.uow.run(() => categories.save(Category.create({ name: 'Kept' })));
       expect((await categories.findById(saved.id))?.name).toBe('Kept');
