@@ -89,6 +89,8 @@ export class FixedClock extends Clock {
  * - transactions run one at a time (the strictest row lock): so the fakes' `lock…` methods need
  *   do nothing but check that they run inside one, which is what PostgreSQL's `FOR UPDATE` needs;
  * - sequences are not rolled back (an id is never handed out twice), as in PostgreSQL.
+ * Outside `run`, a call reads and writes at once (autocommit) and sees a running transaction's writes:
+ * no isolation, which sequential tests do not need.
  * Hand-written rather than an in-memory SQL engine: the point is a store with no database at all.
  */
 export class InMemoryDatabase {
