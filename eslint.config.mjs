@@ -9,6 +9,20 @@ import nx from '@nx/eslint-plugin';
  * the layers' production code may not.
  * The typed HTTP client (libs/client) depends on no other lib and never on the server's code; the app's tests use it.
  */
+const APPLICATION_PORTS_ONLY = {
+  group: ['typeorm', 'typeorm/*', 'pg', '@nestjs/platform-*', 'class-validator'],
+  message: 'libs/application talks to persistence only through its ports.',
+};
+/**
+ * The in-memory fakes, test-data builders and port contract suites (libs/application/testing) are
+ * part of the application project, so that its specs and infrastructure's specs share them; production
+ * code may not import them.
+ */
+const NO_TEST_DOUBLES = {
+  regex: '^(@petstore/application/testing|(\\.\\./)+testing)(/.*)?$',
+  message: 'libs/application/testing (fakes, builders, contract suites) is for tests only.',
+};
+const TEST_FILES = ['**/*.spec.ts', '**/test/**/*.ts'];
 const ALL_LAYERS = ['type:domain', 'type:application', 'type:infrastructure'];
 const EMBEDDED = 'type:embedded-postgres';
 const CLIENT = 'type:client';
@@ -71,16 +85,22 @@ export default [
   },
   {
     files: ['libs/application/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['typeorm', 'typeorm/*', 'pg', '@nestjs/platform-*', 'class-validator'], message: 'libs/application talks to persistence only through its ports.' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [APPLICATION_PORTS_ONLY] }] },
+  },
+  {
+    files: ['libs/application/src/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES] }] },
+  },
+  {
+    files: [
+      'libs/infrastructure/src/**/*.ts',
+      'libs/testing/src/**/*.ts',
+      'libs/embedded-postgres/src/**/*.ts',
+      'apps/*/src/**/*.ts',
+    ],
+    ignores: TEST_FILES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_TEST_DOUBLES] }] },
   },
   {
     // The client is what API callers install: no server framework, no persistence, no non-null assertions.

@@ -9,6 +9,7 @@ const probe = (filePath, name, module) => [
 ];
 const EMBEDDED = ['startEmbeddedPostgres', '@petstore/embedded-postgres'];
 const MIGRATE = ['migrateDatabase', '@petstore/infrastructure'];
+const FAKES = ['InMemoryDatabase', '@petstore/application/testing'];
 
 const forbidden = [
   ['libs/domain/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
@@ -28,6 +29,11 @@ const forbidden = [
   probe('libs/client/src/probe.ts', 'Category', '@petstore/domain'),
   probe('libs/client/src/probe.ts', 'createApp', '../../../apps/api/src/create-app'),
   probe('apps/api/src/probe.ts', 'createPetstoreClient', '@petstore/client'),
+  // The fakes, builders and contract suites are for tests only.
+  probe('libs/application/src/probe.ts', 'InMemoryDatabase', '../testing'),
+  probe('libs/application/src/category/probe.ts', 'InMemoryDatabase', '../../testing/in-memory'),
+  probe('libs/infrastructure/src/probe.ts', ...FAKES),
+  probe('apps/api/src/probe.ts', ...FAKES),
 ];
 const allowed = [
   ['apps/api/test/probe.spec.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
@@ -37,6 +43,9 @@ const allowed = [
   probe('libs/testing/src/probe.ts', ...EMBEDDED),
   probe('libs/infrastructure/src/probe.spec.ts', ...EMBEDDED),
   probe('apps/api/test/probe.spec.ts', 'createPetstoreClient', '@petstore/client'),
+  probe('libs/infrastructure/src/probe.spec.ts', ...FAKES),
+  probe('apps/api/test/probe.spec.ts', ...FAKES),
+  probe('libs/application/src/category/probe.spec.ts', 'InMemoryDatabase', '../../testing'),
 ];
 
 const eslint = new ESLint();

@@ -1,8 +1,11 @@
-import { InventoryItem, Order, Pet, PetStatus } from '@petstore/domain';
+import { describeOrderRepositoryContract } from '@petstore/application/testing';
+import { Account, InventoryItem, Order, Pet, PetStatus } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
-import { TransactionHost } from '../../database/transaction-host';
+import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
+import { TypeOrmAccountRepository } from '../account/typeorm-account.repository';
+import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
 import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
 import { TypeOrmPetRepository } from '../pet/typeorm-pet.repository';
 import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
@@ -172,5 +175,29 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     const page = await levels.list({}, { limit: 2 });
     expect(page.nextAfterId).toBe(b.id);
     expect((await levels.list({}, { limit: 2, afterId: b.id })).items.map((l) => l.petId)).toEqual([c.id]);
+  });
+});
+
+describe('TypeOrmOrderRepository contract run (real database)', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+
+  beforeAll(async () => {
+    dataSource = await createDataSource(await testDatabaseUrl()).initialize();
+    host = new TransactionHost(dataSource);
+  });
+  afterAll(() => dataSource.destroy());
+
+  describeOrderRepositoryContract('TypeORM on PostgreSQL', async () => {
+    await resetDatabase(dataSource);
+    const accounts = new TypeOrmAccountRepository(host);
+    return {
+      categories: new TypeOrmCategoryRepository(host),
+      pets: new TypeOrmPetRepository(host),
+      inventory: new TypeOrmInventoryRepository(host),
+      orders: new TypeOrmOrderRepository(host),
+      uow: new TypeOrmUnitOfWork(host),
+      newAccountId: async () => (await accounts.save(Account.signUp('Owner', new Date()))).id,
+    };
   });
 });

@@ -1,9 +1,12 @@
+import { describePetRepositoryContract } from '@petstore/application/testing';
 import { InventoryItem, Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
-import { TransactionHost } from '../../database/transaction-host';
+import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
+import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
 import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
 import { TypeOrmPetRepository } from './typeorm-pet.repository';
 
 describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', () => {
@@ -133,5 +136,27 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
         expect(await inventory.lockByPetId(987654)).toBeNull();
       });
     });
+  });
+});
+
+describe('TypeORM pet, inventory and stock-level adapters (real database)', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+
+  beforeAll(async () => {
+    dataSource = await createDataSource(await testDatabaseUrl()).initialize();
+    host = new TransactionHost(dataSource);
+  });
+  afterAll(() => dataSource.destroy());
+
+  describePetRepositoryContract('TypeORM on PostgreSQL', async () => {
+    await resetDatabase(dataSource);
+    return {
+      categories: new TypeOrmCategoryRepository(host),
+      pets: new TypeOrmPetRepository(host),
+      inventory: new TypeOrmInventoryRepository(host),
+      stockLevels: new TypeOrmStockLevels(host),
+      uow: new TypeOrmUnitOfWork(host),
+    };
   });
 });

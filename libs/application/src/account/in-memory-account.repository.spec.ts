@@ -1,0 +1,3 @@
+import { describeAccountRepositoryContract, inMemoryPetstore } from '../../testing';
+
+describeAccountRepositoryContract('in-memory fakes', async () => inMemoryPetstore());

@@ -1,0 +1,3 @@
+import { describeCategoryRepositoryContract, inMemoryPetstore } from '../../testing';
+
+describeCategoryRepositoryContract('in-memory fake', async () => inMemoryPetstore());

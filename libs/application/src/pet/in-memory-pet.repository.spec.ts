@@ -1,0 +1,3 @@
+import { describePetRepositoryContract, inMemoryPetstore } from '../../testing';
+
+describePetRepositoryContract('in-memory fakes', async () => inMemoryPetstore());

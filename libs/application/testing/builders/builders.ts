@@ -1,0 +1,182 @@
+import { Account, Category, InventoryItem, Order, OrderProps, Pet, PetStatus, Role } from '@petstore/domain';
+import { AccountRepository } from '../../src/account/account.repository';
+import { CategoryRepository } from '../../src/category/category.repository';
+import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { OrderRepository } from '../../src/order/order.repository';
+import { PetRepository } from '../../src/pet/pet.repository';
+
+/*
+ * Test-data builders: a valid default for everything, and a method per fact a test cares about
+ * (`aPet().pending().withStock(0)`). `build()` makes the domain object (id 0: not saved);
+ * `saveIn(…)` stores it through the ports, so it works the same on the fakes and on TypeORM.
+ */
+
+let names = 0;
+/** A name no other built object of this run has (category names are unique). */
+const unique = (prefix: string) => `${prefix} ${++names}`;
+
+export class CategoryBuilder {
+  private name = unique('Category');
+  private description: string | null = null;
+
+  named(name: string): this {
+    this.name = name;
+    return this;
+  }
+
+  describedAs(description: string | null): this {
+    this.description = description;
+    return this;
+  }
+
+  build(): Category {
+    return Category.create({ name: this.name, description: this.description });
+  }
+
+  saveIn(ports: { categories: CategoryRepository }): Promise<Category> {
+    return ports.categories.save(this.build());
+  }
+}
+
+export const aCategory = () => new CategoryBuilder();
+
+export class PetBuilder {
+  private name = unique('Pet');
+  private status: PetStatus = 'available';
+  private categoryId: number | undefined;
+  private quantity: number | undefined;
+
+  named(name: string): this {
+    this.name = name;
+    return this;
+  }
+
+  inCategory(categoryId: number): this {
+    this.categoryId = categoryId;
+    return this;
+  }
+
+  available(): this {
+    return this.withStatus('available');
+  }
+
+  pending(): this {
+    return this.withStatus('pending');
+  }
+
+  sold(): this {
+    return this.withStatus('sold');
+  }
+
+  withStatus(status: PetStatus): this {
+    this.status = status;
+    return this;
+  }
+
+  /** Units in stock; by default what a new pet gets (1 if available, else 0). */
+  withStock(quantity: number): this {
+    this.quantity = quantity;
+    return this;
+  }
+
+  build(): Pet {
+    return Pet.create({ name: this.name, categoryId: this.categoryId ?? 1, status: this.status });
+  }
+
+  /**
+   * Saves the pet and its inventory entry. Without `inCategory` a new category is made for it.
+   * Stock and status are written as given, so a test can start from any state, valid or not.
+   */
+  async saveIn(ports: {
+    categories: CategoryRepository;
+    pets: PetRepository;
+    inventory: InventoryRepository;
+  }): Promise<{ pet: Pet; stock: InventoryItem }> {
+    this.categoryId ??= (await aCategory().saveIn(ports)).id;
+    const pet = await ports.pets.save(this.build());
+    const stock = await ports.inventory.create(InventoryItem.forNewPet(pet));
+    if (this.quantity !== undefined && this.quantity !== stock.quantity) {
+      stock.restock(this.quantity);
+      await ports.inventory.save(stock);
+    }
+    return { pet, stock };
+  }
+}
+
+export const aPet = () => new PetBuilder();
+
+export class AccountBuilder {
+  private props = {
+    id: 0,
+    name: unique('Account'),
+    role: 'customer' as Role,
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+  };
+
+  withId(id: number): this {
+    this.props.id = id;
+    return this;
+  }
+
+  customer(): this {
+    this.props.role = 'customer';
+    return this;
+  }
+
+  admin(): this {
+    this.props.role = 'admin';
+    return this;
+  }
+
+  build(): Account {
+    return Account.restore(this.props);
+  }
+
+  /** Stores the account under a new id from the sequence (a preset `withId` is not kept). */
+  saveIn(ports: { accounts: AccountRepository }): Promise<Account> {
+    return ports.accounts.save(Account.restore({ ...this.props, id: 0 }));
+  }
+}
+
+/** An account as the use cases receive it (already authenticated): id 1 unless `withId`; `saveIn` to store one. */
+export const anAccount = () => new AccountBuilder().withId(1);
+
+export class OrderBuilder {
+  private props: OrderProps = { id: 0, petId: 1, quantity: 1, shipDate: null, complete: false, ownerId: 1 };
+
+  forPet(petId: number): this {
+    this.props.petId = petId;
+    return this;
+  }
+
+  ofQuantity(quantity: number): this {
+    this.props.quantity = quantity;
+    return this;
+  }
+
+  ownedBy(ownerId: number): this {
+    this.props.ownerId = ownerId;
+    return this;
+  }
+
+  shipping(shipDate: Date | null): this {
+    this.props.shipDate = shipDate;
+    return this;
+  }
+
+  completed(): this {
+    this.props.complete = true;
+    return this;
+  }
+
+  build(): Order {
+    return Order.restore(this.props);
+  }
+
+  /** Stores the order as it is (no stock moves: give the pet the stock the test means it to have left). */
+  saveIn(ports: { orders: OrderRepository }): Promise<Order> {
+    return ports.orders.save(this.build());
+  }
+}
+
+export const anOrder = () => new OrderBuilder();

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { Account, ApiKey } from '@petstore/domain';
+import { AccountRepository, ApiKeyRepository } from '../../src/account/account.repository';
+import { UnitOfWork } from '../../src/ports';
+
+export interface AccountContractSubject {
+  accounts: AccountRepository;
+  apiKeys: ApiKeyRepository;
+  uow: UnitOfWork;
+}
+
+const NOW = new Date('2026-01-15T10:00:00.000Z');
+let keys = 0;
+/** A key as IssueApiKey stores it: a prefix and a SHA-256 hex hash, different every time. */
+const aKeyFor = (accountId: number, options: { bootstrap?: boolean; hash?: string } = {}) => {
+  const hash = options.hash ?? createHash('sha256').update(`contract key ${++keys}`).digest('hex');
+  return ApiKey.issue({ accountId, prefix: `psk_${hash.slice(0, 8)}`, hash, now: NOW, bootstrap: options.bootstrap });
+};
+
+/**
+ * The behaviour of AccountRepository and ApiKeyRepository the account use cases rely on, run against
+ * the in-memory fakes and the TypeORM adapters. `makeRepo` gives a fresh, empty store each test.
+ */
+export function describeAccountRepositoryContract(name: string, makeRepo: () => Promise<AccountContractSubject>): void {
+  describe(`AccountRepository and ApiKeyRepository contract: ${name}`, () => {
+    let subject: AccountContractSubject;
+    let accounts: AccountRepository;
+    let apiKeys: ApiKeyRepository;
+    let alice: Account;
+
+    beforeEach(async () => {
+      subject = await makeRepo();
+      ({ accounts, apiKeys } = subject);
+      alice = await accounts.save(Account.signUp('Alice', NOW));
+    });
+
+    it('inserts accounts with ids from a sequence, reads them back; lock tells whether one exists', async () => {
+      const admin = await accounts.save(Account.administrator('Root', NOW));
+      expect(alice.id).toBeGreaterThan(0);
+      expect(admin.id).toBeGreaterThan(alice.id);
+      expect((await accounts.findById(admin.id))?.toSnapshot()).toEqual({
+        id: admin.id,
+        name: 'Root',
+        role: 'admin',
+        createdAt: NOW,
+      });
+      expect(await accounts.findById(admin.id + 1000)).toBeNull();
+      await subject.uow.run(async () => {
+        expect(await accounts.lock(alice.id)).toBe(true);
+        expect(await accounts.lock(admin.id + 1000)).toBe(false);
+      });
+    });
+
+    it('stores a key and finds it with its account by hash, and by account and id', async () => {
+      const key = (await apiKeys.save(aKeyFor(alice.id))) as ApiKey;
+      expect(key.id).toBeGreaterThan(0);
+      const found = await apiKeys.findByHash(key.hash);
+      expect(found?.key.toSnapshot()).toEqual(key.toSnapshot());
+      expect(found?.account.toSnapshot()).toEqual(alice.toSnapshot());
+      expect(await apiKeys.findByHash('0'.repeat(64))).toBeNull();
+      expect((await apiKeys.findForAccount(alice.id, key.id))?.hash).toBe(key.hash);
+      const bob = await accounts.save(Account.signUp('Bob', NOW));
+      expect(await apiKeys.findForAccount(bob.id, key.id)).toBeNull();
+    });
+
+    it('answers null instead of storing a second key with the same hash', async () => {
+      const key = (await apiKeys.save(aKeyFor(alice.id))) as ApiKey;
+      expect(await apiKeys.save(aKeyFor(alice.id, { hash: key.hash }))).toBeNull();
+      expect(await apiKeys.countActiveForAccount(alice.id)).toBe(1);
+    });
+
+    it('counts and lists only active keys, a keyset page at a time; a revoked key is still found by hash', async () => {
+      const saved: ApiKey[] = [];
+      for (let i = 0; i < 3; i++) saved.push((await apiKeys.save(aKeyFor(alice.id))) as ApiKey);
+      saved[1].revoke(NOW);
+      await apiKeys.save(saved[1]);
+      expect(await apiKeys.countActiveForAccount(alice.id)).toBe(2);
+      const first = await apiKeys.listForAccount(alice.id, { limit: 1 });
+      expect(first.items.map((k) => k.id)).toEqual([saved[0].id]);
+      expect(first.nextAfterId).toBe(saved[0].id);
+      const rest = await apiKeys.listForAccount(alice.id, { limit: 5, afterId: saved[0].id });
+      expect(rest).toEqual({ items: [expect.objectContaining({ id: saved[2].id })], nextAfterId: null });
+      expect((await apiKeys.findByHash(saved[1].hash))?.key.isRevoked).toBe(true);
+    });
+
+    it("finds the newest bootstrap key's account, and revokes the other active bootstrap keys", async () => {
+      expect(await apiKeys.findBootstrapAccountId()).toBeNull();
+      const root = await accounts.save(Account.administrator('Root', NOW));
+      const old = (await apiKeys.save(aKeyFor(alice.id, { bootstrap: true }))) as ApiKey;
+      const kept = (await apiKeys.save(aKeyFor(root.id, { bootstrap: true }))) as ApiKey;
+      const plain = (await apiKeys.save(aKeyFor(root.id))) as ApiKey;
+      expect(await apiKeys.findBootstrapAccountId()).toBe(root.id);
+      expect(await apiKeys.revokeBootstrapKeysExcept(kept.hash, NOW)).toBe(1);
+      expect((await apiKeys.findByHash(old.hash))?.key.isRevoked).toBe(true);
+      expect((await apiKeys.findByHash(kept.hash))?.key.isRevoked).toBe(false);
+      expect((await apiKeys.findByHash(plain.hash))?.key.isRevoked).toBe(false);
+      expect(await apiKeys.revokeBootstrapKeysExcept(kept.hash, NOW)).toBe(0);
+    });
+
+    it('records a use, at most once a minute', async () => {
+      const key = (await apiKeys.save(aKeyFor(alice.id))) as ApiKey;
+      const at = new Date(NOW.getTime() + 5_000);
+      await apiKeys.touch(key.id, at);
+      expect((await apiKeys.findByHash(key.hash))?.key.lastUsedAt).toEqual(at);
+      await apiKeys.touch(key.id, new Date(at.getTime() + 30_000));
+      expect((await apiKeys.findByHash(key.hash))?.key.lastUsedAt).toEqual(at);
+      const later = new Date(at.getTime() + 120_000);
+      await apiKeys.touch(key.id, later);
+      expect((await apiKeys.findByHash(key.hash))?.key.lastUsedAt).toEqual(later);
+    });
+
+    it('rolls back a failed unit of work: the account and its key are gone', async () => {
+      let accountId = 0;
+      let hash = '';
+      await expect(
+        subject.uow.run(async () => {
+          accountId = (await accounts.save(Account.signUp('Temp', NOW))).id;
+          hash = ((await apiKeys.save(aKeyFor(accountId))) as ApiKey).hash;
+          throw new Error('the command failed');
+        }),
+      ).rejects.toThrow('the command failed');
+      expect(await accounts.findById(accountId)).toBeNull();
+      expect(await apiKeys.findByHash(hash)).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,140 @@
+import { Category, CategoryInUseError, CategoryNameTakenError } from '@petstore/domain';
+import { CategoryRepository } from '../../src/category/category.repository';
+import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { PetRepository } from '../../src/pet/pet.repository';
+import { UnitOfWork } from '../../src/ports';
+import { aCategory, aPet } from '../builders/builders';
+
+/** What the category contract needs: the repository, a pet repository to use a category, a unit of work. */
+export interface CategoryContractSubject {
+  categories: CategoryRepository;
+  pets: PetRepository;
+  inventory: InventoryRepository;
+  uow: UnitOfWork;
+}
+
+/**
+ * The behaviour of a CategoryRepository the use cases rely on. Run against the in-memory fake
+ * (libs/application) and the TypeORM repository on PostgreSQL (libs/infrastructure): `makeRepo` gives
+ * a fresh, empty store before each test.
+ */
+export function describeCategoryRepositoryContract(
+  name: string,
+  makeRepo: () => Promise<CategoryContractSubject>,
+): void {
+  describe(`CategoryRepository contract: ${name}`, () => {
+    let subject: CategoryContractSubject;
+    let categories: CategoryRepository;
+
+    beforeEach(async () => {
+      subject = await makeRepo();
+      categories = subject.categories;
+    });
+
+    it('inserts with an id from a sequence, reads back, tells whether one exists', async () => {
+      const first = await categories.save(Category.create({ name: 'Dogs', description: 'Loyal' }));
+      const second = await categories.save(Category.create({ name: 'Cats' }));
+      expect(first.id).toBeGreaterThan(0);
+      expect(second.id).toBeGreaterThan(first.id);
+      expect((await categories.findById(first.id))?.toSnapshot()).toEqual({
+        id: first.id,
+        name: 'Dogs',
+        description: 'Loyal',
+      });
+      expect(await categories.exists(second.id)).toBe(true);
+      expect(await categories.findById(second.id + 1000)).toBeNull();
+      expect(await categories.exists(second.id + 1000)).toBe(false);
+    });
+
+    it('updates in place: same id, new name and description', async () => {
+      const category = await aCategory().named('Birds').saveIn(subject);
+      category.rename('Parrots');
+      category.describe(null);
+      const saved = await categories.save(category);
+      expect(saved.toSnapshot()).toEqual({ id: category.id, name: 'Parrots', description: null });
+      expect((await categories.findById(category.id))?.name).toBe('Parrots');
+      expect((await categories.list({ limit: 10 })).items).toHaveLength(1);
+    });
+
+    it('hands back copies: changing a found category changes nothing stored until it is saved', async () => {
+      const category = await aCategory().named('Fish').saveIn(subject);
+      (await categories.findById(category.id))?.rename('Sharks');
+      expect((await categories.findById(category.id))?.name).toBe('Fish');
+    });
+
+    it('refuses a name taken in any case, on insert and on rename, with CategoryNameTakenError', async () => {
+      await aCategory().named('Reptiles').saveIn(subject);
+      await expect(categories.save(Category.create({ name: 'REPTILES' }))).rejects.toBeInstanceOf(
+        CategoryNameTakenError,
+      );
+      const other = await aCategory().named('Snakes').saveIn(subject);
+      other.rename('reptiles');
+      await expect(categories.save(other)).rejects.toMatchObject({ code: 'category_name_taken' });
+      expect((await categories.findById(other.id))?.name).toBe('Snakes');
+    });
+
+    it('lets a category change the case of its own name', async () => {
+      const category = await aCategory().named('horses').saveIn(subject);
+      category.rename('Horses');
+      expect((await categories.save(category)).name).toBe('Horses');
+    });
+
+    it('lists by ascending id, a keyset page at a time', async () => {
+      const saved: Category[] = [];
+      for (const name of ['A', 'B', 'C', 'D', 'E']) saved.push(await aCategory().named(name).saveIn(subject));
+      const ids = saved.map((c) => c.id);
+      const first = await categories.list({ limit: 2 });
+      expect(first.items.map((c) => c.id)).toEqual(ids.slice(0, 2));
+      expect(first.nextAfterId).toBe(ids[1]);
+      const last = await categories.list({ limit: 3, afterId: ids[1] });
+      expect(last.items.map((c) => c.id)).toEqual(ids.slice(2));
+      expect(last.nextAfterId).toBeNull();
+      expect(await categories.list({ limit: 2, afterId: ids[4] })).toEqual({ items: [], nextAfterId: null });
+    });
+
+    it('deletes: true once, false after; refuses with CategoryInUseError while a pet belongs to it', async () => {
+      const empty = await aCategory().saveIn(subject);
+      expect(await categories.delete(empty.id)).toBe(true);
+      expect(await categories.findById(empty.id)).toBeNull();
+      expect(await categories.delete(empty.id)).toBe(false);
+      const used = await aCategory().saveIn(subject);
+      const { pet } = await aPet().inCategory(used.id).saveIn(subject);
+      await expect(categories.delete(used.id)).rejects.toBeInstanceOf(CategoryInUseError);
+      expect(await categories.exists(used.id)).toBe(true);
+      await subject.pets.delete(pet.id);
+      expect(await categories.delete(used.id)).toBe(true);
+    });
+
+    it('takes part in the unit of work: a failed run leaves nothing; its ids are not reused', async () => {
+      const failure = new Error('the command failed');
+      let rolledBackId = 0;
+      await expect(
+        subject.uow.run(async () => {
+          rolledBackId = (await categories.save(Category.create({ name: 'Ephemeral' }))).id;
+          expect(await categories.exists(rolledBackId)).toBe(true);
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await categories.exists(rolledBackId)).toBe(false);
+      // The name is free again; the sequence went on (PostgreSQL never reuses a sequence value).
+      const again = await categories.save(Category.create({ name: 'Ephemeral' }));
+      expect(again.id).toBeGreaterThan(rolledBackId);
+    });
+
+    it('a nested run joins the outer one: the outer failure undoes the inner run\'s writes too', async () => {
+      let innerId = 0;
+      await expect(
+        subject.uow.run(async () => {
+          innerId = (await subject.uow.run(() => categories.save(Category.create({ name: 'Inner' })))).id;
+          throw new Error('the outer command failed');
+        }),
+      ).rejects.toThrow('the outer command failed');
+      expect(await categories.exists(innerId)).toBe(false);
+    });
+
+    it('a committed run keeps its writes', async () => {
+      const saved = await subject.uow.run(() => categories.save(Category.create({ name: 'Kept' })));
+      expect((await categories.findById(saved.id))?.name).toBe('Kept');
+    });
+  });
+}

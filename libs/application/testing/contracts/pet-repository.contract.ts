@@ -1,0 +1,166 @@
+import { InventoryItem, Pet, UnknownCategoryError } from '@petstore/domain';
+import { CategoryRepository } from '../../src/category/category.repository';
+import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { PetRepository } from '../../src/pet/pet.repository';
+import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
+import { StockLevels } from '../../src/stock/stock-levels';
+import { aCategory, aPet } from '../builders/builders';
+
+/** The catalogue's ports: pets, their inventory entries, the stock levels read over both. */
+export interface PetContractSubject {
+  categories: CategoryRepository;
+  pets: PetRepository;
+  inventory: InventoryRepository;
+  stockLevels: StockLevels;
+  uow: UnitOfWork;
+}
+
+/**
+ * The behaviour of PetRepository, InventoryRepository and StockLevels the use cases rely on, run
+ * against the in-memory fakes and the TypeORM adapters. `makeRepo` gives a fresh, empty store each test.
+ */
+export function describePetRepositoryContract(name: string, makeRepo: () => Promise<PetContractSubject>): void {
+  describe(`PetRepository, InventoryRepository and StockLevels contract: ${name}`, () => {
+    let subject: PetContractSubject;
+    let pets: PetRepository;
+    let inventory: InventoryRepository;
+    let categoryId: number;
+
+    beforeEach(async () => {
+      subject = await makeRepo();
+      ({ pets, inventory } = subject);
+      categoryId = (await aCategory().saveIn(subject)).id;
+    });
+
+    it('inserts a pet with an id from a sequence, reads it back and updates it in place', async () => {
+      const first = await pets.save(Pet.create({ name: 'Rex', categoryId }));
+      const second = await pets.save(Pet.create({ name: 'Tom', categoryId, status: 'pending' }));
+      expect(first.id).toBeGreaterThan(0);
+      expect(second.id).toBeGreaterThan(first.id);
+      expect((await pets.findById(first.id))?.toSnapshot()).toEqual({
+        id: first.id,
+        name: 'Rex',
+        categoryId,
+        status: 'available',
+      });
+      first.rename('Max');
+      first.hold();
+      await pets.save(first);
+      expect((await pets.findById(first.id))?.toSnapshot()).toEqual({
+        id: first.id,
+        name: 'Max',
+        categoryId,
+        status: 'pending',
+      });
+      expect(await pets.findById(second.id + 1000)).toBeNull();
+    });
+
+    it('refuses a category that does not exist, on insert and on update, with UnknownCategoryError', async () => {
+      await expect(pets.save(Pet.create({ name: 'Ghost', categoryId: categoryId + 1000 }))).rejects.toBeInstanceOf(
+        UnknownCategoryError,
+      );
+      const pet = await pets.save(Pet.create({ name: 'Mover', categoryId }));
+      pet.moveToCategory(categoryId + 1000);
+      await expect(pets.save(pet)).rejects.toMatchObject({ code: 'unknown_category' });
+      expect((await pets.findById(pet.id))?.categoryId).toBe(categoryId);
+    });
+
+    it('finds pets by ids in id order, leaving unknown ids out', async () => {
+      const a = await pets.save(Pet.create({ name: 'A', categoryId }));
+      const b = await pets.save(Pet.create({ name: 'B', categoryId }));
+      expect((await pets.findByIds([b.id, b.id + 1000, a.id])).map((p) => p.id)).toEqual([a.id, b.id]);
+      expect(await pets.findByIds([])).toEqual([]);
+    });
+
+    it('lists with every filter given (AND), a keyset page at a time', async () => {
+      const other = (await aCategory().saveIn(subject)).id;
+      const rex = await pets.save(Pet.create({ name: 'Rex', categoryId, status: 'available' }));
+      const rexy = await pets.save(Pet.create({ name: 'T-REX', categoryId: other, status: 'pending' }));
+      const odd = await pets.save(Pet.create({ name: '100%_sure', categoryId, status: 'sold' }));
+      const ids = (filter: Parameters<PetRepository['list']>[0]) =>
+        pets.list(filter, { limit: 10 }).then((page) => page.items.map((p) => p.id));
+      expect(await ids({})).toEqual([rex.id, rexy.id, odd.id]);
+      expect(await ids({ nameContains: 'rEx' })).toEqual([rex.id, rexy.id]);
+      expect(await ids({ nameContains: '%_' })).toEqual([odd.id]);
+      expect(await ids({ nameContains: '_' })).toEqual([odd.id]);
+      expect(await ids({ statuses: ['pending', 'sold'] })).toEqual([rexy.id, odd.id]);
+      expect(await ids({ categoryId })).toEqual([rex.id, odd.id]);
+      expect(await ids({ categoryId, nameContains: 'rex' })).toEqual([rex.id]);
+      expect(await ids({ ids: [odd.id, rex.id] })).toEqual([rex.id, odd.id]);
+      expect(await ids({ ids: [] })).toEqual([]);
+      const first = await pets.list({}, { limit: 2 });
+      expect(first.nextAfterId).toBe(rexy.id);
+      expect(await pets.list({}, { limit: 2, afterId: rexy.id })).toEqual({
+        items: [expect.objectContaining({ id: odd.id })],
+        nextAfterId: null,
+      });
+    });
+
+    it('keeps one inventory entry per pet: create, find, save', async () => {
+      const { pet } = await aPet().pending().inCategory(categoryId).saveIn(subject);
+      expect((await inventory.findByPetId(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0 });
+      const item = (await inventory.findByPetId(pet.id)) as InventoryItem;
+      item.restock(42);
+      await inventory.save(item);
+      expect((await inventory.findByPetId(pet.id))?.quantity).toBe(42);
+      expect(await inventory.findByPetId(pet.id + 1000)).toBeNull();
+    });
+
+    it('refuses a second entry for a pet, an entry without a pet, saving a missing entry', async () => {
+      const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
+      await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
+      const orphan = InventoryItem.restore({ petId: pet.id + 1000, quantity: 1 });
+      await expect(inventory.create(orphan)).rejects.toBeInstanceOf(ConstraintViolationError);
+      await expect(inventory.create(orphan)).rejects.toMatchObject({ constraintKind: 'foreign_key' });
+      await expect(inventory.save(orphan)).rejects.toThrow(/no inventory entry/);
+    });
+
+    it('deletes a pet with its inventory entry: true once, false after', async () => {
+      const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
+      expect(await pets.delete(pet.id)).toBe(true);
+      expect(await pets.findById(pet.id)).toBeNull();
+      expect(await inventory.findByPetId(pet.id)).toBeNull();
+      expect(await pets.delete(pet.id)).toBe(false);
+    });
+
+    it('locks only inside a unit of work, and finds nothing to lock for an unknown pet', async () => {
+      const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
+      await expect(pets.lockById(pet.id)).rejects.toThrow(/transaction/i);
+      await expect(inventory.lockByPetId(pet.id)).rejects.toThrow(/transaction/i);
+      await subject.uow.run(async () => {
+        expect((await pets.lockById(pet.id))?.id).toBe(pet.id);
+        expect((await inventory.lockByPetId(pet.id))?.quantity).toBe(1);
+        expect(await pets.lockById(pet.id + 1000)).toBeNull();
+        expect(await inventory.lockByPetId(pet.id + 1000)).toBeNull();
+      });
+    });
+
+    it('rolls back a failed unit of work: the pet, its entry and a stock change are all undone', async () => {
+      const { pet: kept, stock } = await aPet().inCategory(categoryId).withStock(3).saveIn(subject);
+      let created = 0;
+      await expect(
+        subject.uow.run(async () => {
+          created = (await aPet().inCategory(categoryId).saveIn(subject)).pet.id;
+          stock.restock(9);
+          await inventory.save(stock);
+          throw new Error('the command failed');
+        }),
+      ).rejects.toThrow('the command failed');
+      expect(await pets.findById(created)).toBeNull();
+      expect(await inventory.findByPetId(created)).toBeNull();
+      expect((await inventory.findByPetId(kept.id))?.quantity).toBe(3);
+    });
+
+    it("reads stock levels with their pet's status, filtered by status, a keyset page at a time", async () => {
+      const { pet: a } = await aPet().inCategory(categoryId).withStock(4).saveIn(subject);
+      const { pet: b } = await aPet().pending().inCategory(categoryId).saveIn(subject);
+      const { pet: c } = await aPet().sold().inCategory(categoryId).saveIn(subject);
+      expect(await subject.stockLevels.find(a.id)).toEqual({ petId: a.id, quantity: 4, status: 'available' });
+      expect(await subject.stockLevels.find(c.id + 1000)).toBeNull();
+      const page = await subject.stockLevels.list({ statuses: ['pending', 'sold'] }, { limit: 1 });
+      expect(page).toEqual({ items: [{ petId: b.id, quantity: 0, status: 'pending' }], nextAfterId: b.id });
+      const rest = await subject.stockLevels.list({ statuses: ['pending', 'sold'] }, { limit: 1, afterId: b.id });
+      expect(rest).toEqual({ items: [{ petId: c.id, quantity: 0, status: 'sold' }], nextAfterId: null });
+    });
+  });
+}

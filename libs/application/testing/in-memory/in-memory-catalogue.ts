@@ -1,0 +1,176 @@
+import {
+  Category,
+  CategoryInUseError,
+  CategoryNameTakenError,
+  InventoryItem,
+  Pet,
+  UnknownCategoryError,
+} from '@petstore/domain';
+import { CategoryRepository } from '../../src/category/category.repository';
+import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { PetFilter, PetRepository } from '../../src/pet/pet.repository';
+import { ConstraintViolationError } from '../../src/ports';
+import { Page, PageRequest, pageFromRows } from '../../src/shared/page';
+import { StockLevel, StockLevelFilter, StockLevels } from '../../src/stock/stock-levels';
+import { InMemoryDatabase } from './in-memory-database';
+
+/** Keyset page over rows held by id: `id > afterId`, ascending, `limit + 1` looked at (as the SQL does). */
+export function pageOf<T>(rows: Iterable<T>, idOf: (row: T) => number, { limit, afterId }: PageRequest): Page<T> {
+  const sorted = [...rows].filter((row) => !afterId || idOf(row) > afterId).sort((a, b) => idOf(a) - idOf(b));
+  return pageFromRows(sorted.slice(0, limit + 1), limit, idOf);
+}
+
+/** Categories; names unique case-insensitively (the `lower(name)` unique index), in use while pets point at them. */
+export class InMemoryCategoryRepository extends CategoryRepository {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async findById(id: number): Promise<Category | null> {
+    const row = this.db.tables.categories.get(id);
+    return row ? Category.restore(row) : null;
+  }
+
+  async exists(id: number): Promise<boolean> {
+    return this.db.tables.categories.has(id);
+  }
+
+  async list(page: PageRequest): Promise<Page<Category>> {
+    return pageOf([...this.db.tables.categories.values()].map(Category.restore), (c) => c.id, page);
+  }
+
+  async save(category: Category): Promise<Category> {
+    const row = category.toSnapshot();
+    const name = row.name.toLowerCase();
+    for (const other of this.db.tables.categories.values()) {
+      if (other.id !== row.id && other.name.toLowerCase() === name) throw new CategoryNameTakenError(row.name);
+    }
+    const saved = { ...row, id: row.id || this.db.nextId('categories') };
+    this.db.tables.categories.set(saved.id, saved);
+    return Category.restore(saved);
+  }
+
+  async delete(id: number): Promise<boolean> {
+    if (!this.db.tables.categories.has(id)) return false;
+    if ([...this.db.tables.pets.values()].some((pet) => pet.categoryId === id)) throw new CategoryInUseError(id);
+    return this.db.tables.categories.delete(id);
+  }
+}
+
+export class InMemoryPetRepository extends PetRepository {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async findById(id: number): Promise<Pet | null> {
+    const row = this.db.tables.pets.get(id);
+    return row ? Pet.restore(row) : null;
+  }
+
+  async lockById(id: number): Promise<Pet | null> {
+    this.db.assertInTransaction('lockById');
+    return this.findById(id);
+  }
+
+  async findByIds(ids: readonly number[]): Promise<Pet[]> {
+    return [...new Set(ids)]
+      .flatMap((id) => this.db.tables.pets.get(id) ?? [])
+      .sort((a, b) => a.id - b.id)
+      .map(Pet.restore);
+  }
+
+  async list(filter: PetFilter, page: PageRequest): Promise<Page<Pet>> {
+    const needle = filter.nameContains?.toLowerCase();
+    const rows = [...this.db.tables.pets.values()].filter(
+      (pet) =>
+        (filter.ids === undefined || filter.ids.includes(pet.id)) &&
+        (filter.statuses === undefined || filter.statuses.includes(pet.status)) &&
+        (filter.categoryId === undefined || pet.categoryId === filter.categoryId) &&
+        (needle === undefined || pet.name.toLowerCase().includes(needle)),
+    );
+    return pageOf(rows.map(Pet.restore), (pet) => pet.id, page);
+  }
+
+  async save(pet: Pet): Promise<Pet> {
+    const row = pet.toSnapshot();
+    if (!this.db.tables.categories.has(row.categoryId)) throw new UnknownCategoryError(row.categoryId);
+    const saved = { ...row, id: row.id || this.db.nextId('pets') };
+    this.db.tables.pets.set(saved.id, saved);
+    return Pet.restore(saved);
+  }
+
+  /**
+   * The inventory entry goes with the pet (ON DELETE CASCADE); its completed orders stay, without it
+   * (SET NULL). An open order would be left without its pet: refused, as `orders_open_has_pet_ck` does.
+   */
+  async delete(id: number): Promise<boolean> {
+    if ([...this.db.tables.orders.values()].some((order) => order.petId === id && !order.complete)) {
+      throw new ConstraintViolationError('check', 'orders_open_has_pet_ck', `Pet ${id} still has open orders.`);
+    }
+    if (!this.db.tables.pets.delete(id)) return false;
+    this.db.tables.inventory.delete(id);
+    for (const order of this.db.tables.orders.values()) if (order.petId === id) order.petId = null;
+    return true;
+  }
+}
+
+export class InMemoryInventoryRepository extends InventoryRepository {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async create(item: InventoryItem): Promise<InventoryItem> {
+    const row = item.toSnapshot();
+    if (!this.db.tables.pets.has(row.petId)) {
+      throw new ConstraintViolationError(
+        'foreign_key',
+        'inventory_pet_fk',
+        `No pet ${row.petId} for the inventory entry.`,
+      );
+    }
+    if (this.db.tables.inventory.has(row.petId)) {
+      throw new ConstraintViolationError('unique', 'inventory_pkey', `duplicate key: pet ${row.petId} has an entry.`);
+    }
+    this.db.tables.inventory.set(row.petId, row);
+    return item;
+  }
+
+  async findByPetId(petId: number): Promise<InventoryItem | null> {
+    const row = this.db.tables.inventory.get(petId);
+    return row ? InventoryItem.restore(row) : null;
+  }
+
+  async lockByPetId(petId: number): Promise<InventoryItem | null> {
+    this.db.assertInTransaction('lockByPetId');
+    return this.findByPetId(petId);
+  }
+
+  async save(item: InventoryItem): Promise<InventoryItem> {
+    const row = item.toSnapshot();
+    if (!this.db.tables.inventory.has(row.petId)) throw new Error(`Pet ${row.petId} has no inventory entry to update.`);
+    this.db.tables.inventory.set(row.petId, row);
+    return item;
+  }
+}
+
+export class InMemoryStockLevels extends StockLevels {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async find(petId: number): Promise<StockLevel | null> {
+    return this.levels().find((level) => level.petId === petId) ?? null;
+  }
+
+  async list(filter: StockLevelFilter, page: PageRequest): Promise<Page<StockLevel>> {
+    const levels = this.levels().filter((level) => !filter.statuses || filter.statuses.includes(level.status));
+    return pageOf(levels, (level) => level.petId, page);
+  }
+
+  private levels(): StockLevel[] {
+    return [...this.db.tables.inventory.values()].flatMap(({ petId, quantity }) => {
+      const pet = this.db.tables.pets.get(petId);
+      return pet ? [{ petId, quantity, status: pet.status }] : [];
+    });
+  }
+}

@@ -1,0 +1,148 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  AccountProps,
+  ApiKeyProps,
+  CategoryProps,
+  InventoryItemProps,
+  MessageProps,
+  OrderProps,
+  PetProps,
+} from '@petstore/domain';
+import { Clock, UnitOfWork } from '../../src/ports';
+
+/** An order row: the domain's props and the time it was placed (set at insert, like the database's default). */
+export interface OrderRow extends OrderProps {
+  createdAt: Date;
+}
+
+/** A message row: the domain's props, its place in the queue (`seq`) and its delivery attempts. */
+export interface MessageRow extends MessageProps {
+  seq: number;
+  attempts: number;
+  lastError: string | null;
+}
+
+/** The rows of every table the fakes keep; copied whole at the start of a transaction. */
+export interface InMemoryTables {
+  categories: Map<number, CategoryProps>;
+  pets: Map<number, PetProps>;
+  inventory: Map<number, InventoryItemProps>;
+  orders: Map<number, OrderRow>;
+  accounts: Map<number, AccountProps>;
+  apiKeys: Map<number, ApiKeyProps>;
+  messages: Map<string, MessageRow>;
+  /** The delivery jobs queued (message ids, in order): committed or rolled back with the message. */
+  deliveryJobs: string[];
+}
+
+const emptyTables = (): InMemoryTables => ({
+  categories: new Map(),
+  pets: new Map(),
+  inventory: new Map(),
+  orders: new Map(),
+  accounts: new Map(),
+  apiKeys: new Map(),
+  messages: new Map(),
+  deliveryJobs: [],
+});
+
+/** Deep enough a copy: rows are flat records (a Date is copied as a new Date). */
+function copyTables(tables: InMemoryTables): InMemoryTables {
+  const copyRows = <K, V extends object>(rows: Map<K, V>) =>
+    new Map([...rows].map(([key, row]) => [key, structuredClone(row)] as const));
+  return {
+    categories: copyRows(tables.categories),
+    pets: copyRows(tables.pets),
+    inventory: copyRows(tables.inventory),
+    orders: copyRows(tables.orders),
+    accounts: copyRows(tables.accounts),
+    apiKeys: copyRows(tables.apiKeys),
+    messages: copyRows(tables.messages),
+    deliveryJobs: [...tables.deliveryJobs],
+  };
+}
+
+/** A clock the test sets: `now()` returns the set time until it is moved. */
+export class FixedClock extends Clock {
+  constructor(private time = new Date('2026-01-15T10:00:00.000Z')) {
+    super();
+  }
+
+  now(): Date {
+    return new Date(this.time.getTime());
+  }
+
+  set(time: Date): void {
+    this.time = new Date(time.getTime());
+  }
+
+  advanceMinutes(minutes: number): void {
+    this.time = new Date(this.time.getTime() + minutes * 60_000);
+  }
+}
+
+/**
+ * The store behind every in-memory fake of one test: the tables, their id sequences, and the
+ * transaction (`InMemoryUnitOfWork`). What PostgreSQL gives the TypeORM repositories, reduced to
+ * what the use cases rely on:
+ * - a transaction is all or nothing: a `run` that throws leaves the tables as they were before it;
+ * - transactions run one at a time (the strictest row lock): so the fakes' `lock…` methods need
+ *   do nothing but check that they run inside one, which is what PostgreSQL's `FOR UPDATE` needs;
+ * - sequences are not rolled back (an id is never handed out twice), as in PostgreSQL.
+ * Outside `run`, a call reads and writes at once (autocommit) and sees a running transaction's writes:
+ * no isolation, which sequential tests do not need.
+ * Hand-written rather than an in-memory SQL engine: the point is a store with no database at all.
+ */
+export class InMemoryDatabase {
+  tables: InMemoryTables = emptyTables();
+  private readonly sequences = new Map<string, number>();
+  private readonly transaction = new AsyncLocalStorage<true>();
+  /** The end of the last transaction queued: the next one starts after it. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly clock: FixedClock = new FixedClock()) {}
+
+  /** The next value of a sequence (1, 2, …), as `bigserial` gives. */
+  nextId(sequence: keyof InMemoryTables | string): number {
+    const next = (this.sequences.get(sequence) ?? 0) + 1;
+    this.sequences.set(sequence, next);
+    return next;
+  }
+
+  get inTransaction(): boolean {
+    return this.transaction.getStore() === true;
+  }
+
+  /** What `SELECT … FOR UPDATE` requires: a transaction. */
+  assertInTransaction(method: string): void {
+    if (!this.inTransaction) throw new Error(`${method} needs a transaction (UnitOfWork.run).`);
+  }
+
+  /** Runs `work` as one transaction (a nested call joins the outer one). */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inTransaction) return work();
+    const result = this.queue.then(() =>
+      this.transaction.run(true, async () => {
+        const before = copyTables(this.tables);
+        try {
+          return await work();
+        } catch (error) {
+          this.tables = before;
+          throw error;
+        }
+      }),
+    );
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
+
+export class InMemoryUnitOfWork extends UnitOfWork {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return this.db.run(work);
+  }
+}

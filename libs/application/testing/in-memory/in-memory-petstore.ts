@@ -1,0 +1,39 @@
+import { FakeApiKeySecrets, InMemoryAccountRepository, InMemoryApiKeyRepository } from './in-memory-accounts';
+import { StockCommand } from '../../src/stock/stock-command';
+import {
+  InMemoryCategoryRepository,
+  InMemoryInventoryRepository,
+  InMemoryPetRepository,
+  InMemoryStockLevels,
+} from './in-memory-catalogue';
+import { FixedClock, InMemoryDatabase, InMemoryUnitOfWork } from './in-memory-database';
+import { InMemoryMessageQueue, InMemoryMessageRepository, RecordingMessageTransport } from './in-memory-messages';
+import { InMemoryOrderRepository } from './in-memory-order.repository';
+
+/** Every in-memory port over one fresh store, wired as the composition root wires the real ones. */
+export function inMemoryPetstore(clock = new FixedClock()) {
+  const db = new InMemoryDatabase(clock);
+  const uow = new InMemoryUnitOfWork(db);
+  const pets = new InMemoryPetRepository(db);
+  const inventory = new InMemoryInventoryRepository(db);
+  const orders = new InMemoryOrderRepository(db);
+  return {
+    db,
+    clock,
+    uow,
+    categories: new InMemoryCategoryRepository(db),
+    pets,
+    inventory,
+    orders,
+    stockLevels: new InMemoryStockLevels(db),
+    stockCommand: new StockCommand(uow, pets, inventory, orders),
+    accounts: new InMemoryAccountRepository(db),
+    apiKeys: new InMemoryApiKeyRepository(db),
+    secrets: new FakeApiKeySecrets(),
+    messages: new InMemoryMessageRepository(db),
+    messageQueue: new InMemoryMessageQueue(db),
+    transport: new RecordingMessageTransport(),
+  };
+}
+
+export type InMemoryPetstore = ReturnType<typeof inMemoryPetstore>;

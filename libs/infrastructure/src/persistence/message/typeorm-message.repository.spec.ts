@@ -1,0 +1,29 @@
+import { describeMessageRepositoryContract } from '@petstore/application/testing';
+import { Account } from '@petstore/domain';
+import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { DataSource } from 'typeorm';
+import { createDataSource } from '../../database/data-source';
+import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
+import { TypeOrmAccountRepository } from '../account/typeorm-account.repository';
+import { TypeOrmMessageRepository } from './typeorm-message.repository';
+
+describe('TypeOrmMessageRepository (real database)', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+
+  beforeAll(async () => {
+    dataSource = await createDataSource(await testDatabaseUrl()).initialize();
+    host = new TransactionHost(dataSource);
+  });
+  afterAll(() => dataSource.destroy());
+
+  describeMessageRepositoryContract('TypeORM on PostgreSQL', async () => {
+    await resetDatabase(dataSource);
+    const accounts = new TypeOrmAccountRepository(host);
+    return {
+      messages: new TypeOrmMessageRepository(host),
+      uow: new TypeOrmUnitOfWork(host),
+      newAccountId: async () => (await accounts.save(Account.signUp('Owner', new Date()))).id,
+    };
+  });
+});
