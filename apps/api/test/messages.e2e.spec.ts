@@ -214,6 +214,19 @@ describe('POST /messages with Idempotency-Key (HTTP, real PostgreSQL)', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  it('replays the first response byte for byte (keys in the same order), with the same headers', async () => {
+    const first = await post(customer, 'bytes-1', { message: 'the same bytes' });
+    expect(first.status).toBe(202);
+    const again = await post(customer, 'bytes-1', { message: 'the same bytes' });
+    expect(again.status).toBe(202);
+    expect(again.text).toBe(first.text);
+    expect(Object.keys(again.body)).toEqual(Object.keys(first.body));
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('gives one message to concurrent retries with the same key (the others are replays or 409 in use)', async () => {
     const before = await count();
     const responses = await Promise.all(Array.from({ length: 5 }, () => post(customer, 'racing-key', { message: 'raced' })));

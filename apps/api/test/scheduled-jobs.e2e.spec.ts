@@ -35,9 +35,9 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
   it('purges expired idempotency keys when the job runs, once across the instances', async () => {
     const { id: accountId } = await one.customer('Idem');
     const store = one.app.get(IdempotencyStore);
-    const response = { status: 202, body: {}, headers: {} };
-    await store.save(accountId, 'expired', { fingerprint: 'f', response }, new Date(Date.now() - 1_000));
-    await store.save(accountId, 'current', { fingerprint: 'f', response }, new Date(Date.now() + 60_000));
+    const result = { json: '{}', createdResource: null };
+    await store.save(accountId, 'expired', { fingerprint: 'f', result }, new Date(Date.now() - 1_000));
+    await store.save(accountId, 'current', { fingerprint: 'f', result }, new Date(Date.now() + 60_000));
     // What pg-boss's clock sends on the cron tick.
     const jobs = one.app.get(PgBossJobQueue);
     const jobId = await jobs.boss.send('purge-expired-idempotency-keys', {});

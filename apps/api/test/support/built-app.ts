@@ -105,7 +105,7 @@ export class ApiProcess {
     const body = json ? JSON.parse(text) : text || undefined;
     const problems = this.contract.check(method, path, response.status, response.headers.get('content-type'), body);
     if (problems.length) throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}`);
-    return { status: response.status, headers: response.headers, body };
+    return { status: response.status, headers: response.headers, body, text };
   }
 
   /** SIGTERM, as an orchestrator stops it; SIGKILL if it has not exited 20 s later. Returns the exit code. */

@@ -46,7 +46,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     await expect(pets.save(Pet.create({ name: 'Ghost', categoryId: 987654 }))).rejects.toBeInstanceOf(UnknownCategoryError);
     const pet = await newPet('Mover');
     pet.moveToCategory(987654);
-    await expect(pets.save(pet)).rejects.toMatchObject({ code: 'unknown_category' });
+    await expect(pets.save(pet)).rejects.toMatchObject({ kind: 'unknown_category' });
   });
 
   it('finds pets by ids, in id order, leaving unknown ids out', async () => {
