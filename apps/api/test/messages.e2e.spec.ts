@@ -1,20 +1,10 @@
 import { loadConfig } from '../src/config/app-config';
 import { createWorker } from '../src/messages/create-worker';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
+import { eventually } from './support/eventually';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Polls `probe` until `done` holds, failing after `timeoutMs`. */
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Not reached within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface MessageJson {
   id: string;

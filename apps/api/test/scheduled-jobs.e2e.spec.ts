@@ -2,16 +2,9 @@ import { IdempotencyStore } from '@petstore/application';
 import { PgBossJobQueue } from '@petstore/infrastructure';
 import { SCHEDULED_JOBS } from '../src/jobs/scheduled-jobs';
 import { TestApp } from './support/test-app';
+import { eventually } from './support/eventually';
 
 jest.setTimeout(30_000);
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
   let one: TestApp;
@@ -42,9 +35,10 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
     const jobs = one.app.get(PgBossJobQueue);
     const jobId = await jobs.boss.send('purge-expired-idempotency-keys', {});
     const keys = async () => (await one.sql(`SELECT key FROM idempotency_keys ORDER BY key`)).map((row) => row['key']);
-    await eventually(async () => (await keys()).length === 1);
+    await eventually(async () => (await keys()).length === 1, Boolean, 20_000);
     expect(await keys()).toEqual(['current']);
-    await eventually(async () => (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed');
+    const completed = async () => (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed';
+    await eventually(completed, Boolean, 20_000);
     const runs = await one.sql(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'purge-expired-idempotency-keys'`);
     expect(runs).toEqual([{ n: 1 }]);
   });
