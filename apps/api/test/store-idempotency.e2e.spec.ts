@@ -53,6 +53,12 @@ describe('POST /store/orders with Idempotency-Key (HTTP, real PostgreSQL)', () =
     expect(await store.stock(petId)).toEqual({ quantity: 3, status: 'available' });
   });
 
+  it('documents Idempotent-Replayed on the success of both idempotent operations', async () => {
+    const document = (await api.get('/openapi.json')).body;
+    expect(document.paths['/store/orders'].post.responses['201'].headers).toHaveProperty('Idempotent-Replayed');
+    expect(document.paths['/messages'].post.responses['202'].headers).toHaveProperty('Idempotent-Replayed');
+  });
+
   it('a replay still answers with the first response after the order changed', async () => {
     const petId = await store.pet({ quantity: 2 });
     const first = await store.order(alice, { petId, quantity: 1 }, withKey('order-2'));

@@ -17,13 +17,18 @@ const RATE_LIMIT_HEADERS = {
     schema: { type: 'string', maxLength: 64, pattern: '^"default";q=\\d+;w=\\d+$' },
   },
 };
+/** On the success of an operation that takes `Idempotency-Key` (see `@Idempotent()`). */
+const IDEMPOTENT_REPLAYED_HEADER = {
+  description: '`true`: the first response to this Idempotency-Key, sent again (the same body, byte for byte).',
+  schema: { type: 'string', enum: ['true'] },
+};
 const REQUEST_ID_HEADER = {
   description: 'The request id (echoed when the request sent a sane one).',
   schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
 };
 
 type Operation = {
-  parameters?: Array<{ in: string; schema?: Record<string, unknown> }>;
+  parameters?: Array<{ in: string; name?: string; schema?: Record<string, unknown> }>;
   requestBody?: unknown;
   security?: unknown[];
   responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
@@ -104,9 +109,11 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       }
       add(500, 'Unexpected error (`internal_error`); logged with the request id.');
       add(503, 'The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds.');
+      const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
       for (const [status, response] of Object.entries(operation.responses)) {
         response.headers = {
           'X-Request-Id': REQUEST_ID_HEADER,
+          ...(idempotent && status.startsWith('2') ? { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED_HEADER } : {}),
           ...(rateLimited && !status.startsWith('5') ? RATE_LIMIT_HEADERS : {}),
           ...response.headers,
         };
