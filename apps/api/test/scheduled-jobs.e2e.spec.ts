@@ -37,7 +37,8 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
     const keys = async () => (await one.sql(`SELECT key FROM idempotency_keys ORDER BY key`)).map((row) => row['key']);
     await eventually(async () => (await keys()).length === 1, Boolean, 20_000);
     expect(await keys()).toEqual(['current']);
-    const completed = async () => (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed';
+    const completed = async () =>
+      (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed';
     await eventually(completed, Boolean, 20_000);
     const runs = await one.sql(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'purge-expired-idempotency-keys'`);
     expect(runs).toEqual([{ n: 1 }]);

@@ -27,9 +27,8 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
 
   /** The pet's inventory entry as the database holds it (read outside the repository, which only locks it). */
   const entryOf = async (petId: number): Promise<InventoryItem | null> => {
-    const rows: Array<{ quantity: number }> = await dataSource.query('SELECT quantity FROM inventory WHERE pet_id = $1', [
-      petId,
-    ]);
+    const sql = 'SELECT quantity FROM inventory WHERE pet_id = $1';
+    const rows: Array<{ quantity: number }> = await dataSource.query(sql, [petId]);
     return rows.length ? InventoryItem.restore({ petId, quantity: rows[0].quantity }) : null;
   };
 
