@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
 import { ApiProcess, ensureBuilt } from './support/built-app';
+import { eventually } from './support/eventually';
 import type { TestResponse } from './support/test-app';
 
 // Building (when run without CI's build first) and starting two processes take a while.
@@ -9,16 +10,6 @@ jest.setTimeout(240_000);
 
 const ADMIN_KEY = `instances-admin-${randomUUID()}`;
 const RATE_LIMIT_PER_MINUTE = 100;
-
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /**
  * Two processes of the built service on one PostgreSQL (a fresh database) and one Redis, as
@@ -150,6 +141,8 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
             await instance.query(`SELECT id, status, attempts FROM messages WHERE id = ANY($1::uuid[])`, [ids])
           ).rows as Array<{ id: string; status: string; attempts: number }>,
         (rows) => rows.length === 60 && rows.every((row) => row.status === 'delivered'),
+        30_000,
+        200,
       );
       // Exactly once: one attempt each, and each job completed once.
       expect(delivered.every((row) => row.attempts === 1)).toBe(true);

@@ -21,6 +21,7 @@ import {
   TypeOrmUnitOfWork,
 } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
+import { eventually } from './support/eventually';
 
 // Deliveries wait for pg-boss's polling (0.5 s) and retries for its back-off (1–2 s, then 2–4 s).
 jest.setTimeout(30_000);
@@ -54,14 +55,6 @@ function latch(): { promise: Promise<void>; release: () => void } {
   let release!: () => void;
   const promise = new Promise<void>((resolve) => (release = resolve));
   return { promise, release };
-}
-
-async function eventually(condition: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** One worker as a separate process would have it: its own pool, job queue (pg-boss) and transport. */
@@ -265,7 +258,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     await eventually(async () => {
       const [{ n }] = await dataSource.query(`SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'`);
       return n === 120;
-    }, 30_000);
+    }, Boolean, 30_000);
     for (const id of ids) {
       expect(racing.reduce((sum, worker) => sum + (worker.transport.calls.get(id) ?? 0), 0)).toBe(1);
     }

@@ -1,20 +1,10 @@
 import { loadConfig } from '../src/config/app-config';
 import { createWorker } from '../src/messages/create-worker';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
+import { eventually } from './support/eventually';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Polls `probe` until `done` holds, failing after `timeoutMs`. */
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Not reached within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface MessageJson {
   id: string;
@@ -212,6 +202,19 @@ describe('POST /messages with Idempotency-Key (HTTP, real PostgreSQL)', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('location')).toBe(`/messages/${first.body.id}`);
     expect(await count()).toBe(before + 1);
+  });
+
+  it('replays the first response byte for byte (keys in the same order), with the same headers', async () => {
+    const first = await post(customer, 'bytes-1', { message: 'the same bytes' });
+    expect(first.status).toBe(202);
+    const again = await post(customer, 'bytes-1', { message: 'the same bytes' });
+    expect(again.status).toBe(202);
+    expect(again.text).toBe(first.text);
+    expect(Object.keys(again.body)).toEqual(Object.keys(first.body));
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('gives one message to concurrent retries with the same key (the others are replays or 409 in use)', async () => {

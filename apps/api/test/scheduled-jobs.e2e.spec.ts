@@ -6,16 +6,9 @@ import { SCHEDULED_JOBS } from '../src/jobs/scheduled-jobs';
 import { createWorker } from '../src/messages/create-worker';
 import { StoreFixtures } from './support/store-fixtures';
 import { TestApp } from './support/test-app';
+import { eventually } from './support/eventually';
 
 jest.setTimeout(30_000);
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
   let one: TestApp;
@@ -39,16 +32,18 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
   it('purges expired idempotency keys when the job runs, once across the instances', async () => {
     const { id: accountId } = await one.customer('Idem');
     const store = one.app.get(IdempotencyStore);
-    const response = { status: 202, body: {}, headers: {} };
-    await store.save(accountId, 'expired', { fingerprint: 'f', response }, new Date(Date.now() - 1_000));
-    await store.save(accountId, 'current', { fingerprint: 'f', response }, new Date(Date.now() + 60_000));
+    const result = { json: '{}', createdResource: null };
+    await store.save(accountId, 'expired', { fingerprint: 'f', result }, new Date(Date.now() - 1_000));
+    await store.save(accountId, 'current', { fingerprint: 'f', result }, new Date(Date.now() + 60_000));
     // What pg-boss's clock sends on the cron tick.
     const jobs = one.app.get(PgBossJobQueue);
     const jobId = await jobs.boss.send('purge-expired-idempotency-keys', {});
     const keys = async () => (await one.sql(`SELECT key FROM idempotency_keys ORDER BY key`)).map((row) => row['key']);
-    await eventually(async () => (await keys()).length === 1);
+    await eventually(async () => (await keys()).length === 1, Boolean, 20_000);
     expect(await keys()).toEqual(['current']);
-    await eventually(async () => (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed');
+    const completed = async () =>
+      (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed';
+    await eventually(completed, Boolean, 20_000);
     const runs = await one.sql(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'purge-expired-idempotency-keys'`);
     expect(runs).toEqual([{ n: 1 }]);
   });

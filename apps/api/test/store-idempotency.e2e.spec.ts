@@ -37,6 +37,28 @@ describe('POST /store/orders with Idempotency-Key (HTTP, real PostgreSQL)', () =
     expect(await store.ordersOf(petId)).toEqual(expect.objectContaining({ open: 1, openUnits: 3 }));
   });
 
+  it('a replay is the first response byte for byte (keys in the same order), with the same headers', async () => {
+    const petId = await store.pet({ quantity: 5 });
+    const body = { petId, quantity: 2, shipDate: '2031-02-03T04:05:06.000Z' };
+    const first = await store.order(alice, body, withKey('bytes-1'));
+    expect(first.status).toBe(201);
+    const again = await store.order(alice, body, withKey('bytes-1'));
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(Object.keys(again.body)).toEqual(Object.keys(first.body));
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.headers.get('location')).toBe(`/store/orders/${first.body.id}`);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(await store.stock(petId)).toEqual({ quantity: 3, status: 'available' });
+  });
+
+  it('documents Idempotent-Replayed on the success of both idempotent operations', async () => {
+    const document = (await api.get('/openapi.json')).body;
+    expect(document.paths['/store/orders'].post.responses['201'].headers).toHaveProperty('Idempotent-Replayed');
+    expect(document.paths['/messages'].post.responses['202'].headers).toHaveProperty('Idempotent-Replayed');
+  });
+
   it('a replay still answers with the first response after the order changed', async () => {
     const petId = await store.pet({ quantity: 2 });
     const first = await store.order(alice, { petId, quantity: 1 }, withKey('order-2'));

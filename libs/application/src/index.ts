@@ -1,5 +1,6 @@
 export * from './ports';
 export * from './shared/page';
+export * from './shared/application-error';
 export * from './category';
 export * from './account';
 export * from './pet';

@@ -155,7 +155,7 @@ export async function reclaimEmbeddedPostgresDir(dataDir: string, log?: (line: s
   const lockPid = content === undefined ? undefined : Number(content.split('\n')[0]);
   let holders = await postgresProcessesIn(dataDir);
   if (holders === undefined) {
-    if (lockPid !== undefined && isAlive(lockPid)) {
+    if (lockPid !== undefined && isProcessAlive(lockPid)) {
       throw new Error(`${dataDir} may be in use: its ${PID_FILE} names pid ${lockPid}, which is running.`);
     }
     holders = [];
@@ -163,7 +163,7 @@ export async function reclaimEmbeddedPostgresDir(dataDir: string, log?: (line: s
   if (holders.length > 0) {
     const postmaster = lockPid !== undefined && holders.includes(lockPid) ? lockPid : holders[0];
     const parent = parentPid(postmaster);
-    if (parent !== undefined && parent > 1 && isAlive(parent)) {
+    if (parent !== undefined && parent > 1 && isProcessAlive(parent)) {
       throw new Error(
         `${dataDir} is in use by PostgreSQL (pid ${postmaster}, started by pid ${parent}, which is still ` +
           'running). Stop that process or choose another data directory.',
@@ -339,7 +339,7 @@ async function removeAbandonedStagingDirs(dataDir: string): Promise<void> {
   for (const name of await fs.readdir(parent).catch(() => [] as string[])) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) {
+    if (Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid)) {
       await fs.rm(path.join(parent, name), { recursive: true, force: true });
     }
   }
@@ -464,7 +464,8 @@ function parentPid(pid: number): number | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (EPERM: it does, as another user's). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { reclaimEmbeddedPostgresDir, startEmbeddedPostgres } from '@petstore/embedded-postgres';
+import { isProcessAlive, reclaimEmbeddedPostgresDir, startEmbeddedPostgres } from '@petstore/embedded-postgres';
 import { Client } from 'pg';
 import {
   TEST_DATABASE_ENV,
@@ -224,7 +224,7 @@ async function sweepAbandonedEmbeddedDirs(
   for (const name of names) {
     if (!name.startsWith(EMBEDDED_DIR_PREFIX)) continue;
     const pid = Number(name.slice(EMBEDDED_DIR_PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || isProcessAlive(pid)) continue;
     const dir = path.join(tmpdir(), name);
     try {
       if (!name.includes('.init-')) await reclaim(dir);
@@ -233,15 +233,6 @@ async function sweepAbandonedEmbeddedDirs(
     } catch (error) {
       log(`left ${dir} alone: ${(error as Error).message}`);
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

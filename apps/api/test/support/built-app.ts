@@ -107,7 +107,7 @@ export class ApiProcess {
     const contentType = response.headers.get('content-type');
     const problems = this.contract.check(method, path, response.status, contentType, body, response.headers);
     if (problems.length) throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}`);
-    return { status: response.status, headers: response.headers, body };
+    return { status: response.status, headers: response.headers, body, text };
   }
 
   /** SIGTERM, as an orchestrator stops it; SIGKILL if it has not exited 20 s later. Returns the exit code. */

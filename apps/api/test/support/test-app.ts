@@ -28,6 +28,8 @@ export interface TestResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
+  /** The body exactly as received. */
+  text: string;
 }
 
 /**
@@ -88,7 +90,7 @@ export class TestApp {
     const problems = this.contract.check(method, path, response.status, contentType, body, response.headers);
     this.violations.push(...problems);
     if (problems.length) throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}\nBody: ${text}`);
-    return { status: response.status, headers: response.headers, body: body as T };
+    return { status: response.status, headers: response.headers, body: body as T, text };
   }
 
   get<T = any>(path: string, options?: RequestOptions) {

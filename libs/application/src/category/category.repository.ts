@@ -3,7 +3,6 @@ import { Page, PageRequest } from '../shared/page';
 
 export abstract class CategoryRepository {
   abstract findById(id: number): Promise<Category | null>;
-  abstract exists(id: number): Promise<boolean>;
   abstract list(page: PageRequest): Promise<Page<Category>>;
   /** Inserts or updates; throws CategoryNameTakenError when the name is taken (any case). */
   abstract save(category: Category): Promise<Category>;

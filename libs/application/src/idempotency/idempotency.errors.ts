@@ -1,16 +1,16 @@
-import { DomainError } from '@petstore/domain';
+import { ApplicationError } from '../shared/application-error';
 
-export class IdempotencyKeyInUseError extends DomainError {
-  readonly code = 'idempotency_key_in_use';
-  readonly kind = 'conflict' as const;
+/** Another request with the same key has not finished yet. */
+export class IdempotencyKeyInUseError extends ApplicationError {
+  readonly kind = 'idempotency_key_in_use' as const;
   constructor() {
     super('A request with this Idempotency-Key is still being processed; retry shortly.');
   }
 }
 
-export class IdempotencyKeyReusedError extends DomainError {
-  readonly code = 'idempotency_key_reused';
-  readonly kind = 'unknown_reference' as const;
+/** The key already belongs to a different request (another method, path or body). */
+export class IdempotencyKeyReusedError extends ApplicationError {
+  readonly kind = 'idempotency_key_reused' as const;
   constructor() {
     super('This Idempotency-Key was already used with a different request.');
   }

@@ -1,14 +1,20 @@
-/** A response kept under an Idempotency-Key, to be sent again to a retry. */
-export interface StoredResponse {
-  status: number;
-  body: unknown;
-  /** Headers that belong to the result (Location), replayed as they were. */
-  headers: Record<string, string>;
+/**
+ * What a completed command returned, kept under its Idempotency-Key so that a retry gets it again.
+ * No transport detail: how it is answered (status, headers) is the caller's business.
+ */
+export interface CommandResult {
+  /**
+   * The command's result serialized as JSON text. Kept as that very text (not re-encoded), so the
+   * result given to a retry is the same bytes as the first one.
+   */
+  json: string;
+  /** The resource the command created (its path, e.g. `/store/orders/7`), or null if none. */
+  createdResource: string | null;
 }
 
 export interface IdempotencyRecord {
   fingerprint: string;
-  response: StoredResponse;
+  result: CommandResult;
 }
 
 /**

@@ -7,7 +7,6 @@ import { InventoryItem } from '@petstore/domain';
 export abstract class InventoryRepository {
   /** Inserts the entry of a pet that has none yet (`InventoryItem.forNewPet`). */
   abstract create(item: InventoryItem): Promise<InventoryItem>;
-  abstract findByPetId(petId: number): Promise<InventoryItem | null>;
   /** Reads the entry and locks its row until the transaction ends (`SELECT … FOR UPDATE`). Inside `UnitOfWork.run` only. */
   abstract lockByPetId(petId: number): Promise<InventoryItem | null>;
   /** Writes the quantity of an existing entry. */

@@ -20,8 +20,6 @@ export abstract class PetRepository {
   abstract findById(id: number): Promise<Pet | null>;
   /** Reads the pet and locks its row until the transaction ends (`SELECT … FOR UPDATE`). Inside `UnitOfWork.run` only. */
   abstract lockById(id: number): Promise<Pet | null>;
-  /** The pets among `ids` that exist, in id order (unknown ids are left out). */
-  abstract findByIds(ids: readonly number[]): Promise<Pet[]>;
   /** A page of the pets that pass `filter`, ascending by id (keyset). */
   abstract list(filter: PetFilter, page: PageRequest): Promise<Page<Pet>>;
   /** Inserts (id 0) or updates; throws UnknownCategoryError when its category does not exist. */

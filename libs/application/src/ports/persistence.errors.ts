@@ -1,20 +1,18 @@
+import { ApplicationError } from '../shared/application-error';
+
 /**
  * What a persistence port may fail with, besides domain errors. The infrastructure translates
  * its driver's errors into these once (libs/infrastructure/src/database/driver-errors.ts);
  * nothing above it sees a driver error or message.
  */
-export abstract class PersistenceError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class PersistenceError extends ApplicationError {}
 
 /**
  * The database cannot serve now: unreachable, connection lost, no pooled connection in time,
  * a statement or a reply that took too long. Transient: the same request may succeed later.
  */
 export class StoreUnavailableError extends PersistenceError {
+  readonly kind = 'store_unavailable' as const;
   constructor(
     readonly reason: 'unreachable' | 'connection_lost' | 'timeout',
     message: string,
@@ -25,10 +23,13 @@ export class StoreUnavailableError extends PersistenceError {
 }
 
 /** Two transactions collided (serialization failure, deadlock): retrying may succeed. */
-export class ConcurrentUpdateError extends PersistenceError {}
+export class ConcurrentUpdateError extends PersistenceError {
+  readonly kind = 'concurrent_update' as const;
+}
 
 /** A constraint of the schema refused a write that no domain rule caught first (a race, mostly). */
 export class ConstraintViolationError extends PersistenceError {
+  readonly kind = 'constraint_violation' as const;
   constructor(
     readonly constraintKind: 'unique' | 'foreign_key' | 'check' | 'not_null' | 'exclusion',
     /** The constraint's name, when the database gives it. */
@@ -41,4 +42,6 @@ export class ConstraintViolationError extends PersistenceError {
 }
 
 /** The database refused a value it cannot store or read as its type (text with U+0000, a number out of range). */
-export class InvalidStoredValueError extends PersistenceError {}
+export class InvalidStoredValueError extends PersistenceError {
+  readonly kind = 'invalid_stored_value' as const;
+}

@@ -66,8 +66,7 @@ describe('InventoryItem', () => {
       const error = caught(() => item.take(units));
       expect(error).toBeInstanceOf(InsufficientStockError);
       expect(error).toMatchObject({
-        code: 'insufficient_stock',
-        kind: 'conflict',
+        kind: 'insufficient_stock',
         petId: 7,
         requested: units,
         inStock: from,
@@ -79,7 +78,7 @@ describe('InventoryItem', () => {
       const item = stock(5);
       expect(caught(() => item.take(units))).toMatchObject({
         field: 'quantity',
-        code: 'validation_failed',
+        kind: 'invalid',
       });
       expect(item.quantity).toBe(5);
     });
@@ -103,8 +102,7 @@ describe('InventoryItem', () => {
       const error = caught(() => item.giveBack(3));
       expect(error).toBeInstanceOf(StockLimitExceededError);
       expect(error).toMatchObject({
-        code: 'stock_limit_exceeded',
-        kind: 'conflict',
+        kind: 'stock_limit_exceeded',
         quantity: MAX + 1,
         limit: MAX,
       });
@@ -129,7 +127,7 @@ describe('InventoryItem', () => {
       const item = stock(5);
       const error = caught(() => item.restock(quantity));
       expect(error).toBeInstanceOf(InvalidValueError);
-      expect(error).toMatchObject({ field: 'quantity', code: 'validation_failed' });
+      expect(error).toMatchObject({ field: 'quantity', kind: 'invalid' });
       expect(item.quantity).toBe(5);
     });
   });
@@ -158,10 +156,9 @@ describe('inventory errors', () => {
       'stock_limit_exceeded',
       `Pet 4's stock cannot exceed ${MAX}; it would be ${MAX + 1}. Lower the stock first.`,
     ],
-  ])('%p has code %s, kind conflict', (error, code, message) => {
+  ])('%p has kind %s', (error, kind, message) => {
     expect(error).toBeInstanceOf(DomainError);
-    expect(error.code).toBe(code);
-    expect(error.kind).toBe('conflict');
+    expect(error.kind).toBe(kind);
     expect(error.message).toBe(message);
   });
 });

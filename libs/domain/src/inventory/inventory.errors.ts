@@ -2,8 +2,7 @@ import { DomainError } from '../shared/domain-error';
 
 /** No order takes more units than are in stock (invariant I1: no overselling). */
 export class InsufficientStockError extends DomainError {
-  readonly code = 'insufficient_stock';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'insufficient_stock' as const;
   constructor(
     readonly petId: number,
     readonly requested: number,
@@ -20,8 +19,7 @@ export class InsufficientStockError extends DomainError {
  * an administrator set the stock close to the limit while the order was open.
  */
 export class StockLimitExceededError extends DomainError {
-  readonly code = 'stock_limit_exceeded';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'stock_limit_exceeded' as const;
   constructor(
     readonly petId: number,
     readonly quantity: number,

@@ -79,9 +79,9 @@ class World {
       this.apply(cmd);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      expect(ALLOWED_REFUSALS[cmd.kind]).toContain(error.code);
+      expect(ALLOWED_REFUSALS[cmd.kind]).toContain(error.kind);
       expect(this.state()).toEqual(before); // a refusal changes nothing
-      if (cmd.kind === 'place' && error.code === 'insufficient_stock') {
+      if (cmd.kind === 'place' && error.kind === 'insufficient_stock') {
         expect(quantityBefore).toBeLessThan(cmd.quantity);
       }
       return;
@@ -257,7 +257,7 @@ describe('StockRules: invariants over random command sequences', () => {
           const second = stock - first + extra;
           expect(() =>
             StockRules.placeOrder({ pet, inventory, quantity: second, ownerId: 2, now: at }),
-          ).toThrow(expect.objectContaining({ code: 'insufficient_stock' }));
+          ).toThrow(expect.objectContaining({ kind: 'insufficient_stock' }));
           expect(inventory.quantity).toBe(stock - first);
           expect(pet.status).toBe('available');
         },
@@ -271,7 +271,7 @@ describe('StockRules: invariants over random command sequences', () => {
     StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 1, now: at });
     expect(() =>
       StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 2, now: at }),
-    ).toThrow(expect.objectContaining({ code: 'pet_not_available' }));
+    ).toThrow(expect.objectContaining({ kind: 'pet_not_available' }));
     expect([inventory.quantity, pet.status]).toEqual([0, 'pending']);
   });
 });

@@ -21,9 +21,9 @@ function petWith(status: PetStatus, quantity: number) {
 const openOrder = (quantity: number, complete = false) =>
   Order.restore({ id: 21, petId: PET_ID, quantity, shipDate: null, complete, ownerId: 11 });
 
-/** Run a command that must be refused; check the code and that nothing changed. */
+/** Run a command that must be refused; check its kind and that nothing changed. */
 function expectRefused(
-  code: string,
+  kind: string,
   aggregates: { pet: Pet; inventory: InventoryItem; order?: Order },
   command: () => unknown,
 ): void {
@@ -35,7 +35,7 @@ function expectRefused(
   };
   const error = caught(command);
   expect(error).toBeInstanceOf(DomainError);
-  expect((error as DomainError).code).toBe(code);
+  expect((error as DomainError).kind).toBe(kind);
   expect({
     pet: aggregates.pet.toSnapshot(),
     inventory: aggregates.inventory.toSnapshot(),
@@ -100,10 +100,10 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['quantity above the order limit', { quantity: LIMITS.orderQuantity.max + 1 }],
     ['a ship date two days ago', { quantity: 1, shipDate: new Date('2030-06-13T12:00:00.000Z') }],
   ])(
-    'validates the input (%s) before the state: validation_failed even for a sold pet',
+    'validates the input (%s) before the state: invalid even for a sold pet',
     (_, input) => {
       const aggregates = petWith('sold', 0);
-      expectRefused('validation_failed', aggregates, () =>
+      expectRefused('invalid', aggregates, () =>
         StockRules.placeOrder({ ...aggregates, ...input, ownerId: 11, now }),
       );
     },
@@ -211,10 +211,10 @@ describe('StockRules.setStock (command table: set stock to n)', () => {
   });
 
   it.each([-1, LIMITS.stockQuantity.max + 1, 1.5])(
-    'refuses %p with validation_failed, changing nothing',
+    'refuses %p with invalid, changing nothing',
     (n) => {
       const aggregates = petWith('available', 3);
-      expectRefused('validation_failed', aggregates, () =>
+      expectRefused('invalid', aggregates, () =>
         StockRules.setStock({ ...aggregates, quantity: n, openOrders: 0 }),
       );
     },

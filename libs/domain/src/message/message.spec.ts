@@ -29,7 +29,7 @@ describe('Message.queue', () => {
   it.each(['', 'not-a-uuid', `${id}0`, id.replace(/-/g, ''), `{${id}}`])('refuses id %p', (bad) => {
     const error = caught(() => queue({ id: bad }));
     expect(error).toBeInstanceOf(InvalidValueError);
-    expect(error).toMatchObject({ field: 'id', code: 'validation_failed' });
+    expect(error).toMatchObject({ field: 'id', kind: 'invalid' });
   });
 
   it.each([
@@ -48,7 +48,7 @@ describe('Message.queue', () => {
   ])('refuses a text that is %s', (_, text) => {
     const error = caught(() => queue({ text }));
     expect(error).toBeInstanceOf(InvalidValueError);
-    expect(error).toMatchObject({ field: 'message', code: 'validation_failed' });
+    expect(error).toMatchObject({ field: 'message', kind: 'invalid' });
   });
 });
 
@@ -126,7 +126,6 @@ describe('Message', () => {
     const error = new MessageNotFoundError(id);
     expect(error).toBeInstanceOf(DomainError);
     expect(error).toMatchObject({
-      code: 'not_found',
       kind: 'not_found',
       message: `Message ${id} does not exist.`,
     });

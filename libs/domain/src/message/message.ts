@@ -7,6 +7,11 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Whether `value` has the form of a message id: a UUID, in any letter case (PostgreSQL's `uuid` accepts it). */
+export function isMessageId(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
 export interface MessageProps {
   /** A UUID, chosen by the caller (the domain generates nothing). */
   id: string;
@@ -88,7 +93,7 @@ export class Message {
 
   /** Kept in lower case, the form PostgreSQL's `uuid` type returns. */
   private static checkId(id: string): string {
-    if (typeof id !== 'string' || !UUID.test(id)) {
+    if (!isMessageId(id)) {
       throw new InvalidValueError('id', 'id must be a UUID.');
     }
     return id.toLowerCase();

@@ -8,8 +8,7 @@ export class OrderNotFoundError extends NotFoundError {
 
 /** A completed order stays completed and cannot be cancelled (invariant I5). */
 export class OrderAlreadyCompleteError extends DomainError {
-  readonly code = 'order_already_complete';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'order_already_complete' as const;
   constructor(readonly orderId: number) {
     super(
       `Order ${orderId} is already complete; a completed order cannot be completed again or cancelled.`,

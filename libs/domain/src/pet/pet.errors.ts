@@ -9,8 +9,7 @@ export class PetNotFoundError extends NotFoundError {
 
 /** A command names a pet that does not exist (422, unlike a missing path id). */
 export class UnknownPetError extends DomainError {
-  readonly code = 'unknown_pet';
-  readonly kind = 'unknown_reference' as const;
+  readonly kind = 'unknown_pet' as const;
   constructor(id: number) {
     super(`Pet ${id} does not exist.`);
   }
@@ -18,8 +17,7 @@ export class UnknownPetError extends DomainError {
 
 /** Orders are placed only for `available` pets (invariant I2). */
 export class PetNotAvailableError extends DomainError {
-  readonly code = 'pet_not_available';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'pet_not_available' as const;
   constructor(
     readonly petId: number,
     readonly status: PetStatus,
@@ -30,8 +28,7 @@ export class PetNotAvailableError extends DomainError {
 
 /** A status change the transition rules refuse (docs/domain.md, "Status changes by hand"). */
 export class InvalidStatusTransitionError extends DomainError {
-  readonly code = 'invalid_status_transition';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'invalid_status_transition' as const;
   constructor(
     readonly from: PetStatus,
     readonly to: PetStatus,
@@ -43,8 +40,7 @@ export class InvalidStatusTransitionError extends DomainError {
 
 /** A pet with open orders cannot be deleted (invariant I6). */
 export class PetHasOpenOrdersError extends DomainError {
-  readonly code = 'pet_has_open_orders';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'pet_has_open_orders' as const;
   constructor(
     readonly petId: number,
     readonly openOrders: number,

@@ -1,17 +1,24 @@
 /**
- * What kind of refusal a domain error is. The API maps each kind to one HTTP
- * status in one place (the global exception filter); the domain never speaks HTTP.
+ * What a domain refusal means, one name per refusal. The domain never speaks HTTP: the API maps
+ * each kind to its status and public code in one table (apps/api/src/common/errors).
+ * A new refusal adds its kind here, and the compiler then asks the API table for its row.
  */
 export type DomainErrorKind =
-  | 'invalid' //         the command itself is malformed (a value out of range)
-  | 'not_found' //       the addressed resource does not exist (or is not yours)
-  | 'unknown_reference' // the command names another resource that does not exist
-  | 'conflict' //        the command conflicts with the current state
-  | 'gone'; //           the operation no longer exists
+  | 'invalid' //                   the command itself is malformed (a value out of range)
+  | 'not_found' //                 the addressed resource does not exist (or is not yours)
+  | 'unknown_category' //          the command names a category that does not exist
+  | 'unknown_pet' //               the command names a pet that does not exist
+  | 'category_name_taken'
+  | 'category_in_use'
+  | 'pet_not_available'
+  | 'invalid_status_transition'
+  | 'pet_has_open_orders'
+  | 'insufficient_stock'
+  | 'stock_limit_exceeded'
+  | 'order_already_complete';
 
-/** Base of every refusal the domain and the use cases raise; `code` is stable and public. */
+/** Base of every refusal the domain raises; `kind` says which, and is stable. */
 export abstract class DomainError extends Error {
-  abstract readonly code: string;
   abstract readonly kind: DomainErrorKind;
 
   constructor(message: string) {
@@ -22,7 +29,6 @@ export abstract class DomainError extends Error {
 
 /** A value broke a domain limit (length, range). The field is named for the client. */
 export class InvalidValueError extends DomainError {
-  readonly code = 'validation_failed';
   readonly kind = 'invalid' as const;
   constructor(
     readonly field: string,
@@ -33,7 +39,6 @@ export class InvalidValueError extends DomainError {
 }
 
 export class NotFoundError extends DomainError {
-  readonly code = 'not_found';
   readonly kind = 'not_found' as const;
   constructor(resource: string, id: number | string) {
     super(`${resource} ${id} does not exist.`);

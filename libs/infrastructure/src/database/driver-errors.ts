@@ -1,8 +1,8 @@
 import {
+  ApplicationError,
   ConcurrentUpdateError,
   ConstraintViolationError,
   InvalidStoredValueError,
-  PersistenceError,
   StoreUnavailableError,
 } from '@petstore/application';
 import { DomainError } from '@petstore/domain';
@@ -20,7 +20,7 @@ import {
  * application layer. Anything else is returned as it is (a bug, to be reported as such).
  */
 export function translateDriverError(error: unknown): unknown {
-  if (error instanceof PersistenceError || error instanceof DomainError) return error;
+  if (error instanceof ApplicationError || error instanceof DomainError) return error;
   const driverError = error instanceof QueryFailedError ? (error.driverError as PgErrorFields) : (error as PgErrorFields);
   const code = typeof driverError?.code === 'string' ? driverError.code : '';
   const message = typeof driverError?.message === 'string' ? driverError.message : '';

@@ -1,4 +1,11 @@
-import { ConcurrentUpdateError, ConstraintViolationError, InvalidStoredValueError, StoreUnavailableError } from '@petstore/application';
+import {
+  ConcurrentUpdateError,
+  ConstraintViolationError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  InvalidStoredValueError,
+  StoreUnavailableError,
+} from '@petstore/application';
 import { CategoryNameTakenError, InvalidValueError, NotFoundError, UnknownCategoryError } from '@petstore/domain';
 import { ApiError } from './api-error';
 import { toErrorResponse } from './error-response';
@@ -13,6 +20,17 @@ describe('toErrorResponse', () => {
       code: 'validation_failed',
       message: 'name is too long',
       details: [{ field: 'name', message: 'name is too long' }],
+    });
+  });
+
+  it('maps the application\'s own errors by kind, not by what they were made for', () => {
+    expect(toErrorResponse(new IdempotencyKeyInUseError()).body).toMatchObject({
+      status: 409,
+      code: 'idempotency_key_in_use',
+    });
+    expect(toErrorResponse(new IdempotencyKeyReusedError()).body).toMatchObject({
+      status: 422,
+      code: 'idempotency_key_reused',
     });
   });
 

@@ -1,9 +1,4 @@
-import {
-  ConcurrentUpdateError,
-  ConstraintViolationError,
-  PersistenceError,
-  StoreUnavailableError,
-} from '@petstore/application';
+import { ApplicationError, ErrorKind } from '@petstore/application';
 import { DomainError, InvalidValueError } from '@petstore/domain';
 import { ApiError, ErrorDetail } from './api-error';
 
@@ -22,12 +17,51 @@ export interface ErrorResponse {
   unexpected: boolean;
 }
 
-const DOMAIN_STATUS: Record<DomainError['kind'], number> = {
-  invalid: 400,
-  not_found: 404,
-  unknown_reference: 422,
-  conflict: 409,
-  gone: 410,
+const UNAVAILABLE = 'The service is temporarily unavailable; try again shortly.';
+
+/**
+ * The one table from what an error means (its kind, raised by the domain or the application) to
+ * how the API answers it. `message` replaces the error's own words where those are for the logs only
+ * (persistence errors carry the driver's); otherwise the client reads the error's message.
+ */
+interface ErrorAnswer {
+  status: number;
+  code: string;
+  message?: string;
+  headers?: Record<string, string>;
+}
+
+const RETRY_SOON = { status: 503, code: 'service_unavailable', message: UNAVAILABLE };
+
+const ERRORS: Record<ErrorKind, ErrorAnswer> = {
+  invalid: { status: 400, code: 'validation_failed' },
+  not_found: { status: 404, code: 'not_found' },
+  // The body names something that does not exist: 422, unlike a missing path id (404).
+  unknown_category: { status: 422, code: 'unknown_category' },
+  unknown_pet: { status: 422, code: 'unknown_pet' },
+  category_name_taken: { status: 409, code: 'category_name_taken' },
+  category_in_use: { status: 409, code: 'category_in_use' },
+  pet_not_available: { status: 409, code: 'pet_not_available' },
+  invalid_status_transition: { status: 409, code: 'invalid_status_transition' },
+  pet_has_open_orders: { status: 409, code: 'pet_has_open_orders' },
+  insufficient_stock: { status: 409, code: 'insufficient_stock' },
+  stock_limit_exceeded: { status: 409, code: 'stock_limit_exceeded' },
+  order_already_complete: { status: 409, code: 'order_already_complete' },
+  idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
+  idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
+  store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
+  // A collision with a concurrent transaction: the same request may simply be sent again.
+  concurrent_update: { ...RETRY_SOON, headers: { 'Retry-After': '1' } },
+  constraint_violation: {
+    status: 409,
+    code: 'conflict',
+    message: 'The request conflicts with the current state of the resource (a concurrent change).',
+  },
+  invalid_stored_value: {
+    status: 400,
+    code: 'validation_failed',
+    message: 'A value of the request cannot be stored as given.',
+  },
 };
 
 const GENERIC_CODE: Record<number, string> = {
@@ -62,31 +96,17 @@ const FASTIFY_ERRORS: Record<
   },
 };
 
-const UNAVAILABLE = 'The service is temporarily unavailable; try again shortly.';
-
-/** The persistence errors the infrastructure translates driver errors into (no driver detail here). */
-function persistenceResponse(error: PersistenceError): ErrorResponse {
-  if (error instanceof StoreUnavailableError) return respond(503, 'service_unavailable', UNAVAILABLE, undefined, { 'Retry-After': '5' });
-  // A collision with a concurrent transaction: the same request may simply be sent again.
-  if (error instanceof ConcurrentUpdateError) return respond(503, 'service_unavailable', UNAVAILABLE, undefined, { 'Retry-After': '1' });
-  if (error instanceof ConstraintViolationError) {
-    return respond(409, 'conflict', 'The request conflicts with the current state of the resource (a concurrent change).');
-  }
-  return respond(400, 'validation_failed', 'A value of the request cannot be stored as given.');
-}
-
 /** Maps any error, from any layer, to the Error shape. The only place that decides statuses. */
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof ApiError) {
     return respond(error.status, error.code, error.message, error.details, error.headers);
   }
-  if (error instanceof InvalidValueError) {
-    return respond(400, 'validation_failed', error.message, [{ field: error.field, message: error.message }]);
+  if (error instanceof DomainError || error instanceof ApplicationError) {
+    const { status, code, message, headers } = ERRORS[error.kind];
+    // An invalid value names its field for the client.
+    const details = error instanceof InvalidValueError ? [{ field: error.field, message: error.message }] : undefined;
+    return respond(status, code, message ?? error.message, details, headers);
   }
-  if (error instanceof DomainError) {
-    return respond(DOMAIN_STATUS[error.kind], error.code, error.message);
-  }
-  if (error instanceof PersistenceError) return persistenceResponse(error);
   const e = error as { code?: string; statusCode?: number; status?: number; message?: string; getStatus?: () => number };
   if (typeof e?.code === 'string' && FASTIFY_ERRORS[e.code]) {
     const known = FASTIFY_ERRORS[e.code];

@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { RunIdempotently, StoredResponse } from '@petstore/application';
+import { CommandResult, RunIdempotently } from '@petstore/application';
 import { Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-/** Headers of a result that a replay repeats. */
-const REPLAYED_HEADERS = ['location'];
-
 /**
- * Applies `Idempotency-Key` (docs/api.md, Idempotency) to one operation: the handler runs
- * inside RunIdempotently's transaction, and a replay sends the stored status, body and
- * Location again with `Idempotent-Replayed: true`. Without the header, nothing changes.
+ * Applies `Idempotency-Key` (docs/api.md, Idempotency) to one operation: the handler runs inside
+ * RunIdempotently's transaction, and its result is kept as the JSON text this interceptor sends.
+ * A replay sends that same text with the operation's own status, the created resource's
+ * `Location` and `Idempotent-Replayed: true`. Without the header, nothing changes.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -36,20 +34,22 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const run = async () => {
       const outcome = await this.runIdempotently.execute(
         { accountId: account.id, key, fingerprint: fingerprint(request) },
-        async (): Promise<StoredResponse> => {
-          const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
-          const headers: Record<string, string> = {};
-          for (const name of REPLAYED_HEADERS) {
-            const value = reply.getHeader(name);
-            if (typeof value === 'string') headers[name] = value;
-          }
-          return { status: reply.statusCode, body, headers };
+        async (): Promise<CommandResult> => {
+          const body: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
+          const location = reply.getHeader('location');
+          // Serialized once, here: the first response and every replay send this very text.
+          return { json: JSON.stringify(body) ?? '', createdResource: typeof location === 'string' ? location : null };
         },
       );
+      const { json, createdResource } = outcome.result;
       if (outcome.replayed) {
-        void reply.status(outcome.response.status).headers({ ...outcome.response.headers, 'Idempotent-Replayed': 'true' });
+        void reply.header('Idempotent-Replayed', 'true');
+        if (createdResource !== null) void reply.header('Location', createdResource);
       }
-      return outcome.response.body;
+      if (!json) return undefined;
+      // A string with a JSON content type is sent as it is (Fastify serializes only objects).
+      void reply.type('application/json; charset=utf-8');
+      return json;
     };
     return from(run());
   }

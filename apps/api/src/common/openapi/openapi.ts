@@ -43,7 +43,8 @@ const HEADERS = {
     schema: { type: 'string', enum: ['Bearer realm="petstore"'] },
   },
   'Idempotent-Replayed': {
-    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    description:
+      '`true`: the first response to this `Idempotency-Key`, sent again (the same body, byte for byte).',
     schema: { type: 'string', enum: ['true'] },
   },
 };

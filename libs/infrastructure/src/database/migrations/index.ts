@@ -6,6 +6,7 @@ import { Orders1763856100000 } from './1763856100000-orders';
 import { MessageDeliveryJobs1763942460000 } from './1763942460000-message-delivery-jobs';
 import { OpenOrderIndexes1764000100000 } from './1764000100000-open-order-indexes';
 import { BootstrapApiKeys1764000200000 } from './1764000200000-bootstrap-api-keys';
+import { IdempotencyResults1764000300000 } from './1764000300000-idempotency-results';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   MessageDeliveryJobs1763942460000,
   OpenOrderIndexes1764000100000,
   BootstrapApiKeys1764000200000,
+  IdempotencyResults1764000300000,
 ];

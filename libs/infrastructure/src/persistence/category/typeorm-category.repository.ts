@@ -22,10 +22,6 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
     return row ? CategoryMapper.toDomain(row) : null;
   }
 
-  exists(id: number): Promise<boolean> {
-    return this.rows.existsBy({ id });
-  }
-
   async list({ limit, afterId }: PageRequest): Promise<Page<Category>> {
     const rows = await this.rows.find({
       where: afterId ? { id: MoreThan(afterId) } : {},

@@ -1,4 +1,10 @@
-import { Clock, IdempotencyKeyInUseError, IdempotencyKeyReusedError, RunIdempotently, StoredResponse } from '@petstore/application';
+import {
+  Clock,
+  CommandResult,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  RunIdempotently,
+} from '@petstore/application';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
@@ -43,9 +49,10 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
   });
 
   /** A request whose effect is a row, written in the same transaction. */
-  const effect = (note: string) => async (): Promise<StoredResponse> => {
+  const effect = (note: string) => async (): Promise<CommandResult> => {
     const rows: Array<{ id: number }> = await host.manager.query(`INSERT INTO idem_effects (note) VALUES ($1) RETURNING id`, [note]);
-    return { status: 201, body: { id: rows[0].id, note }, headers: { location: `/effects/${rows[0].id}` } };
+    // Keys in an order jsonb would change: the result must come back as the same text.
+    return { json: JSON.stringify({ note, id: rows[0].id }), createdResource: `/effects/${rows[0].id}` };
   };
   const count = async (note: string) =>
     Number((await dataSource.query(`SELECT count(*) AS n FROM idem_effects WHERE note = $1`, [note]))[0].n);
@@ -54,7 +61,8 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     const first = await run.execute({ accountId, key: 'k1', fingerprint: 'a'.repeat(64) }, effect('once'));
     const second = await run.execute({ accountId, key: 'k1', fingerprint: 'a'.repeat(64) }, effect('once'));
     expect(first.replayed).toBe(false);
-    expect(second).toEqual({ replayed: true, response: first.response });
+    expect(second).toEqual({ replayed: true, result: first.result });
+    expect(second.result.json).toBe(JSON.stringify({ note: 'once', id: JSON.parse(first.result.json).id }));
     expect(await count('once')).toBe(1);
   });
 
@@ -67,7 +75,7 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
   });
 
   it('keeps nothing when the request fails, so a retry runs it', async () => {
-    const failing = async (): Promise<StoredResponse> => {
+    const failing = async (): Promise<CommandResult> => {
       await effect('failed')();
       throw new Error('the command was refused');
     };
@@ -82,9 +90,9 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const slow = run.execute({ accountId, key: 'k4', fingerprint: 'd'.repeat(64) }, async () => {
-      const response = await effect('slow')();
+      const result = await effect('slow')();
       await gate;
-      return response;
+      return result;
     });
     // Let the first request take the lock.
     await new Promise((resolve) => setTimeout(resolve, 100));

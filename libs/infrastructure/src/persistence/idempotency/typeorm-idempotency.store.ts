@@ -22,38 +22,26 @@ export class TypeOrmIdempotencyStore extends IdempotencyStore {
   }
 
   async find(accountId: number, key: string, now: Date): Promise<IdempotencyRecord | null> {
-    const rows: Array<{ fingerprint: string; response_status: number; response_body: unknown; response_headers: Record<string, string> }> =
-      await this.host.manager.query(
-        `SELECT fingerprint, response_status, response_body, response_headers
-           FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`,
-        [accountId, key, now],
-      );
+    type Row = { fingerprint: string; result: string; created_resource: string | null };
+    const rows: Row[] = await this.host.manager.query(
+      `SELECT fingerprint, result, created_resource
+         FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`,
+      [accountId, key, now],
+    );
     if (!rows.length) return null;
     const row = rows[0];
-    return {
-      fingerprint: row.fingerprint,
-      response: { status: row.response_status, body: row.response_body ?? undefined, headers: row.response_headers },
-    };
+    return { fingerprint: row.fingerprint, result: { json: row.result, createdResource: row.created_resource } };
   }
 
   async save(accountId: number, key: string, record: IdempotencyRecord, expiresAt: Date): Promise<void> {
-    // An expired record under the same key is replaced.
+    // An expired record under the same key is replaced. The result is text, stored as given.
     await this.host.manager.query(
-      `INSERT INTO idempotency_keys (account_id, key, fingerprint, response_status, response_body, response_headers, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO idempotency_keys (account_id, key, fingerprint, result, created_resource, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (account_id, key) DO UPDATE SET
-         fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-         response_body = EXCLUDED.response_body, response_headers = EXCLUDED.response_headers,
+         fingerprint = EXCLUDED.fingerprint, result = EXCLUDED.result, created_resource = EXCLUDED.created_resource,
          created_at = now(), expires_at = EXCLUDED.expires_at`,
-      [
-        accountId,
-        key,
-        record.fingerprint,
-        record.response.status,
-        record.response.body === undefined ? null : JSON.stringify(record.response.body),
-        JSON.stringify(record.response.headers),
-        expiresAt,
-      ],
+      [accountId, key, record.fingerprint, record.result.json, record.result.createdResource, expiresAt],
     );
   }
 

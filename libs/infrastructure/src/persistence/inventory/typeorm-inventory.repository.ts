@@ -20,11 +20,6 @@ export class TypeOrmInventoryRepository extends InventoryRepository {
     return item;
   }
 
-  async findByPetId(petId: number): Promise<InventoryItem | null> {
-    const row = await this.rows.findOneBy({ petId });
-    return row ? InventoryMapper.toDomain(row) : null;
-  }
-
   async lockByPetId(petId: number): Promise<InventoryItem | null> {
     const row = await this.rows.findOne({ where: { petId }, lock: { mode: 'pessimistic_write' } });
     return row ? InventoryMapper.toDomain(row) : null;

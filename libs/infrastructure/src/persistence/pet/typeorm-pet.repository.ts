@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, PetFilter, PetRepository, pageFromRows } from '@petstore/application';
 import { Pet, UnknownCategoryError } from '@petstore/domain';
-import { In } from 'typeorm';
 import { violated } from '../../database/driver-errors';
 import { TransactionHost } from '../../database/transaction-host';
 import { PetMapper } from './pet.mapper';
@@ -28,12 +27,6 @@ export class TypeOrmPetRepository extends PetRepository {
   async lockById(id: number): Promise<Pet | null> {
     const row = await this.rows.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
     return row ? PetMapper.toDomain(row) : null;
-  }
-
-  async findByIds(ids: readonly number[]): Promise<Pet[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.rows.find({ where: { id: In([...ids]) }, order: { id: 'ASC' } });
-    return rows.map(PetMapper.toDomain);
   }
 
   /** Each filter has its index (see the PetsAndInventory migration); the page is `id > after ORDER BY id`. */

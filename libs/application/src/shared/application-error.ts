@@ -1,0 +1,26 @@
+import type { DomainErrorKind } from '@petstore/domain';
+
+/** What a refusal or failure of the application layer means (the domain's refusals have their own kinds). */
+export type ApplicationErrorKind =
+  | 'idempotency_key_in_use' //  a request with the same key is still running
+  | 'idempotency_key_reused' //  the key was used with another request
+  | 'store_unavailable' //       the database cannot serve now (transient)
+  | 'concurrent_update' //       two transactions collided (transient)
+  | 'constraint_violation' //    a schema constraint refused a write no rule caught first
+  | 'invalid_stored_value'; //   the database cannot store or read a value as its type
+
+/**
+ * Every kind of error the layers under the API raise on purpose. The API maps each kind to its
+ * HTTP status and public code in one table; a new kind does not compile until that table has it.
+ */
+export type ErrorKind = DomainErrorKind | ApplicationErrorKind;
+
+/** Base of the application layer's own errors: `kind` says what happened, never how to answer it. */
+export abstract class ApplicationError extends Error {
+  abstract readonly kind: ApplicationErrorKind;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
