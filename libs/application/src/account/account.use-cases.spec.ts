@@ -29,7 +29,7 @@ describe('account use cases (in-memory ports)', () => {
     });
 
     it('refuses a blank name and stores nothing', async () => {
-      await expect(signUp('  ')).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(signUp('  ')).rejects.toMatchObject({ kind: 'invalid' });
       expect(store.db.tables.accounts.size).toBe(0);
     });
   });

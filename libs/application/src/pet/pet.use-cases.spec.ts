@@ -94,7 +94,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
       expect(await stockOf(pet.id)).toBe(2);
       const { pet: sold } = await aPet().sold().saveIn(store);
       await expect(update().execute({ id: sold.id, status: 'pending' })).rejects.toMatchObject({
-        code: 'invalid_status_transition',
+        kind: 'invalid_status_transition',
       });
     });
 

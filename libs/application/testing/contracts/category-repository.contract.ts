@@ -41,9 +41,9 @@ export function describeCategoryRepositoryContract(
         name: 'Dogs',
         description: 'Loyal',
       });
-      expect(await categories.exists(second.id)).toBe(true);
+      expect(await categories.findById(second.id)).not.toBeNull();
       expect(await categories.findById(second.id + 1000)).toBeNull();
-      expect(await categories.exists(second.id + 1000)).toBe(false);
+      expect(await categories.findById(second.id + 1000)).toBeNull();
     });
 
     it('updates in place: same id, new name and description', async () => {
@@ -69,7 +69,7 @@ export function describeCategoryRepositoryContract(
       );
       const other = await aCategory().named('Snakes').saveIn(subject);
       other.rename('reptiles');
-      await expect(categories.save(other)).rejects.toMatchObject({ code: 'category_name_taken' });
+      await expect(categories.save(other)).rejects.toMatchObject({ kind: 'category_name_taken' });
       expect((await categories.findById(other.id))?.name).toBe('Snakes');
     });
 
@@ -100,7 +100,7 @@ export function describeCategoryRepositoryContract(
       const used = await aCategory().saveIn(subject);
       const { pet } = await aPet().inCategory(used.id).saveIn(subject);
       await expect(categories.delete(used.id)).rejects.toBeInstanceOf(CategoryInUseError);
-      expect(await categories.exists(used.id)).toBe(true);
+      expect(await categories.findById(used.id)).not.toBeNull();
       await subject.pets.delete(pet.id);
       expect(await categories.delete(used.id)).toBe(true);
     });
@@ -111,11 +111,11 @@ export function describeCategoryRepositoryContract(
       await expect(
         subject.uow.run(async () => {
           rolledBackId = (await categories.save(Category.create({ name: 'Ephemeral' }))).id;
-          expect(await categories.exists(rolledBackId)).toBe(true);
+          expect(await categories.findById(rolledBackId)).not.toBeNull();
           throw failure;
         }),
       ).rejects.toBe(failure);
-      expect(await categories.exists(rolledBackId)).toBe(false);
+      expect(await categories.findById(rolledBackId)).toBeNull();
       // The name is free again; the sequence went on (PostgreSQL never reuses a sequence value).
       const again = await categories.save(Category.create({ name: 'Ephemeral' }));
       expect(again.id).toBeGreaterThan(rolledBackId);
@@ -129,7 +129,7 @@ export function describeCategoryRepositoryContract(
           throw new Error('the outer command failed');
         }),
       ).rejects.toThrow('the outer command failed');
-      expect(await categories.exists(innerId)).toBe(false);
+      expect(await categories.findById(innerId)).toBeNull();
     });
 
     it('a committed run keeps its writes', async () => {

@@ -7,8 +7,7 @@ export class ApiKeyNotFoundError extends NotFoundError {
 }
 
 export class TooManyApiKeysError extends DomainError {
-  readonly code = 'too_many_keys';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'too_many_keys' as const;
   constructor(max: number) {
     super(`An account holds at most ${max} active API keys; revoke one first.`);
   }

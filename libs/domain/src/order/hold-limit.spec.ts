@@ -16,7 +16,7 @@ describe('assertWithinHoldLimit (per-customer hold limit)', () => {
     }
     expect(error).toBeInstanceOf(HoldLimitReachedError);
     expect(error).toBeInstanceOf(DomainError);
-    expect(error).toMatchObject({ code: 'hold_limit_reached', kind: 'conflict' });
+    expect(error).toMatchObject({ kind: 'hold_limit_reached' });
     expect(error).toMatchObject({ openUnits: 98, requested: 7, limit: 100 });
     expect(() => assertWithinHoldLimit(0, 101, 100)).toThrow(HoldLimitReachedError);
   });

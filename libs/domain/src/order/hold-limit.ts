@@ -2,8 +2,7 @@ import { DomainError } from '../shared/domain-error';
 
 /** A customer may hold at most so many units in open orders (stock hoarding). */
 export class HoldLimitReachedError extends DomainError {
-  readonly code = 'hold_limit_reached';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'hold_limit_reached' as const;
   constructor(
     readonly openUnits: number,
     readonly requested: number,

@@ -15,7 +15,9 @@ export type DomainErrorKind =
   | 'pet_has_open_orders'
   | 'insufficient_stock'
   | 'stock_limit_exceeded'
-  | 'order_already_complete';
+  | 'order_already_complete'
+  | 'hold_limit_reached' //       a customer's open orders would hold more units than allowed
+  | 'too_many_keys'; //           an account already has the most active API keys allowed
 
 /** Base of every refusal the domain raises; `kind` says which, and is stable. */
 export abstract class DomainError extends Error {

@@ -47,6 +47,8 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   insufficient_stock: { status: 409, code: 'insufficient_stock' },
   stock_limit_exceeded: { status: 409, code: 'stock_limit_exceeded' },
   order_already_complete: { status: 409, code: 'order_already_complete' },
+  hold_limit_reached: { status: 409, code: 'hold_limit_reached' },
+  too_many_keys: { status: 409, code: 'too_many_keys' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
