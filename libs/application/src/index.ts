@@ -8,3 +8,4 @@ export * from './idempotency';
 export * from './order';
 export * from './stock';
 export * from './message';
+export * from './webhook';

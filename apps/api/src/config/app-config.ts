@@ -38,6 +38,10 @@ export class AppConfig {
   otlpEndpoint: string | null;
   /** Time bounds of HTTP exchanges and database work (HTTP_* and DB_* *_MS variables), in milliseconds. */
   timeouts: Timeouts;
+  /** WEBHOOKS_ALLOW_PRIVATE (false): webhooks may use http:// and private, loopback, link-local addresses (unsafe). */
+  webhooksAllowPrivate: boolean;
+  /** WEBHOOK_RETRY_DELAYS_MS (for tests): the waits between webhook attempts; null = the standard schedule. */
+  webhookRetryDelaysMs: number[] | null;
   /** How long a SIGTERM/SIGINT may take to drain in-flight requests and stop (SHUTDOWN_TIMEOUT_MS, 10000). */
   shutdownTimeoutMs: number;
 
@@ -97,6 +101,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     timeouts: timeouts(env),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    webhooksAllowPrivate: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+    webhookRetryDelaysMs: integerList(env, 'WEBHOOK_RETRY_DELAYS_MS', 0, 100, 0, 86_400_000),
   });
 }
 
@@ -144,6 +150,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}").`);
   }
   return Number(value);
+}
+
+/** A comma-separated list of whole numbers (null when unset). */
+function integerList(env: Env, name: string, minLength: number, maxLength: number, min: number, max: number): number[] | null {
+  const value = text(env, name);
+  if (value === null) return null;
+  const items = value.split(',').map((item) => item.trim());
+  const valid = items.every((item) => /^\d+$/.test(item) && Number(item) >= min && Number(item) <= max);
+  if (!valid || items.length < minLength || items.length > maxLength) {
+    throw new ConfigError(name, `must be up to ${maxLength} comma-separated whole numbers from ${min} to ${max} (got "${value}").`);
+  }
+  return items.map(Number);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | null {

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { PurgeExpiredIdempotencyKeys } from '@petstore/application';
+import { DisableFailingWebhookEndpoints, PurgeExpiredIdempotencyKeys } from '@petstore/application';
 
 export interface ScheduledJob {
   /** The job queue's name for it (letters, digits, hyphens). */
@@ -16,4 +16,5 @@ export interface ScheduledJob {
  */
 export const SCHEDULED_JOBS: ScheduledJob[] = [
   { name: 'purge-expired-idempotency-keys', cron: '*/10 * * * *', useCase: PurgeExpiredIdempotencyKeys },
+  { name: 'disable-failing-webhook-endpoints', cron: '17 * * * *', useCase: DisableFailingWebhookEndpoints },
 ];

@@ -6,6 +6,7 @@ import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
 import { lockStock } from '../stock/lock-stock';
 import { OrderRepository } from './order.repository';
+import { WebhookEvents } from '../webhook/webhook-events';
 
 /*
  * Every command below is one transaction that locks in one order: the pet, then its inventory
@@ -29,6 +30,7 @@ export class PlaceOrder {
     private readonly inventory: InventoryRepository,
     private readonly orders: OrderRepository,
     private readonly clock: Clock,
+    private readonly events: WebhookEvents,
   ) {}
 
   execute(command: PlaceOrderCommand): Promise<Order> {
@@ -47,7 +49,7 @@ export class PlaceOrder {
       });
       await this.inventory.save(stock);
       if (pet.status !== status) await this.pets.save(pet);
-      return this.orders.save(order);
+      return this.events.order('order.placed', await this.orders.save(order));
     });
   }
 }
@@ -66,6 +68,7 @@ export class CompleteOrder {
     private readonly inventory: InventoryRepository,
     private readonly orders: OrderRepository,
     private readonly clock: Clock,
+    private readonly events: WebhookEvents,
   ) {}
 
   private get repositories() {
@@ -86,6 +89,7 @@ export class CompleteOrder {
         shipDate: command.shipDate,
       });
       if (pet.status !== status) await this.pets.save(pet);
+      await this.events.order('order.completed', order);
       return this.orders.save(order);
     });
   }
@@ -98,6 +102,7 @@ export class CancelOrder {
     private readonly pets: PetRepository,
     private readonly inventory: InventoryRepository,
     private readonly orders: OrderRepository,
+    private readonly events: WebhookEvents,
   ) {}
 
   private get repositories() {
@@ -112,6 +117,7 @@ export class CancelOrder {
       StockRules.cancelOrder({ order, pet, inventory: stock });
       await this.inventory.save(stock);
       if (pet.status !== status) await this.pets.save(pet);
+      await this.events.order('order.cancelled', order);
       await this.orders.delete(order.id);
     });
   }

@@ -5,6 +5,7 @@ import { OrderRepository } from '../order/order.repository';
 import { UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
 import { PetFilter, PetRepository } from './pet.repository';
+import { WebhookEvents } from '../webhook/webhook-events';
 
 export interface CreatePetCommand {
   name: string;
@@ -49,6 +50,7 @@ export class UpdatePet {
     private readonly pets: PetRepository,
     private readonly inventory: InventoryRepository,
     private readonly orders: OrderRepository,
+    private readonly events: WebhookEvents,
   ) {}
 
   execute(command: UpdatePetCommand): Promise<Pet> {
@@ -63,6 +65,7 @@ export class UpdatePet {
         StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: await this.orders.countOpenForPet(pet.id) });
         await this.inventory.save(stock);
       }
+      await this.events.petStatusChange(pet);
       return this.pets.save(pet);
     });
   }

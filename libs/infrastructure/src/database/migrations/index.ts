@@ -4,6 +4,7 @@ import { IdempotencyKeys1763770000000 } from './1763770000000-idempotency-keys';
 import { PetsAndInventory1763856000000 } from './1763856000000-pets-and-inventory';
 import { Orders1763856100000 } from './1763856100000-orders';
 import { MessageDeliveryJobs1763942460000 } from './1763942460000-message-delivery-jobs';
+import { Webhooks1764000400000 } from './1764000400000-webhooks';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   PetsAndInventory1763856000000,
   Orders1763856100000,
   MessageDeliveryJobs1763942460000,
+  Webhooks1764000400000,
 ];
