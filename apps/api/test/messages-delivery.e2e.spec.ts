@@ -87,7 +87,8 @@ class Worker {
     // A delivery records its webhook event (message.delivered) in the outbox, on the same transaction.
     const outbox = new SqlWebhookOutboxStore(host, worker.jobs);
     const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), new TypeOrmPetRepository(host), clock);
-    const deliver = new DeliverMessage(messages, worker.transport, clock, settings, new TypeOrmUnitOfWork(host), events);
+    const uow = new TypeOrmUnitOfWork(host);
+    const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = { batchSize: 5, pollingIntervalSeconds: 0.5, onFailure: (e: DeliveryFailedError) => worker.failures.push(e) };
     const silent = { log: () => undefined, warn: () => undefined } as never;
     await new MessageDeliveryWorker(worker.jobs, deliver, new GiveUpMessage(messages), options, silent).start();

@@ -13,7 +13,7 @@ interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
-  json: { type: string; timestamp: string; data: any };
+  json: { type: string; timestamp: string; data: Record<string, unknown> };
 }
 
 /** A local receiver: records every POST; `answer` decides each status (default 200). */
@@ -55,7 +55,8 @@ async function eventually<T>(probe: () => Promise<T> | T, done: (value: T) => bo
   for (;;) {
     const value = await probe();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Not reached within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`Not reached within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -70,7 +71,11 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
 
   beforeAll(async () => {
     receiver = await Receiver.start();
-    api = await TestApp.start({ messageWorker: true, webhooksAllowPrivate: true, webhookRetryDelaysMs: [100, 100, 100] });
+    api = await TestApp.start({
+      messageWorker: true,
+      webhooksAllowPrivate: true,
+      webhookRetryDelaysMs: [100, 100, 100],
+    });
     store = await StoreFixtures.on(api);
   });
   afterAll(async () => {
@@ -114,26 +119,37 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     expectError(await api.get(`/webhooks/endpoints/${created.body.id}`, { key }), 404, 'not_found');
   });
 
-  it('refuses bad input with 400: no events, an unknown event, pet.status_changed for a customer, not a URL', async () => {
+  it('refuses bad input with 400: no events, an unknown event, a customer\'s pet.status_changed, no URL', async () => {
     const { key } = await api.customer('Bad input');
     const url = `${receiver.url}/x`;
     expectError(await api.post('/webhooks/endpoints', { key, body: { url, events: [] } }), 400, 'validation_failed');
-    expectError(await api.post('/webhooks/endpoints', { key, body: { url, events: ['order.lost'] } }), 400, 'validation_failed');
+    expectError(
+      await api.post('/webhooks/endpoints', { key, body: { url, events: ['order.lost'] } }),
+      400,
+      'validation_failed',
+    );
     const petEvents = { url, events: ['pet.status_changed'] };
     expectError(await api.post('/webhooks/endpoints', { key, body: petEvents }), 400, 'validation_failed');
     expect((await api.post('/webhooks/endpoints', { key: ADMIN_KEY, body: petEvents })).status).toBe(201);
     const notUrl = { url: 'not a url', events: ['order.placed'] };
     expectError(await api.post('/webhooks/endpoints', { key, body: notUrl }), 400, 'invalid_webhook_url');
-    expectError(await api.post('/webhooks/endpoints', { key, body: { events: ['order.placed'] } }), 400, 'validation_failed');
+    expectError(
+      await api.post('/webhooks/endpoints', { key, body: { events: ['order.placed'] } }),
+      400,
+      'validation_failed',
+    );
   });
 
-  it('allows at most 10 endpoints per account, also under 15 concurrent requests (409 too_many_endpoints)', async () => {
+  it('allows at most 10 endpoints per account, also under 15 concurrent requests (409 beyond)', async () => {
     const { key } = await api.customer('Many hooks');
     const body = { url: `${receiver.url}/many`, events: ['order.placed'] };
-    const responses = await Promise.all(Array.from({ length: 15 }, () => api.post('/webhooks/endpoints', { key, body })));
+    const responses = await Promise.all(
+      Array.from({ length: 15 }, () => api.post('/webhooks/endpoints', { key, body })),
+    );
     expect(responses.filter((r) => r.status === 201)).toHaveLength(10);
     for (const refused of responses.filter((r) => r.status !== 201)) expectError(refused, 409, 'too_many_endpoints');
-    const [count] = await api.sql(`SELECT count(*)::int AS n FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
+    const [count] =
+      await api.sql(`SELECT count(*)::int AS n FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
       WHERE a.name = 'Many hooks'`);
     expect(count.n).toBe(10);
   });
@@ -143,12 +159,19 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     const hook = await endpoint(customer.key, ['order.placed']);
     const petId = await store.pet({ quantity: 5 });
     const orderId = await store.placed(customer.key, petId, 2);
-    const [delivery] = await eventually(() => receiver.to(hook.path), (r) => r.length === 1);
+    const [delivery] = await eventually(
+      () => receiver.to(hook.path),
+      (r) => r.length === 1,
+    );
     expect(delivery.headers['content-type']).toBe('application/json');
     const verified = new Webhook(hook.secret).verify(delivery.body, delivery.headers as Record<string, string>);
     expect(verified).toEqual(delivery.json);
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(delivery.body, delivery.headers as Record<string, string>))
-      .toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
+        delivery.body,
+        delivery.headers as Record<string, string>,
+      ),
+    ).toThrow();
     const order = await api.get(`/store/orders/${orderId}`, { key: customer.key });
     expect(delivery.json).toEqual({ type: 'order.placed', timestamp: expect.any(String), data: order.body });
     expect(new Date(delivery.json.timestamp).toISOString()).toBe(delivery.json.timestamp);
@@ -166,7 +189,10 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     receiver.answer = (request) => (request.path === hook.path ? (++calls <= 2 ? 500 : 204) : previous(request));
     try {
       await store.placed(customer.key, await store.pet({ quantity: 1 }));
-      const attempts = await eventually(() => receiver.to(hook.path), (r) => r.length === 3);
+      const attempts = await eventually(
+        () => receiver.to(hook.path),
+        (r) => r.length === 3,
+      );
       expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
       expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
       for (const attempt of attempts) {
@@ -177,7 +203,12 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
         (list) => list[0]?.status === 'delivered',
       );
       expect(deliveries).toEqual([
-        expect.objectContaining({ eventId: attempts[0].headers['webhook-id'], type: 'order.placed', attempts: 3, lastStatusCode: 204 }),
+        expect.objectContaining({
+          eventId: attempts[0].headers['webhook-id'],
+          type: 'order.placed',
+          attempts: 3,
+          lastStatusCode: 204,
+        }),
       ]);
       expect(deliveries[0].nextAttemptAt).toBeUndefined();
     } finally {
@@ -202,7 +233,9 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     } finally {
       receiver.answer = previous;
     }
-    await api.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1`, [hook.id]);
+    await api.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1`, [
+      hook.id,
+    ]);
     const result = await api.app.get(DisableFailingWebhookEndpoints).execute();
     expect(result.disabled).toBeGreaterThanOrEqual(1);
     const got = await api.get(`/webhooks/endpoints/${hook.id}`, { key: customer.key });
@@ -222,18 +255,32 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
       }),
     ).rejects.toThrow('rolled back on purpose');
     const committed = await store.placed(customer.key, petId, 1);
-    const received = await eventually(() => receiver.to(hook.path), (r) => r.length >= 1);
+    const received = await eventually(
+      () => receiver.to(hook.path),
+      (r) => r.length >= 1,
+    );
     // Give the worker time to show a stray event, should one exist: a ping after the order.
     await api.post(`/webhooks/endpoints/${hook.id}/test`, { key: customer.key });
-    await eventually(() => receiver.to(hook.path), (r) => r.some((x) => x.json.type === 'ping'));
-    expect(receiver.to(hook.path).filter((r) => r.json.type === 'order.placed').map((r) => r.json.data.id)).toEqual([committed]);
+    await eventually(
+      () => receiver.to(hook.path),
+      (r) => r.some((x) => x.json.type === 'ping'),
+    );
+    expect(
+      receiver
+        .to(hook.path)
+        .filter((r) => r.json.type === 'order.placed')
+        .map((r) => r.json.data.id),
+    ).toEqual([committed]);
     expect(received[0].json.data.id).toBe(committed);
-    const [events] = await api.sql(`SELECT count(*)::int AS n FROM webhook_events WHERE type = 'order.placed'
-      AND (body::jsonb -> 'data' ->> 'petId')::bigint = $1`, [petId]);
+    const [events] = await api.sql(
+      `SELECT count(*)::int AS n FROM webhook_events WHERE type = 'order.placed'
+      AND (body::jsonb -> 'data' ->> 'petId')::bigint = $1`,
+      [petId],
+    );
     expect(events.n).toBe(1);
   });
 
-  it('sends an account\'s events to its own endpoints only; an administrator gets every order', async () => {
+  it("sends an account's events to its own endpoints only; an administrator gets every order", async () => {
     const alice = await api.customer('Alice');
     const bob = await api.customer('Bob');
     const aliceHook = await endpoint(alice.key, ['order.placed']);
@@ -242,15 +289,24 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     const petId = await store.pet({ quantity: 5 });
     const aliceOrder = await store.placed(alice.key, petId);
     const bobOrder = await store.placed(bob.key, petId);
-    await eventually(() => receiver.to(bobHook.path), (r) => r.length === 1);
-    await eventually(() => receiver.to(aliceHook.path), (r) => r.length === 1);
-    const adminGot = await eventually(() => receiver.to(adminHook.path), (r) => r.length === 2);
+    await eventually(
+      () => receiver.to(bobHook.path),
+      (r) => r.length === 1,
+    );
+    await eventually(
+      () => receiver.to(aliceHook.path),
+      (r) => r.length === 1,
+    );
+    const adminGot = await eventually(
+      () => receiver.to(adminHook.path),
+      (r) => r.length === 2,
+    );
     expect(receiver.to(aliceHook.path).map((r) => r.json.data.id)).toEqual([aliceOrder]);
     expect(receiver.to(bobHook.path).map((r) => r.json.data.id)).toEqual([bobOrder]);
     expect(adminGot.map((r) => r.json.data.id).sort()).toEqual([aliceOrder, bobOrder].sort());
   });
 
-  it('reports completion, cancellation, a pet\'s status change and a delivered message', async () => {
+  it("reports completion, cancellation, a pet's status change and a delivered message", async () => {
     const customer = await api.customer('Lifecycle');
     const hook = await endpoint(customer.key);
     const adminHook = await endpoint(ADMIN_KEY, ['pet.status_changed']);
@@ -260,17 +316,31 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     expect((await api.patch(`/store/orders/${first}`, { key: ADMIN_KEY, body: { complete: true } })).status).toBe(200);
     expect((await api.delete(`/store/orders/${second}`, { key: customer.key })).status).toBe(204);
     expect((await api.post('/messages', { key: customer.key, body: { message: 'hello' } })).status).toBe(202);
-    const got = await eventually(() => receiver.to(hook.path), (r) => r.length === 5);
+    const got = await eventually(
+      () => receiver.to(hook.path),
+      (r) => r.length === 5,
+    );
     const byType = (type: string) => got.filter((r) => r.json.type === type).map((r) => r.json.data);
-    expect(byType('order.placed').map((o) => o.id).sort()).toEqual([first, second].sort());
+    expect(
+      byType('order.placed')
+        .map((o) => o.id)
+        .sort(),
+    ).toEqual([first, second].sort());
     expect(byType('order.completed')).toEqual([expect.objectContaining({ id: first, complete: true })]);
     expect(byType('order.cancelled')).toEqual([expect.objectContaining({ id: second, complete: false })]);
     expect(byType('message.delivered')).toEqual([expect.objectContaining({ message: 'hello', status: 'delivered' })]);
     expect((await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { status: 'pending' } })).status).toBe(200);
     expect((await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { name: 'Renamed' } })).status).toBe(200);
-    const pets = await eventually(() => receiver.to(adminHook.path), (r) => r.length >= 1);
+    const pets = await eventually(
+      () => receiver.to(adminHook.path),
+      (r) => r.length >= 1,
+    );
     const pet = await api.get(`/pets?ids=${petId}`, { key: ADMIN_KEY });
-    expect(pets[0].json).toEqual({ type: 'pet.status_changed', timestamp: expect.any(String), data: { ...pet.body[0], name: pets[0].json.data.name } });
+    expect(pets[0].json).toEqual({
+      type: 'pet.status_changed',
+      timestamp: expect.any(String),
+      data: { ...pet.body[0], name: pets[0].json.data.name },
+    });
     expect(pets[0].json.data.status).toBe('pending');
   });
 
@@ -283,8 +353,16 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
       expect(ping.status).toBe(202);
       ids.push(ping.body.eventId);
     }
-    await eventually(() => receiver.to(hook.path), (r) => r.length === 3);
-    expect(receiver.to(hook.path).map((r) => r.headers['webhook-id']).sort()).toEqual([...ids].sort());
+    await eventually(
+      () => receiver.to(hook.path),
+      (r) => r.length === 3,
+    );
+    expect(
+      receiver
+        .to(hook.path)
+        .map((r) => r.headers['webhook-id'])
+        .sort(),
+    ).toEqual([...ids].sort());
     const first = await api.get(`/webhooks/endpoints/${hook.id}/deliveries?limit=2`, { key: customer.key });
     const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '');
     expect(link).not.toBeNull();
@@ -343,7 +421,13 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
     }
     expect(receiver.received).toHaveLength(0);
     const allowed = new HttpWebhookSender(new WebhookNetworkSettings(true));
-    const response = await allowed.send({ url: `http://localhost:${port}/x`, eventId: 'e', body: '{}', secret, timeoutMs: 2_000 });
+    const response = await allowed.send({
+      url: `http://localhost:${port}/x`,
+      eventId: 'e',
+      body: '{}',
+      secret,
+      timeoutMs: 2_000,
+    });
     expect(response).toEqual({ statusCode: 200, error: null });
     expect(receiver.received).toHaveLength(1);
   });

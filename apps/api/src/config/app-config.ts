@@ -153,13 +153,21 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 }
 
 /** A comma-separated list of whole numbers (null when unset). */
-function integerList(env: Env, name: string, minLength: number, maxLength: number, min: number, max: number): number[] | null {
+function integerList(
+  env: Env,
+  name: string,
+  minLength: number,
+  maxLength: number,
+  min: number,
+  max: number,
+): number[] | null {
   const value = text(env, name);
   if (value === null) return null;
   const items = value.split(',').map((item) => item.trim());
   const valid = items.every((item) => /^\d+$/.test(item) && Number(item) >= min && Number(item) <= max);
   if (!valid || items.length < minLength || items.length > maxLength) {
-    throw new ConfigError(name, `must be up to ${maxLength} comma-separated whole numbers from ${min} to ${max} (got "${value}").`);
+    const problem = `must be up to ${maxLength} comma-separated whole numbers from ${min} to ${max}`;
+    throw new ConfigError(name, `${problem} (got "${value}").`);
   }
   return items.map(Number);
 }

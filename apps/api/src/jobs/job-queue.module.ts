@@ -79,7 +79,12 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
     },
     {
       provide: PgBossJobQueue,
-      useFactory: async (dataSource: DataSource, config: AppConfig, settings: MessageDeliverySettings, hooks: WebhookSettings) => {
+      useFactory: async (
+        dataSource: DataSource,
+        config: AppConfig,
+        settings: MessageDeliverySettings,
+        hooks: WebhookSettings,
+      ) => {
         const jobs = new PgBossJobQueue(dataSource, { supervise: config.messageWorker });
         await jobs.start([...messageQueues(settings), ...webhookQueues(hooks), ...SCHEDULED_JOBS.map(scheduledQueue)]);
         return jobs;

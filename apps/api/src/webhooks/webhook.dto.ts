@@ -48,7 +48,8 @@ export class WebhookEndpointDto {
   createdAt: string;
 
   @ApiPropertyOptional({
-    description: 'Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.',
+    description:
+      'Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.',
     format: 'date-time',
   })
   disabledAt?: string;
@@ -76,7 +77,9 @@ export class CreatedWebhookEndpointDto extends WebhookEndpointDto {
   secret: string;
 
   static withSecret(endpoint: WebhookEndpoint): CreatedWebhookEndpointDto {
-    return Object.assign(new CreatedWebhookEndpointDto(), WebhookEndpointDto.from(endpoint), { secret: endpoint.secret });
+    return Object.assign(new CreatedWebhookEndpointDto(), WebhookEndpointDto.from(endpoint), {
+      secret: endpoint.secret,
+    });
   }
 }
 
@@ -87,7 +90,7 @@ export class WebhookDeliveryDto {
   @ApiProperty({ type: 'integer', format: 'int64', example: 1 })
   id: number;
 
-  @ApiProperty({ description: 'The event\'s id: the `webhook-id` header, the same on every attempt.', format: 'uuid' })
+  @ApiProperty({ description: "The event's id: the `webhook-id` header, the same on every attempt.", format: 'uuid' })
   eventId: string;
 
   @ApiProperty({ enum: [...WEBHOOK_EVENT_TYPES, 'ping'], example: 'order.placed' })
@@ -95,14 +98,20 @@ export class WebhookDeliveryDto {
 
   @ApiProperty({
     enum: DELIVERY_STATUSES,
-    description: '`pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; `failed`: every attempt failed.',
+    description:
+      '`pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; ' +
+      '`failed`: every attempt failed.',
   })
   status: (typeof DELIVERY_STATUSES)[number];
 
   @ApiProperty({ description: 'Attempts made so far.', type: 'integer', example: 1 })
   attempts: number;
 
-  @ApiPropertyOptional({ description: 'The HTTP status of the last attempt, when one came back.', type: 'integer', example: 200 })
+  @ApiPropertyOptional({
+    description: 'The HTTP status of the last attempt, when one came back.',
+    type: 'integer',
+    example: 200,
+  })
   lastStatusCode?: number;
 
   @ApiPropertyOptional({ description: 'Why the last attempt failed.', example: 'HTTP 503' })
@@ -128,7 +137,8 @@ export class WebhookDeliveryDto {
     });
     if (delivery.lastStatusCode !== null) dto.lastStatusCode = delivery.lastStatusCode;
     if (delivery.lastError !== null) dto.lastError = delivery.lastError;
-    if (delivery.status === 'pending' && delivery.nextAttemptAt) dto.nextAttemptAt = delivery.nextAttemptAt.toISOString();
+    if (delivery.status === 'pending' && delivery.nextAttemptAt)
+      dto.nextAttemptAt = delivery.nextAttemptAt.toISOString();
     if (delivery.deliveredAt) dto.deliveredAt = delivery.deliveredAt.toISOString();
     return dto;
   }
@@ -136,7 +146,10 @@ export class WebhookDeliveryDto {
 
 @ApiSchema({ name: 'WebhookPing', description: 'The ping event queued for the endpoint.' })
 export class WebhookPingDto {
-  @ApiProperty({ description: 'The event\'s id (`webhook-id`); its delivery shows in the endpoint\'s deliveries.', format: 'uuid' })
+  @ApiProperty({
+    description: "The event's id (`webhook-id`); its delivery shows in the endpoint's deliveries.",
+    format: 'uuid',
+  })
   eventId: string;
 
   @ApiProperty({ enum: ['ping'] })

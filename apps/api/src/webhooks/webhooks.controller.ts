@@ -51,7 +51,7 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Subscribe a URL to events', description: DELIVERY })
   @ApiCreatedResponse({
     type: CreatedWebhookEndpointDto,
-    headers: { Location: { description: 'The endpoint\'s URL.', schema: { type: 'string' } } },
+    headers: { Location: { description: "The endpoint's URL.", schema: { type: 'string' } } },
   })
   @ApiErrors({ 409: 'The account has 10 endpoints already (`too_many_endpoints`).' })
   async create(
@@ -75,20 +75,26 @@ export class WebhooksController {
   @Get(':endpointId')
   @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (without its secret)' })
   @ApiOkResponse({ type: WebhookEndpointDto })
-  async get(@Param('endpointId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<WebhookEndpointDto> {
+  async get(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+  ): Promise<WebhookEndpointDto> {
     return WebhookEndpointDto.from(await this.queries.get(id, account));
   }
 
   @Delete(':endpointId')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint (pending deliveries stop)' })
+  @ApiOperation({
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint (pending deliveries stop)',
+  })
   @ApiNoContentResponse({ description: 'Deleted.' })
   async remove(@Param('endpointId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<void> {
     await this.deleteEndpoint.execute(id, account);
   }
 
   @Get(':endpointId/deliveries')
-  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'The endpoint\'s deliveries, newest first' })
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first" })
   @ApiOkResponse({ type: [WebhookDeliveryDto], headers: ApiNextPageLink })
   async deliveries(
     @Param('endpointId', ParseIdPipe) id: number,
@@ -103,7 +109,10 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiOperation({ operationId: 'testWebhookEndpoint', summary: 'Send a `ping` event to the endpoint' })
   @ApiAcceptedResponse({ type: WebhookPingDto })
-  async test(@Param('endpointId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<WebhookPingDto> {
+  async test(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+  ): Promise<WebhookPingDto> {
     return { eventId: await this.pingEndpoint.execute(id, account), type: 'ping' };
   }
 }

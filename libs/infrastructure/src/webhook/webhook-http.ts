@@ -4,7 +4,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import { Injectable } from '@nestjs/common';
-import { WebhookRequest, WebhookResponse, WebhookSecrets, WebhookSender, WebhookUrlPolicy } from '@petstore/application';
+import {
+  WebhookRequest,
+  WebhookResponse,
+  WebhookSecrets,
+  WebhookSender,
+  WebhookUrlPolicy,
+} from '@petstore/application';
 import { WebhookUrlRefusedError } from '@petstore/domain';
 import { Webhook } from 'standardwebhooks';
 
@@ -20,15 +26,35 @@ export class WebhookNetworkSettings {
  */
 const FORBIDDEN = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   FORBIDDEN.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ] as const) {
   FORBIDDEN.addSubnet(network, prefix, 'ipv6');
 }
@@ -51,7 +77,9 @@ export function isForbiddenAddress(address: string): boolean {
 
 function resolveAll(hostname: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) =>
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
   );
 }
 
@@ -81,7 +109,8 @@ export class DnsWebhookUrlPolicy extends WebhookUrlPolicy {
     if (this.settings.allowPrivate) return;
     const host = hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) {
-      if (isForbiddenAddress(host)) throw new WebhookUrlRefusedError(`${host} is a private, loopback or link-local address.`);
+      if (isForbiddenAddress(host))
+        throw new WebhookUrlRefusedError(`${host} is a private, loopback or link-local address.`);
       return;
     }
     let addresses: LookupAddress[];
@@ -109,7 +138,9 @@ function guardedLookup(hostname: string, options: { all?: boolean }, callback: L
     (addresses) => {
       const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
       if (forbidden || addresses.length === 0) {
-        const error: NodeJS.ErrnoException = new Error(`${hostname} resolves to a forbidden address (${forbidden?.address}).`);
+        const error: NodeJS.ErrnoException = new Error(
+          `${hostname} resolves to a forbidden address (${forbidden?.address}).`,
+        );
         error.code = 'EFORBIDDENADDRESS';
         callback(error, '');
         return;

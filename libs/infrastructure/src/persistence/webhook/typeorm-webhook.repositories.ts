@@ -58,23 +58,27 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
     super();
   }
 
-  private query<T = any>(text: string, values: unknown[] = []): Promise<T> {
+  private query<T>(text: string, values: unknown[] = []): Promise<T> {
     return this.host.manager.query(text, values);
   }
 
   async lockOwner(ownerId: number): Promise<void> {
-    await this.query(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, [ownerId]);
+    await this.query<unknown>(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, [ownerId]);
   }
 
   async countByOwner(ownerId: number): Promise<number> {
-    const [row] = await this.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE owner_id = $1`, [ownerId]);
+    const [row] = await this.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE owner_id = $1`,
+      [ownerId],
+    );
     return row.n;
   }
 
   async add(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
     const e = endpoint.toSnapshot();
     const [row] = await this.query<EndpointRow[]>(
-      `INSERT INTO webhook_endpoints (owner_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      `INSERT INTO webhook_endpoints (owner_id, url, events, secret, created_at)
+       VALUES ($1, $2, $3, $4, $5) RETURNING *`,
       [e.ownerId, e.url, e.events, e.secret, e.createdAt],
     );
     return toEndpoint(row);
@@ -95,7 +99,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async delete(id: number): Promise<void> {
-    await this.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [id]);
+    await this.query<unknown>(`DELETE FROM webhook_endpoints WHERE id = $1`, [id]);
   }
 
   async findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]> {
@@ -110,7 +114,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async recordHealth(endpointId: number, delivered: boolean, at: Date): Promise<void> {
-    await this.query(
+    await this.query<unknown>(
       delivered
         ? `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`
         : `UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`,
@@ -119,7 +123,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async disableFailingSince(since: Date, now: Date): Promise<number> {
-    const [, count]: [unknown, number] = await this.query(
+    const [, count] = await this.query<[unknown, number]>(
       `UPDATE webhook_endpoints SET disabled_at = $2 WHERE disabled_at IS NULL AND failing_since <= $1`,
       [since, now],
     );
@@ -166,7 +170,7 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
     super();
   }
 
-  private query<T = any>(text: string, values: unknown[] = []): Promise<T> {
+  private query<T>(text: string, values: unknown[] = []): Promise<T> {
     return this.host.manager.query(text, values);
   }
 
@@ -182,7 +186,9 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
   }
 
   async findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null> {
-    const [row] = await this.query<Array<DeliveryRow & { url: string; secret: string; disabled: boolean; body: string }>>(
+    const [row] = await this.query<
+      Array<DeliveryRow & { url: string; secret: string; disabled: boolean; body: string }>
+    >(
       `SELECT ${DELIVERY_COLUMNS}, e.url, e.secret, e.disabled_at IS NOT NULL AS disabled, ev.body
          FROM webhook_deliveries d
          JOIN webhook_events ev ON ev.id = d.event_id
@@ -191,17 +197,31 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
       [deliveryId],
     );
     if (!row) return null;
-    return { delivery: toDelivery(row), url: row.url, secret: row.secret, endpointDisabled: row.disabled, body: row.body };
+    return {
+      delivery: toDelivery(row),
+      url: row.url,
+      secret: row.secret,
+      endpointDisabled: row.disabled,
+      body: row.body,
+    };
   }
 
   async recordAttempt(o: WebhookAttemptOutcome): Promise<boolean> {
-    const [, count]: [unknown, number] = await this.query(
+    const [, count] = await this.query<[unknown, number]>(
       `UPDATE webhook_deliveries
           SET attempts = $2, status = $4::varchar, last_status_code = $5, last_error = $6, next_attempt_at = $7,
               delivered_at = CASE WHEN $4::varchar = 'delivered' THEN $8::timestamptz END
         WHERE id = $1 AND attempts = $3 AND status = 'pending'`,
-      [o.deliveryId, o.attempt, o.previousAttempts, o.status, o.statusCode, o.error?.slice(0, 1000) ?? null,
-        o.nextAttemptAt, o.at],
+      [
+        o.deliveryId,
+        o.attempt,
+        o.previousAttempts,
+        o.status,
+        o.statusCode,
+        o.error?.slice(0, 1000) ?? null,
+        o.nextAttemptAt,
+        o.at,
+      ],
     );
     return count > 0;
   }
@@ -233,7 +253,8 @@ export class SqlWebhookOutboxStore extends WebhookOutboxStore {
   async add(event: WebhookEvent): Promise<void> {
     if (!this.host.inTransaction) throw new Error('A webhook event must be recorded inside UnitOfWork.run.');
     await this.host.manager.query(
-      `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
       [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
     );
     await this.jobs.sendInTransaction(this.host, WEBHOOK_FAN_OUT_QUEUE, { eventId: event.id }, event.id);
