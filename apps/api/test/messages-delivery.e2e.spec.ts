@@ -19,6 +19,7 @@ import {
   PgBossJobQueue,
   PgBossMessageQueue,
   TransactionHost,
+  SqlWebhookEndpointRepository,
   SqlWebhookOutboxStore,
   TypeOrmMessageRepository,
   TypeOrmPetRepository,
@@ -86,7 +87,9 @@ class Worker {
     const messages = new TypeOrmMessageRepository(host);
     // A delivery records its webhook event (message.delivered) in the outbox, on the same transaction.
     const outbox = new SqlWebhookOutboxStore(host, worker.jobs);
-    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), new TypeOrmPetRepository(host), clock);
+    const endpoints = new SqlWebhookEndpointRepository(host);
+    const pets = new TypeOrmPetRepository(host);
+    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), pets, clock, endpoints);
     const uow = new TypeOrmUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = { batchSize: 5, pollingIntervalSeconds: 0.5, onFailure: (e: DeliveryFailedError) => worker.failures.push(e) };

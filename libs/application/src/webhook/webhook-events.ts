@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Message, Order, OrderEventType, Pet } from '@petstore/domain';
+import { Message, Order, OrderEventType, Pet, WebhookEventType } from '@petstore/domain';
 import { PetRepository } from '../pet/pet.repository';
 import { Clock } from '../ports';
-import { WebhookEvent, WebhookEventName, WebhookOutboxStore, WebhookPayloads } from './webhook.ports';
+import type { WebhookEventName } from './webhook.ports';
+import { WebhookEndpointRepository, WebhookEvent, WebhookOutboxStore, WebhookPayloads } from './webhook.ports';
 
 /**
  * What use cases call, inside their `UnitOfWork.run`, to report a change to webhook endpoints: the
@@ -17,6 +18,7 @@ export class WebhookEvents {
     private readonly payloads: WebhookPayloads,
     private readonly pets: PetRepository,
     private readonly clock: Clock,
+    private readonly endpoints: WebhookEndpointRepository,
   ) {}
 
   async order(type: OrderEventType, order: Order): Promise<Order> {
@@ -46,8 +48,13 @@ export class WebhookEvents {
     return event.id;
   }
 
-  private add(type: WebhookEventName, subjectOwnerId: number | null, data: unknown): Promise<void> {
-    return this.outbox.add(this.event(type, subjectOwnerId, data, null));
+  /**
+   * Written only when some endpoint may receive it: most changes have no subscriber, and then cost one
+   * read instead of an event and its job. An endpoint created while the change commits may miss it.
+   */
+  private async add(type: WebhookEventType, subjectOwnerId: number | null, data: unknown): Promise<void> {
+    if (!(await this.endpoints.hasSubscribers(type, subjectOwnerId))) return;
+    await this.outbox.add(this.event(type, subjectOwnerId, data, null));
   }
 
   private event(type: WebhookEventName, subjectOwnerId: number | null, data: unknown, endpointId: number | null) {

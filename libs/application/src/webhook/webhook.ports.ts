@@ -55,6 +55,8 @@ export abstract class WebhookEndpointRepository {
    * (the candidates; WebhookAudience decides).
    */
   abstract findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]>;
+  /** Whether any such candidate exists (one indexed probe: most changes have no subscriber at all). */
+  abstract hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean>;
   /** A delivered attempt clears the failing streak; a failed one starts it if none runs. */
   abstract recordHealth(endpointId: number, delivered: boolean, at: Date): Promise<void>;
   /** Disables the enabled endpoints failing since before `since`; returns how many. */

@@ -113,6 +113,16 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
     return rows.map((row) => ({ endpoint: toEndpoint(row), ownerIsAdmin: row.owner_is_admin === true }));
   }
 
+  async hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean> {
+    const [row] = await this.query<Array<{ found: boolean }>>(
+      `SELECT EXISTS (
+         SELECT 1 FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
+          WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')) AS found`,
+      [type, subjectOwnerId],
+    );
+    return row.found;
+  }
+
   async recordHealth(endpointId: number, delivered: boolean, at: Date): Promise<void> {
     await this.query<unknown>(
       delivered
