@@ -20,6 +20,8 @@ interface Received {
 class Receiver {
   readonly received: Received[] = [];
   answer: (request: Received) => number = () => 200;
+  /** Resolves when the receiver may answer this request (default: at once). */
+  hold: (request: Received) => Promise<void> = () => Promise.resolve();
   private server!: Server;
   url = '';
 
@@ -32,8 +34,11 @@ class Receiver {
         const body = Buffer.concat(chunks).toString('utf8');
         const request = { path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body) };
         receiver.received.push(request);
-        res.statusCode = receiver.answer(request);
-        res.end();
+        const status = receiver.answer(request);
+        void receiver.hold(request).then(() => {
+          res.statusCode = status;
+          res.end();
+        });
       });
     });
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
@@ -119,7 +124,7 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     expectError(await api.get(`/webhooks/endpoints/${created.body.id}`, { key }), 404, 'not_found');
   });
 
-  it('refuses bad input with 400: no events, an unknown event, a customer\'s pet.status_changed, no URL', async () => {
+  it("refuses bad input with 400: no events, an unknown event, a customer's pet.status_changed, no URL", async () => {
     const { key } = await api.customer('Bad input');
     const url = `${receiver.url}/x`;
     expectError(await api.post('/webhooks/endpoints', { key, body: { url, events: [] } }), 400, 'validation_failed');
@@ -344,6 +349,46 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     expect(pets[0].json.data.status).toBe('pending');
   });
 
+  it('holds no transaction and no row lock while the receiver takes its time', async () => {
+    const customer = await api.customer('Slow receiver');
+    const hook = await endpoint(customer.key, ['order.placed']);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered = false;
+    const previous = receiver.answer;
+    receiver.answer = (request) => {
+      if (request.path === hook.path) entered = true;
+      return previous(request);
+    };
+    const slow = receiver.hold;
+    receiver.hold = (request) => (request.path === hook.path ? held : Promise.resolve());
+    try {
+      await store.placed(customer.key, await store.pet({ quantity: 1 }));
+      await eventually(
+        () => entered,
+        (value) => value,
+      );
+      // The attempt is in flight: its rows can be locked at once, and no session of the app is in a transaction.
+      const locked = await api.sql(
+        `SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.endpoint_id = $1 FOR UPDATE NOWAIT`,
+        [hook.id],
+      );
+      expect(locked).toHaveLength(1);
+      const open = await api.sql(`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`);
+      expect(open).toEqual([{ n: 0 }]);
+    } finally {
+      release();
+      receiver.answer = previous;
+      receiver.hold = slow;
+    }
+    await eventually(
+      async () => (await api.get(`/webhooks/endpoints/${hook.id}/deliveries`, { key: customer.key })).body,
+      (list) => list[0]?.status === 'delivered',
+    );
+  });
+
   it('sends a ping on POST /webhooks/endpoints/{id}/test and lists deliveries newest first, paged', async () => {
     const customer = await api.customer('Pinger');
     const hook = await endpoint(customer.key, ['order.placed']);
@@ -408,6 +453,21 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
     const { key } = await api.customer('Private');
     const response = await api.post('/webhooks/endpoints', { key, body: { url, events: ['order.placed'] } });
     expectError(response, 400, 'invalid_webhook_url');
+  });
+
+  it('fails an attempt the receiver does not answer within the time allowed', async () => {
+    const silent = createServer(() => undefined); // takes the request, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const sender = new HttpWebhookSender(new WebhookNetworkSettings(true));
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
+      const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+      const response = await sender.send({ url, eventId: 'e', body: '{}', secret, timeoutMs: 300 });
+      expect(response).toEqual({ statusCode: null, error: 'no answer within 300 ms' });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('refuses at connect time too: a name that resolves to a private address is never connected to', async () => {
