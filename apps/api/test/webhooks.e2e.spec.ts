@@ -1,6 +1,6 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { DisableFailingWebhookEndpoints, PlaceOrder, UnitOfWork } from '@petstore/application';
+import { DisableFailingWebhookEndpoints, GiveUpWebhookDelivery, PlaceOrder, UnitOfWork } from '@petstore/application';
 import { HttpWebhookSender, WebhookNetworkSettings } from '@petstore/infrastructure';
 import { Webhook } from 'standardwebhooks';
 import { StoreFixtures } from './support/store-fixtures';
@@ -356,8 +356,9 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     const held = new Promise<void>((resolve) => (release = resolve));
     let entered = false;
     const previous = receiver.answer;
+    let enteredAt = new Date();
     receiver.answer = (request) => {
-      if (request.path === hook.path) entered = true;
+      if (request.path === hook.path) [entered, enteredAt] = [true, new Date()];
       return previous(request);
     };
     const slow = receiver.hold;
@@ -375,8 +376,13 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
         [hook.id],
       );
       expect(locked).toHaveLength(1);
-      const open = await api.sql(`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`);
+      // A transaction open across the call would have begun before the receiver saw the request (other
+      // workers' short transactions, begun since, may be open for a moment: they do not count).
+      const open = await api.sql(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND xact_start < $1 AND pid <> pg_backend_pid()`,
+        [enteredAt],
+      );
       expect(open).toEqual([{ n: 0 }]);
     } finally {
       release();
@@ -387,6 +393,40 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
       async () => (await api.get(`/webhooks/endpoints/${hook.id}/deliveries`, { key: customer.key })).body,
       (list) => list[0]?.status === 'delivered',
     );
+  });
+
+  it('fails a delivery the queue gives up; an attempt still in flight then records nothing', async () => {
+    const customer = await api.customer('Given up');
+    const hook = await endpoint(customer.key, ['order.placed']);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = receiver.hold;
+    receiver.hold = (request) => (request.path === hook.path ? held : slow(request));
+    try {
+      await store.placed(customer.key, await store.pet({ quantity: 1 }));
+      await eventually(
+        () => receiver.to(hook.path),
+        (r) => r.length === 1,
+      );
+      const [{ id }] = await api.sql(`SELECT id::int AS id FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.id]);
+      const giveUp = api.app.get(GiveUpWebhookDelivery);
+      expect(await giveUp.execute(id)).toBe(true);
+      expect(await giveUp.execute(id)).toBe(false);
+    } finally {
+      release();
+      receiver.hold = slow;
+    }
+    // The held attempt answered 200 after the give-up; once its job completed, the delivery is as the give-up left it.
+    const [{ id }] = await api.sql(`SELECT id::int AS id FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.id]);
+    await eventually(
+      () =>
+        api.sql(`SELECT state FROM pgboss.job WHERE name = 'webhook-delivery' AND (data->>'deliveryId')::int = $1`, [
+          id,
+        ]),
+      (jobs) => jobs.length === 1 && jobs[0].state === 'completed',
+    );
+    const [row] = await api.sql(`SELECT status, attempts, last_error FROM webhook_deliveries WHERE id = $1`, [id]);
+    expect(row).toEqual({ status: 'failed', attempts: 0, last_error: 'given up: the delivery job kept breaking' });
   });
 
   it('sends a ping on POST /webhooks/endpoints/{id}/test and lists deliveries newest first, paged', async () => {

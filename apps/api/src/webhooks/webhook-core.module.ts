@@ -2,6 +2,7 @@ import { Global, Injectable, Logger, Module, OnApplicationBootstrap } from '@nes
 import {
   DeliverWebhook,
   FanOutWebhookEvent,
+  GiveUpWebhookDelivery,
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
@@ -54,11 +55,12 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
     private readonly jobs: PgBossJobQueue,
     private readonly fanOut: FanOutWebhookEvent,
     private readonly deliver: DeliverWebhook,
+    private readonly giveUp: GiveUpWebhookDelivery,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.messageWorker) return;
-    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.logger).start();
+    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger).start();
     this.logger.log('Webhook worker started');
   }
 }
@@ -87,6 +89,7 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
     WebhookEvents,
     FanOutWebhookEvent,
     DeliverWebhook,
+    GiveUpWebhookDelivery,
     WebhookWorkerHost,
   ],
   exports: [

@@ -215,6 +215,31 @@ export class DeliverWebhook {
   }
 }
 
+/** The job queue gave up on a delivery whose runs kept breaking: it becomes failed, unless settled already. */
+@Injectable()
+export class GiveUpWebhookDelivery {
+  constructor(
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(deliveryId: number): Promise<boolean> {
+    const target = await this.deliveries.findTarget(deliveryId);
+    if (!target || target.delivery.status !== 'pending') return false;
+    const { attempts, lastStatusCode } = target.delivery;
+    return this.deliveries.recordAttempt({
+      deliveryId,
+      attempt: attempts,
+      previousAttempts: attempts,
+      status: 'failed',
+      statusCode: lastStatusCode,
+      error: 'given up: the delivery job kept breaking',
+      nextAttemptAt: null,
+      at: this.clock.now(),
+    });
+  }
+}
+
 /** Scheduled: endpoints whose every delivery failed for WebhookSettings.disableAfterMs are disabled. */
 @Injectable()
 export class DisableFailingWebhookEndpoints {

@@ -1,7 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { DeliverWebhook, FanOutWebhookEvent, WebhookSettings } from '@petstore/application';
+import { DeliverWebhook, FanOutWebhookEvent, GiveUpWebhookDelivery, WebhookSettings } from '@petstore/application';
 import { PgBossJobQueue, QueueDefinition } from '../jobs/pg-boss-job-queue';
 import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_FAN_OUT_QUEUE } from '../persistence/webhook/typeorm-webhook.repositories';
+
+/** Dead letters: delivery jobs that broke on every run (the database failed for a long while). */
+export const WEBHOOK_GIVE_UP_QUEUE = 'webhook-delivery-given-up';
 
 /**
  * The queues of webhooks. pg-boss's own retries here only cover a run that broke (its worker died,
@@ -10,10 +13,14 @@ import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_FAN_OUT_QUEUE } from '../persistence/we
  */
 export function webhookQueues(settings: WebhookSettings): QueueDefinition[] {
   return [
-    { name: WEBHOOK_FAN_OUT_QUEUE, retryLimit: 20, retryDelaySeconds: 2, expireInSeconds: 60 },
+    // An event is never dropped: its fan-out is retried (with back-off) for as long as it breaks.
+    { name: WEBHOOK_FAN_OUT_QUEUE, retryLimit: 30, retryDelaySeconds: 2, expireInSeconds: 60 },
+    { name: WEBHOOK_GIVE_UP_QUEUE, retryLimit: 30, retryDelaySeconds: 5, expireInSeconds: 60 },
     {
       name: WEBHOOK_DELIVERY_QUEUE,
-      retryLimit: 20,
+      // 5 s doubling: about 40 minutes of broken runs before the delivery is given up as failed.
+      retryLimit: 8,
+      deadLetter: WEBHOOK_GIVE_UP_QUEUE,
       retryDelaySeconds: 5,
       // Longer than any attempt may take: past it, the worker is taken as dead and the attempt rerun.
       expireInSeconds: Math.ceil(settings.timeoutMs / 1000) + 30,
@@ -30,6 +37,7 @@ export class WebhookWorker {
     private readonly jobs: PgBossJobQueue,
     private readonly fanOut: FanOutWebhookEvent,
     private readonly deliver: DeliverWebhook,
+    private readonly giveUp: GiveUpWebhookDelivery,
     private readonly logger = new Logger('WebhookWorker'),
     private readonly pollingIntervalSeconds = 0.5,
   ) {}
@@ -43,6 +51,11 @@ export class WebhookWorker {
       const { deliveryId } = job.data;
       const result = await this.logged(`Webhook delivery ${deliveryId}`, () => this.deliver.execute(deliveryId));
       if (result === 'failed') this.logger.warn(`Webhook delivery ${deliveryId} failed: no attempt left`);
+    });
+    await this.jobs.work<{ deliveryId: number }>(WEBHOOK_GIVE_UP_QUEUE, polling, async (job) => {
+      if (await this.giveUp.execute(job.data.deliveryId)) {
+        this.logger.warn(`Webhook delivery ${job.data.deliveryId} given up: its runs kept breaking`);
+      }
     });
   }
 
