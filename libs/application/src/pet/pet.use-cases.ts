@@ -65,7 +65,7 @@ export class UpdatePet {
         StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: await this.orders.countOpenForPet(pet.id) });
         await this.inventory.save(stock);
       }
-      await this.events.petStatusChange(pet);
+      if (command.status !== undefined) await this.events.petStatusChange(pet);
       return this.pets.save(pet);
     });
   }
