@@ -16,6 +16,8 @@ import { PetsModule } from './pets/pets.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { MessagesModule } from './messages/messages.module';
 import { StoreModule } from './store/store.module';
+import { WebhookCoreModule } from './webhooks/webhook-core.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -38,6 +40,8 @@ export class AppModule {
         JobQueueModule,
         IdempotencyModule, AccountsModule, CategoriesModule, CatalogueRepositoriesModule, PetsModule, MessagesModule,
         StoreModule,
+        WebhookCoreModule,
+        WebhooksModule,
       ],
       controllers: [HealthController],
       providers: [

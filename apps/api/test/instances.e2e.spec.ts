@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, IncomingHttpHeaders } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
 import { ApiProcess, ensureBuilt } from './support/built-app';
@@ -46,6 +48,8 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
       SIGNUP_LIMIT_PER_HOUR: '1000000',
       MESSAGE_WORKER: 'true',
       LOG_LEVEL: 'warn',
+      // The webhook receiver of the last test listens on 127.0.0.1 (unsafe outside tests).
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
     };
     // The first migrates the empty database; the second finds it migrated.
     one = await ApiProcess.start(env);
@@ -157,5 +161,56 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
     const inbox = await one.request('GET', '/messages?status=delivered&limit=100', { key: ADMIN_KEY });
     const listed = inbox.body.map((m: { id: string }) => m.id).filter((id: string) => ids.includes(id));
     expect(listed.sort()).toEqual([...ids].sort());
+  });
+
+  it('delivers each webhook event once to a healthy receiver, both instances working the same queue', async () => {
+    const received: IncomingHttpHeaders[] = [];
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(req.headers);
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const signUp = await one.request('POST', '/accounts', { body: { name: 'Hooked' } });
+      const key: string = signUp.body.apiKey.key;
+      const body = { url, events: ['message.delivered'] };
+      const hook = await two.request('POST', '/webhooks/endpoints', { key, body });
+      expect(hook.status).toBe(201);
+      const posted = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          both()[i % 2].request('POST', '/messages', { key, body: { message: `h${i}` } }),
+        ),
+      );
+      expect(posted.every((r) => r.status === 202)).toBe(true);
+      const instance = new Client({ connectionString: databaseUrl });
+      await instance.connect();
+      try {
+        await eventually(
+          async () =>
+            (
+              await instance.query(
+                `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'delivered'`,
+                [hook.body.id],
+              )
+            ).rows[0].n as number,
+          (n) => n === 40,
+        );
+        const { rows } = await instance.query(`SELECT attempts FROM webhook_deliveries WHERE endpoint_id = $1`, [
+          hook.body.id,
+        ]);
+        expect(rows.every((row: { attempts: number }) => row.attempts === 1)).toBe(true);
+      } finally {
+        await instance.end();
+      }
+      expect(received).toHaveLength(40);
+      expect(new Set(received.map((headers) => headers['webhook-id'])).size).toBe(40);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

@@ -6,6 +6,8 @@ import {
   MessageDeliverySettings,
   MessageTransport,
   QueueMessage,
+  WebhookEvents,
+  WebhookSettings,
 } from '@petstore/application';
 import { Message } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
@@ -17,9 +19,14 @@ import {
   PgBossJobQueue,
   PgBossMessageQueue,
   TransactionHost,
+  SqlWebhookEndpointRepository,
+  SqlWebhookOutboxStore,
   TypeOrmMessageRepository,
+  TypeOrmPetRepository,
   TypeOrmUnitOfWork,
+  webhookQueues,
 } from '@petstore/infrastructure';
+import { ApiWebhookPayloads } from '../src/webhooks/webhook-core.module';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 
@@ -68,9 +75,16 @@ class Worker {
   static async start(url: string, clock: Clock, settings: MessageDeliverySettings, supervise = true): Promise<Worker> {
     const worker = new Worker(await createDataSource(url).initialize());
     worker.jobs = new PgBossJobQueue(worker.dataSource, { supervise, maintenanceIntervalSeconds: 1 });
-    await worker.jobs.start(messageQueues(settings));
-    const messages = new TypeOrmMessageRepository(new TransactionHost(worker.dataSource));
-    const deliver = new DeliverMessage(messages, worker.transport, clock, settings);
+    await worker.jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
+    const host = new TransactionHost(worker.dataSource);
+    const messages = new TypeOrmMessageRepository(host);
+    // A delivery records its webhook event (message.delivered) in the outbox, on the same transaction.
+    const outbox = new SqlWebhookOutboxStore(host, worker.jobs);
+    const endpoints = new SqlWebhookEndpointRepository(host);
+    const pets = new TypeOrmPetRepository(host);
+    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), pets, clock, endpoints);
+    const uow = new TypeOrmUnitOfWork(host);
+    const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = { batchSize: 5, pollingIntervalSeconds: 0.5, onFailure: (e: DeliveryFailedError) => worker.failures.push(e) };
     const silent = { log: () => undefined, warn: () => undefined } as never;
     await new MessageDeliveryWorker(worker.jobs, deliver, new GiveUpMessage(messages), options, silent).start();
@@ -108,14 +122,15 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     messages = new TypeOrmMessageRepository(host);
     // The sending side (an API instance without a worker): creates the schema and the queues.
     jobs = new PgBossJobQueue(dataSource, { supervise: false });
-    await jobs.start(messageQueues(settings));
+    await jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
     clock = new TestClock(new Date('2030-06-15T12:00:00.000Z'));
     queueMessage = new QueueMessage(new TypeOrmUnitOfWork(host), messages, new PgBossMessageQueue(jobs, host), clock);
   });
 
   beforeEach(async () => {
     await resetDatabase(dataSource);
-    await jobs.start(messageQueues(settings)); // back to 3 attempts (a test's worker may have changed it)
+    // Back to 3 attempts (a test's worker may have changed it).
+    await jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
     const rows: Array<{ id: string }> = await dataSource.query(
       `INSERT INTO accounts (name, role) VALUES ('Sender', 'customer') RETURNING id`,
     );

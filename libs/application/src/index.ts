@@ -9,3 +9,4 @@ export * from './idempotency';
 export * from './order';
 export * from './stock';
 export * from './message';
+export * from './webhook';

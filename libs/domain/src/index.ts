@@ -7,3 +7,4 @@ export * from './pet';
 export * from './inventory';
 export * from './order';
 export * from './message';
+export * from './webhook';

@@ -13,3 +13,6 @@ export * from './persistence/message/typeorm-message.repository';
 export * from './message/inbox-message.transport';
 export * from './jobs/pg-boss-job-queue';
 export * from './message/pg-boss-message-queue';
+export * from './persistence/webhook/typeorm-webhook.repositories';
+export * from './webhook/webhook-http';
+export * from './webhook/webhook-worker';

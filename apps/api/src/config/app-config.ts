@@ -46,6 +46,10 @@ export class AppConfig {
   otlpEndpoint: string | null;
   /** Time bounds of HTTP exchanges and database work (HTTP_* and DB_* *_MS variables), in milliseconds. */
   timeouts: Timeouts;
+  /** WEBHOOKS_ALLOW_PRIVATE (false): webhooks may use http:// and private, loopback, link-local addresses (unsafe). */
+  webhooksAllowPrivate: boolean;
+  /** WEBHOOK_RETRY_DELAYS_MS (for tests): the waits between webhook attempts; null = the standard schedule. */
+  webhookRetryDelaysMs: number[] | null;
   /** How long a SIGTERM/SIGINT may take to drain in-flight requests and stop (SHUTDOWN_TIMEOUT_MS, 10000). */
   shutdownTimeoutMs: number;
   /** Units a customer may hold in open orders (MAX_OPEN_UNITS_PER_CUSTOMER, 100; 0 = no limit); admins exempt. */
@@ -120,6 +124,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxOpenUnitsPerCustomer: integer(env, 'MAX_OPEN_UNITS_PER_CUSTOMER', 100, 0, 1_000_000_000),
     orderHoldMinutes: integer(env, 'ORDER_HOLD_MINUTES', 1440, 1, 525_600),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
+    webhooksAllowPrivate: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+    webhookRetryDelaysMs: integerList(env, 'WEBHOOK_RETRY_DELAYS_MS', 0, 100, 0, 86_400_000),
   });
 }
 
@@ -167,6 +173,26 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}").`);
   }
   return Number(value);
+}
+
+/** A comma-separated list of whole numbers (null when unset). */
+function integerList(
+  env: Env,
+  name: string,
+  minLength: number,
+  maxLength: number,
+  min: number,
+  max: number,
+): number[] | null {
+  const value = text(env, name);
+  if (value === null) return null;
+  const items = value.split(',').map((item) => item.trim());
+  const valid = items.every((item) => /^\d+$/.test(item) && Number(item) >= min && Number(item) <= max);
+  if (!valid || items.length < minLength || items.length > maxLength) {
+    const problem = `must be up to ${maxLength} comma-separated whole numbers from ${min} to ${max}`;
+    throw new ConfigError(name, `${problem} (got "${value}").`);
+  }
+  return items.map(Number);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | null {

@@ -9,8 +9,8 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { MessageDeliverySettings } from '@petstore/application';
-import { messageQueues, PgBossJobQueue, QueueDefinition } from '@petstore/infrastructure';
+import { MessageDeliverySettings, WebhookSettings } from '@petstore/application';
+import { messageQueues, PgBossJobQueue, QueueDefinition, webhookQueues } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { Drain } from '../lifecycle/drain.service';
@@ -73,7 +73,7 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
 
 /**
  * The job queue (pg-boss, in the service's database): started with the application, its schema
- * and queues created if need be; the message queues and the scheduled jobs.
+ * and queues created if need be; the message and webhook queues and the scheduled jobs.
  */
 @Global()
 @Module({
@@ -84,18 +84,29 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
       inject: [AppConfig],
     },
     {
+      provide: WebhookSettings,
+      useFactory: (config: AppConfig) =>
+        new WebhookSettings(config.webhookRetryDelaysMs ?? WebhookSettings.DEFAULT_RETRY_DELAYS_MS),
+      inject: [AppConfig],
+    },
+    {
       provide: PgBossJobQueue,
-      useFactory: async (dataSource: DataSource, config: AppConfig, settings: MessageDeliverySettings) => {
+      useFactory: async (
+        dataSource: DataSource,
+        config: AppConfig,
+        settings: MessageDeliverySettings,
+        hooks: WebhookSettings,
+      ) => {
         const jobs = new PgBossJobQueue(dataSource, { supervise: config.messageWorker });
-        await jobs.start([...messageQueues(settings), ...SCHEDULED_JOBS.map(scheduledQueue)]);
+        await jobs.start([...messageQueues(settings), ...webhookQueues(hooks), ...SCHEDULED_JOBS.map(scheduledQueue)]);
         return jobs;
       },
-      inject: [DataSource, AppConfig, MessageDeliverySettings],
+      inject: [DataSource, AppConfig, MessageDeliverySettings, WebhookSettings],
     },
     JobQueueCloser,
     ...SCHEDULED_JOBS.map((job) => job.useCase),
     ScheduledJobsHost,
   ],
-  exports: [PgBossJobQueue, MessageDeliverySettings],
+  exports: [PgBossJobQueue, MessageDeliverySettings, WebhookSettings],
 })
 export class JobQueueModule {}

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { ExpireHeldOrders, PurgeExpiredIdempotencyKeys } from '@petstore/application';
+import { DisableFailingWebhookEndpoints, ExpireHeldOrders, PurgeExpiredIdempotencyKeys } from '@petstore/application';
 
 export interface ScheduledJob {
   /** The job queue's name for it (letters, digits, hyphens). */
@@ -15,6 +15,7 @@ export interface ScheduledJob {
  * runs a worker (MESSAGE_WORKER or --worker-only). Adding one is one line here (kept in name order).
  */
 export const SCHEDULED_JOBS: ScheduledJob[] = [
+  { name: 'disable-failing-webhook-endpoints', cron: '17 * * * *', useCase: DisableFailingWebhookEndpoints },
   { name: 'expire-held-orders', cron: '* * * * *', useCase: ExpireHeldOrders },
   { name: 'purge-expired-idempotency-keys', cron: '*/10 * * * *', useCase: PurgeExpiredIdempotencyKeys },
 ];

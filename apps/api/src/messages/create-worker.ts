@@ -8,6 +8,7 @@ import { DatabaseModule } from '../database/database.module';
 import { JobQueueModule } from '../jobs/job-queue.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MessageWorkerModule } from './message-worker.module';
+import { WebhookCoreModule } from '../webhooks/webhook-core.module';
 
 export interface CreateWorkerOptions {
   config: AppConfig;
@@ -31,6 +32,7 @@ class WorkerModule {
         IdempotencyModule,
         CatalogueRepositoriesModule,
         MessageWorkerModule,
+        WebhookCoreModule,
       ],
       providers: [{ provide: AppConfig, useValue: config }],
       exports: [AppConfig],

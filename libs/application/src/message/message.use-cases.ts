@@ -4,6 +4,7 @@ import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
 import { MessageQueue, MessageTransport } from './message-queue';
 import { MessageListFilter, MessageRepository } from './message.repository';
+import { WebhookEvents } from '../webhook/webhook-events';
 
 export interface QueueMessageCommand {
   text: string;
@@ -98,6 +99,8 @@ export class DeliverMessage {
     private readonly transport: MessageTransport,
     private readonly clock: Clock,
     private readonly settings: MessageDeliverySettings,
+    private readonly uow: UnitOfWork,
+    private readonly events: WebhookEvents,
   ) {}
 
   /** Throws DeliveryFailedError when the transport fails, so that the queue retries with back-off. */
@@ -114,7 +117,11 @@ export class DeliverMessage {
       throw new DeliveryFailedError(messageId, attempt, isLast, reason);
     }
     message.deliver(this.clock.now());
-    await this.messages.recordAttempt(message, { attempts: attempt, error: null });
+    // The delivered state and its webhook event commit together (the event only for the first delivery).
+    await this.uow.run(async () => {
+      const recorded = await this.messages.recordAttempt(message, { attempts: attempt, error: null });
+      if (recorded) await this.events.messageDelivered(message);
+    });
     return 'delivered';
   }
 

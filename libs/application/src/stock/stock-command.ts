@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { Account, InventoryItem, Order, OrderNotFoundError, Pet } from '@petstore/domain';
 import { InventoryRepository } from '../inventory/inventory.repository';
 import { OrderRepository } from '../order/order.repository';
 import { PetRepository } from '../pet/pet.repository';
 import { UnitOfWork } from '../ports';
+import { WebhookEvents } from '../webhook/webhook-events';
 
 /** What a stock command changes, as it stands under the locks. */
 export interface LockedStock {
@@ -42,7 +43,9 @@ export interface StockOutcome {
  * lock the pet, then its inventory entry, then the order; let `change` apply one StockRules rule;
  * save the inventory entry and the pet if they changed, then the order (a new one `change`
  * returns, the order addressed, or its deletion once cancelled). A rule that spans all stock
- * commands is one edit here.
+ * commands is one edit here: so are the webhook events of those changes (`order.placed`,
+ * `order.completed`, `order.cancelled`, and `pet.status_changed` whichever command changed the
+ * status), written to the outbox in the same transaction.
  *
  * The lock order (pet → inventory entry → order) is the same for every command, so two commands
  * on one pet run one after the other and no two wait on each other in a cycle (no deadlock).
@@ -54,6 +57,8 @@ export class StockCommand {
     private readonly pets: PetRepository,
     private readonly inventory: InventoryRepository,
     private readonly orders: OrderRepository,
+    // Absent only where webhooks are not wired (the demo seed, use-case unit tests): no events then.
+    @Optional() private readonly events?: WebhookEvents,
   ) {}
 
   /** One transaction, or a step of the caller's (`UnitOfWork.run` joins an outer one). */
@@ -69,13 +74,24 @@ export class StockCommand {
     return this.uow.run(async () => {
       const locked = 'orderId' in target ? await this.lockOrder(target.orderId, target.by) : await this.lockPet(target);
       const { pet, stock } = locked;
-      const before = { pet: JSON.stringify(pet.toSnapshot()), quantity: stock.quantity };
+      const before = { pet: JSON.stringify(pet.toSnapshot()), status: pet.status, quantity: stock.quantity };
       const placed = await change(locked as LockedOrderStock);
       if (stock.quantity !== before.quantity) await this.inventory.save(stock);
+      // Before the save: the event compares the pet with the one stored.
+      if (pet.status !== before.status) await this.events?.petStatusChange(pet);
       const saved = JSON.stringify(pet.toSnapshot()) === before.pet ? pet : await this.pets.save(pet);
       const order = placed ?? locked.order;
-      return { pet: saved, stock, order: order && (await this.saveOrder(order)) };
+      const savedOrder = order && (await this.saveOrder(order));
+      if (order) await this.reportOrder(order, savedOrder, Boolean(placed));
+      return { pet: saved, stock, order: savedOrder };
     });
+  }
+
+  private async reportOrder(order: Order, saved: Order | null, isNew: boolean): Promise<void> {
+    if (!this.events) return;
+    if (isNew) await this.events.order('order.placed', saved ?? order);
+    else if (order.isCancelled) await this.events.order('order.cancelled', order);
+    else if (order.isComplete) await this.events.order('order.completed', saved ?? order);
   }
 
   private async saveOrder(order: Order): Promise<Order | null> {

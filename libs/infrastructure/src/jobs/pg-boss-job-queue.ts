@@ -86,15 +86,22 @@ export class PgBossJobQueue {
 
   /**
    * Sends a job on the connection of the caller's transaction (pg-boss's `db` option): it commits
-   * or rolls back with everything else the transaction did. `id` makes sending idempotent.
+   * or rolls back with everything else the transaction did. `id` makes sending idempotent;
+   * `startAfter` holds the job until then.
    */
-  async sendInTransaction(host: TransactionHost, queue: string, data: object, id: string): Promise<void> {
+  async sendInTransaction(
+    host: TransactionHost,
+    queue: string,
+    data: object,
+    id: string,
+    options: { startAfter?: Date } = {},
+  ): Promise<void> {
     const runner = host.inTransaction ? host.manager.queryRunner : undefined;
     if (!runner) throw new Error(`A job for "${queue}" must be sent inside UnitOfWork.run.`);
     const db: PgBoss.Db = {
       executeSql: async (text, values) => ({ rows: (await runner.query(text, values, true)).records ?? [] }),
     };
-    const sent = await this.boss.send(queue, data, { id, db });
+    const sent = await this.boss.send(queue, data, { id, db, ...options });
     if (sent === null) throw new Error(`The job queue "${queue}" refused job ${id} (missing queue, or a duplicate id).`);
   }
 

@@ -7,6 +7,7 @@ import { MessageDeliveryJobs1763942460000 } from './1763942460000-message-delive
 import { OpenOrderIndexes1764000100000 } from './1764000100000-open-order-indexes';
 import { BootstrapApiKeys1764000200000 } from './1764000200000-bootstrap-api-keys';
 import { IdempotencyResults1764000300000 } from './1764000300000-idempotency-results';
+import { Webhooks1764000400000 } from './1764000400000-webhooks';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   OpenOrderIndexes1764000100000,
   BootstrapApiKeys1764000200000,
   IdempotencyResults1764000300000,
+  Webhooks1764000400000,
 ];

@@ -1,0 +1,157 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { WebhookDelivery } from '@petstore/application';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH, WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+
+@ApiSchema({ name: 'NewWebhookEndpoint', description: 'Input of `POST /webhooks/endpoints`.' })
+export class NewWebhookEndpointDto {
+  @ApiProperty({
+    description:
+      'Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now and again ' +
+      'at every connection). A private, loopback or link-local address is refused (400 `invalid_webhook_url`).',
+    maxLength: WEBHOOK_URL_MAX_LENGTH,
+    example: 'https://example.com/hooks/petstore',
+  })
+  @IsString()
+  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  url: string;
+
+  @ApiProperty({
+    description:
+      'The events to receive (at least one). `pet.status_changed` is for administrators; a customer receives the ' +
+      'events of its own orders and messages, an administrator those of every order.',
+    type: 'array',
+    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+    minItems: 1,
+    maxItems: WEBHOOK_EVENT_TYPES.length,
+    example: ['order.placed', 'order.completed'],
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true })
+  events: WebhookEventType[];
+}
+
+@ApiSchema({ name: 'WebhookEndpoint', description: 'A URL that receives the events its owner subscribed to.' })
+export class WebhookEndpointDto {
+  @ApiProperty({ type: 'integer', format: 'int64', example: 1 })
+  id: number;
+
+  @ApiProperty({ example: 'https://example.com/hooks/petstore' })
+  url: string;
+
+  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] }, example: ['order.placed'] })
+  events: WebhookEventType[];
+
+  @ApiProperty({ description: 'When it was created (ISO 8601, UTC).', format: 'date-time' })
+  createdAt: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.',
+    format: 'date-time',
+  })
+  disabledAt?: string;
+
+  static from(endpoint: WebhookEndpoint): WebhookEndpointDto {
+    const dto = Object.assign(new WebhookEndpointDto(), {
+      id: endpoint.id,
+      url: endpoint.url,
+      events: [...endpoint.events],
+      createdAt: endpoint.createdAt.toISOString(),
+    });
+    if (endpoint.disabledAt) dto.disabledAt = endpoint.disabledAt.toISOString();
+    return dto;
+  }
+}
+
+@ApiSchema({ name: 'NewWebhookEndpointWithSecret', description: 'The endpoint just created, with its signing secret.' })
+export class CreatedWebhookEndpointDto extends WebhookEndpointDto {
+  @ApiProperty({
+    description:
+      'The signing secret (`whsec_` + base64 of 32 random bytes), shown in this response only: keep it. ' +
+      '`new Webhook(secret).verify(body, headers)` of the `standardwebhooks` package checks a delivery with it.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  secret: string;
+
+  static withSecret(endpoint: WebhookEndpoint): CreatedWebhookEndpointDto {
+    return Object.assign(new CreatedWebhookEndpointDto(), WebhookEndpointDto.from(endpoint), {
+      secret: endpoint.secret,
+    });
+  }
+}
+
+const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+@ApiSchema({ name: 'WebhookDelivery', description: 'One event sent (or being sent) to one endpoint.' })
+export class WebhookDeliveryDto {
+  @ApiProperty({ type: 'integer', format: 'int64', example: 1 })
+  id: number;
+
+  @ApiProperty({ description: "The event's id: the `webhook-id` header, the same on every attempt.", format: 'uuid' })
+  eventId: string;
+
+  @ApiProperty({ enum: [...WEBHOOK_EVENT_TYPES, 'ping'], example: 'order.placed' })
+  type: string;
+
+  @ApiProperty({
+    enum: DELIVERY_STATUSES,
+    description:
+      '`pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; ' +
+      '`failed`: every attempt failed.',
+  })
+  status: (typeof DELIVERY_STATUSES)[number];
+
+  @ApiProperty({ description: 'Attempts made so far.', type: 'integer', example: 1 })
+  attempts: number;
+
+  @ApiPropertyOptional({
+    description: 'The HTTP status of the last attempt, when one came back.',
+    type: 'integer',
+    example: 200,
+  })
+  lastStatusCode?: number;
+
+  @ApiPropertyOptional({ description: 'Why the last attempt failed.', example: 'HTTP 503' })
+  lastError?: string;
+
+  @ApiPropertyOptional({ description: 'When the next attempt is due (pending deliveries).', format: 'date-time' })
+  nextAttemptAt?: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  deliveredAt?: string;
+
+  static from(delivery: WebhookDelivery): WebhookDeliveryDto {
+    const dto = Object.assign(new WebhookDeliveryDto(), {
+      id: delivery.id,
+      eventId: delivery.eventId,
+      type: delivery.type,
+      status: delivery.status,
+      attempts: delivery.attempts,
+      createdAt: delivery.createdAt.toISOString(),
+    });
+    if (delivery.lastStatusCode !== null) dto.lastStatusCode = delivery.lastStatusCode;
+    if (delivery.lastError !== null) dto.lastError = delivery.lastError;
+    if (delivery.status === 'pending' && delivery.nextAttemptAt)
+      dto.nextAttemptAt = delivery.nextAttemptAt.toISOString();
+    if (delivery.deliveredAt) dto.deliveredAt = delivery.deliveredAt.toISOString();
+    return dto;
+  }
+}
+
+@ApiSchema({ name: 'WebhookPing', description: 'The ping event queued for the endpoint.' })
+export class WebhookPingDto {
+  @ApiProperty({
+    description: "The event's id (`webhook-id`); its delivery shows in the endpoint's deliveries.",
+    format: 'uuid',
+  })
+  eventId: string;
+
+  @ApiProperty({ enum: ['ping'] })
+  type: 'ping';
+}

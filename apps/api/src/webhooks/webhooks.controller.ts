@@ -1,0 +1,118 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  CreateWebhookEndpoint,
+  DeleteWebhookEndpoint,
+  PingWebhookEndpoint,
+  WebhookEndpointQueries,
+} from '@petstore/application';
+import type { Account } from '@petstore/domain';
+import type { FastifyReply } from 'fastify';
+import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { Stability } from '../common/openapi/stability.decorator';
+import { pageRequest } from '../common/pagination/cursor';
+import { PageQueryDto } from '../common/pagination/page.query.dto';
+import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
+import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import {
+  CreatedWebhookEndpointDto,
+  NewWebhookEndpointDto,
+  WebhookDeliveryDto,
+  WebhookEndpointDto,
+  WebhookPingDto,
+} from './webhook.dto';
+
+const DELIVERY =
+  'Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it) with the ' +
+  'Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s is ' +
+  'delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.';
+
+@ApiTags('webhooks')
+@Auth()
+@Stability('beta')
+@Controller('webhooks/endpoints')
+export class WebhooksController {
+  constructor(
+    private readonly createEndpoint: CreateWebhookEndpoint,
+    private readonly deleteEndpoint: DeleteWebhookEndpoint,
+    private readonly pingEndpoint: PingWebhookEndpoint,
+    private readonly queries: WebhookEndpointQueries,
+  ) {}
+
+  @Post()
+  @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Subscribe a URL to events', description: DELIVERY })
+  @ApiCreatedResponse({
+    type: CreatedWebhookEndpointDto,
+    headers: { Location: { description: "The endpoint's URL.", schema: { type: 'string' } } },
+  })
+  @ApiErrors({ 409: 'The account has 10 endpoints already (`too_many_endpoints`).' })
+  async create(
+    @Body() body: NewWebhookEndpointDto,
+    @CurrentAccount() account: Account,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CreatedWebhookEndpointDto> {
+    const endpoint = await this.createEndpoint.execute({ url: body.url, events: body.events, owner: account });
+    void reply.header('Location', `/webhooks/endpoints/${endpoint.id}`);
+    return CreatedWebhookEndpointDto.withSecret(endpoint);
+  }
+
+  @Get()
+  @ApiOperation({ operationId: 'listWebhookEndpoints', summary: 'Your webhook endpoints' })
+  @ApiOkResponse({ type: [WebhookEndpointDto], headers: ApiNextPageLink })
+  async list(@Query() query: PageQueryDto, @CurrentAccount() account: Account): Promise<Paginated<WebhookEndpointDto>> {
+    const request = pageRequest(query);
+    return Paginated.of(await this.queries.list(account, request), request, WebhookEndpointDto.from);
+  }
+
+  @Get(':endpointId')
+  @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (without its secret)' })
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  async get(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+  ): Promise<WebhookEndpointDto> {
+    return WebhookEndpointDto.from(await this.queries.get(id, account));
+  }
+
+  @Delete(':endpointId')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint (pending deliveries stop)',
+  })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  async remove(@Param('endpointId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<void> {
+    await this.deleteEndpoint.execute(id, account);
+  }
+
+  @Get(':endpointId/deliveries')
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first" })
+  @ApiOkResponse({ type: [WebhookDeliveryDto], headers: ApiNextPageLink })
+  async deliveries(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @Query() query: PageQueryDto,
+    @CurrentAccount() account: Account,
+  ): Promise<Paginated<WebhookDeliveryDto>> {
+    const request = pageRequest(query);
+    return Paginated.of(await this.queries.deliveries(id, account, request), request, WebhookDeliveryDto.from);
+  }
+
+  @Post(':endpointId/test')
+  @HttpCode(202)
+  @ApiOperation({ operationId: 'testWebhookEndpoint', summary: 'Send a `ping` event to the endpoint' })
+  @ApiAcceptedResponse({ type: WebhookPingDto })
+  async test(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+  ): Promise<WebhookPingDto> {
+    return { eventId: await this.pingEndpoint.execute(id, account), type: 'ping' };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './webhook.ports';
+export * from './webhook-events';
+export * from './webhook.use-cases';

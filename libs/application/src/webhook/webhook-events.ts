@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { Message, Order, OrderEventType, Pet, WebhookEventType } from '@petstore/domain';
+import { PetRepository } from '../pet/pet.repository';
+import { Clock } from '../ports';
+import type { WebhookEventName } from './webhook.ports';
+import { WebhookEndpointRepository, WebhookEvent, WebhookOutboxStore, WebhookPayloads } from './webhook.ports';
+
+/**
+ * What use cases call, inside their `UnitOfWork.run`, to report a change to webhook endpoints: the
+ * event is written to the outbox in the same transaction as the change (a rolled-back change
+ * sends nothing, a committed one is never lost). Each `record` returns its subject, so that it
+ * fits in the line that produces it.
+ */
+@Injectable()
+export class WebhookEvents {
+  constructor(
+    private readonly outbox: WebhookOutboxStore,
+    private readonly payloads: WebhookPayloads,
+    private readonly pets: PetRepository,
+    private readonly clock: Clock,
+    private readonly endpoints: WebhookEndpointRepository,
+  ) {}
+
+  async order(type: OrderEventType, order: Order): Promise<Order> {
+    await this.add(type, order.ownerId, this.payloads.order(order));
+    return order;
+  }
+
+  async messageDelivered(message: Message): Promise<Message> {
+    await this.add('message.delivered', message.ownerId, this.payloads.message(message));
+    return message;
+  }
+
+  /**
+   * `pet.status_changed` when the pet's status differs from the one stored: call it before the
+   * pet is saved (under the pet's lock, which the changing use case holds).
+   */
+  async petStatusChange(pet: Pet): Promise<Pet> {
+    const stored = await this.pets.findById(pet.id);
+    if (stored && stored.status !== pet.status) await this.add('pet.status_changed', null, this.payloads.pet(pet));
+    return pet;
+  }
+
+  /** A ping to one endpoint (`POST /webhooks/endpoints/{id}/test`); returns the event's id. */
+  async ping(endpointId: number): Promise<string> {
+    const event = this.event('ping', null, { endpointId }, endpointId);
+    await this.outbox.add(event);
+    return event.id;
+  }
+
+  /**
+   * Written only when some endpoint may receive it: most changes have no subscriber, and then cost one
+   * read instead of an event and its job. An endpoint created while the change commits may miss it.
+   */
+  private async add(type: WebhookEventType, subjectOwnerId: number | null, data: unknown): Promise<void> {
+    if (!(await this.endpoints.hasSubscribers(type, subjectOwnerId))) return;
+    await this.outbox.add(this.event(type, subjectOwnerId, data, null));
+  }
+
+  private event(type: WebhookEventName, subjectOwnerId: number | null, data: unknown, endpointId: number | null) {
+    const now = this.clock.now();
+    const body = JSON.stringify({ type, timestamp: now.toISOString(), data });
+    return { id: this.outbox.nextId(), type, subjectOwnerId, endpointId, body, createdAt: now } satisfies WebhookEvent;
+  }
+}

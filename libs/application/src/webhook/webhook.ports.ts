@@ -1,0 +1,176 @@
+import { Message, Order, Pet, WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { PageRequest, Page } from '../shared/page';
+
+export type WebhookEventName = WebhookEventType | 'ping';
+
+/** One event as the outbox holds it: the exact body every endpoint receives, on every attempt. */
+export interface WebhookEvent {
+  /** A UUID: the `webhook-id` header, the same on every attempt. */
+  id: string;
+  type: WebhookEventName;
+  /** The account whose resource the event is about; null for the store's own (a pet). */
+  subjectOwnerId: number | null;
+  /** Set for a ping: the one endpoint it goes to. */
+  endpointId: number | null;
+  /** `{"type", "timestamp", "data"}` as JSON text. */
+  body: string;
+  createdAt: Date;
+}
+
+/**
+ * The outbox: `add` must run inside the `UnitOfWork.run` of the change the event reports, so that
+ * the event commits with the change or not at all; it also queues the event's fan-out (pg-boss
+ * job) in that transaction.
+ */
+export abstract class WebhookOutboxStore {
+  /** A new, random identity (a UUID) for an event. */
+  abstract nextId(): string;
+  abstract add(event: WebhookEvent): Promise<void>;
+  abstract findById(id: string): Promise<WebhookEvent | null>;
+}
+
+/** How the API shows a resource: the `data` of an event is exactly that. */
+export abstract class WebhookPayloads {
+  abstract order(order: Order): unknown;
+  abstract pet(pet: Pet): unknown;
+  abstract message(message: Message): unknown;
+}
+
+export interface WebhookSubscriber {
+  endpoint: WebhookEndpoint;
+  ownerIsAdmin: boolean;
+}
+
+export abstract class WebhookEndpointRepository {
+  /** Serialises the endpoint changes of one account until the transaction ends (the 10-endpoint rule). */
+  abstract lockOwner(ownerId: number): Promise<void>;
+  abstract countByOwner(ownerId: number): Promise<number>;
+  abstract add(endpoint: WebhookEndpoint): Promise<WebhookEndpoint>;
+  abstract findById(id: number): Promise<WebhookEndpoint | null>;
+  /** The owner's endpoints, ascending by id. */
+  abstract listByOwner(ownerId: number, page: PageRequest): Promise<Page<WebhookEndpoint>>;
+  abstract delete(id: number): Promise<void>;
+  /**
+   * Enabled endpoints subscribed to `type` whose owner is `subjectOwnerId` or an administrator
+   * (the candidates; WebhookAudience decides).
+   */
+  abstract findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]>;
+  /** Whether any such candidate exists (one indexed probe: most changes have no subscriber at all). */
+  abstract hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean>;
+  /** A delivered attempt clears the failing streak; a failed one starts it if none runs. */
+  abstract recordHealth(endpointId: number, delivered: boolean, at: Date): Promise<void>;
+  /** Disables the enabled endpoints failing since before `since`; returns how many. */
+  abstract disableFailingSince(since: Date, now: Date): Promise<number>;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event to one endpoint, as `GET /webhooks/endpoints/{id}/deliveries` shows it. */
+export interface WebhookDelivery {
+  id: number;
+  eventId: string;
+  type: WebhookEventName;
+  endpointId: number;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+/** What an attempt needs, read without a lock. */
+export interface WebhookAttemptTarget {
+  delivery: WebhookDelivery;
+  url: string;
+  secret: string;
+  endpointDisabled: boolean;
+  body: string;
+}
+
+export interface WebhookAttemptOutcome {
+  deliveryId: number;
+  /** The attempt's number (1 for the first). */
+  attempt: number;
+  /** Attempts recorded before this one: nothing is recorded if another run changed that meanwhile. */
+  previousAttempts: number;
+  status: WebhookDeliveryStatus;
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+  at: Date;
+}
+
+export abstract class WebhookDeliveryRepository {
+  /** Creates the deliveries of an event not created yet; returns the new ones' ids. */
+  abstract createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]>;
+  abstract findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null>;
+  /**
+   * Records an attempt, unless another run recorded this attempt (or settled the delivery)
+   * meanwhile: false then, and the caller schedules nothing.
+   */
+  abstract recordAttempt(outcome: WebhookAttemptOutcome): Promise<boolean>;
+  /** An endpoint's deliveries, newest first: `afterId` is the last id seen, the next page is below it. */
+  abstract listForEndpoint(endpointId: number, page: PageRequest): Promise<Page<WebhookDelivery>>;
+}
+
+/** The delivery jobs (pg-boss): `schedule` runs inside the transaction that records why. */
+export abstract class WebhookDeliveryQueue {
+  abstract schedule(deliveryId: number, at: Date | null): Promise<void>;
+}
+
+export abstract class WebhookSecrets {
+  /** `whsec_` + base64 of fresh random bytes (24 or more). */
+  abstract generate(): string;
+}
+
+/** Refuses a URL events may not go to (scheme; an address inside the network, resolved now). */
+export abstract class WebhookUrlPolicy {
+  /** Throws WebhookUrlRefusedError. */
+  abstract check(url: string): Promise<void>;
+}
+
+export interface WebhookRequest {
+  url: string;
+  eventId: string;
+  body: string;
+  secret: string;
+  timeoutMs: number;
+}
+
+/** The HTTP status received, or why none was (refused address, timeout, connection error). */
+export interface WebhookResponse {
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** Signs (Standard Webhooks headers) and POSTs one attempt; never throws for the receiver's failures. */
+export abstract class WebhookSender {
+  abstract send(request: WebhookRequest): Promise<WebhookResponse>;
+}
+
+/** Delivery settings, bound by value in the composition root. */
+export class WebhookSettings {
+  /** After 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about a day), a delivery is failed. */
+  static readonly DEFAULT_RETRY_DELAYS_MS = [5, 30, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000);
+
+  constructor(
+    /** The waits between attempts: attempt n + 1 comes retryDelaysMs[n − 1] after attempt n fails. */
+    readonly retryDelaysMs: readonly number[] = WebhookSettings.DEFAULT_RETRY_DELAYS_MS,
+    /** A receiver that has not answered by then failed the attempt. */
+    readonly timeoutMs = 10_000,
+    /** Each wait is stretched by up to this fraction, at random, so that retries do not come in waves. */
+    readonly jitter = 0.1,
+    /** An endpoint whose deliveries all failed for this long is disabled. */
+    readonly disableAfterMs = 5 * 24 * 3600 * 1000,
+    readonly random: () => number = Math.random,
+  ) {}
+
+  /** When attempt `attempt + 1` should run after attempt `attempt` failed at `at`; null when none is left. */
+  nextAttemptAt(attempt: number, at: Date): Date | null {
+    const delay = this.retryDelaysMs[attempt - 1];
+    if (delay === undefined) return null;
+    return new Date(at.getTime() + Math.round(delay * (1 + this.jitter * this.random())));
+  }
+}

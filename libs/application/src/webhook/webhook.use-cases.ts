@@ -1,0 +1,257 @@
+import { Injectable } from '@nestjs/common';
+import {
+  Account,
+  TooManyWebhookEndpointsError,
+  MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT,
+  WebhookAudience,
+  WebhookEndpoint,
+  WebhookEndpointNotFoundError,
+} from '@petstore/domain';
+import { Clock, UnitOfWork } from '../ports';
+import { Page, PageRequest } from '../shared/page';
+import { WebhookEvents } from './webhook-events';
+import {
+  WebhookDelivery,
+  WebhookDeliveryQueue,
+  WebhookDeliveryRepository,
+  WebhookDeliveryStatus,
+  WebhookEndpointRepository,
+  WebhookOutboxStore,
+  WebhookSecrets,
+  WebhookSender,
+  WebhookSettings,
+  WebhookUrlPolicy,
+} from './webhook.ports';
+
+export interface CreateWebhookEndpointCommand {
+  url: string;
+  events: string[];
+  owner: Account;
+}
+
+/** `POST /webhooks/endpoints`: the URL is checked (resolved now), then the endpoint stored under the owner's lock. */
+@Injectable()
+export class CreateWebhookEndpoint {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly urls: WebhookUrlPolicy,
+    private readonly secrets: WebhookSecrets,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(command: CreateWebhookEndpointCommand): Promise<WebhookEndpoint> {
+    const endpoint = WebhookEndpoint.create({
+      ownerId: command.owner.id,
+      ownerIsAdmin: command.owner.isAdmin,
+      url: command.url,
+      events: command.events,
+      secret: this.secrets.generate(),
+      now: this.clock.now(),
+    });
+    // Resolving a name takes time: done before the transaction, so no lock waits on DNS.
+    await this.urls.check(endpoint.url);
+    return this.uow.run(async () => {
+      await this.endpoints.lockOwner(endpoint.ownerId);
+      if ((await this.endpoints.countByOwner(endpoint.ownerId)) >= MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT) {
+        throw new TooManyWebhookEndpointsError();
+      }
+      return this.endpoints.add(endpoint);
+    });
+  }
+}
+
+/** Reads and deletes: an endpoint is its owner's (or an administrator's); another's is not found. */
+@Injectable()
+export class WebhookEndpointQueries {
+  constructor(
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly deliveryLog: WebhookDeliveryRepository,
+  ) {}
+
+  async get(id: number, viewer: Account): Promise<WebhookEndpoint> {
+    const endpoint = await this.endpoints.findById(id);
+    if (!endpoint || !viewer.mayActFor(endpoint.ownerId)) throw new WebhookEndpointNotFoundError(id);
+    return endpoint;
+  }
+
+  /** The viewer's own endpoints. */
+  list(viewer: Account, page: PageRequest): Promise<Page<WebhookEndpoint>> {
+    return this.endpoints.listByOwner(viewer.id, page);
+  }
+
+  async deliveries(id: number, viewer: Account, page: PageRequest): Promise<Page<WebhookDelivery>> {
+    await this.get(id, viewer);
+    return this.deliveryLog.listForEndpoint(id, page);
+  }
+}
+
+@Injectable()
+export class DeleteWebhookEndpoint {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly endpoints: WebhookEndpointRepository,
+  ) {}
+
+  execute(id: number, viewer: Account): Promise<void> {
+    return this.uow.run(async () => {
+      const endpoint = await this.endpoints.findById(id);
+      if (!endpoint || !viewer.mayActFor(endpoint.ownerId)) throw new WebhookEndpointNotFoundError(id);
+      await this.endpoints.delete(id);
+    });
+  }
+}
+
+/** `POST /webhooks/endpoints/{id}/test`: a `ping` event for that endpoint alone; returns its id. */
+@Injectable()
+export class PingWebhookEndpoint {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly events: WebhookEvents,
+  ) {}
+
+  execute(id: number, viewer: Account): Promise<string> {
+    return this.uow.run(async () => {
+      const endpoint = await this.endpoints.findById(id);
+      if (!endpoint || !viewer.mayActFor(endpoint.ownerId)) throw new WebhookEndpointNotFoundError(id);
+      return this.events.ping(endpoint.id);
+    });
+  }
+}
+
+/**
+ * Run by the job queue for each event of the outbox: one delivery (and its job) per endpoint that
+ * receives it, in one transaction. Run again (a retried job), it creates only what is missing.
+ */
+@Injectable()
+export class FanOutWebhookEvent {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly outbox: WebhookOutboxStore,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly queue: WebhookDeliveryQueue,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Returns the number of deliveries created. */
+  execute(eventId: string): Promise<number> {
+    return this.uow.run(async () => {
+      const event = await this.outbox.findById(eventId);
+      if (!event) return 0;
+      let targets: number[];
+      if (event.type === 'ping') {
+        const endpoint = event.endpointId === null ? null : await this.endpoints.findById(event.endpointId);
+        targets = endpoint ? [endpoint.id] : [];
+      } else {
+        const type = event.type;
+        const subscribers = await this.endpoints.findSubscribers(type, event.subjectOwnerId);
+        targets = subscribers
+          .filter(({ endpoint, ownerIsAdmin }) =>
+            WebhookAudience.receives({ id: endpoint.ownerId, isAdmin: ownerIsAdmin }, type, event.subjectOwnerId),
+          )
+          .map(({ endpoint }) => endpoint.id);
+      }
+      const created = await this.deliveries.createFor(event.id, targets, this.clock.now());
+      for (const id of created) await this.queue.schedule(id, null);
+      return created.length;
+    });
+  }
+}
+
+export type WebhookAttemptResult = 'delivered' | 'retrying' | 'failed' | 'settled';
+
+/**
+ * One attempt of one delivery, run by the job queue. Nothing is locked and no transaction is open
+ * during the HTTP call; the outcome, the endpoint's health and the next attempt's job (when one
+ * is due) are then recorded in one short transaction, guarded by the attempt number so that a
+ * rerun of the same job (its worker died) records nothing twice. At least once: a worker that dies
+ * after the call and before the record makes the attempt run again, with the same webhook-id.
+ */
+@Injectable()
+export class DeliverWebhook {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly queue: WebhookDeliveryQueue,
+    private readonly sender: WebhookSender,
+    private readonly settings: WebhookSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(deliveryId: number): Promise<WebhookAttemptResult> {
+    const target = await this.deliveries.findTarget(deliveryId);
+    if (!target || target.delivery.status !== 'pending') return 'settled';
+    const { delivery } = target;
+    const attempt = delivery.attempts + 1;
+    if (target.endpointDisabled) {
+      const at = this.clock.now();
+      const outcome = { statusCode: null, error: 'endpoint disabled', nextAttemptAt: null, at };
+      const attempts = { attempt: delivery.attempts, previousAttempts: delivery.attempts };
+      await this.deliveries.recordAttempt({ deliveryId, ...attempts, status: 'failed', ...outcome });
+      return 'failed';
+    }
+    const response = await this.sender.send({
+      url: target.url,
+      eventId: delivery.eventId,
+      body: target.body,
+      secret: target.secret,
+      timeoutMs: this.settings.timeoutMs,
+    });
+    const at = this.clock.now();
+    const delivered = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+    const nextAttemptAt = delivered ? null : this.settings.nextAttemptAt(attempt, at);
+    const status: WebhookDeliveryStatus = delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'failed';
+    await this.uow.run(async () => {
+      const error = delivered ? null : (response.error ?? `HTTP ${response.statusCode}`);
+      const outcome = { deliveryId, attempt, previousAttempts: delivery.attempts, status, error, nextAttemptAt, at };
+      if (!(await this.deliveries.recordAttempt({ ...outcome, statusCode: response.statusCode }))) return;
+      await this.endpoints.recordHealth(delivery.endpointId, delivered, at);
+      if (nextAttemptAt) await this.queue.schedule(deliveryId, nextAttemptAt);
+    });
+    return delivered ? 'delivered' : nextAttemptAt ? 'retrying' : 'failed';
+  }
+}
+
+/** The job queue gave up on a delivery whose runs kept breaking: it becomes failed, unless settled already. */
+@Injectable()
+export class GiveUpWebhookDelivery {
+  constructor(
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(deliveryId: number): Promise<boolean> {
+    const target = await this.deliveries.findTarget(deliveryId);
+    if (!target || target.delivery.status !== 'pending') return false;
+    const { attempts, lastStatusCode } = target.delivery;
+    return this.deliveries.recordAttempt({
+      deliveryId,
+      attempt: attempts,
+      previousAttempts: attempts,
+      status: 'failed',
+      statusCode: lastStatusCode,
+      error: 'given up: the delivery job kept breaking',
+      nextAttemptAt: null,
+      at: this.clock.now(),
+    });
+  }
+}
+
+/** Scheduled: endpoints whose every delivery failed for WebhookSettings.disableAfterMs are disabled. */
+@Injectable()
+export class DisableFailingWebhookEndpoints {
+  constructor(
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly settings: WebhookSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(): Promise<{ disabled: number }> {
+    const now = this.clock.now();
+    const since = new Date(now.getTime() - this.settings.disableAfterMs);
+    return { disabled: await this.endpoints.disableFailingSince(since, now) };
+  }
+}

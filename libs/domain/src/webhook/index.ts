@@ -1,0 +1,2 @@
+export * from './webhook';
+export * from './webhook.errors';

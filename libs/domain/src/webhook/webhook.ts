@@ -1,0 +1,120 @@
+import { InvalidValueError } from '../shared/domain-error';
+
+/** The events an endpoint may subscribe to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'order.placed',
+  'order.completed',
+  'order.cancelled',
+  'pet.status_changed',
+  'message.delivered',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export type OrderEventType = Extract<WebhookEventType, `order.${string}`>;
+
+/** Sent only by `POST /webhooks/endpoints/{id}/test`, to that endpoint; never subscribed to. */
+export const WEBHOOK_PING = 'ping';
+
+/** Events about no customer's resource: administrators only. */
+const ADMIN_ONLY_EVENTS: readonly WebhookEventType[] = ['pet.status_changed'];
+
+/** Endpoints an account may have at once. */
+export const MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT = 10;
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+/** Who may receive what (the one place that says it). */
+export const WebhookAudience = {
+  /** Whether an account with this role may subscribe to the event type at all. */
+  maySubscribe(type: WebhookEventType, ownerIsAdmin: boolean): boolean {
+    return ownerIsAdmin || !ADMIN_ONLY_EVENTS.includes(type);
+  },
+
+  /**
+   * Whether an endpoint of `owner` receives an event about a resource of `subjectOwnerId` (null:
+   * a resource of the store, such as a pet). A customer receives the events of its own orders and
+   * messages; an administrator also every order's events and the pets' status changes.
+   */
+  receives(owner: { id: number; isAdmin: boolean }, type: WebhookEventType, subjectOwnerId: number | null): boolean {
+    if (subjectOwnerId !== null && subjectOwnerId === owner.id) return true;
+    if (!owner.isAdmin) return false;
+    return type.startsWith('order.') || ADMIN_ONLY_EVENTS.includes(type);
+  },
+};
+
+export interface WebhookEndpointProps {
+  id: number;
+  ownerId: number;
+  url: string;
+  events: WebhookEventType[];
+  /** `whsec_` + base64 of the key; kept to sign, shown once. */
+  secret: string;
+  createdAt: Date;
+  /** Set once every delivery failed for 5 days; a disabled endpoint receives nothing more. */
+  disabledAt: Date | null;
+}
+
+/** A URL where an account receives the events it subscribed to, signed with the endpoint's secret. */
+export class WebhookEndpoint {
+  private constructor(private readonly props: WebhookEndpointProps) {}
+
+  static create(input: {
+    ownerId: number;
+    ownerIsAdmin: boolean;
+    url: string;
+    events: readonly string[];
+    secret: string;
+    now: Date;
+  }): WebhookEndpoint {
+    if (input.events.length === 0) throw new InvalidValueError('events', 'events must name at least one event type.');
+    const events = [...new Set(input.events)];
+    for (const type of events) {
+      if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+        throw new InvalidValueError('events', `events: "${type}" is not one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+      }
+      if (!WebhookAudience.maySubscribe(type as WebhookEventType, input.ownerIsAdmin)) {
+        throw new InvalidValueError('events', `events: only an administrator may subscribe to "${type}".`);
+      }
+    }
+    if (input.url.length > WEBHOOK_URL_MAX_LENGTH) {
+      throw new InvalidValueError('url', `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters.`);
+    }
+    return new WebhookEndpoint({
+      id: 0,
+      ownerId: input.ownerId,
+      url: input.url,
+      events: events as WebhookEventType[],
+      secret: input.secret,
+      createdAt: input.now,
+      disabledAt: null,
+    });
+  }
+
+  static restore(props: WebhookEndpointProps): WebhookEndpoint {
+    return new WebhookEndpoint({ ...props, events: [...props.events] });
+  }
+
+  get id(): number {
+    return this.props.id;
+  }
+  get ownerId(): number {
+    return this.props.ownerId;
+  }
+  get url(): string {
+    return this.props.url;
+  }
+  get events(): readonly WebhookEventType[] {
+    return this.props.events;
+  }
+  get secret(): string {
+    return this.props.secret;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
+  }
+  get disabledAt(): Date | null {
+    return this.props.disabledAt;
+  }
+
+  toSnapshot(): WebhookEndpointProps {
+    return { ...this.props, events: [...this.props.events] };
+  }
+}

@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  Page,
+  PageRequest,
+  pageFromRows,
+  WebhookAttemptOutcome,
+  WebhookAttemptTarget,
+  WebhookDelivery,
+  WebhookDeliveryQueue,
+  WebhookDeliveryRepository,
+  WebhookEndpointRepository,
+  WebhookEvent,
+  WebhookEventName,
+  WebhookOutboxStore,
+  WebhookSubscriber,
+} from '@petstore/application';
+import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { TransactionHost } from '../../database/transaction-host';
+import { PgBossJobQueue } from '../../jobs/pg-boss-job-queue';
+
+/*
+ * The webhook tables are read and written with plain SQL: the statements are few, and several
+ * (ON CONFLICT, guarded updates, arrays) are plain SQL anyway.
+ */
+
+/** The outbox's fan-out jobs (one per event; the job's id is the event's). */
+export const WEBHOOK_FAN_OUT_QUEUE = 'webhook-fan-out';
+/** One job per attempt of a delivery. */
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
+
+interface EndpointRow {
+  id: string;
+  owner_id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  created_at: Date;
+  disabled_at: Date | null;
+  owner_is_admin?: boolean;
+}
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return WebhookEndpoint.restore({
+    id: Number(row.id),
+    ownerId: Number(row.owner_id),
+    url: row.url,
+    events: row.events as WebhookEventType[],
+    secret: row.secret,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+  });
+}
+
+@Injectable()
+export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
+  constructor(private readonly host: TransactionHost) {
+    super();
+  }
+
+  private query<T>(text: string, values: unknown[] = []): Promise<T> {
+    return this.host.manager.query(text, values);
+  }
+
+  async lockOwner(ownerId: number): Promise<void> {
+    await this.query<unknown>(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, [ownerId]);
+  }
+
+  async countByOwner(ownerId: number): Promise<number> {
+    const [row] = await this.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE owner_id = $1`,
+      [ownerId],
+    );
+    return row.n;
+  }
+
+  async add(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
+    const e = endpoint.toSnapshot();
+    const [row] = await this.query<EndpointRow[]>(
+      `INSERT INTO webhook_endpoints (owner_id, url, events, secret, created_at)
+       VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      [e.ownerId, e.url, e.events, e.secret, e.createdAt],
+    );
+    return toEndpoint(row);
+  }
+
+  async findById(id: number): Promise<WebhookEndpoint | null> {
+    const [row] = await this.query<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE id = $1`, [id]);
+    return row ? toEndpoint(row) : null;
+  }
+
+  async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
+    const rows = await this.query<EndpointRow[]>(
+      `SELECT * FROM webhook_endpoints WHERE owner_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [ownerId, afterId ?? 0, limit + 1],
+    );
+    const page = pageFromRows(rows.map(toEndpoint), limit, (endpoint) => endpoint.id);
+    return page;
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.query<unknown>(`DELETE FROM webhook_endpoints WHERE id = $1`, [id]);
+  }
+
+  async findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]> {
+    const rows = await this.query<EndpointRow[]>(
+      `SELECT e.*, a.role = 'admin' AS owner_is_admin
+         FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
+        WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')
+        ORDER BY e.id`,
+      [type, subjectOwnerId],
+    );
+    return rows.map((row) => ({ endpoint: toEndpoint(row), ownerIsAdmin: row.owner_is_admin === true }));
+  }
+
+  async hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean> {
+    const [row] = await this.query<Array<{ found: boolean }>>(
+      `SELECT EXISTS (
+         SELECT 1 FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
+          WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')) AS found`,
+      [type, subjectOwnerId],
+    );
+    return row.found;
+  }
+
+  async recordHealth(endpointId: number, delivered: boolean, at: Date): Promise<void> {
+    await this.query<unknown>(
+      delivered
+        ? `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`
+        : `UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`,
+      delivered ? [endpointId] : [endpointId, at],
+    );
+  }
+
+  async disableFailingSince(since: Date, now: Date): Promise<number> {
+    const [, count] = await this.query<[unknown, number]>(
+      `UPDATE webhook_endpoints SET disabled_at = $2 WHERE disabled_at IS NULL AND failing_since <= $1`,
+      [since, now],
+    );
+    return count;
+  }
+}
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  type: string;
+  endpoint_id: string;
+  status: WebhookDelivery['status'];
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: Number(row.id),
+    eventId: row.event_id,
+    type: row.type as WebhookEventName,
+    endpointId: Number(row.endpoint_id),
+    status: row.status,
+    attempts: row.attempts,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
+}
+
+const DELIVERY_COLUMNS = `d.id, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts, d.last_status_code,
+  d.last_error, d.next_attempt_at, d.created_at, d.delivered_at`;
+
+@Injectable()
+export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
+  constructor(private readonly host: TransactionHost) {
+    super();
+  }
+
+  private query<T>(text: string, values: unknown[] = []): Promise<T> {
+    return this.host.manager.query(text, values);
+  }
+
+  async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
+    if (endpointIds.length === 0) return [];
+    const rows = await this.query<Array<{ id: string }>>(
+      `INSERT INTO webhook_deliveries (event_id, endpoint_id, created_at, next_attempt_at)
+       SELECT $1, endpoint_id, $3, $3 FROM unnest($2::bigint[]) AS endpoint_id
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`,
+      [eventId, endpointIds, now],
+    );
+    return rows.map((row) => Number(row.id));
+  }
+
+  async findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null> {
+    const [row] = await this.query<
+      Array<DeliveryRow & { url: string; secret: string; disabled: boolean; body: string }>
+    >(
+      `SELECT ${DELIVERY_COLUMNS}, e.url, e.secret, e.disabled_at IS NOT NULL AS disabled, ev.body
+         FROM webhook_deliveries d
+         JOIN webhook_events ev ON ev.id = d.event_id
+         JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.id = $1`,
+      [deliveryId],
+    );
+    if (!row) return null;
+    return {
+      delivery: toDelivery(row),
+      url: row.url,
+      secret: row.secret,
+      endpointDisabled: row.disabled,
+      body: row.body,
+    };
+  }
+
+  async recordAttempt(o: WebhookAttemptOutcome): Promise<boolean> {
+    const [, count] = await this.query<[unknown, number]>(
+      `UPDATE webhook_deliveries
+          SET attempts = $2, status = $4::varchar, last_status_code = $5, last_error = $6, next_attempt_at = $7,
+              delivered_at = CASE WHEN $4::varchar = 'delivered' THEN $8::timestamptz END
+        WHERE id = $1 AND attempts = $3 AND status = 'pending'`,
+      [
+        o.deliveryId,
+        o.attempt,
+        o.previousAttempts,
+        o.status,
+        o.statusCode,
+        o.error?.slice(0, 1000) ?? null,
+        o.nextAttemptAt,
+        o.at,
+      ],
+    );
+    return count > 0;
+  }
+
+  async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
+    const rows = await this.query<DeliveryRow[]>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+        WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2) ORDER BY d.id DESC LIMIT $3`,
+      [endpointId, afterId ?? null, limit + 1],
+    );
+    return pageFromRows(rows.map(toDelivery), limit, (delivery) => delivery.id);
+  }
+}
+
+/** The outbox table; each event's fan-out job is sent on the same transaction. */
+@Injectable()
+export class SqlWebhookOutboxStore extends WebhookOutboxStore {
+  constructor(
+    private readonly host: TransactionHost,
+    private readonly jobs: PgBossJobQueue,
+  ) {
+    super();
+  }
+
+  nextId(): string {
+    return randomUUID();
+  }
+
+  async add(event: WebhookEvent): Promise<void> {
+    if (!this.host.inTransaction) throw new Error('A webhook event must be recorded inside UnitOfWork.run.');
+    await this.host.manager.query(
+      `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
+    );
+    await this.jobs.sendInTransaction(this.host, WEBHOOK_FAN_OUT_QUEUE, { eventId: event.id }, event.id);
+  }
+
+  async findById(id: string): Promise<WebhookEvent | null> {
+    const [row] = await this.host.manager.query(`SELECT * FROM webhook_events WHERE id = $1`, [id]);
+    if (!row) return null;
+    return {
+      id: row.id,
+      type: row.type,
+      subjectOwnerId: row.subject_owner_id === null ? null : Number(row.subject_owner_id),
+      endpointId: row.endpoint_id === null ? null : Number(row.endpoint_id),
+      body: row.body,
+      createdAt: row.created_at,
+    };
+  }
+}
+
+/** A delivery's attempt jobs, sent in the transaction that records why one is due. */
+@Injectable()
+export class PgBossWebhookDeliveryQueue extends WebhookDeliveryQueue {
+  constructor(
+    private readonly host: TransactionHost,
+    private readonly jobs: PgBossJobQueue,
+  ) {
+    super();
+  }
+
+  schedule(deliveryId: number, at: Date | null): Promise<void> {
+    const options = at ? { startAfter: at } : {};
+    return this.jobs.sendInTransaction(this.host, WEBHOOK_DELIVERY_QUEUE, { deliveryId }, randomUUID(), options);
+  }
+}
