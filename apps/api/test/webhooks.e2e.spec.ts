@@ -1,6 +1,13 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { DisableFailingWebhookEndpoints, GiveUpWebhookDelivery, PlaceOrder, UnitOfWork } from '@petstore/application';
+import {
+  AccountRepository,
+  DisableFailingWebhookEndpoints,
+  GiveUpWebhookDelivery,
+  PlaceOrder,
+  UnitOfWork,
+} from '@petstore/application';
+import type { Account } from '@petstore/domain';
 import { HttpWebhookSender, WebhookNetworkSettings } from '@petstore/infrastructure';
 import { Webhook } from 'standardwebhooks';
 import { StoreFixtures } from './support/store-fixtures';
@@ -253,9 +260,10 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     const petId = await store.pet({ quantity: 5 });
     const uow = api.app.get(UnitOfWork);
     const placeOrder = api.app.get(PlaceOrder);
+    const by = (await api.app.get(AccountRepository).findById(customer.id)) as Account;
     await expect(
       uow.run(async () => {
-        await placeOrder.execute({ petId, quantity: 1, ownerId: customer.id });
+        await placeOrder.execute({ petId, quantity: 1, by });
         throw new Error('rolled back on purpose');
       }),
     ).rejects.toThrow('rolled back on purpose');

@@ -8,8 +8,7 @@ export class WebhookEndpointNotFoundError extends NotFoundError {
 }
 
 export class TooManyWebhookEndpointsError extends DomainError {
-  readonly code = 'too_many_endpoints';
-  readonly kind = 'conflict' as const;
+  readonly kind = 'too_many_endpoints' as const;
   constructor() {
     super(`An account may have at most ${MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
   }
@@ -17,8 +16,7 @@ export class TooManyWebhookEndpointsError extends DomainError {
 
 /** The URL is not one events may be sent to (scheme, or an address inside the network). */
 export class WebhookUrlRefusedError extends DomainError {
-  readonly code = 'invalid_webhook_url';
-  readonly kind = 'invalid' as const;
+  readonly kind = 'invalid_webhook_url' as const;
   constructor(reason: string) {
     super(`url refused: ${reason}`);
   }

@@ -49,6 +49,8 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   order_already_complete: { status: 409, code: 'order_already_complete' },
   hold_limit_reached: { status: 409, code: 'hold_limit_reached' },
   too_many_keys: { status: 409, code: 'too_many_keys' },
+  too_many_endpoints: { status: 409, code: 'too_many_endpoints' },
+  invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
