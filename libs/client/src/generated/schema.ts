@@ -105,7 +105,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's active keys, without secrets */
+        /** The account's active keys, without secrets, by id */
         get: operations["listApiKeys"];
         put?: never;
         /**
@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order for an available pet
-         * @description Takes `quantity` units from the pet's stock in one transaction; when the stock reaches 0 the pet becomes `pending`. Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe.
+         * @description Takes `quantity` units from the pet's stock in one transaction; when the stock reaches 0 the pet becomes `pending`. Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open orders (placed, not completed), concurrent orders included: past it, 409 `hold_limit_reached`. An order still open `ORDER_HOLD_MINUTES` (default 1440, a day) after it was placed is cancelled by the service, with the same effects as a cancel by its owner: its units go back to stock, a `pending` pet becomes `available`, and the order no longer exists.
          */
         post: operations["placeOrder"];
         delete?: never;
@@ -358,6 +358,79 @@ export interface paths {
          * @description Sets `complete: true`, and the ship date when given (else keeps the one given when ordering, else the completion time). The pet becomes `sold` when it is `pending`, has no stock left and no other open order. `complete: false` is refused (400).
          */
         patch: operations["completeOrder"];
+        trace?: never;
+    };
+    "/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it) with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s is delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook endpoint (without its secret) */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint (pending deliveries stop) */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a `ping` event to the endpoint */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -419,8 +492,8 @@ export interface components {
              */
             createdAt: string;
         };
-        /** @description An API key. `key`, the secret, appears only in the response that creates it. */
-        ApiKey: {
+        /** @description A new API key, with its secret: the only response that shows it. */
+        ApiKeyCreated: {
             /**
              * Format: int64
              * @example 3
@@ -442,12 +515,32 @@ export interface components {
              * @description The secret: shown once, store it now.
              * @example psk_Zq3xW9aB…
              */
-            key?: string;
+            key: string;
         };
         /** @description The new account and its first API key (with the secret). */
         SignUpResult: {
             account: components["schemas"]["Account"];
-            apiKey: components["schemas"]["ApiKey"];
+            apiKey: components["schemas"]["ApiKeyCreated"];
+        };
+        /** @description An API key as listed: never with its secret. */
+        ApiKey: {
+            /**
+             * Format: int64
+             * @example 3
+             */
+            id: number;
+            /**
+             * @description The start of the key, to tell keys apart.
+             * @example psk_Zq3xW9aB
+             */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last use (to the minute); null if never used.
+             */
+            lastUsedAt: string | null;
         };
         /** @description Input for creating a category. */
         NewCategory: {
@@ -632,7 +725,7 @@ export interface components {
              */
             shipDate?: string;
         };
-        /** @description A customer's order for units of one pet. The account that placed it is kept but never shown. */
+        /** @description A customer's order for units of one pet. The account that placed it is kept but never shown. An order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed is cancelled by the service (see `placeOrder`). */
         Order: {
             /**
              * Format: int64
@@ -679,6 +772,136 @@ export interface components {
              */
             shipDate?: string;
         };
+        /** @description Input of `POST /webhooks/endpoints`. */
+        NewWebhookEndpoint: {
+            /**
+             * @description Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now and again at every connection). A private, loopback or link-local address is refused (400 `invalid_webhook_url`).
+             * @example https://example.com/hooks/petstore
+             */
+            url: string;
+            /**
+             * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer receives the events of its own orders and messages, an administrator those of every order.
+             * @example [
+             *       "order.placed",
+             *       "order.completed"
+             *     ]
+             */
+            events: ("order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered")[];
+        };
+        /** @description The endpoint just created, with its signing secret. */
+        NewWebhookEndpointWithSecret: {
+            /**
+             * Format: int64
+             * @example 1
+             */
+            id: number;
+            /** @example https://example.com/hooks/petstore */
+            url: string;
+            /**
+             * @example [
+             *       "order.placed"
+             *     ]
+             */
+            events: ("order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered")[];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.
+             */
+            disabledAt?: string;
+            /**
+             * @description The signing secret (`whsec_` + base64 of 32 random bytes), shown in this response only: keep it. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` package checks a delivery with it.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description A URL that receives the events its owner subscribed to. */
+        WebhookEndpoint: {
+            /**
+             * Format: int64
+             * @example 1
+             */
+            id: number;
+            /** @example https://example.com/hooks/petstore */
+            url: string;
+            /**
+             * @example [
+             *       "order.placed"
+             *     ]
+             */
+            events: ("order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered")[];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.
+             */
+            disabledAt?: string;
+        };
+        /** @description One event sent (or being sent) to one endpoint. */
+        WebhookDelivery: {
+            /**
+             * Format: int64
+             * @example 1
+             */
+            id: number;
+            /**
+             * Format: uuid
+             * @description The event's id: the `webhook-id` header, the same on every attempt.
+             */
+            eventId: string;
+            /**
+             * @example order.placed
+             * @enum {string}
+             */
+            type: "order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered" | "ping";
+            /**
+             * @description `pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; `failed`: every attempt failed.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /**
+             * @description Attempts made so far.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description The HTTP status of the last attempt, when one came back.
+             * @example 200
+             */
+            lastStatusCode?: number;
+            /**
+             * @description Why the last attempt failed.
+             * @example HTTP 503
+             */
+            lastError?: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending deliveries).
+             */
+            nextAttemptAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            deliveredAt?: string;
+        };
+        /** @description The ping event queued for the endpoint. */
+        WebhookPing: {
+            /**
+             * Format: uuid
+             * @description The event's id (`webhook-id`); its delivery shows in the endpoint's deliveries.
+             */
+            eventId: string;
+            /** @enum {string} */
+            type: "ping";
+        };
         Pets: components["schemas"]["Pet"][];
     };
     responses: never;
@@ -689,15 +912,15 @@ export interface components {
         "X-Request-Id": string;
         /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
         "Cache-Control": "no-store";
-        /** @description Requests left in the current window: `"default";r=<remaining>;t=<seconds>`. */
+        /** @description Requests left in the budget closest to its limit: `"<policy>";r=<remaining>;t=<seconds>`. */
         RateLimit: string;
-        /** @description The limit: `"default";q=<requests>;w=60`. */
+        /** @description Every budget the request counts against: `"default";q=<requests>;w=60`; on sign-up also `"sign-up";q=<sign-ups>;w=3600`; with credentials that do not authenticate also `"auth-failures";q=<requests>;w=60`. */
         "RateLimit-Policy": string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /** @description The scheme to use: `Bearer realm="petstore"`. */
         "WWW-Authenticate": "Bearer realm=\"petstore\"";
-        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+        /** @description `true`: the first response to this `Idempotency-Key`, sent again (the same body, byte for byte). */
         "Idempotent-Replayed": "true";
     };
     pathItems: never;
@@ -1145,7 +1368,12 @@ export interface operations {
     };
     listApiKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1–100). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1159,6 +1387,8 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1168,8 +1398,7 @@ export interface operations {
                      *         "id": 3,
                      *         "prefix": "psk_Zq3xW9aB",
                      *         "createdAt": "2026-11-23T10:00:00.000Z",
-                     *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
-                     *         "key": "psk_Zq3xW9aB…"
+                     *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
                      *       }
                      *     ]
                      */
@@ -1251,7 +1480,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Created: the new ApiKey; its URL is in `Location`. */
+            /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1272,7 +1501,7 @@ export interface operations {
                      *       "key": "psk_Zq3xW9aB…"
                      *     }
                      */
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
             /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
@@ -1296,6 +1525,19 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account already holds 20 active keys (`too_many_keys`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3755,7 +3997,7 @@ export interface operations {
             /**
              * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state conflicts.
              *
-             *     The pet is not `available` (`pet_not_available`), or has fewer units in stock than ordered (`insufficient_stock`).
+             *     The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`), or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
              */
             409: {
                 headers: {
@@ -4175,6 +4417,700 @@ export interface operations {
             };
             /** @description The body is larger than 64 KiB (`payload_too_large`). */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Items per page (1–100). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An array of WebhookEndpoint, in id order; more pages: `Link: rel="next"`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "url": "https://example.com/hooks/petstore",
+                     *         "events": [
+                     *           "order.placed"
+                     *         ],
+                     *         "createdAt": "2026-11-23T10:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/petstore",
+                 *       "events": [
+                 *         "order.placed",
+                 *         "order.completed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description Created: the new NewWebhookEndpointWithSecret; its URL is in `Location`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description The endpoint's URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://example.com/hooks/petstore",
+                     *       "events": [
+                     *         "order.placed"
+                     *       ],
+                     *       "createdAt": "2026-11-23T10:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewWebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account has 10 endpoints already (`too_many_endpoints`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The WebhookEndpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://example.com/hooks/petstore",
+                     *       "events": [
+                     *         "order.placed"
+                     *       ],
+                     *       "createdAt": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page (1–100). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An array of WebhookDelivery, in id order; more pages: `Link: rel="next"`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "eventId": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
+                     *         "type": "order.placed",
+                     *         "status": "pending",
+                     *         "attempts": 1,
+                     *         "lastStatusCode": 200,
+                     *         "lastError": "HTTP 503",
+                     *         "createdAt": "2026-11-23T10:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The WebhookPing. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
+                     *       "type": "ping"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPing"];
+                };
+            };
+            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (`not_found`). */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];

@@ -13,6 +13,7 @@ type Response = { description: string; content?: Record<string, { schema?: Json;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Used where a property declares no example of its own. */
 const EXAMPLE_DATE_TIME = '2026-11-23T10:00:00.000Z';
+const EXAMPLE_UUID = '0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40';
 
 /** A success response without a description gets one from its status and schema name. */
 export function describeSuccessResponses(responses: Record<string, { description: string; content?: unknown }>): void {
@@ -91,7 +92,8 @@ function exampleOf(schema: Json, schemas: Record<string, Json>, depth = 0): unkn
     case 'boolean':
       return false;
     case 'string':
-      return schema['format'] === 'date-time' ? EXAMPLE_DATE_TIME : 'string';
+      if (schema['format'] === 'date-time') return EXAMPLE_DATE_TIME;
+      return schema['format'] === 'uuid' ? EXAMPLE_UUID : 'string';
   }
   const required = new Set((schema['required'] as string[] | undefined) ?? []);
   const properties = Object.entries((schema['properties'] as Record<string, Json> | undefined) ?? {});
