@@ -77,7 +77,10 @@ export default [
         'error',
         {
           patterns: [
-            { group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'class-validator', 'class-transformer', 'pg'], message: 'libs/domain must stay framework-free.' },
+            {
+              group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'class-validator', 'class-transformer', 'pg'],
+              message: 'libs/domain must stay framework-free.',
+            },
           ],
         },
       ],

@@ -12,12 +12,21 @@ const MIGRATE = ['migrateDatabase', '@petstore/infrastructure'];
 const FAKES = ['InMemoryDatabase', '@petstore/application/testing'];
 
 const forbidden = [
-  ['libs/domain/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
+  [
+    'libs/domain/src/probe.ts',
+    "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n",
+  ],
   ['libs/domain/src/probe.ts', "import { UnitOfWork } from '@petstore/application';\nexport const x = UnitOfWork;\n"],
   ['libs/domain/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"],
-  ['libs/application/src/probe.ts', "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n"],
+  [
+    'libs/application/src/probe.ts',
+    "import { migrateDatabase } from '@petstore/infrastructure';\nexport const x = migrateDatabase;\n",
+  ],
   ['libs/application/src/probe.ts', "import { DataSource } from 'typeorm';\nexport const x = DataSource;\n"],
-  ['libs/infrastructure/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
+  [
+    'libs/infrastructure/src/probe.ts',
+    "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n",
+  ],
   ['apps/api/src/probe.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
   // The embedded PostgreSQL is no part of the production persistence code, and depends on no layer.
   probe('libs/infrastructure/src/probe.ts', ...EMBEDDED),
@@ -36,7 +45,10 @@ const forbidden = [
   probe('apps/api/src/probe.ts', ...FAKES),
 ];
 const allowed = [
-  ['apps/api/test/probe.spec.ts', "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n"],
+  [
+    'apps/api/test/probe.spec.ts',
+    "import { resetDatabase } from '@petstore/testing';\nexport const x = resetDatabase;\n",
+  ],
   ['libs/infrastructure/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
   ['libs/application/src/probe.ts', "import { Category } from '@petstore/domain';\nexport const x = Category;\n"],
   probe('apps/api/src/probe.ts', ...EMBEDDED),
@@ -52,7 +64,9 @@ const eslint = new ESLint();
 let failures = 0;
 for (const [filePath, code] of forbidden) {
   const [result] = await eslint.lintText(code, { filePath });
-  const refused = result.messages.some((m) => m.severity === 2 && /enforce-module-boundaries|no-restricted-imports/.test(m.ruleId ?? ''));
+  const refused = result.messages.some(
+    (m) => m.severity === 2 && /enforce-module-boundaries|no-restricted-imports/.test(m.ruleId ?? ''),
+  );
   console.log(`${refused ? 'refused (good)' : 'ALLOWED (bad)  '} ${filePath}: ${code.split('\n')[0]}`);
   if (!refused) failures++;
 }

@@ -32,12 +32,7 @@ function labelOf(frame, root) {
   return `${name} (${where === file ? file : `${where}:${file}`}:${frame.lineNumber + 1})`;
 }
 
-const PSEUDO = new Set([
-  '(garbage collector)',
-  '(idle)',
-  '(program)',
-  '(root)',
-]);
+const PSEUDO = new Set(['(garbage collector)', '(idle)', '(program)', '(root)']);
 
 /**
  * For each window's samples ({scenario, from, to} in µs; none = the whole profile): self time (ms) by
@@ -48,17 +43,14 @@ const PSEUDO = new Set([
 export function summariseProfile(profile, windows, root) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
-  for (const n of profile.nodes)
-    for (const c of n.children ?? []) parent.set(c, n.id);
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const times = new Array(profile.samples.length);
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i] ?? 0;
     times[i] = t;
   }
-  const selected = windows.length
-    ? windows
-    : [{ scenario: 'whole profile', from: -Infinity, to: Infinity }];
+  const selected = windows.length ? windows : [{ scenario: 'whole profile', from: -Infinity, to: Infinity }];
   const byScenario = new Map();
   const maps = () => ({
     functions: new Map(),
@@ -67,9 +59,7 @@ export function summariseProfile(profile, windows, root) {
     libraries: new Map(),
     appFunctions: new Map(),
   });
-  for (const w of selected)
-    if (!byScenario.has(w.scenario))
-      byScenario.set(w.scenario, { ...maps(), totalUs: 0 });
+  for (const w of selected) if (!byScenario.has(w.scenario)) byScenario.set(w.scenario, { ...maps(), totalUs: 0 });
   const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us);
   for (let i = 0; i < profile.samples.length; i++) {
     const window = selected.find((w) => times[i] >= w.from && times[i] <= w.to);
@@ -80,8 +70,7 @@ export function summariseProfile(profile, windows, root) {
     const node = nodes.get(profile.samples[i]);
     const frame = node.callFrame;
     const stack = [];
-    for (let id = node.id; id !== undefined; id = parent.get(id))
-      stack.push(nodes.get(id).callFrame);
+    for (let id = node.id; id !== undefined; id = parent.get(id)) stack.push(nodes.get(id).callFrame);
     const caller = stack.find((f) => f.url);
     let pkg;
     if (frame.url) pkg = packageOf(frame.url, root);
@@ -96,26 +85,15 @@ export function summariseProfile(profile, windows, root) {
     const library = stack.find((f) => f.url && !f.url.startsWith('node:'));
     add(
       acc.libraries,
-      PSEUDO.has(frame.functionName)
-        ? frame.functionName
-        : library
-          ? packageOf(library.url, root)
-          : 'node (core)',
+      PSEUDO.has(frame.functionName) ? frame.functionName : library ? packageOf(library.url, root) : 'node (core)',
       us,
     );
     add(acc.packages, pkg, us);
-    for (const p of new Set(
-      stack.filter((f) => f.url).map((f) => packageOf(f.url, root)),
-    )) {
+    for (const p of new Set(stack.filter((f) => f.url).map((f) => packageOf(f.url, root)))) {
       add(acc.inclusivePackages, p, us);
     }
-    const own = new Set(
-      stack.filter(
-        (f) => f.url.endsWith('dist/apps/api/main.js') && f.functionName,
-      ),
-    );
-    for (const f of new Set([...own].map((f) => f.functionName)))
-      add(acc.appFunctions, f, us);
+    const own = new Set(stack.filter((f) => f.url.endsWith('dist/apps/api/main.js') && f.functionName));
+    for (const f of new Set([...own].map((f) => f.functionName))) add(acc.appFunctions, f, us);
     if (frame.functionName !== '(idle)') acc.totalUs += us;
   }
   const top = (map, total) =>
@@ -141,38 +119,16 @@ export function summariseProfile(profile, windows, root) {
 export function formatProfileSummary(summaries) {
   const out = [];
   for (const s of summaries) {
-    out.push(
-      `## ${s.scenario} (${s.totalMs} ms busy CPU sampled)`,
-      '',
-      '| self % | ms | package |',
-      '|---|---|---|',
-    );
-    for (const p of s.packages)
-      out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
-    out.push(
-      '',
-      '| self % | ms | library, with the Node core and native work it called |',
-      '|---|---|---|',
-    );
-    for (const p of s.libraries)
-      out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
+    out.push(`## ${s.scenario} (${s.totalMs} ms busy CPU sampled)`, '', '| self % | ms | package |', '|---|---|---|');
+    for (const p of s.packages) out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
+    out.push('', '| self % | ms | library, with the Node core and native work it called |', '|---|---|---|');
+    for (const p of s.libraries) out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
     out.push('', '| self % | ms | function |', '|---|---|---|');
-    for (const f of s.functions)
-      out.push(`| ${f.share} | ${f.ms} | ${f.name.replaceAll('|', '\\|')} |`);
-    out.push(
-      '',
-      '| inclusive % | ms | package on the stack |',
-      '|---|---|---|',
-    );
-    for (const p of s.inclusivePackages)
-      out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
-    out.push(
-      '',
-      '| inclusive % | ms | service function on the stack |',
-      '|---|---|---|',
-    );
-    for (const f of s.appFunctions)
-      out.push(`| ${f.share} | ${f.ms} | ${f.name} |`);
+    for (const f of s.functions) out.push(`| ${f.share} | ${f.ms} | ${f.name.replaceAll('|', '\\|')} |`);
+    out.push('', '| inclusive % | ms | package on the stack |', '|---|---|---|');
+    for (const p of s.inclusivePackages) out.push(`| ${p.share} | ${p.ms} | ${p.name} |`);
+    out.push('', '| inclusive % | ms | service function on the stack |', '|---|---|---|');
+    for (const f of s.appFunctions) out.push(`| ${f.share} | ${f.ms} | ${f.name} |`);
     out.push('');
   }
   return out.join('\n');
@@ -180,8 +136,7 @@ export function formatProfileSummary(summaries) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const file = process.argv[2];
-  if (!file)
-    throw new Error('usage: node tools/bench/profile.mjs <file.cpuprofile>');
+  if (!file) throw new Error('usage: node tools/bench/profile.mjs <file.cpuprofile>');
   console.log(
     formatProfileSummary(
       summariseProfile(

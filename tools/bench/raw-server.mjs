@@ -31,9 +31,7 @@ class HttpError extends Error {
 
 app.setErrorHandler((error, _request, reply) => {
   const status = error.status ?? error.statusCode ?? 500;
-  reply
-    .code(status)
-    .send({ code: error.code ?? 'error', message: error.message, status });
+  reply.code(status).send({ code: error.code ?? 'error', message: error.message, status });
 });
 
 const lastTouched = new Map();
@@ -41,8 +39,7 @@ const lastTouched = new Map();
 app.addHook('onRequest', async (request) => {
   const header = request.headers.authorization ?? '';
   const presented = header.startsWith('Bearer ') ? header.slice(7) : '';
-  if (!presented)
-    throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
+  if (!presented) throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
   const hash = createHash('sha256').update(presented, 'utf8').digest('hex');
   const { rows } = await pool.query(
     `SELECT k.id AS key_id, a.id AS account_id, a.role
@@ -50,8 +47,7 @@ app.addHook('onRequest', async (request) => {
       WHERE k.hash = $1 AND k.revoked_at IS NULL`,
     [hash],
   );
-  if (rows.length === 0)
-    throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
+  if (rows.length === 0) throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
   const keyId = Number(rows[0].key_id);
   const now = Date.now();
   const previous = lastTouched.get(keyId);
@@ -68,15 +64,11 @@ app.addHook('onRequest', async (request) => {
 
 function page(query) {
   const limit = query.limit === undefined ? PAGE_DEFAULT : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX)
-    throw new HttpError(400, 'validation', 'bad limit');
+  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw new HttpError(400, 'validation', 'bad limit');
   let afterId = null;
   if (query.cursor !== undefined) {
-    const after = JSON.parse(
-      Buffer.from(String(query.cursor), 'base64url').toString('utf8'),
-    )?.after;
-    if (!Number.isSafeInteger(after) || after < 1)
-      throw new HttpError(400, 'validation', 'bad cursor');
+    const after = JSON.parse(Buffer.from(String(query.cursor), 'base64url').toString('utf8'))?.after;
+    if (!Number.isSafeInteger(after) || after < 1) throw new HttpError(400, 'validation', 'bad cursor');
     afterId = after;
   }
   return { limit, afterId };
@@ -87,12 +79,7 @@ function sendPage(request, reply, rows, limit, idOf) {
   if (rows.length > limit) {
     rows.length = limit;
     const url = new URL(request.url, 'http://placeholder');
-    url.searchParams.set(
-      'cursor',
-      Buffer.from(JSON.stringify({ after: idOf(rows[limit - 1]) })).toString(
-        'base64url',
-      ),
-    );
+    url.searchParams.set('cursor', Buffer.from(JSON.stringify({ after: idOf(rows[limit - 1]) })).toString('base64url'));
     url.searchParams.set('limit', String(limit));
     reply.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
   }
@@ -132,10 +119,7 @@ app.get('/pets', async (request, reply) => {
   if (afterId !== null) where.push(`id > $${params.push(afterId)}`);
   if (request.query.ids !== undefined) {
     const ids = String(request.query.ids).split(',').map(Number);
-    if (
-      ids.length > 100 ||
-      ids.some((id) => !Number.isSafeInteger(id) || id < 1)
-    ) {
+    if (ids.length > 100 || ids.some((id) => !Number.isSafeInteger(id) || id < 1)) {
       throw new HttpError(400, 'validation', 'bad ids');
     }
     where.push(`id = ANY($${params.push(ids)})`);
@@ -157,12 +141,8 @@ app.get('/pets', async (request, reply) => {
 
 app.get('/pets/:petId', async (request) => {
   const id = Number(request.params.petId);
-  if (!Number.isSafeInteger(id) || id < 1)
-    throw new HttpError(400, 'validation', 'bad petId');
-  const { rows } = await pool.query(
-    `SELECT id, name, category_id, status FROM pets WHERE id = $1 LIMIT 1`,
-    [id],
-  );
+  if (!Number.isSafeInteger(id) || id < 1) throw new HttpError(400, 'validation', 'bad petId');
+  const { rows } = await pool.query(`SELECT id, name, category_id, status FROM pets WHERE id = $1 LIMIT 1`, [id]);
   if (rows.length === 0) throw new HttpError(404, 'not_found', 'No such pet.');
   return toPet(rows[0]);
 });
@@ -187,48 +167,22 @@ app.get('/store/inventory', async (request, reply) => {
 // the pet becomes pending when the stock reaches 0; insert the order.
 app.post('/store/orders', async (request, reply) => {
   const { petId, quantity } = request.body ?? {};
-  if (
-    !Number.isSafeInteger(petId) ||
-    petId < 1 ||
-    !Number.isInteger(quantity) ||
-    quantity < 1 ||
-    quantity > 1000
-  ) {
+  if (!Number.isSafeInteger(petId) || petId < 1 || !Number.isInteger(quantity) || quantity < 1 || quantity > 1000) {
     throw new HttpError(400, 'validation', 'bad order');
   }
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const pet = (
-      await client.query(
-        `SELECT id, status FROM pets WHERE id = $1 LIMIT 1 FOR UPDATE`,
-        [petId],
-      )
-    ).rows[0];
+    const pet = (await client.query(`SELECT id, status FROM pets WHERE id = $1 LIMIT 1 FOR UPDATE`, [petId])).rows[0];
     if (!pet) throw new HttpError(422, 'unknown_pet', 'No such pet.');
     const stock = (
-      await client.query(
-        `SELECT pet_id, quantity FROM inventory WHERE pet_id = $1 LIMIT 1 FOR UPDATE`,
-        [petId],
-      )
+      await client.query(`SELECT pet_id, quantity FROM inventory WHERE pet_id = $1 LIMIT 1 FOR UPDATE`, [petId])
     ).rows[0];
-    if (pet.status !== 'available')
-      throw new HttpError(
-        409,
-        'pet_not_available',
-        'The pet is not available.',
-      );
-    if (stock.quantity < quantity)
-      throw new HttpError(409, 'insufficient_stock', 'Not enough units.');
+    if (pet.status !== 'available') throw new HttpError(409, 'pet_not_available', 'The pet is not available.');
+    if (stock.quantity < quantity) throw new HttpError(409, 'insufficient_stock', 'Not enough units.');
     const left = stock.quantity - quantity;
-    await client.query(`UPDATE inventory SET quantity = $2 WHERE pet_id = $1`, [
-      petId,
-      left,
-    ]);
-    if (left === 0)
-      await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [
-        petId,
-      ]);
+    await client.query(`UPDATE inventory SET quantity = $2 WHERE pet_id = $1`, [petId, left]);
+    if (left === 0) await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
     const order = (
       await client.query(
         `INSERT INTO orders (pet_id, owner_id, quantity, ship_date, complete, created_at)
@@ -250,8 +204,7 @@ app.post('/store/orders', async (request, reply) => {
 // The service's QueueMessage: one statement inserting the message and notifying the workers.
 app.post('/messages', async (request, reply) => {
   const text = request.body?.message;
-  if (typeof text !== 'string' || text.length < 1 || text.length > 2000)
-    throw new HttpError(400, 'validation', 'bad');
+  if (typeof text !== 'string' || text.length < 1 || text.length > 2000) throw new HttpError(400, 'validation', 'bad');
   const id = randomUUID();
   const now = new Date();
   await pool.query(
@@ -260,17 +213,7 @@ app.post('/messages', async (request, reply) => {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        RETURNING id)
      SELECT pg_notify($9, '') FROM added`,
-    [
-      id,
-      request.account.id,
-      text,
-      'queued',
-      now,
-      null,
-      0,
-      now,
-      MESSAGES_CHANNEL,
-    ],
+    [id, request.account.id, text, 'queued', now, null, 0, now, MESSAGES_CHANNEL],
   );
   reply.code(202).header('Location', `/messages/${id}`);
   return { id, message: text, status: 'queued', createdAt: now.toISOString() };

@@ -8,15 +8,7 @@
 // `node --cpu-prof` and prints the top self-time functions and packages per scenario (see profile.mjs).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,8 +20,7 @@ import { formatProfileSummary, summariseProfile } from './profile.mjs';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const setting = (name, fallback) => {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive whole number`);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number`);
   return value;
 };
 const SECONDS = setting('BENCH_SECONDS', 10);
@@ -37,8 +28,7 @@ const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
 const ROUNDS = setting('BENCH_ROUNDS', 2);
 const PETS = setting('BENCH_PETS', 1_000_000);
 const KEYS = setting('BENCH_KEYS', 1_000_000);
-const PROFILE =
-  process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
+const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
 const ORDER_PETS = Math.min(10_000, Math.floor(PETS / 2));
 const READY_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
@@ -87,12 +77,7 @@ async function stopChild(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
-  if (
-    (await Promise.race([
-      exited.then(() => true),
-      sleep(STOP_TIMEOUT_MS).then(() => false),
-    ])) === false
-  ) {
+  if ((await Promise.race([exited.then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)])) === false) {
     child.kill('SIGKILL');
     await exited;
   }
@@ -101,12 +86,7 @@ async function stopChild(child) {
 function cleanup() {
   cleaning ??= (async () => {
     await Promise.all([...children].map(stopChild));
-    if (embedded)
-      await embedded
-        .stop()
-        .catch((e) =>
-          console.error('stopping the embedded PostgreSQL:', e.message),
-        );
+    if (embedded) await embedded.stop().catch((e) => console.error('stopping the embedded PostgreSQL:', e.message));
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   })();
   return cleaning;
@@ -160,12 +140,8 @@ async function startDatabase() {
 async function waitUntil(description, child, check) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(await check().catch(() => false))) {
-    if (child.exitCode !== null)
-      throw new Error(`${description} exited (code ${child.exitCode})`);
-    if (Date.now() > deadline)
-      throw new Error(
-        `${description} did not become ready in ${READY_TIMEOUT_MS / 1000} s`,
-      );
+    if (child.exitCode !== null) throw new Error(`${description} exited (code ${child.exitCode})`);
+    if (Date.now() > deadline) throw new Error(`${description} did not become ready in ${READY_TIMEOUT_MS / 1000} s`);
     await sleep(250);
   }
 }
@@ -173,8 +149,7 @@ async function waitUntil(description, child, check) {
 function memoryOf(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field) =>
-      Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+    const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
     return {
       hwmMb: Math.round(kb('VmHWM') / 1024),
       rssMb: Math.round(kb('VmRSS') / 1024),
@@ -189,33 +164,23 @@ async function seed(db) {
   // The service has migrated the schema; the bulk rows go straight in with generate_series.
   await db.query(`INSERT INTO categories (name) SELECT 'Bench category ' || g FROM generate_series(1, 50) g
                   ON CONFLICT DO NOTHING`);
-  const categoryId = (
-    await db.query(`SELECT min(id)::int AS id FROM categories`)
-  ).rows[0].id;
+  const categoryId = (await db.query(`SELECT min(id)::int AS id FROM categories`)).rows[0].id;
   // Every third pet is pending, the rest available; a quarter of the pets are in a second category.
   await db.query(
     `INSERT INTO pets (name, category_id, status)
      SELECT 'Pet ' || g, $1, CASE WHEN g % 3 = 0 THEN 'pending' ELSE 'available' END FROM generate_series(1, $2) g`,
     [categoryId, PETS],
   );
-  await db.query(
-    `INSERT INTO inventory (pet_id, quantity) SELECT id, 1000000 FROM pets ON CONFLICT DO NOTHING`,
-  );
+  await db.query(`INSERT INTO inventory (pet_id, quantity) SELECT id, 1000000 FROM pets ON CONFLICT DO NOTHING`);
   await db.query('ANALYZE pets; ANALYZE inventory; ANALYZE categories');
-  const bounds = (
-    await db.query(
-      `SELECT min(id)::bigint AS lo, max(id)::bigint AS hi FROM pets`,
-    )
-  ).rows[0];
+  const bounds = (await db.query(`SELECT min(id)::bigint AS lo, max(id)::bigint AS hi FROM pets`)).rows[0];
   const orderPets = (
-    await db.query(
-      `SELECT id FROM pets WHERE status = 'available' AND id >= $1 ORDER BY id LIMIT $2`,
-      [bounds.lo, ORDER_PETS],
-    )
+    await db.query(`SELECT id FROM pets WHERE status = 'available' AND id >= $1 ORDER BY id LIMIT $2`, [
+      bounds.lo,
+      ORDER_PETS,
+    ])
   ).rows.map((r) => Number(r.id));
-  console.log(
-    `seeded ${PETS} pets with inventory in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-  );
+  console.log(`seeded ${PETS} pets with inventory in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return { lo: Number(bounds.lo), hi: Number(bounds.hi), orderPets };
 }
 
@@ -233,9 +198,7 @@ async function seedKeys(db) {
     [owner, KEYS],
   );
   await db.query('ANALYZE api_keys');
-  console.log(
-    `seeded ${KEYS} API keys in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-  );
+  console.log(`seeded ${KEYS} API keys in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 function cursor(afterId) {
@@ -288,10 +251,7 @@ async function measure(base, scenario, db) {
     errors: result.errors + result.timeouts,
     // Less the bench's own counting statement; includes the service's background work (message worker).
     statementsPerRequest:
-      before === null
-        ? null
-        : ((await statementCount(db)) - before - 1) /
-          Math.max(result.requests.total, 1),
+      before === null ? null : ((await statementCount(db)) - before - 1) / Math.max(result.requests.total, 1),
   };
 }
 
@@ -305,10 +265,7 @@ function mergeRounds(rounds) {
     non2xx: sum('non2xx'),
     errors: sum('errors'),
     rounds: rounds.map((r) => Math.round(r.reqPerSec)),
-    statementsPerRequest:
-      rounds[0].statementsPerRequest === null
-        ? null
-        : +mean('statementsPerRequest').toFixed(2),
+    statementsPerRequest: rounds[0].statementsPerRequest === null ? null : +mean('statementsPerRequest').toFixed(2),
   };
 }
 
@@ -360,12 +317,7 @@ async function main() {
   if (PROFILE) mkdirSync(profileDir, { recursive: true });
   const app = start(
     'app',
-    [
-      ...(PROFILE
-        ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'app')}`]
-        : []),
-      'dist/apps/api/main.js',
-    ],
+    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'app')}`] : []), 'dist/apps/api/main.js'],
     {
       PORT: String(appPort),
       HOST: '127.0.0.1',
@@ -381,18 +333,11 @@ async function main() {
     },
   );
   const appBase = `http://127.0.0.1:${appPort}`;
-  await waitUntil('the service', app, () =>
-    fetch(`${appBase}/health/ready`).then((r) => r.ok),
-  );
+  await waitUntil('the service', app, () => fetch(`${appBase}/health/ready`).then((r) => r.ok));
   // The service has migrated the database and registered the admin key: start the baseline beside it.
   const raw = start(
     'raw',
-    [
-      ...(PROFILE
-        ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'raw')}`]
-        : []),
-      'tools/bench/raw-server.mjs',
-    ],
+    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'raw')}`] : []), 'tools/bench/raw-server.mjs'],
     {
       PORT: String(rawPort),
       DATABASE_URL: databaseUrl,
@@ -407,18 +352,14 @@ async function main() {
 
   const db = new pg.Client({ connectionString: databaseUrl });
   // When the database stops under it (Ctrl-C), the error must not crash the bench before it has cleaned up.
-  db.on('error', (error) =>
-    console.error('bench database connection:', error.message),
-  );
+  db.on('error', (error) => console.error('bench database connection:', error.message));
   await db.connect();
   try {
     await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await db.query('SELECT pg_stat_statements_reset()');
     statementsAvailable = true;
   } catch {
-    console.log(
-      'pg_stat_statements is not loaded in this database: no statement counts.',
-    );
+    console.log('pg_stat_statements is not loaded in this database: no statement counts.');
   }
   const report = {
     date: new Date().toISOString(),
@@ -437,19 +378,14 @@ async function main() {
       pets: PETS,
       keys: KEYS,
       profile: PROFILE,
-      database: process.env.DATABASE_URL
-        ? 'DATABASE_URL'
-        : 'embedded PostgreSQL (fsync off)',
+      database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL (fsync off)',
     },
     scenarios: [],
   };
   try {
     const { lo, hi, orderPets } = await seed(db);
     const hotPet = orderPets[0];
-    const ids = Array.from(
-      { length: 10 },
-      (_, i) => lo + 1 + i * Math.floor((hi - lo) / 10),
-    );
+    const ids = Array.from({ length: 10 }, (_, i) => lo + 1 + i * Math.floor((hi - lo) / 10));
     // A page of available pets near the end of the id range: the keyset cursor makes it an index range scan.
     const deepAfter = hi - 3 * PAGE_LOOKAHEAD;
     const pick = () => orderPets[Math.floor(Math.random() * orderPets.length)];
@@ -549,9 +485,7 @@ async function main() {
         name: scenario.name,
         app: appResult,
         raw: rawResult,
-        ratio: +(
-          appResult.reqPerSec / Math.max(rawResult.reqPerSec, 1)
-        ).toFixed(2),
+        ratio: +(appResult.reqPerSec / Math.max(rawResult.reqPerSec, 1)).toFixed(2),
         p99Ratio: +(appResult.p99 / Math.max(rawResult.p99, 0.1)).toFixed(2),
       };
       report.scenarios.push(entry);
@@ -562,11 +496,7 @@ async function main() {
         entry.ratio.toFixed(2).padStart(6),
         String(appResult.p99).padStart(8),
         String(rawResult.p99).padStart(8),
-        appResult.non2xx +
-          appResult.errors +
-          rawResult.non2xx +
-          rawResult.errors >
-          0
+        appResult.non2xx + appResult.errors + rawResult.non2xx + rawResult.errors > 0
           ? `  non-2xx/errors: app ${appResult.non2xx}/${appResult.errors}, raw ${rawResult.non2xx}/${rawResult.errors}`
           : '',
       );
@@ -588,14 +518,8 @@ async function main() {
     report.derived = {
       deepPageP50Ratio: ratio(by.deepPage.app.p50, by.firstPage.app.p50),
       rawDeepPageP50Ratio: ratio(by.deepPage.raw.p50, by.firstPage.raw.p50),
-      authKeysRatio: ratio(
-        by.categoriesManyKeys.app.reqPerSec,
-        by.categories.app.reqPerSec,
-      ),
-      rawAuthKeysRatio: ratio(
-        by.categoriesManyKeys.raw.reqPerSec,
-        by.categories.raw.reqPerSec,
-      ),
+      authKeysRatio: ratio(by.categoriesManyKeys.app.reqPerSec, by.categories.app.reqPerSec),
+      rawAuthKeysRatio: ratio(by.categoriesManyKeys.raw.reqPerSec, by.categories.raw.reqPerSec),
     };
     console.log(
       `\ndeep/first page p50: app ${report.derived.deepPageP50Ratio}, raw ${report.derived.rawDeepPageP50Ratio}; ` +
@@ -607,31 +531,17 @@ async function main() {
     await db.end().catch(() => undefined);
     await cleanup();
     if (PROFILE) {
-      writeFileSync(
-        join(profileDir, 'windows.json'),
-        JSON.stringify(profileWindows),
-      );
+      writeFileSync(join(profileDir, 'windows.json'), JSON.stringify(profileWindows));
       report.profile = {};
       for (const server of ['app', 'raw']) {
         const dir = join(profileDir, server);
         const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-        if (!file)
-          throw new Error(
-            `no .cpuprofile in ${dir}: did the ${server} server exit cleanly on SIGTERM?`,
-          );
+        if (!file) throw new Error(`no .cpuprofile in ${dir}: did the ${server} server exit cleanly on SIGTERM?`);
         const windows = profileWindows.filter((w) => w.server === server);
-        const scenarios = summariseProfile(
-          JSON.parse(readFileSync(join(dir, file), 'utf8')),
-          windows,
-          ROOT,
-        );
+        const scenarios = summariseProfile(JSON.parse(readFileSync(join(dir, file), 'utf8')), windows, ROOT);
         for (const summary of scenarios) {
-          const requests = windows
-            .filter((w) => w.scenario === summary.scenario)
-            .reduce((a, w) => a + w.requests, 0);
-          summary.cpuPerRequestUs = Math.round(
-            (summary.totalMs * 1000) / Math.max(requests, 1),
-          );
+          const requests = windows.filter((w) => w.scenario === summary.scenario).reduce((a, w) => a + w.requests, 0);
+          summary.cpuPerRequestUs = Math.round((summary.totalMs * 1000) / Math.max(requests, 1));
         }
         report.profile[server] = {
           file: join('bench/results/profiles', stamp, server, file),
@@ -642,9 +552,7 @@ async function main() {
         '| scenario | app CPU µs/request | raw CPU µs/request | app / raw |',
         '|---|---|---|---|',
         ...report.profile.app.scenarios.map((a) => {
-          const r = report.profile.raw.scenarios.find(
-            (x) => x.scenario === a.scenario,
-          );
+          const r = report.profile.raw.scenarios.find((x) => x.scenario === a.scenario);
           const ratio = (a.cpuPerRequestUs / r.cpuPerRequestUs).toFixed(2);
           return `| ${a.scenario} | ${a.cpuPerRequestUs} | ${r.cpuPerRequestUs} | ${ratio} |`;
         }),
@@ -654,20 +562,12 @@ async function main() {
         `profile per scenario.\n\n${perRequest}\n\n# The service (app)\n\n` +
         `${formatProfileSummary(report.profile.app.scenarios)}\n# The raw baseline\n\n` +
         formatProfileSummary(report.profile.raw.scenarios);
-      console.log(
-        `\n${perRequest}\n\n(details: bench/results/profiles/${stamp}/summary.md)`,
-      );
-      writeFileSync(
-        join(profileDir, 'summary.md'),
-        `# CPU profile summary ${report.date}\n\n${text}\n`,
-      );
+      console.log(`\n${perRequest}\n\n(details: bench/results/profiles/${stamp}/summary.md)`);
+      writeFileSync(join(profileDir, 'summary.md'), `# CPU profile summary ${report.date}\n\n${text}\n`);
     }
     mkdirSync(resultsDir, { recursive: true });
     const name = `${report.date.slice(0, 10)}${PROFILE ? '-profile' : ''}`;
-    writeFileSync(
-      join(resultsDir, `${name}.json`),
-      `${JSON.stringify(report, null, 2)}\n`,
-    );
+    writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(resultsDir, `${name}.md`), markdown(report));
     console.log(`\nwrote bench/results/${name}.md and .json`);
   } finally {

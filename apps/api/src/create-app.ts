@@ -56,7 +56,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     connectionTimeout: timeouts.httpConnectionMs,
     requestTimeout: timeouts.httpRequestMs,
     // Node checks the request and headers timeouts every connectionsCheckingInterval (30 s by default).
-    http: { headersTimeout: timeouts.httpHeadersMs, connectionsCheckingInterval: Math.min(1000, timeouts.httpHeadersMs) },
+    http: {
+      headersTimeout: timeouts.httpHeadersMs,
+      connectionsCheckingInterval: Math.min(1000, timeouts.httpHeadersMs),
+    },
   });
   const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(options.config));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register({ ...options, logger }), adapter, {

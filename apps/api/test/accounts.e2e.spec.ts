@@ -12,7 +12,12 @@ describe('accounts and API keys (HTTP, real PostgreSQL)', () => {
     const response = await api.post('/accounts', { body: { name: '  Ada  ' } });
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe('/accounts/me');
-    expect(response.body.account).toEqual({ id: expect.any(Number), name: 'Ada', role: 'customer', createdAt: expect.any(String) });
+    expect(response.body.account).toEqual({
+      id: expect.any(Number),
+      name: 'Ada',
+      role: 'customer',
+      createdAt: expect.any(String),
+    });
     expect(response.body.apiKey.key).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
     expect(response.body.apiKey.key.startsWith(response.body.apiKey.prefix)).toBe(true);
 

@@ -32,7 +32,11 @@ describe('categories (HTTP, real PostgreSQL)', () => {
     await create({ name: 'Birds' });
     expectError(await create({ name: 'BIRDS' }), 409, 'category_name_taken');
     const other = await create({ name: 'Reptiles' });
-    expectError(await api.patch(`/categories/${other.body.id}`, { key: ADMIN_KEY, body: { name: 'birds' } }), 409, 'category_name_taken');
+    expectError(
+      await api.patch(`/categories/${other.body.id}`, { key: ADMIN_KEY, body: { name: 'birds' } }),
+      409,
+      'category_name_taken',
+    );
   });
 
   it('gives one winner when the same name is created concurrently', async () => {
@@ -82,8 +86,16 @@ describe('categories (HTTP, real PostgreSQL)', () => {
     expect(renamed.body).toEqual({ id: created.body.id, name: 'Bugs', description: 'Small' });
     const cleared = await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { description: null } });
     expect(cleared.body).toEqual({ id: created.body.id, name: 'Bugs' });
-    expectError(await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: '' } }), 400, 'validation_failed');
-    expectError(await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: null } }), 400, 'validation_failed');
+    expectError(
+      await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: '' } }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: null } }),
+      400,
+      'validation_failed',
+    );
     expectError(await api.patch('/categories/999999', { key: ADMIN_KEY, body: { name: 'Nope' } }), 404, 'not_found');
   });
 
@@ -106,7 +118,11 @@ describe('categories (HTTP, real PostgreSQL)', () => {
   it('keeps administrator operations to administrators (403) and all to key holders (401)', async () => {
     const created = await create({ name: 'Guarded' });
     expectError(await api.post('/categories', { key: customer, body: { name: 'X' } }), 403, 'forbidden');
-    expectError(await api.patch(`/categories/${created.body.id}`, { key: customer, body: { name: 'X' } }), 403, 'forbidden');
+    expectError(
+      await api.patch(`/categories/${created.body.id}`, { key: customer, body: { name: 'X' } }),
+      403,
+      'forbidden',
+    );
     expectError(await api.delete(`/categories/${created.body.id}`, { key: customer }), 403, 'forbidden');
     expectError(await api.get('/categories'), 401, 'unauthorized');
     expectError(await api.get(`/categories/${created.body.id}`), 401, 'unauthorized');
@@ -130,7 +146,7 @@ describe('category pagination (HTTP, real PostgreSQL)', () => {
       const page: TestResponse = await api.get(next, { key: ADMIN_KEY });
       expect(page.status).toBe(200);
       seen.push(...page.body.map((c: { id: number }) => c.id));
-      const link: string | null = page.headers.get("link");
+      const link: string | null = page.headers.get('link');
       next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : null;
       pages++;
     }

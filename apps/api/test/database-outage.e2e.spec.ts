@@ -34,12 +34,19 @@ interface Answer {
 async function call(api: TestApp, method: string, path: string, key?: string, body?: unknown): Promise<Answer> {
   const response = await fetch(api.baseUrl + path, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(HANG_MS),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, retryAfter: response.headers.get('retry-after') };
+  return {
+    status: response.status,
+    body: text ? JSON.parse(text) : undefined,
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
 
 function expectUnavailable(answer: Answer): void {
@@ -97,7 +104,10 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     api = await TestApp.startOn(server.url, { timeouts: BOUNDS });
     customer = (await api.customer('Outage')).key;
     const category = await call(api, 'POST', '/categories', ADMIN_KEY, { name: 'Outage kind' });
-    const pet = await call(api, 'POST', '/pets', ADMIN_KEY, { name: 'Outage pet', categoryId: category.body && (category.body as { id: number }).id });
+    const pet = await call(api, 'POST', '/pets', ADMIN_KEY, {
+      name: 'Outage pet',
+      categoryId: category.body && (category.body as { id: number }).id,
+    });
     petId = (pet.body as { id: number }).id;
     expect((await call(api, 'PUT', `/store/inventory/${petId}`, ADMIN_KEY, { quantity: 50 })).status).toBe(200);
   });
@@ -118,7 +128,12 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     signal(frozen, 'SIGSTOP');
     try {
       // 15 at once: some wait on the pool (acquire timeout), the others on a frozen connection (query timeout).
-      const answers = await Promise.all([...Array.from({ length: 12 }, me), order(), order(), call(api, 'GET', '/pets', customer)]);
+      const answers = await Promise.all([
+        ...Array.from({ length: 12 }, me),
+        order(),
+        order(),
+        call(api, 'GET', '/pets', customer),
+      ]);
       answers.forEach(expectUnavailable);
       // And again, now that the pool has dropped the connections that timed out: new ones cannot open.
       expectUnavailable(await me());
@@ -132,7 +147,7 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     expect((await call(api, 'GET', '/health/ready')).status).toBe(200);
   });
 
-  it("a request whose connection is terminated while it waits (pg_terminate_backend) gets 503, not 500", async () => {
+  it('a request whose connection is terminated while it waits (pg_terminate_backend) gets 503, not 500', async () => {
     const holder = new Client({ connectionString: server.url });
     await holder.connect();
     try {
@@ -169,7 +184,12 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     expectUnavailable(await inFlight);
     expectUnavailable(await order());
     await holder.end().catch(() => undefined);
-    server = await startEmbeddedPostgres({ dataDir, port: server.port, database: 'petstore_test_outage', durable: false });
+    server = await startEmbeddedPostgres({
+      dataDir,
+      port: server.port,
+      database: 'petstore_test_outage',
+      durable: false,
+    });
     expect((await eventually(order, 201)).status).toBe(201);
   });
 });

@@ -80,7 +80,9 @@ describe('malformed HTTP (raw socket)', () => {
     const { port } = new URL(api.baseUrl);
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+        socket.write(
+          'GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        );
       });
       let data = '';
       socket.on('data', (chunk) => (data += chunk));

@@ -41,7 +41,9 @@ function expectFrameworkError(response: RawResponse, status: number, code: strin
   expect(response.status).toBe(status);
   expect(response.body).toEqual(expect.objectContaining({ code, status, message: expect.any(String) }));
   expect(Object.keys(response.body as object).sort()).toEqual(
-    (response.body as { details?: unknown }).details ? ['code', 'details', 'message', 'status'] : ['code', 'message', 'status'],
+    (response.body as { details?: unknown }).details
+      ? ['code', 'details', 'message', 'status']
+      : ['code', 'message', 'status'],
   );
   expect(JSON.stringify(response.body)).not.toMatch(/FST_|fastify|statusCode/i);
   expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -68,7 +70,8 @@ describe('responses the framework produces itself are in the Error shape, with a
 
   it('a method Node does not know, and malformed framing', async () => {
     expectFrameworkError(await rawRequest(api.baseUrl, ['FOO /pets HTTP/1.1\r\nHost: x\r\n\r\n']), 400, 'bad_request');
-    const framing = 'GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
+    const framing =
+      'GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
     expectFrameworkError(await rawRequest(api.baseUrl, [framing]), 400, 'bad_request');
   });
 

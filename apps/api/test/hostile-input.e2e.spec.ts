@@ -54,14 +54,24 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
     });
 
     it('refuses it in any text field of any body, and changes nothing', async () => {
-      const category = await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Nul kind', description: 'kept' } });
-      const patched = await api.patch(`/categories/${category.body.id}`, { key: ADMIN_KEY, body: { description: 'x\u0000y' } });
+      const category = await api.post('/categories', {
+        key: ADMIN_KEY,
+        body: { name: 'Nul kind', description: 'kept' },
+      });
+      const patched = await api.patch(`/categories/${category.body.id}`, {
+        key: ADMIN_KEY,
+        body: { description: 'x\u0000y' },
+      });
       expectError(patched, 400, 'validation_failed');
       expect(fields(patched)).toEqual(['description']);
       expect((await api.get(`/categories/${category.body.id}`, { key: ADMIN_KEY })).body.description).toBe('kept');
 
       const before = await count('messages');
-      expectError(await api.post('/messages', { key: customer, body: { message: 'hi\u0000' } }), 400, 'validation_failed');
+      expectError(
+        await api.post('/messages', { key: customer, body: { message: 'hi\u0000' } }),
+        400,
+        'validation_failed',
+      );
       expect(await count('messages')).toBe(before);
     });
 

@@ -110,14 +110,25 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
   });
 
   it('oversells no unit: 200 concurrent one-unit orders split between them, on a stock of 50', async () => {
-    const category = await one.request('POST', '/categories', { key: ADMIN_KEY, body: { name: `Kind ${randomUUID()}` } });
-    const pet = await two.request('POST', '/pets', { key: ADMIN_KEY, body: { name: 'Rex', categoryId: category.body.id } });
+    const category = await one.request('POST', '/categories', {
+      key: ADMIN_KEY,
+      body: { name: `Kind ${randomUUID()}` },
+    });
+    const pet = await two.request('POST', '/pets', {
+      key: ADMIN_KEY,
+      body: { name: 'Rex', categoryId: category.body.id },
+    });
     const petId: number = pet.body.id;
-    expect((await one.request('PUT', `/store/inventory/${petId}`, { key: ADMIN_KEY, body: { quantity: 50 } })).status).toBe(200);
+    expect(
+      (await one.request('PUT', `/store/inventory/${petId}`, { key: ADMIN_KEY, body: { quantity: 50 } })).status,
+    ).toBe(200);
 
     const responses: TestResponse[] = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        both()[i % 2].request('POST', '/store/orders', { key: customers[i % customers.length], body: { petId, quantity: 1 } }),
+        both()[i % 2].request('POST', '/store/orders', {
+          key: customers[i % customers.length],
+          body: { petId, quantity: 1 },
+        }),
       ),
     );
     const created = responses.filter((r) => r.status === 201);
@@ -131,7 +142,10 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
   it('delivers every message exactly once to the inbox, the workers of both instances sharing the queue', async () => {
     const posted = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        both()[i % 2].request('POST', '/messages', { key: customers[i % customers.length], body: { message: `m${i}` } }),
+        both()[i % 2].request('POST', '/messages', {
+          key: customers[i % customers.length],
+          body: { message: `m${i}` },
+        }),
       ),
     );
     expect(posted.every((r) => r.status === 202)).toBe(true);
@@ -141,9 +155,8 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
     try {
       const delivered = await eventually(
         async () =>
-          (
-            await instance.query(`SELECT id, status, attempts FROM messages WHERE id = ANY($1::uuid[])`, [ids])
-          ).rows as Array<{ id: string; status: string; attempts: number }>,
+          (await instance.query(`SELECT id, status, attempts FROM messages WHERE id = ANY($1::uuid[])`, [ids]))
+            .rows as Array<{ id: string; status: string; attempts: number }>,
         (rows) => rows.length === 60 && rows.every((row) => row.status === 'delivered'),
         30_000,
         200,

@@ -14,7 +14,9 @@ class LogCapture extends Writable {
   }
   /** The request line of the response that carried this X-Request-Id. */
   requestLine(requestId: string | null): Record<string, any> {
-    const found = this.entries.filter((entry) => entry['msg']?.startsWith('request ') && entry['requestId'] === requestId);
+    const found = this.entries.filter(
+      (entry) => entry['msg']?.startsWith('request ') && entry['requestId'] === requestId,
+    );
     if (found.length !== 1) throw new Error(`expected one request line for ${requestId}, found ${found.length}`);
     return found[0];
   }
@@ -72,7 +74,10 @@ describe('logs: one JSON line per request, nothing secret (HTTP, real PostgreSQL
   });
 
   it('logs a request refused before any handler (a body that is not JSON)', async () => {
-    const response = await api.request('POST', '/accounts', { raw: 'name=x', headers: { 'content-type': 'text/plain' } });
+    const response = await api.request('POST', '/accounts', {
+      raw: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(response.status).toBe(400);
     await flushed();
     const line = capture.requestLine(response.headers.get('x-request-id'));
@@ -100,9 +105,15 @@ describe('logs: one JSON line per request, nothing secret (HTTP, real PostgreSQL
   it('redacts secret-bearing fields wherever a log call puts them', () => {
     const sink = new LogCapture();
     const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, sink);
-    logger.info({ headers: { authorization: 'Bearer psk_x', cookie: 'c=1' }, apiKey: { key: 'psk_y' }, body: { key: 'z' } });
+    logger.info({
+      headers: { authorization: 'Bearer psk_x', cookie: 'c=1' },
+      apiKey: { key: 'psk_y' },
+      body: { key: 'z' },
+    });
     logger.info({ request: { headers: { authorization: 'Bearer psk_w' } }, account: { key: 'psk_v' } });
     expect(sink.lines.join('\n')).not.toMatch(/psk_|c=1|"z"/);
-    expect(sink.entries[0]).toEqual(expect.objectContaining({ headers: { authorization: '[redacted]', cookie: '[redacted]' } }));
+    expect(sink.entries[0]).toEqual(
+      expect.objectContaining({ headers: { authorization: '[redacted]', cookie: '[redacted]' } }),
+    );
   });
 });

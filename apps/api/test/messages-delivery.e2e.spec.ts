@@ -85,7 +85,11 @@ class Worker {
     const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), pets, clock, endpoints);
     const uow = new TypeOrmUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
-    const options = { batchSize: 5, pollingIntervalSeconds: 0.5, onFailure: (e: DeliveryFailedError) => worker.failures.push(e) };
+    const options = {
+      batchSize: 5,
+      pollingIntervalSeconds: 0.5,
+      onFailure: (e: DeliveryFailedError) => worker.failures.push(e),
+    };
     const silent = { log: () => undefined, warn: () => undefined } as never;
     await new MessageDeliveryWorker(worker.jobs, deliver, new GiveUpMessage(messages), options, silent).start();
     return worker;
@@ -161,22 +165,31 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     )[0];
   const jobCount = async (id?: string) =>
     Number(
-      (await dataSource.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND ($2::uuid IS NULL OR id = $2)`, [
-        MESSAGE_DELIVERY_QUEUE,
-        id ?? null,
-      ]))[0].n,
+      (
+        await dataSource.query(
+          `SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND ($2::uuid IS NULL OR id = $2)`,
+          [MESSAGE_DELIVERY_QUEUE, id ?? null],
+        )
+      )[0].n,
     );
   const statusOf = async (id: string) => (await row(id)).status as string;
 
   it('stores a queued message with its job, and reads it back through the repository', async () => {
     const [id] = await queue(1, 'stored');
     const read = await messages.findById(id);
-    expect(read?.toSnapshot()).toEqual({ id, text: 'stored 0', status: 'queued', createdAt: clock.now(), deliveredAt: null, ownerId });
+    expect(read?.toSnapshot()).toEqual({
+      id,
+      text: 'stored 0',
+      status: 'queued',
+      createdAt: clock.now(),
+      deliveredAt: null,
+      ownerId,
+    });
     expect(await row(id)).toEqual({ status: 'queued', attempts: 0, deliveredAt: null, lastError: null });
     expect(await jobCount(id)).toBe(1);
   });
 
-  it('queues the job in the message\'s transaction: a rollback leaves neither, a commit both', async () => {
+  it("queues the job in the message's transaction: a rollback leaves neither, a commit both", async () => {
     const uow = new TypeOrmUnitOfWork(host);
     let rolledBack = '';
     await expect(
@@ -223,7 +236,10 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     // Another transaction may lock the message and its job at once (NOWAIT fails if anyone holds them).
     await host.transaction(async () => {
       await host.manager.query(`SELECT 1 FROM messages WHERE id = $1 FOR UPDATE NOWAIT`, [id]);
-      await host.manager.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND id = $2 FOR UPDATE NOWAIT`, [MESSAGE_DELIVERY_QUEUE, id]);
+      await host.manager.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND id = $2 FOR UPDATE NOWAIT`, [
+        MESSAGE_DELIVERY_QUEUE,
+        id,
+      ]);
     });
     held.release();
     await eventually(async () => (await statusOf(id)) === 'delivered');
@@ -235,7 +251,12 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     worker.transport.failNext.add(failing);
     await eventually(async () => (await statusOf(fine)) === 'delivered');
     await eventually(async () => (await row(failing)).attempts === 1);
-    expect(await row(failing)).toEqual({ status: 'queued', attempts: 1, deliveredAt: null, lastError: 'Error: transport refused' });
+    expect(await row(failing)).toEqual({
+      status: 'queued',
+      attempts: 1,
+      deliveredAt: null,
+      lastError: 'Error: transport refused',
+    });
     await eventually(async () => (await statusOf(failing)) === 'delivered');
     expect(await row(failing)).toEqual(expect.objectContaining({ attempts: 2, lastError: null }));
     expect(worker.transport.calls.get(failing)).toBe(2);
@@ -249,7 +270,12 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     const [id] = await queue(1);
     worker.transport.failAlways.add(id);
     await eventually(async () => (await statusOf(id)) === 'failed');
-    expect(await row(id)).toEqual({ status: 'failed', attempts: 2, deliveredAt: null, lastError: 'Error: transport refused' });
+    expect(await row(id)).toEqual({
+      status: 'failed',
+      attempts: 2,
+      deliveredAt: null,
+      lastError: 'Error: transport refused',
+    });
     expect(worker.failures.map((f) => [f.attempt, f.givenUp])).toEqual([
       [1, false],
       [2, true],
@@ -263,17 +289,23 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     const stuck = latch();
     worker.transport.hold = stuck.promise;
     await eventually(async () => (await row(id)).attempts === 1);
-    expect(await row(id)).toEqual(expect.objectContaining({ status: 'queued', lastError: 'Error: delivery timed out after 50 ms' }));
+    expect(await row(id)).toEqual(
+      expect.objectContaining({ status: 'queued', lastError: 'Error: delivery timed out after 50 ms' }),
+    );
     stuck.release();
   });
 
   it('four racing workers deliver each of 120 messages exactly once', async () => {
     const ids = await queue(120);
     const racing = await Promise.all(Array.from({ length: 4 }, () => startWorker()));
-    await eventually(async () => {
-      const [{ n }] = await dataSource.query(`SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'`);
-      return n === 120;
-    }, Boolean, 30_000);
+    await eventually(
+      async () => {
+        const [{ n }] = await dataSource.query(`SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'`);
+        return n === 120;
+      },
+      Boolean,
+      30_000,
+    );
     for (const id of ids) {
       expect(racing.reduce((sum, worker) => sum + (worker.transport.calls.get(id) ?? 0), 0)).toBe(1);
     }
@@ -310,7 +342,12 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
   });
 
   it('delivers a message queued before the job queue existed (an upgrade): the worker gives it a job', async () => {
-    const legacy = Message.queue({ id: messages.nextId(), text: 'from the previous release', ownerId, now: clock.now() });
+    const legacy = Message.queue({
+      id: messages.nextId(),
+      text: 'from the previous release',
+      ownerId,
+      now: clock.now(),
+    });
     await messages.add(legacy); // the row alone, as the hand-written poller's release stored it
     expect(await jobCount(legacy.id)).toBe(0);
     const worker = await startWorker();
@@ -331,7 +368,9 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     const second = await messages.list({}, { limit: 3, afterId: first.nextAfterId ?? undefined });
     expect(second.items.map((m) => m.id)).toEqual(ids.slice(3));
     expect(second.nextAfterId).toBeNull();
-    expect((await messages.list({ status: 'delivered' }, { limit: 10 })).items.map((m) => m.id)).toEqual(ids.slice(0, 2));
+    expect((await messages.list({ status: 'delivered' }, { limit: 10 })).items.map((m) => m.id)).toEqual(
+      ids.slice(0, 2),
+    );
     expect((await messages.list({ status: 'queued' }, { limit: 10 })).items.map((m) => m.id)).toEqual(ids.slice(2));
   });
 

@@ -141,7 +141,11 @@ describe('POST /messages, the quickstart operation (HTTP, real PostgreSQL, worke
     ['a single-quoted string', "{'message': 'hi'}"],
     ['trailing garbage', '{"message": "hi"} x'],
   ])('refuses %s (400 invalid_json)', async (_, raw) => {
-    const response = await api.post('/messages', { key: customer, raw, headers: { 'content-type': 'application/json' } });
+    const response = await api.post('/messages', {
+      key: customer,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(response, 400, 'invalid_json');
   });
 
@@ -151,7 +155,10 @@ describe('POST /messages, the quickstart operation (HTTP, real PostgreSQL, worke
     const responses = [
       await send(body, null),
       await send(body, 'psk_not-a-key-at-all-0123456789abcdefghij'),
-      await api.post('/messages', { body, headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }),
+      await api.post('/messages', {
+        body,
+        headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      }),
       await api.post('/messages', { body, headers: { authorization: `Token ${customer}` } }),
       await api.post('/messages', { body, headers: { authorization: 'Bearer' } }),
     ];
@@ -219,7 +226,9 @@ describe('POST /messages with Idempotency-Key (HTTP, real PostgreSQL)', () => {
 
   it('gives one message to concurrent retries with the same key (the others are replays or 409 in use)', async () => {
     const before = await count();
-    const responses = await Promise.all(Array.from({ length: 5 }, () => post(customer, 'racing-key', { message: 'raced' })));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => post(customer, 'racing-key', { message: 'raced' })),
+    );
     for (const response of responses) {
       if (response.status !== 202) expectError(response, 409, 'idempotency_key_in_use');
     }
@@ -236,7 +245,7 @@ describe('POST /messages with Idempotency-Key (HTTP, real PostgreSQL)', () => {
     expect(await count()).toBe(before);
   });
 
-  it('scopes keys to the account: another customer\'s same key queues its own message', async () => {
+  it("scopes keys to the account: another customer's same key queues its own message", async () => {
     const mine = await post(customer, 'shared-key', { message: 'same text' });
     const theirs = await post(other, 'shared-key', { message: 'same text' });
     expect(theirs.status).toBe(202);
@@ -255,8 +264,12 @@ describe('POST /messages with Idempotency-Key (HTTP, real PostgreSQL)', () => {
 
   it('documents Idempotency-Key and its 409/422 on the operation', async () => {
     const operation = (await api.get('/openapi.json')).body.paths['/messages'].post;
-    expect(operation.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
-    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['202', '400', '401', '409', '413', '422', '429', '500', '503']));
+    expect(operation.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+    );
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(['202', '400', '401', '409', '413', '422', '429', '500', '503']),
+    );
   });
 });
 
@@ -277,20 +290,29 @@ describe('GET /messages/{messageId} (HTTP, real PostgreSQL)', () => {
   it('shows the sender its message', async () => {
     const read = await api.get(`/messages/${message.id}`, { key: alice });
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ id: message.id, message: 'for the store', status: 'queued', createdAt: expect.stringMatching(ISO_UTC) });
+    expect(read.body).toEqual({
+      id: message.id,
+      message: 'for the store',
+      status: 'queued',
+      createdAt: expect.stringMatching(ISO_UTC),
+    });
   });
 
-  it("answers 404 to another customer, as if it did not exist (not 403)", async () => {
+  it('answers 404 to another customer, as if it did not exist (not 403)', async () => {
     const response = await api.get(`/messages/${message.id}`, { key: bob });
     expectError(response, 404, 'not_found');
     const missing = await api.get('/messages/00000000-0000-4000-8000-000000000000', { key: bob });
-    expect(response.body.message.replace(message.id, 'ID')).toBe(missing.body.message.replace('00000000-0000-4000-8000-000000000000', 'ID'));
+    expect(response.body.message.replace(message.id, 'ID')).toBe(
+      missing.body.message.replace('00000000-0000-4000-8000-000000000000', 'ID'),
+    );
   });
 
   it('shows a message given up after its last attempt as failed, without deliveredAt', async () => {
     const given = (await api.post('/messages', { key: alice, body: { message: 'undeliverable' } })).body;
     // What the worker records when MESSAGE_MAX_ATTEMPTS attempts have failed (messages-delivery spec).
-    await api.sql(`UPDATE messages SET status = 'failed', attempts = 10, last_error = 'refused' WHERE id = $1`, [given.id]);
+    await api.sql(`UPDATE messages SET status = 'failed', attempts = 10, last_error = 'refused' WHERE id = $1`, [
+      given.id,
+    ]);
     const read = await api.get(`/messages/${given.id}`, { key: alice });
     expect(read.body).toEqual({ ...given, status: 'failed' });
     const listed = await api.get('/messages?status=failed', { key: ADMIN_KEY });
@@ -315,14 +337,18 @@ describe('GET /messages/{messageId} (HTTP, real PostgreSQL)', () => {
     expectError(await api.get('/messages/3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f', { key: ADMIN_KEY }), 404, 'not_found');
   });
 
-  it.each(['123', 'not-a-uuid', '3f2b8c1e9d4a4b7e8c2d1a2b3c4d5e6f', '3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6', "x' OR '1'='1", '%7B3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f%7D'])(
-    'refuses the messageId %p (400 validation_failed)',
-    async (id) => {
-      const response = await api.get(`/messages/${id}`, { key: alice });
-      expectError(response, 400, 'validation_failed');
-      expect(response.body.details).toEqual([{ field: 'messageId', message: 'messageId must be a UUID' }]);
-    },
-  );
+  it.each([
+    '123',
+    'not-a-uuid',
+    '3f2b8c1e9d4a4b7e8c2d1a2b3c4d5e6f',
+    '3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6',
+    "x' OR '1'='1",
+    '%7B3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f%7D',
+  ])('refuses the messageId %p (400 validation_failed)', async (id) => {
+    const response = await api.get(`/messages/${id}`, { key: alice });
+    expectError(response, 400, 'validation_failed');
+    expect(response.body.details).toEqual([{ field: 'messageId', message: 'messageId must be a UUID' }]);
+  });
 
   it('needs a key (401)', async () => {
     expectError(await api.get(`/messages/${message.id}`), 401, 'unauthorized');
@@ -339,7 +365,8 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
     api = await TestApp.start();
     customer = (await api.customer()).key;
     // Four messages delivered by an instance with the worker on, then three left queued.
-    for (let i = 1; i <= 4; i++) delivered.push((await api.post('/messages', { key: customer, body: { message: `early ${i}` } })).body.id);
+    for (let i = 1; i <= 4; i++)
+      delivered.push((await api.post('/messages', { key: customer, body: { message: `early ${i}` } })).body.id);
     const worker = await TestApp.startOn(api.databaseUrl, { messageWorker: true });
     try {
       await eventually(
@@ -349,7 +376,8 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
     } finally {
       await worker.close();
     }
-    for (let i = 1; i <= 3; i++) queued.push((await api.post('/messages', { key: customer, body: { message: `late ${i}` } })).body.id);
+    for (let i = 1; i <= 3; i++)
+      queued.push((await api.post('/messages', { key: customer, body: { message: `late ${i}` } })).body.id);
   });
   afterAll(() => api.close());
 
@@ -357,7 +385,10 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
     const { items, pages } = await walk(api, '/messages?limit=3');
     expect(pages).toBe(3);
     expect(items.map((m) => m.id)).toEqual([...delivered, ...queued]);
-    for (const item of items) expect(Object.keys(item).every((k) => ['id', 'message', 'status', 'createdAt', 'deliveredAt'].includes(k))).toBe(true);
+    for (const item of items)
+      expect(Object.keys(item).every((k) => ['id', 'message', 'status', 'createdAt', 'deliveredAt'].includes(k))).toBe(
+        true,
+      );
   });
 
   it('filters by status, keeping the filter in the next link', async () => {
@@ -365,7 +396,13 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
     expect(deliveredOnes.pages).toBe(2);
     expect(deliveredOnes.items.map((m) => m.id)).toEqual(delivered);
     for (const m of deliveredOnes.items) {
-      expect(m).toEqual({ id: expect.any(String), message: expect.any(String), status: 'delivered', createdAt: expect.stringMatching(ISO_UTC), deliveredAt: expect.stringMatching(ISO_UTC) });
+      expect(m).toEqual({
+        id: expect.any(String),
+        message: expect.any(String),
+        status: 'delivered',
+        createdAt: expect.stringMatching(ISO_UTC),
+        deliveredAt: expect.stringMatching(ISO_UTC),
+      });
       expect(Date.parse(m.deliveredAt ?? '')).toBeGreaterThanOrEqual(Date.parse(m.createdAt));
     }
     const queuedOnes = await walk(api, '/messages?status=queued&limit=2');
@@ -377,7 +414,11 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
     const first = await api.get('/messages?limit=4', { key: ADMIN_KEY });
     const added = (await api.post('/messages', { key: customer, body: { message: 'meanwhile' } })).body.id;
     const rest = await walk(api, nextLink(first) ?? 'no next page');
-    expect([...first.body.map((m: { id: string }) => m.id), ...rest.items.map((m) => m.id)]).toEqual([...delivered, ...queued, added]);
+    expect([...first.body.map((m: { id: string }) => m.id), ...rest.items.map((m) => m.id)]).toEqual([
+      ...delivered,
+      ...queued,
+      added,
+    ]);
   });
 
   it('defaults to 20 items without a Link when they all fit', async () => {
@@ -386,12 +427,19 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
     expect(page.headers.get('link')).toBeNull();
   });
 
-  it.each(['status=sent', 'status=QUEUED', 'status=', 'status=queued&status=delivered', 'limit=0', 'limit=101', 'limit=x', 'cursor=bogus', 'owner=1'])(
-    'refuses %s (400 validation_failed)',
-    async (query) => {
-      expectError(await api.get(`/messages?${query}`, { key: ADMIN_KEY }), 400, 'validation_failed');
-    },
-  );
+  it.each([
+    'status=sent',
+    'status=QUEUED',
+    'status=',
+    'status=queued&status=delivered',
+    'limit=0',
+    'limit=101',
+    'limit=x',
+    'cursor=bogus',
+    'owner=1',
+  ])('refuses %s (400 validation_failed)', async (query) => {
+    expectError(await api.get(`/messages?${query}`, { key: ADMIN_KEY }), 400, 'validation_failed');
+  });
 
   it('is for administrators only (403 for a customer, 401 without a key)', async () => {
     expectError(await api.get('/messages', { key: customer }), 403, 'forbidden');
@@ -423,14 +471,18 @@ describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
     const first = await TestApp.start({ messageWorker: false });
     const customer = (await first.customer()).key;
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await first.post('/messages', { key: customer, body: { message: `survivor ${i}` } })).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await first.post('/messages', { key: customer, body: { message: `survivor ${i}` } })).body.id);
     for (const id of ids) expect((await first.get(`/messages/${id}`, { key: customer })).body.status).toBe('queued');
     await first.close();
 
     const second = await TestApp.startOn(first.databaseUrl, { messageWorker: true });
     try {
       for (const id of ids) {
-        const read = await eventually(() => second.get(`/messages/${id}`, { key: customer }), (r) => r.body.status === 'delivered');
+        const read = await eventually(
+          () => second.get(`/messages/${id}`, { key: customer }),
+          (r) => r.body.status === 'delivered',
+        );
         expect(read.body.deliveredAt).toMatch(ISO_UTC);
       }
     } finally {
@@ -448,7 +500,10 @@ describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
     try {
       const customer = (await api.customer()).key;
       const posted = await api.post('/messages', { key: customer, body: { message: 'for the worker process' } });
-      const read = await eventually(() => api.get(`/messages/${posted.body.id}`, { key: customer }), (r) => r.body.status === 'delivered');
+      const read = await eventually(
+        () => api.get(`/messages/${posted.body.id}`, { key: customer }),
+        (r) => r.body.status === 'delivered',
+      );
       expect(read.body.deliveredAt).toMatch(ISO_UTC);
     } finally {
       await worker.close();
@@ -462,7 +517,9 @@ describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
     try {
       const customer = (await one.customer()).key;
       const posted = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => (i % 2 ? one : two).post('/messages', { key: customer, body: { message: `m${i}` } })),
+        Array.from({ length: 40 }, (_, i) =>
+          (i % 2 ? one : two).post('/messages', { key: customer, body: { message: `m${i}` } }),
+        ),
       );
       expect(posted.every((r) => r.status === 202)).toBe(true);
       const all = await eventually(

@@ -44,7 +44,11 @@ describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
 
   it('has the process metrics and the database pool', async () => {
     const text = (await api.get('/metrics', { key: ADMIN_KEY })).body as string;
-    for (const name of ['process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       expect(samples(text, name)).toHaveLength(1);
     }
     expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
@@ -84,7 +88,9 @@ describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
     const other = await TestApp.startOn(api.databaseUrl);
     try {
       const text = (await other.get('/metrics', { key: ADMIN_KEY })).body as string;
-      expect(samples(text, 'http_request_duration_seconds_count').filter((s) => s.labels['route'] === '/pets/:petId')).toEqual([]);
+      expect(
+        samples(text, 'http_request_duration_seconds_count').filter((s) => s.labels['route'] === '/pets/:petId'),
+      ).toEqual([]);
     } finally {
       await other.close();
     }

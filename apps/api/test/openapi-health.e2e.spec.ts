@@ -10,7 +10,7 @@ describe('OpenAPI description and health (HTTP, real PostgreSQL)', () => {
   });
   afterAll(() => api.close());
 
-  it('serves OpenAPI 3.0.3, version 1.0.0, with the bearer scheme and the specification\'s schemas', async () => {
+  it("serves OpenAPI 3.0.3, version 1.0.0, with the bearer scheme and the specification's schemas", async () => {
     const response = await api.get('/openapi.json');
     expect(response.status).toBe(200);
     const doc = response.body;
@@ -25,7 +25,11 @@ describe('OpenAPI description and health (HTTP, real PostgreSQL)', () => {
     const doc = (await api.get('/openapi.json')).body;
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
-        expect([path, method, Object.keys(operation.responses)]).toEqual([path, method, expect.arrayContaining(['500', '503'])]);
+        expect([path, method, Object.keys(operation.responses)]).toEqual([
+          path,
+          method,
+          expect.arrayContaining(['500', '503']),
+        ]);
         // Every operation but the health probes is rate-limited.
         expect([path, method, '429' in operation.responses]).toEqual([path, method, !path.startsWith('/health/')]);
         const secured = (operation.security ?? []).length > 0;

@@ -64,13 +64,24 @@ describe('GET /pets/{petId} before its sunset (HTTP, real PostgreSQL)', () => {
   });
 
   it('sends the headers on a 400 raised by a Fastify hook before NestJS (a GET with a non-JSON body)', async () => {
-    const { status, headers, body } = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const { status, headers, body } = await new Promise<{
+      status: number;
+      headers: Record<string, unknown>;
+      body: string;
+    }>((resolve, reject) => {
       const url = new URL(`/pets/${pet.id}`, api.baseUrl);
-      const req = httpRequest(url, { method: 'GET', headers: { authorization: `Bearer ${customer}`, 'content-type': 'text/plain', 'content-length': '5' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      });
+      const req = httpRequest(
+        url,
+        {
+          method: 'GET',
+          headers: { authorization: `Bearer ${customer}`, 'content-type': 'text/plain', 'content-length': '5' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        },
+      );
       req.on('error', reject);
       req.end('hello');
     });
@@ -121,13 +132,20 @@ describe('GET /pets/{petId} before its sunset (HTTP, real PostgreSQL)', () => {
     expect(operation['x-sunset']).toBe('2999-01-01T00:00:00.000Z');
     expect(operation.description).toContain('/pets?ids={petId}');
     expect(Object.keys(operation)).not.toContain('x-petstore-deprecation');
-    expect(operation.responses['410'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(operation.responses['410'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
     for (const [status, response] of Object.entries<any>(operation.responses)) {
-      expect([status, Object.keys(response.headers)]).toEqual([status, expect.arrayContaining(['Deprecation', 'Sunset', 'Link'])]);
+      expect([status, Object.keys(response.headers)]).toEqual([
+        status,
+        expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),
+      ]);
     }
     // Only this operation is deprecated.
     const deprecated = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) =>
-      Object.entries<any>(item).filter(([, op]) => op.deprecated || op['x-sunset']).map(([method]) => `${method} ${path}`),
+      Object.entries<any>(item)
+        .filter(([, op]) => op.deprecated || op['x-sunset'])
+        .map(([method]) => `${method} ${path}`),
     );
     expect(deprecated).toEqual(['get /pets/{petId}']);
   });
@@ -157,7 +175,9 @@ describe('GET /pets/{petId} after its sunset (HTTP, real PostgreSQL)', () => {
   });
 
   it('still serves the successor and the other pet operations', async () => {
-    expect((await api.get(`/pets?ids=${pet.id}`, { key: ADMIN_KEY })).body).toEqual([expect.objectContaining({ id: pet.id })]);
+    expect((await api.get(`/pets?ids=${pet.id}`, { key: ADMIN_KEY })).body).toEqual([
+      expect.objectContaining({ id: pet.id }),
+    ]);
     expect((await api.patch(`/pets/${pet.id}`, { key: ADMIN_KEY, body: { name: 'Max' } })).status).toBe(200);
   });
 

@@ -106,7 +106,10 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
     });
 
     it('names each invalid field in details', async () => {
-      const response = await api.post('/pets', { key: ADMIN_KEY, body: { name: '', categoryId: 'x', status: 'lost', id: 1 } });
+      const response = await api.post('/pets', {
+        key: ADMIN_KEY,
+        body: { name: '', categoryId: 'x', status: 'lost', id: 1 },
+      });
       const fields = (response.body.details as Array<{ field: string }>).map((d) => d.field);
       expect(new Set(fields)).toEqual(new Set(['name', 'categoryId', 'status', 'id']));
     });
@@ -118,7 +121,9 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
     });
 
     it('creates every pet with its own inventory entry under concurrency', async () => {
-      const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => create({ name: `Twin ${i}`, categoryId: dogs })));
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => create({ name: `Twin ${i}`, categoryId: dogs })),
+      );
       expect(responses.map((r) => r.status)).toEqual(Array(10).fill(201));
       const rows = await api.sql<{ pet_id: string; quantity: number }>(
         'SELECT pet_id, quantity FROM inventory WHERE pet_id = ANY($1::bigint[]) ORDER BY pet_id',
@@ -165,7 +170,11 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
     it('answers 404 for a pet that does not exist, 400 for an id that is not one', async () => {
       expectError(await patch(424242, { name: 'Nobody' }), 404, 'not_found');
       expectError(await api.patch('/pets/abc', { key: ADMIN_KEY, body: { name: 'X' } }), 400, 'validation_failed');
-      expectError(await api.patch('/pets/9223372036854775808', { key: ADMIN_KEY, body: { name: 'X' } }), 400, 'validation_failed');
+      expectError(
+        await api.patch('/pets/9223372036854775808', { key: ADMIN_KEY, body: { name: 'X' } }),
+        400,
+        'validation_failed',
+      );
     });
   });
 
@@ -401,7 +410,9 @@ describe('GET /pets: pagination (HTTP, real PostgreSQL)', () => {
   });
 
   it('keeps a name filter and a repeated status in Link', async () => {
-    const first = await api.get<PetBody[]>('/pets?name=dog&status=available&status=pending&limit=5', { key: ADMIN_KEY });
+    const first = await api.get<PetBody[]>('/pets?name=dog&status=available&status=pending&limit=5', {
+      key: ADMIN_KEY,
+    });
     const params = new URL(nextOf(first)!, 'http://x').searchParams;
     expect(params.get('name')).toBe('dog');
     expect(params.getAll('status')).toEqual(['available', 'pending']);

@@ -160,36 +160,44 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
  * one this suite says so and skips rather than pretending.
  */
 const redisUrl = process.env['TEST_REDIS_URL'];
-(redisUrl ? describe : describe.skip)('rate limit shared through Redis by two instances (HTTP, real PostgreSQL)', () => {
-  let first: TestApp;
-  let second: TestApp;
-  const prefix = `petstore:test:${randomUUID()}:`;
+(redisUrl ? describe : describe.skip)(
+  'rate limit shared through Redis by two instances (HTTP, real PostgreSQL)',
+  () => {
+    let first: TestApp;
+    let second: TestApp;
+    const prefix = `petstore:test:${randomUUID()}:`;
 
-  beforeAll(async () => {
-    first = await TestApp.start({ rateLimitPerMinute: 4, redisUrl: redisUrl! }, { rateLimitPrefix: prefix });
-    second = await TestApp.startOn(first.databaseUrl, { rateLimitPerMinute: 4, redisUrl: redisUrl! }, { rateLimitPrefix: prefix });
-  });
-  afterAll(async () => {
-    await first.close();
-    await second.close();
-    const redis = new Redis(redisUrl!);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-  });
+    beforeAll(async () => {
+      first = await TestApp.start({ rateLimitPerMinute: 4, redisUrl: redisUrl! }, { rateLimitPrefix: prefix });
+      second = await TestApp.startOn(
+        first.databaseUrl,
+        { rateLimitPerMinute: 4, redisUrl: redisUrl! },
+        { rateLimitPrefix: prefix },
+      );
+    });
+    afterAll(async () => {
+      await first.close();
+      await second.close();
+      const redis = new Redis(redisUrl!);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    });
 
-  it('counts made-up keys sent to either instance against the one client address', async () => {
-    // Both instances fetched /openapi.json at start: 2 of the address's 4 are spent.
-    const statuses = [];
-    for (const api of [first, second, first]) {
-      statuses.push((await api.get('/accounts/me', { key: `psk_${randomBytes(32).toString('base64url')}` })).status);
-    }
-    expect(statuses).toEqual([401, 401, 429]);
-  });
+    it('counts made-up keys sent to either instance against the one client address', async () => {
+      // Both instances fetched /openapi.json at start: 2 of the address's 4 are spent.
+      const statuses = [];
+      for (const api of [first, second, first]) {
+        statuses.push((await api.get('/accounts/me', { key: `psk_${randomBytes(32).toString('base64url')}` })).status);
+      }
+      expect(statuses).toEqual([401, 401, 429]);
+    });
 
-  it('counts requests to either instance against one budget', async () => {
-    const statuses = [];
-    for (const api of [first, second, first, second, first]) statuses.push((await api.get('/accounts/me', { key: ADMIN_KEY })).status);
-    expect(statuses).toEqual([200, 200, 200, 200, 429]);
-  });
-});
+    it('counts requests to either instance against one budget', async () => {
+      const statuses = [];
+      for (const api of [first, second, first, second, first])
+        statuses.push((await api.get('/accounts/me', { key: ADMIN_KEY })).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    });
+  },
+);

@@ -45,7 +45,9 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
     const completed = async () =>
       (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed';
     await eventually(completed, Boolean, 20_000);
-    const runs = await one.sql(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'purge-expired-idempotency-keys'`);
+    const runs = await one.sql(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'purge-expired-idempotency-keys'`,
+    );
     expect(runs).toEqual([{ n: 1 }]);
   });
 

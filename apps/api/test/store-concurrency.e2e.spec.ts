@@ -19,7 +19,8 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
 
   const statuses = (responses: TestResponse[]) =>
     responses.reduce<Record<string, number>>((counts, r) => {
-      const key = r.status === 201 || r.status === 204 || r.status === 200 ? String(r.status) : `${r.status} ${r.body?.code}`;
+      const key =
+        r.status === 201 || r.status === 204 || r.status === 200 ? String(r.status) : `${r.status} ${r.body?.code}`;
       counts[key] = (counts[key] ?? 0) + 1;
       return counts;
     }, {});
@@ -78,7 +79,8 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
     const orders = await store.ordersOf(petId);
     expect(stock.quantity).toBeGreaterThanOrEqual(0);
     expect(orders.completed).toBe(10);
-    if (stock.status === 'sold') expect({ quantity: stock.quantity, open: orders.open }).toEqual({ quantity: 0, open: 0 });
+    if (stock.status === 'sold')
+      expect({ quantity: stock.quantity, open: orders.open }).toEqual({ quantity: 0, open: 0 });
     const placed = responses.slice(20, 50).filter((r) => r.status === 201).length;
     expect(orders.open).toBe(placed);
   });
@@ -108,7 +110,9 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
       Array.from({ length: 20 }, () => store.order(customers[1], body, { 'Idempotency-Key': key })),
     );
 
-    expect(responses.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'idempotency_key_in_use'))).toBe(true);
+    expect(
+      responses.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'idempotency_key_in_use')),
+    ).toBe(true);
     const created = responses.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((r) => r.body.id)).size).toBe(1);

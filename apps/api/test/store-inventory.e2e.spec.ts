@@ -17,7 +17,8 @@ describe('store inventory (HTTP, real PostgreSQL)', () => {
   });
 
   const read = (petId: number | string, key = customer) => api.get(`/store/inventory/${petId}`, { key });
-  const put = (petId: number | string, body: unknown, key = ADMIN_KEY) => api.put(`/store/inventory/${petId}`, { key, body });
+  const put = (petId: number | string, body: unknown, key = ADMIN_KEY) =>
+    api.put(`/store/inventory/${petId}`, { key, body });
 
   it.each([
     ['without a status', undefined, 1, 'available'],
@@ -51,7 +52,9 @@ describe('store inventory (HTTP, real PostgreSQL)', () => {
       const petId = await store.pet({ quantity: 4 });
       const orderId = await store.placed(customer, petId, 1);
       expect((await put(petId, { quantity: 0 })).body).toEqual({ petId, quantity: 0, status: 'pending' });
-      expect((await api.patch(`/store/orders/${orderId}`, { key: ADMIN_KEY, body: { complete: true } })).status).toBe(200);
+      expect((await api.patch(`/store/orders/${orderId}`, { key: ADMIN_KEY, body: { complete: true } })).status).toBe(
+        200,
+      );
       expect((await read(petId)).body).toEqual({ petId, quantity: 0, status: 'sold' });
     });
 
@@ -62,7 +65,11 @@ describe('store inventory (HTTP, real PostgreSQL)', () => {
 
     it('accepts the largest count, 2,147,483,647', async () => {
       const petId = await store.pet();
-      expect((await put(petId, { quantity: 2_147_483_647 })).body).toEqual({ petId, quantity: 2_147_483_647, status: 'available' });
+      expect((await put(petId, { quantity: 2_147_483_647 })).body).toEqual({
+        petId,
+        quantity: 2_147_483_647,
+        status: 'available',
+      });
     });
 
     it.each([

@@ -27,7 +27,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
   const cancel = (orderId: number, key = alice) => api.delete(`/store/orders/${orderId}`, { key });
 
   describe('lifecycle', () => {
-    it('places an order (201, Location, the specification\'s Order shape) and takes the units from stock', async () => {
+    it("places an order (201, Location, the specification's Order shape) and takes the units from stock", async () => {
       const petId = await store.pet({ quantity: 5 });
       const placed = await store.order(alice, { petId, quantity: 2 });
       expect(placed.status).toBe(201);
@@ -100,7 +100,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
     });
 
-    it('an administrator may cancel a customer\'s order; a held (pending) pet with stock becomes available on cancel', async () => {
+    it("an administrator may cancel a customer's order; a held (pending) pet with stock becomes available on cancel", async () => {
       const petId = await store.pet({ quantity: 3 });
       const orderId = await store.placed(alice, petId, 1);
       expect((await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { status: 'pending' } })).status).toBe(200);
@@ -182,9 +182,16 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
     it('names the field in details', async () => {
       const response = await store.order(alice, { petId, quantity: 0, shipDate: 'soon' });
       expect(response.body.details).toEqual(
-        expect.arrayContaining([expect.objectContaining({ field: 'quantity' }), expect.objectContaining({ field: 'shipDate' })]),
+        expect.arrayContaining([
+          expect.objectContaining({ field: 'quantity' }),
+          expect.objectContaining({ field: 'shipDate' }),
+        ]),
       );
-      const past = await store.order(alice, { petId, quantity: 1, shipDate: new Date(Date.now() - 2 * DAY_MS).toISOString() });
+      const past = await store.order(alice, {
+        petId,
+        quantity: 1,
+        shipDate: new Date(Date.now() - 2 * DAY_MS).toISOString(),
+      });
       expect(past.body.details).toEqual([expect.objectContaining({ field: 'shipDate' })]);
     });
 
@@ -274,14 +281,22 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       const before = await store.stock(petId);
       expectError(await api.get(`/store/orders/${alicesOrder}`, { key: bob }), 404, 'not_found');
       expectError(await cancel(alicesOrder, bob), 404, 'not_found');
-      expectError(await api.patch(`/store/orders/${alicesOrder}`, { key: bob, body: { complete: true } }), 403, 'forbidden');
-      expectError(await api.patch(`/store/orders/${alicesOrder}`, { key: alice, body: { complete: true } }), 403, 'forbidden');
+      expectError(
+        await api.patch(`/store/orders/${alicesOrder}`, { key: bob, body: { complete: true } }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await api.patch(`/store/orders/${alicesOrder}`, { key: alice, body: { complete: true } }),
+        403,
+        'forbidden',
+      );
       expect(await store.stock(petId)).toEqual(before);
       const own = await api.get(`/store/orders/${alicesOrder}`, { key: alice });
       expect(own.body).toEqual({ id: alicesOrder, petId, quantity: 2, complete: false });
     });
 
-    it('another customer\'s completed order is also a 404, not a 409', async () => {
+    it("another customer's completed order is also a 404, not a 409", async () => {
       const orderId = await store.placed(alice, petId);
       await complete(orderId);
       expectError(await cancel(orderId, bob), 404, 'not_found');
@@ -328,7 +343,11 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
     it('a pet with open orders cannot be marked sold by hand (409 invalid_status_transition); without them it can', async () => {
       const petId = await store.pet({ quantity: 3 });
       const orderId = await store.placed(alice, petId, 1);
-      expectError(await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { status: 'sold' } }), 409, 'invalid_status_transition');
+      expectError(
+        await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { status: 'sold' } }),
+        409,
+        'invalid_status_transition',
+      );
       expect(await store.stock(petId)).toEqual({ quantity: 2, status: 'available' });
       await complete(orderId);
       expect((await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { status: 'sold' } })).status).toBe(200);
@@ -401,10 +420,18 @@ describe('order lists (HTTP, real PostgreSQL)', () => {
     expect(seen).toEqual(ids.dogs);
   });
 
-  it.each(['complete=yes', 'complete=', 'petId=abc', 'petId=0', 'petId=-3', 'petId=9223372036854775808', 'limit=0', 'limit=101', 'cursor=nope', 'owner=1'])(
-    'refuses %s (400)',
-    async (query) => {
-      expectError(await api.get(`/store/orders?${query}`, { key: carol }), 400, 'validation_failed');
-    },
-  );
+  it.each([
+    'complete=yes',
+    'complete=',
+    'petId=abc',
+    'petId=0',
+    'petId=-3',
+    'petId=9223372036854775808',
+    'limit=0',
+    'limit=101',
+    'cursor=nope',
+    'owner=1',
+  ])('refuses %s (400)', async (query) => {
+    expectError(await api.get(`/store/orders?${query}`, { key: carol }), 400, 'validation_failed');
+  });
 });

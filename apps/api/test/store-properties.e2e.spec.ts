@@ -22,12 +22,37 @@ const PETS = 2;
 const CUSTOMERS = 2;
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('place' as const), pet: fc.nat(PETS - 1), quantity: fc.integer({ min: 1, max: 3 }), customer: fc.nat(CUSTOMERS - 1) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('place' as const),
+      pet: fc.nat(PETS - 1),
+      quantity: fc.integer({ min: 1, max: 3 }),
+      customer: fc.nat(CUSTOMERS - 1),
+    }),
+  },
   // `by`: a customer (maybe not the owner) or, as CUSTOMERS, the administrator.
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), order: fc.nat(40), by: fc.nat(CUSTOMERS) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('cancel' as const), order: fc.nat(40), by: fc.nat(CUSTOMERS) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('complete' as const), order: fc.nat(40) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('restock' as const), pet: fc.nat(PETS - 1), quantity: fc.integer({ min: 0, max: 5 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('hand' as const), pet: fc.nat(PETS - 1), to: fc.constantFrom(...STATUSES) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('restock' as const),
+      pet: fc.nat(PETS - 1),
+      quantity: fc.integer({ min: 0, max: 5 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('hand' as const),
+      pet: fc.nat(PETS - 1),
+      to: fc.constantFrom(...STATUSES),
+    }),
+  },
 );
 
 interface ModelOrder {
@@ -55,7 +80,11 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
   const openOrders = async (petId: number): Promise<number> => (await store.ordersOf(petId)).open;
 
   /** What docs/domain.md says the step must answer, given the rows before it. */
-  async function expected(cmd: Command, petIds: number[], orders: ModelOrder[]): Promise<{ status: number; code?: string }> {
+  async function expected(
+    cmd: Command,
+    petIds: number[],
+    orders: ModelOrder[],
+  ): Promise<{ status: number; code?: string }> {
     switch (cmd.kind) {
       case 'place': {
         const { quantity, status } = await store.stock(petIds[cmd.pet]);
@@ -95,7 +124,10 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
         return api.delete(`/store/orders/${order.id}`, { key: cmd.by === CUSTOMERS ? ADMIN_KEY : customers[cmd.by] });
       }
       case 'complete':
-        return api.patch(`/store/orders/${orders[cmd.order % orders.length].id}`, { key: ADMIN_KEY, body: { complete: true } });
+        return api.patch(`/store/orders/${orders[cmd.order % orders.length].id}`, {
+          key: ADMIN_KEY,
+          body: { complete: true },
+        });
       case 'restock':
         return api.put(`/store/inventory/${petIds[cmd.pet]}`, { key: ADMIN_KEY, body: { quantity: cmd.quantity } });
       case 'hand':
@@ -117,11 +149,17 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
       expect(quantity + counts.openUnits + counts.completedUnits).toBe(stocked.get(petId));
     }
     // I5: completed orders stay completed; cancelled ones are gone; open ones are still open.
-    const { rows } = await store.db.query('SELECT id::int AS id, complete FROM orders WHERE id = ANY($1)', [orders.map((o) => o.id)]);
+    const { rows } = await store.db.query('SELECT id::int AS id, complete FROM orders WHERE id = ANY($1)', [
+      orders.map((o) => o.id),
+    ]);
     const inDb = new Map<number, boolean>(rows.map((r: { id: number; complete: boolean }) => [r.id, r.complete]));
     for (const order of orders) {
       if (order.state === 'cancelled') expect(inDb.has(order.id)).toBe(false);
-      else expect({ id: order.id, complete: inDb.get(order.id) }).toEqual({ id: order.id, complete: order.state === 'complete' });
+      else
+        expect({ id: order.id, complete: inDb.get(order.id) }).toEqual({
+          id: order.id,
+          complete: order.state === 'complete',
+        });
     }
   }
 
@@ -147,7 +185,11 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
             const want = await expected(cmd, petIds, orders);
             const before = 'pet' in cmd ? await store.stock(petIds[cmd.pet]) : null;
             const response = await run(cmd, petIds, orders);
-            expect({ cmd, status: response.status, code: response.body?.code }).toEqual({ cmd, ...want, code: want.code });
+            expect({ cmd, status: response.status, code: response.body?.code }).toEqual({
+              cmd,
+              ...want,
+              code: want.code,
+            });
             const outcome = `${cmd.kind} ${response.status}`;
             outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
 

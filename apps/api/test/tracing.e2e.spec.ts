@@ -56,7 +56,7 @@ describe('tracing with OpenTelemetry (the built service, real PostgreSQL)', () =
       ...env,
     });
 
-  it('with OTEL_EXPORTER_OTLP_ENDPOINT, exports the request\'s span with its request id, and its PostgreSQL spans', async () => {
+  it("with OTEL_EXPORTER_OTLP_ENDPOINT, exports the request's span with its request id, and its PostgreSQL spans", async () => {
     const receiver = await startReceiver();
     const loadedFile = join(tmpdir(), `petstore-otel-${randomUUID()}.json`);
     const api = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, loadedFile);
@@ -64,7 +64,10 @@ describe('tracing with OpenTelemetry (the built service, real PostgreSQL)', () =
       const requestId = `trace-${randomUUID()}`;
       const response = await api.request('GET', '/pets/123456789', { headers: { 'x-request-id': requestId } });
       expect(response.status).toBe(401);
-      const signUp = await api.request('POST', '/accounts', { body: { name: 'Traced' }, headers: { 'x-request-id': `${requestId}-2` } });
+      const signUp = await api.request('POST', '/accounts', {
+        body: { name: 'Traced' },
+        headers: { 'x-request-id': `${requestId}-2` },
+      });
       expect(signUp.status).toBe(201);
       expect(await api.stop()).toBe(0); // shutting down flushes the spans not exported yet
 
@@ -75,7 +78,9 @@ describe('tracing with OpenTelemetry (the built service, real PostgreSQL)', () =
       expect(attribute(server!, 'http.route')).toBe('/pets/:petId');
 
       const signUpSpan = receiver.spans.find((span) => attribute(span, 'petstore.request_id') === `${requestId}-2`);
-      const queries = receiver.spans.filter((span) => span.traceId === signUpSpan?.traceId && attribute(span, 'db.system') === 'postgresql');
+      const queries = receiver.spans.filter(
+        (span) => span.traceId === signUpSpan?.traceId && attribute(span, 'db.system') === 'postgresql',
+      );
       expect(queries.length).toBeGreaterThan(0);
       const loaded: string[] = JSON.parse(readFileSync(loadedFile, 'utf8'));
       expect(loaded.some((file) => file.includes('/@opentelemetry/sdk-node/'))).toBe(true);

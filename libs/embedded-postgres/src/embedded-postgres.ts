@@ -109,7 +109,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     try {
       child = await startServer(bin.postgres, args, osUser, log);
     } catch (error) {
-      lastError = new Error(`Embedded PostgreSQL in ${dataDir} did not start on port ${port}: ${(error as Error).message}`);
+      lastError = new Error(
+        `Embedded PostgreSQL in ${dataDir} did not start on port ${port}: ${(error as Error).message}`,
+      );
       // Another process may have taken the port between our probe and the server's bind.
       if (options.port === undefined && /could not bind|address already in use/i.test(lastError.message)) continue;
       throw lastError;
@@ -175,7 +177,8 @@ export async function reclaimEmbeddedPostgresDir(dataDir: string, log?: (line: s
     if (holders.length > 0) {
       holders.forEach((pid) => signal(pid, 'SIGKILL'));
       holders = await waitUntilGone(dataDir, 5_000);
-      if (holders.length > 0) throw new Error(`Could not stop PostgreSQL processes ${holders.join(', ')} in ${dataDir}.`);
+      if (holders.length > 0)
+        throw new Error(`Could not stop PostgreSQL processes ${holders.join(', ')} in ${dataDir}.`);
     }
   }
   if (await exists(pidFile)) {

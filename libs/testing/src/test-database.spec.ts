@@ -8,7 +8,11 @@ import {
   testDatabaseUrl,
 } from './test-database';
 
-async function query<T extends Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+async function query<T extends Record<string, unknown>>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
@@ -45,7 +49,10 @@ describe('test database plumbing', () => {
   });
 
   it('resetDatabase empties every table and restarts identities, but keeps the migrations', async () => {
-    const [{ migrations }] = await query<{ migrations: number }>(url, 'SELECT count(*)::int AS migrations FROM schema_migrations');
+    const [{ migrations }] = await query<{ migrations: number }>(
+      url,
+      'SELECT count(*)::int AS migrations FROM schema_migrations',
+    );
     await query(url, "INSERT INTO categories (name) VALUES ('Dogs'), ('Cats')");
 
     await resetDatabase(url);

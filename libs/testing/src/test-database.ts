@@ -82,7 +82,7 @@ async function createWorkerDatabase(): Promise<string> {
   if (!serverUrl || !template || !runId) {
     throw new Error(
       'No test database server: the jest config of this project must declare ' +
-        "globalSetup/globalTeardown from libs/testing/src (see libs/infrastructure/jest.config.cts).",
+        'globalSetup/globalTeardown from libs/testing/src (see libs/infrastructure/jest.config.cts).',
     );
   }
   assertTestDatabaseUrl(serverUrl);
@@ -147,7 +147,11 @@ async function truncateAll(query: Query): Promise<void> {
                AND schemaname <> '${JOB_QUEUE_SCHEMA}'
                AND tablename <> '${MIGRATIONS_TABLE}') AS tables,
            to_regclass('${JOB_QUEUE_SCHEMA}.job') IS NOT NULL AS "hasJobQueue"`);
-  const { database, tables, hasJobQueue } = rows[0] as { database: string; tables: string | null; hasJobQueue: boolean };
+  const { database, tables, hasJobQueue } = rows[0] as {
+    database: string;
+    tables: string | null;
+    hasJobQueue: boolean;
+  };
   assertTestDatabaseName(database);
   if (tables) await query(`TRUNCATE TABLE ${tables} RESTART IDENTITY CASCADE`);
   // The job queue's own bookkeeping (schema version, queues, schedules) stays; its jobs go.

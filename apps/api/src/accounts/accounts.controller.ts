@@ -18,8 +18,15 @@ export class SignUpController {
   constructor(private readonly signUp: SignUp) {}
 
   @Post()
-  @ApiOperation({ operationId: 'signUp', summary: 'Create a customer account and its first API key', description: 'The key\'s secret is shown only in this response.' })
-  @ApiCreatedResponse({ type: SignUpResultDto, headers: { Location: { description: '`/accounts/me`', schema: { type: 'string' } } } })
+  @ApiOperation({
+    operationId: 'signUp',
+    summary: 'Create a customer account and its first API key',
+    description: "The key's secret is shown only in this response.",
+  })
+  @ApiCreatedResponse({
+    type: SignUpResultDto,
+    headers: { Location: { description: '`/accounts/me`', schema: { type: 'string' } } },
+  })
   async create(@Body() body: NewAccountDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignUpResultDto> {
     const { account, apiKey, secret } = await this.signUp.execute(body.name);
     void reply.header('Location', '/accounts/me');
@@ -44,7 +51,11 @@ export class MyAccountController {
   }
 
   @Post('api-keys')
-  @ApiOperation({ operationId: 'createApiKey', summary: 'Another API key for the same account', description: 'The secret is shown only in this response.' })
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Another API key for the same account',
+    description: 'The secret is shown only in this response.',
+  })
   @ApiCreatedResponse({
     type: ApiKeyCreatedDto,
     headers: { Location: { description: 'The key listing.', schema: { type: 'string' } } },
@@ -60,7 +71,7 @@ export class MyAccountController {
   }
 
   @Get('api-keys')
-  @ApiOperation({ operationId: 'listApiKeys', summary: 'The account\'s active keys, without secrets, by id' })
+  @ApiOperation({ operationId: 'listApiKeys', summary: "The account's active keys, without secrets, by id" })
   @ApiOkResponse({ type: [ApiKeyDto], headers: ApiNextPageLink })
   async listKeys(@CurrentAccount() account: Account, @Query() query: PageQueryDto): Promise<Paginated<ApiKeyDto>> {
     const request = pageRequest(query);

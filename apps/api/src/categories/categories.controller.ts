@@ -24,7 +24,10 @@ export class CategoriesController {
   @Post()
   @Auth('admin')
   @ApiOperation({ operationId: 'createCategory', summary: 'Create a category' })
-  @ApiCreatedResponse({ type: CategoryDto, headers: { Location: { description: 'The new category\'s URL.', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({
+    type: CategoryDto,
+    headers: { Location: { description: "The new category's URL.", schema: { type: 'string' } } },
+  })
   @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
   async create(@Body() body: NewCategoryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<CategoryDto> {
     const category = await this.createCategory.execute(body);

@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
-import { CategoryQueries, CategoryRepository, CreateCategory, DeleteCategory, UpdateCategory } from '@petstore/application';
+import {
+  CategoryQueries,
+  CategoryRepository,
+  CreateCategory,
+  DeleteCategory,
+  UpdateCategory,
+} from '@petstore/application';
 import { TypeOrmCategoryRepository } from '@petstore/infrastructure';
 import { CategoriesController } from './categories.controller';
 

@@ -5,12 +5,21 @@ import { IsOmittable } from '../common/validation/optional';
 
 @ApiSchema({ name: 'NewCategory', description: 'Input for creating a category.' })
 export class NewCategoryDto {
-  @ApiProperty({ description: 'Category name (for example a kind of animal); unique, case-insensitively.', minLength: 1, maxLength: LIMITS.categoryName.max, example: 'Dogs' })
+  @ApiProperty({
+    description: 'Category name (for example a kind of animal); unique, case-insensitively.',
+    minLength: 1,
+    maxLength: LIMITS.categoryName.max,
+    example: 'Dogs',
+  })
   @IsString()
   @Length(LIMITS.categoryName.min, LIMITS.categoryName.max)
   name: string;
 
-  @ApiPropertyOptional({ description: 'Short description of the category.', maxLength: LIMITS.categoryDescription.max, example: 'Loyal companions' })
+  @ApiPropertyOptional({
+    description: 'Short description of the category.',
+    maxLength: LIMITS.categoryDescription.max,
+    example: 'Loyal companions',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(LIMITS.categoryDescription.max)

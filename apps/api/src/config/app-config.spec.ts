@@ -98,8 +98,12 @@ describe('loadConfig', () => {
       DB_QUERY_TIMEOUT_MS: '1008',
     }).timeouts;
     expect(Object.values(set)).toEqual([1001, 1002, 1000, 1004, 1005, 1006, 1007, 1008]);
-    expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0' })).toThrow(/^Invalid configuration: DB_STATEMENT_TIMEOUT_MS /);
-    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS /);
+    expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0' })).toThrow(
+      /^Invalid configuration: DB_STATEMENT_TIMEOUT_MS /,
+    );
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
+      /^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS /,
+    );
   });
 
   it('refuses the embedded PostgreSQL under NODE_ENV=production, with one line asking for DATABASE_URL', () => {

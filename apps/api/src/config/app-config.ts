@@ -145,7 +145,10 @@ function timeouts(env: Env): Timeouts {
   };
   // Node refuses a headers timeout longer than the request timeout.
   if (result.httpHeadersMs > result.httpRequestMs) {
-    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must not exceed HTTP_REQUEST_TIMEOUT_MS (${result.httpRequestMs}).`);
+    throw new ConfigError(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      `must not exceed HTTP_REQUEST_TIMEOUT_MS (${result.httpRequestMs}).`,
+    );
   }
   return result;
 }
@@ -156,7 +159,10 @@ function timeouts(env: Env): Timeouts {
  */
 function requiredInProduction<T>(env: Env, name: string, value: T | null): T | null {
   if (value === null && text(env, 'NODE_ENV') === 'production') {
-    throw new ConfigError(name, 'must be set when NODE_ENV=production: the embedded PostgreSQL is for development only.');
+    throw new ConfigError(
+      name,
+      'must be set when NODE_ENV=production: the embedded PostgreSQL is for development only.',
+    );
   }
   return value;
 }

@@ -7,7 +7,12 @@ import {
   StockCommand,
   StockLevels,
 } from '@petstore/application';
-import { TypeOrmInventoryRepository, TypeOrmOrderRepository, TypeOrmPetRepository, TypeOrmStockLevels } from '@petstore/infrastructure';
+import {
+  TypeOrmInventoryRepository,
+  TypeOrmOrderRepository,
+  TypeOrmPetRepository,
+  TypeOrmStockLevels,
+} from '@petstore/infrastructure';
 import { AppConfig } from '../config/app-config';
 
 /**

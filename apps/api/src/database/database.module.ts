@@ -1,6 +1,13 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Clock, UnitOfWork } from '@petstore/application';
-import { DEFAULT_POOL_LIMITS, PoolLimits, SystemClock, TransactionHost, TypeOrmUnitOfWork, createDataSource } from '@petstore/infrastructure';
+import {
+  DEFAULT_POOL_LIMITS,
+  PoolLimits,
+  SystemClock,
+  TransactionHost,
+  TypeOrmUnitOfWork,
+  createDataSource,
+} from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 

@@ -25,7 +25,11 @@ export class NewMessageDto {
     '`failed` once every attempt allowed has failed.',
 })
 export class MessageDto {
-  @ApiProperty({ description: 'Unique identifier (a UUID) assigned on creation.', format: 'uuid', example: '3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f' })
+  @ApiProperty({
+    description: 'Unique identifier (a UUID) assigned on creation.',
+    format: 'uuid',
+    example: '3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f',
+  })
   id: string;
 
   @ApiProperty({ description: 'The text, as sent.', example: 'Hello from the quickstart!' })
@@ -41,7 +45,11 @@ export class MessageDto {
   })
   status: MessageStatus;
 
-  @ApiProperty({ description: 'When it was queued (ISO 8601, UTC).', format: 'date-time', example: '2026-11-21T10:00:00.000Z' })
+  @ApiProperty({
+    description: 'When it was queued (ISO 8601, UTC).',
+    format: 'date-time',
+    example: '2026-11-21T10:00:00.000Z',
+  })
   createdAt: string;
 
   @ApiPropertyOptional({
@@ -63,7 +71,11 @@ export class MessageDto {
 }
 
 export class MessageListQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: MESSAGE_STATUSES, enumName: 'MessageStatus', description: 'Only messages in this status.' })
+  @ApiPropertyOptional({
+    enum: MESSAGE_STATUSES,
+    enumName: 'MessageStatus',
+    description: 'Only messages in this status.',
+  })
   @IsOptional()
   @IsIn(MESSAGE_STATUSES)
   status?: MessageStatus;

@@ -36,7 +36,9 @@ export class MessagesController {
   @ApiAcceptedResponse({
     description: 'Queued.',
     type: MessageDto,
-    headers: { Location: { description: 'The message\'s URL, where its status can be followed.', schema: { type: 'string' } } },
+    headers: {
+      Location: { description: "The message's URL, where its status can be followed.", schema: { type: 'string' } },
+    },
   })
   async create(
     @Body() body: NewMessageDto,
@@ -52,8 +54,9 @@ export class MessagesController {
   @Auth('admin')
   @ApiOperation({
     operationId: 'listMessages',
-    summary: 'The store\'s inbox: every message, oldest first',
-    description: 'Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); paginated like every list.',
+    summary: "The store's inbox: every message, oldest first",
+    description:
+      'Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); paginated like every list.',
   })
   @ApiOkResponse({ type: [MessageDto], headers: ApiNextPageLink })
   async list(@Query() query: MessageListQueryDto): Promise<Paginated<MessageDto>> {
@@ -65,11 +68,18 @@ export class MessagesController {
   @ApiOperation({
     operationId: 'getMessage',
     summary: 'Get a message and its delivery status',
-    description: 'Its sender or an administrator; another customer\'s message is a 404.',
+    description: "Its sender or an administrator; another customer's message is a 404.",
   })
-  @ApiParam({ name: 'messageId', description: 'The message\'s id (a UUID).', schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 } })
+  @ApiParam({
+    name: 'messageId',
+    description: "The message's id (a UUID).",
+    schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
+  })
   @ApiOkResponse({ type: MessageDto })
-  async get(@Param('messageId', ParseMessageIdPipe) id: string, @CurrentAccount() account: Account): Promise<MessageDto> {
+  async get(
+    @Param('messageId', ParseMessageIdPipe) id: string,
+    @CurrentAccount() account: Account,
+  ): Promise<MessageDto> {
     return MessageDto.from(await this.queries.get(id, account));
   }
 }

@@ -28,7 +28,11 @@ export class DatabasePoolMetrics {
     const pool = () => (dataSource.driver as unknown as { master?: PgPool }).master;
     metrics.gauge('db_pool_connections_total', 'Connections the pool holds.', () => pool()?.totalCount ?? 0);
     metrics.gauge('db_pool_connections_idle', 'Pool connections not in use.', () => pool()?.idleCount ?? 0);
-    metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', () => pool()?.waitingCount ?? 0);
+    metrics.gauge(
+      'db_pool_waiting_requests',
+      'Queries waiting for a pool connection.',
+      () => pool()?.waitingCount ?? 0,
+    );
   }
 }
 

@@ -30,7 +30,10 @@ const CATEGORY_ID_PROPERTY = {
   example: 1,
 } satisfies ApiPropertyOptions;
 
-@ApiSchema({ name: 'NewPet', description: 'Input for creating a pet. `status` defaults to `available`; a pet created `pending` is on hold.' })
+@ApiSchema({
+  name: 'NewPet',
+  description: 'Input for creating a pet. `status` defaults to `available`; a pet created `pending` is on hold.',
+})
 export class NewPetDto {
   @ApiProperty(NAME_PROPERTY)
   @IsString()
@@ -73,13 +76,23 @@ export class PetUpdateDto {
 
 @ApiSchema({ name: 'Pet' })
 export class PetDto {
-  @ApiProperty({ description: 'Unique identifier assigned on creation.', type: 'integer', format: 'int64', example: 10 })
+  @ApiProperty({
+    description: 'Unique identifier assigned on creation.',
+    type: 'integer',
+    format: 'int64',
+    example: 10,
+  })
   id: number;
 
   @ApiProperty({ description: "The animal's name.", example: 'Rex' })
   name: string;
 
-  @ApiProperty({ description: 'ID of the category the animal belongs to.', type: 'integer', format: 'int64', example: 1 })
+  @ApiProperty({
+    description: 'ID of the category the animal belongs to.',
+    type: 'integer',
+    format: 'int64',
+    example: 1,
+  })
   categoryId: number;
 
   @ApiProperty(PET_STATUS_PROPERTY)

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CreatePet, DeletePet, PetQueries, UpdatePet } from '@petstore/application';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/auth/auth.decorators';
@@ -38,7 +45,10 @@ export class PetsController {
     summary: 'Create a pet',
     description: 'Also creates its inventory entry: 1 unit if the pet is created `available`, else 0.',
   })
-  @ApiCreatedResponse({ type: PetDto, headers: { Location: { description: "The new pet's URL.", schema: { type: 'string' } } } })
+  @ApiCreatedResponse({
+    type: PetDto,
+    headers: { Location: { description: "The new pet's URL.", schema: { type: 'string' } } },
+  })
   @ApiErrors({ 422: UNKNOWN_CATEGORY })
   async create(@Body() body: NewPetDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<PetDto> {
     const pet = await this.createPet.execute(body);
@@ -47,10 +57,18 @@ export class PetsController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listPets', summary: 'List pets, filtered', description: 'Every filter given must hold.' })
+  @ApiOperation({
+    operationId: 'listPets',
+    summary: 'List pets, filtered',
+    description: 'Every filter given must hold.',
+  })
   @ApiOkArrayResponse('Pets', PetDto, { description: 'An array of Pet, in id order.', headers: ApiNextPageLink })
   // Parameter descriptions here: a description beside the PetStatus $ref would land in the shared schema.
-  @ApiQuery({ name: 'status', required: false, description: 'Pets with any of these statuses; repeat the parameter (`status=available&status=pending`).' })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    description: 'Pets with any of these statuses; repeat the parameter (`status=available&status=pending`).',
+  })
   @ApiQuery({ name: 'ids', required: false, style: 'form', explode: false })
   async list(@Query() query: PetListQueryDto): Promise<Paginated<PetDto>> {
     const request = pageRequest(query);
@@ -60,7 +78,11 @@ export class PetsController {
   }
 
   @Get(':petId')
-  @Deprecated({ since: PET_BY_ID_DEPRECATED_AT, sunset: 'petByIdSunset', successor: ({ petId }) => `/pets?ids=${petId}` })
+  @Deprecated({
+    since: PET_BY_ID_DEPRECATED_AT,
+    sunset: 'petByIdSunset',
+    successor: ({ petId }) => `/pets?ids=${petId}`,
+  })
   @ApiOperation({ operationId: 'getPetById', summary: 'Get a pet' })
   @ApiOkResponse({ type: PetDto })
   async get(@Param('petId', ParseIdPipe) id: number): Promise<PetDto> {

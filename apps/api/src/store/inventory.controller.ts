@@ -17,7 +17,11 @@ export class InventoryController {
   ) {}
 
   @Get()
-  @ApiOperation({ operationId: 'listInventory', summary: 'List the stock of every pet', description: 'Ordered by pet id.' })
+  @ApiOperation({
+    operationId: 'listInventory',
+    summary: 'List the stock of every pet',
+    description: 'Ordered by pet id.',
+  })
   @ApiOkResponse({ type: [InventoryItemDto], headers: ApiNextPageLink })
   async list(@Query() query: InventoryQueryDto): Promise<Paginated<InventoryItemDto>> {
     const request = pageRequest(query);
@@ -25,7 +29,11 @@ export class InventoryController {
   }
 
   @Get(':petId')
-  @ApiOperation({ operationId: 'getInventoryItem', summary: 'Get the stock of a pet', description: 'The entry\'s status is the pet\'s.' })
+  @ApiOperation({
+    operationId: 'getInventoryItem',
+    summary: 'Get the stock of a pet',
+    description: "The entry's status is the pet's.",
+  })
   @ApiOkResponse({ type: InventoryItemDto })
   async get(@Param('petId', ParseIdPipe) petId: number): Promise<InventoryItemDto> {
     return InventoryItemDto.from(await this.queries.get(petId));
@@ -41,7 +49,10 @@ export class InventoryController {
       'while it has open orders, else `sold`; a `pending` or `sold` pet keeps its status.',
   })
   @ApiOkResponse({ type: InventoryItemDto })
-  async update(@Param('petId', ParseIdPipe) petId: number, @Body() body: InventoryUpdateDto): Promise<InventoryItemDto> {
+  async update(
+    @Param('petId', ParseIdPipe) petId: number,
+    @Body() body: InventoryUpdateDto,
+  ): Promise<InventoryItemDto> {
     return InventoryItemDto.from(await this.setStock.execute({ petId, quantity: body.quantity }));
   }
 }

@@ -5,15 +5,22 @@ import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { QueryList } from '../common/validation/query-transforms';
 
-@ApiSchema({ name: 'InventoryItem', description: 'The stock entry of one pet; its status is the pet\'s.' })
+@ApiSchema({ name: 'InventoryItem', description: "The stock entry of one pet; its status is the pet's." })
 export class InventoryItemDto {
   @ApiProperty({ description: 'ID of the animal the entry tracks.', type: 'integer', format: 'int64', example: 1 })
   petId: number;
 
-  @ApiProperty({ description: 'Current stock count.', type: 'integer', format: 'int32', minimum: LIMITS.stockQuantity.min, maximum: LIMITS.stockQuantity.max, example: 3 })
+  @ApiProperty({
+    description: 'Current stock count.',
+    type: 'integer',
+    format: 'int32',
+    minimum: LIMITS.stockQuantity.min,
+    maximum: LIMITS.stockQuantity.max,
+    example: 3,
+  })
   quantity: number;
 
-  @ApiProperty({ description: 'The pet\'s status.', enum: PET_STATUSES, enumName: 'PetStatus', example: 'available' })
+  @ApiProperty({ description: "The pet's status.", enum: PET_STATUSES, enumName: 'PetStatus', example: 'available' })
   status: PetStatus;
 
   static from(level: StockLevel): InventoryItemDto {
@@ -32,7 +39,14 @@ export class InventoryItemDto {
     '`pending` while it has open orders, else `sold`; a `pending` or `sold` pet keeps its status.',
 })
 export class InventoryUpdateDto {
-  @ApiProperty({ description: 'The new stock count.', type: 'integer', format: 'int32', minimum: LIMITS.stockQuantity.min, maximum: LIMITS.stockQuantity.max, example: 5 })
+  @ApiProperty({
+    description: 'The new stock count.',
+    type: 'integer',
+    format: 'int32',
+    minimum: LIMITS.stockQuantity.min,
+    maximum: LIMITS.stockQuantity.max,
+    example: 5,
+  })
   @IsInt()
   @Min(LIMITS.stockQuantity.min)
   @Max(LIMITS.stockQuantity.max)
@@ -41,7 +55,8 @@ export class InventoryUpdateDto {
 
 export class InventoryQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
-    description: 'Only entries whose pet has one of these statuses; repeat the parameter (`status=available&status=pending`) or separate with commas.',
+    description:
+      'Only entries whose pet has one of these statuses; repeat the parameter (`status=available&status=pending`) or separate with commas.',
     enum: PET_STATUSES,
     enumName: 'PetStatus',
     isArray: true,

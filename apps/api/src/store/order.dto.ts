@@ -9,17 +9,37 @@ import { QueryBoolean } from '../common/validation/query-transforms';
 
 @ApiSchema({ name: 'NewOrder', description: 'Input for placing an order: some units of one available pet.' })
 export class NewOrderDto {
-  @ApiProperty({ description: 'ID of the animal to order; it must exist (else 422 `unknown_pet`) and be `available`.', type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 1 })
+  @ApiProperty({
+    description: 'ID of the animal to order; it must exist (else 422 `unknown_pet`) and be `available`.',
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    example: 1,
+  })
   @IsIdNumber()
   petId: number;
 
-  @ApiProperty({ description: `Number of units (${LIMITS.orderQuantity.min}–${LIMITS.orderQuantity.max}); no more than are in stock.`, type: 'integer', format: 'int32', minimum: LIMITS.orderQuantity.min, maximum: LIMITS.orderQuantity.max, example: 1 })
+  @ApiProperty({
+    description: `Number of units (${LIMITS.orderQuantity.min}–${LIMITS.orderQuantity.max}); no more than are in stock.`,
+    type: 'integer',
+    format: 'int32',
+    minimum: LIMITS.orderQuantity.min,
+    maximum: LIMITS.orderQuantity.max,
+    example: 1,
+  })
   @IsInt()
   @Min(LIMITS.orderQuantity.min)
   @Max(LIMITS.orderQuantity.max)
   quantity: number;
 
-  @ApiPropertyOptional({ description: 'Expected ship date, an ISO 8601 date-time with a time zone; not more than a day in the past.', type: 'string', format: 'date-time', maxLength: 35, example: '2026-11-21T10:00:00.000Z' })
+  @ApiPropertyOptional({
+    description: 'Expected ship date, an ISO 8601 date-time with a time zone; not more than a day in the past.',
+    type: 'string',
+    format: 'date-time',
+    maxLength: 35,
+    example: '2026-11-21T10:00:00.000Z',
+  })
   @IsOmittable()
   @IsDateTime()
   shipDate?: string;
@@ -29,14 +49,21 @@ export class NewOrderDto {
   name: 'OrderUpdate',
   description:
     'Fulfils an open order. `complete` must be `true`: a completed order never becomes open again, and an open order ' +
-    'is withdrawn with DELETE, so `complete: false` is refused (400 `validation_failed`) whatever the order\'s state.',
+    "is withdrawn with DELETE, so `complete: false` is refused (400 `validation_failed`) whatever the order's state.",
 })
 export class OrderUpdateDto {
   @ApiProperty({ description: 'Must be `true`.', type: 'boolean', enum: [true], example: true })
   @Equals(true, { message: 'complete must be true: an order can only be completed (cancel an open order with DELETE)' })
   complete: true;
 
-  @ApiPropertyOptional({ description: 'The actual ship date (ISO 8601 date-time). Default: the ship date given when ordering, else the completion time.', type: 'string', format: 'date-time', maxLength: 35, example: '2026-11-21T10:00:00.000Z' })
+  @ApiPropertyOptional({
+    description:
+      'The actual ship date (ISO 8601 date-time). Default: the ship date given when ordering, else the completion time.',
+    type: 'string',
+    format: 'date-time',
+    maxLength: 35,
+    example: '2026-11-21T10:00:00.000Z',
+  })
   @IsOmittable()
   @IsDateTime()
   shipDate?: string;
@@ -46,21 +73,46 @@ export class OrderUpdateDto {
 @ApiSchema({
   name: 'Order',
   description:
-    'A customer\'s order for units of one pet. The account that placed it is kept but never shown. ' +
+    "A customer's order for units of one pet. The account that placed it is kept but never shown. " +
     'An order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed is cancelled by the service ' +
     '(see `placeOrder`).',
 })
 export class OrderDto {
-  @ApiPropertyOptional({ description: 'Unique order identifier (always present).', type: 'integer', format: 'int64', example: 10 })
+  @ApiPropertyOptional({
+    description: 'Unique order identifier (always present).',
+    type: 'integer',
+    format: 'int64',
+    example: 10,
+  })
   id?: number;
 
-  @ApiPropertyOptional({ description: 'ID of the animal in the order. Absent only when that pet has since been deleted (a completed order stays as history).', type: 'integer', format: 'int64', example: 1 })
+  @ApiPropertyOptional({
+    description:
+      'ID of the animal in the order. Absent only when that pet has since been deleted (a completed order stays as history).',
+    type: 'integer',
+    format: 'int64',
+    example: 1,
+  })
   petId?: number;
 
-  @ApiPropertyOptional({ description: 'Number of units ordered (always present).', type: 'integer', format: 'int32', minimum: LIMITS.orderQuantity.min, maximum: LIMITS.orderQuantity.max, example: 1 })
+  @ApiPropertyOptional({
+    description: 'Number of units ordered (always present).',
+    type: 'integer',
+    format: 'int32',
+    minimum: LIMITS.orderQuantity.min,
+    maximum: LIMITS.orderQuantity.max,
+    example: 1,
+  })
   quantity?: number;
 
-  @ApiPropertyOptional({ description: 'Expected ship date while open, actual once complete (ISO 8601, UTC). Absent while open when none was given.', type: 'string', format: 'date-time', maxLength: 35, example: '2026-11-21T10:00:00.000Z' })
+  @ApiPropertyOptional({
+    description:
+      'Expected ship date while open, actual once complete (ISO 8601, UTC). Absent while open when none was given.',
+    type: 'string',
+    format: 'date-time',
+    maxLength: 35,
+    example: '2026-11-21T10:00:00.000Z',
+  })
   shipDate?: string;
 
   @ApiPropertyOptional({ description: 'Whether the order has been fulfilled (always present).', example: false })

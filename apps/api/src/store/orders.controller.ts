@@ -27,7 +27,7 @@ export class OrdersController {
     operationId: 'placeOrder',
     summary: 'Place an order for an available pet',
     description:
-      'Takes `quantity` units from the pet\'s stock in one transaction; when the stock reaches 0 the pet becomes `pending`. ' +
+      "Takes `quantity` units from the pet's stock in one transaction; when the stock reaches 0 the pet becomes `pending`. " +
       'Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. ' +
       'A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open ' +
       'orders (placed, not completed), concurrent orders included: past it, 409 `hold_limit_reached`. ' +
@@ -35,7 +35,10 @@ export class OrdersController {
       'service, with the same effects as a cancel by its owner: its units go back to stock, a `pending` pet ' +
       'becomes `available`, and the order no longer exists.',
   })
-  @ApiCreatedResponse({ type: OrderDto, headers: { Location: { description: 'The new order\'s URL.', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({
+    type: OrderDto,
+    headers: { Location: { description: "The new order's URL.", schema: { type: 'string' } } },
+  })
   @ApiErrors({
     409:
       'The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered ' +
@@ -74,7 +77,7 @@ export class OrdersController {
   }
 
   @Get(':orderId')
-  @ApiOperation({ operationId: 'getOrder', summary: 'Get an order', description: 'Another customer\'s order is a 404.' })
+  @ApiOperation({ operationId: 'getOrder', summary: 'Get an order', description: "Another customer's order is a 404." })
   @ApiOkResponse({ type: OrderDto })
   async get(@Param('orderId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<OrderDto> {
     return OrderDto.from(await this.queries.get(id, account));
@@ -105,7 +108,7 @@ export class OrdersController {
     operationId: 'cancelOrder',
     summary: 'Cancel an open order',
     description:
-      'The owner or an administrator; another customer\'s order is a 404. The units go back to stock and a `pending` pet ' +
+      "The owner or an administrator; another customer's order is a 404. The units go back to stock and a `pending` pet " +
       'becomes `available`; the order no longer exists afterwards.',
   })
   @ApiNoContentResponse({ description: 'Cancelled.' })

@@ -74,7 +74,9 @@ export class ApiProcess {
     });
     const api = new ApiProcess(child, `http://127.0.0.1:${port}`);
     await api.ready();
-    api.contract = new OpenApiContract((await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as Record<string, unknown>);
+    api.contract = new OpenApiContract(
+      (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as Record<string, unknown>,
+    );
     return api;
   }
 
@@ -83,8 +85,12 @@ export class ApiProcess {
     void this.exited.then((code) => (exitCode = code));
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      if (exitCode !== undefined) throw new Error(`the API process exited (${exitCode}) during start-up:\n${this.output}`);
-      const status = await fetch(`${this.baseUrl}/health/ready`).then((r) => r.status, () => 0);
+      if (exitCode !== undefined)
+        throw new Error(`the API process exited (${exitCode}) during start-up:\n${this.output}`);
+      const status = await fetch(`${this.baseUrl}/health/ready`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) return;
       await new Promise((resolveWait) => setTimeout(resolveWait, 200));
     }

@@ -27,14 +27,19 @@ export class OpenApiContract {
   constructor(readonly document: Json) {
     addFormats(this.ajv);
     this.ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-    this.ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31 });
+    this.ajv.addFormat('int32', {
+      type: 'number',
+      validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31,
+    });
     const components = (document['components'] as Json | undefined)?.['schemas'] as Json | undefined;
     this.ajv.addSchema({ $id: 'openapi', components: { schemas: closeSchemas(rewriteRefs(components ?? {})) } });
-    this.routes = Object.entries(document['paths'] as Record<string, Record<string, Operation>>).map(([template, item]) => ({
-      template,
-      item,
-      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    this.routes = Object.entries(document['paths'] as Record<string, Record<string, Operation>>).map(
+      ([template, item]) => ({
+        template,
+        item,
+        pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      }),
+    );
   }
 
   /** Returns a list of problems; empty when the response matches the description. */
@@ -58,21 +63,29 @@ export class OpenApiContract {
     if (headerProblems.length) return headerProblems;
     const plainText = response.content?.['text/plain'];
     if (plainText && !response.content?.['application/json']) {
-      if (!contentType?.startsWith('text/plain')) return [`${method} ${route.template} ${status}: content-type ${contentType} is not text/plain`];
+      if (!contentType?.startsWith('text/plain'))
+        return [`${method} ${route.template} ${status}: content-type ${contentType} is not text/plain`];
       return typeof body === 'string' && body !== '' ? [] : [`${method} ${route.template} ${status}: no text body`];
     }
     const schema = response.content?.['application/json']?.schema;
     if (!schema) {
-      return body === undefined || body === '' ? [] : [`${method} ${route.template} ${status} has a body the description does not declare`];
+      return body === undefined || body === ''
+        ? []
+        : [`${method} ${route.template} ${status} has a body the description does not declare`];
     }
-    if (!contentType?.startsWith('application/json')) return [`${method} ${route.template} ${status}: content-type ${contentType} is not JSON`];
+    if (!contentType?.startsWith('application/json'))
+      return [`${method} ${route.template} ${status}: content-type ${contentType} is not JSON`];
     const key = `${method} ${route.template} ${status}`;
     let validate = this.validators.get(key);
     if (!validate) {
       validate = this.ajv.compile(closeSchemas(rewriteRefs(schema)));
       this.validators.set(key, validate);
     }
-    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
+    return validate(body)
+      ? []
+      : (validate.errors ?? []).map(
+          (e) => `${key}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`,
+        );
   }
 
   /** Every API header sent is declared, and every header declared required is sent. */
@@ -104,7 +117,10 @@ function rewriteRefs<T>(node: T): T {
   if (Array.isArray(node)) return node.map(rewriteRefs) as T;
   if (node && typeof node === 'object') {
     return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(/^#\//, 'openapi#/') : rewriteRefs(v)]),
+      Object.entries(node).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' ? v.replace(/^#\//, 'openapi#/') : rewriteRefs(v),
+      ]),
     ) as T;
   }
   return node;
@@ -114,7 +130,8 @@ function closeSchemas<T>(node: T): T {
   if (Array.isArray(node)) return node.map(closeSchemas) as T;
   if (node && typeof node === 'object') {
     const copy = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, closeSchemas(v)])) as Json;
-    if (copy['properties'] && copy['additionalProperties'] === undefined && !copy['allOf']) copy['additionalProperties'] = false;
+    if (copy['properties'] && copy['additionalProperties'] === undefined && !copy['allOf'])
+      copy['additionalProperties'] = false;
     return copy as T;
   }
   return node;

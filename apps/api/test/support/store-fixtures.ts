@@ -75,7 +75,9 @@ export class StoreFixtures {
   }
 
   /** Orders of the pet in the database: [open, completed] counts and units. */
-  async ordersOf(petId: number): Promise<{ open: number; completed: number; openUnits: number; completedUnits: number }> {
+  async ordersOf(
+    petId: number,
+  ): Promise<{ open: number; completed: number; openUnits: number; completedUnits: number }> {
     const { rows } = await this.db.query(
       `SELECT count(*) FILTER (WHERE NOT complete)::int AS open,
               count(*) FILTER (WHERE complete)::int AS completed,

@@ -55,7 +55,11 @@ export class TestApp {
   }
 
   /** Starts another instance on a database as it is (a restart, or a second instance). */
-  static async startOn(databaseUrl: string, overrides: Partial<AppConfig> = {}, options: StartOptions = {}): Promise<TestApp> {
+  static async startOn(
+    databaseUrl: string,
+    overrides: Partial<AppConfig> = {},
+    options: StartOptions = {},
+  ): Promise<TestApp> {
     // Limits off unless a test sets them: other tests hold many units per customer.
     const defaults = {
       adminApiKey: ADMIN_KEY,
@@ -89,7 +93,8 @@ export class TestApp {
     const contentType = response.headers.get('content-type');
     const problems = this.contract.check(method, path, response.status, contentType, body, response.headers);
     this.violations.push(...problems);
-    if (problems.length) throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}\nBody: ${text}`);
+    if (problems.length)
+      throw new Error(`Response does not match the OpenAPI description:\n${problems.join('\n')}\nBody: ${text}`);
     return { status: response.status, headers: response.headers, body: body as T, text };
   }
 
@@ -117,7 +122,10 @@ export class TestApp {
   }
 
   /** A query straight on this app's database, for what the API does not show (yet). */
-  async sql<R extends Record<string, unknown> = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+  async sql<R extends Record<string, unknown> = Record<string, any>>(
+    text: string,
+    params: unknown[] = [],
+  ): Promise<R[]> {
     const client = new Client({ connectionString: this.databaseUrl });
     await client.connect();
     try {
@@ -142,7 +150,5 @@ export class TestApp {
 /** Expects the Error shape with this status and code. */
 export function expectError(response: TestResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
-  expect(response.body).toEqual(
-    expect.objectContaining({ code, status, message: expect.any(String) }),
-  );
+  expect(response.body).toEqual(expect.objectContaining({ code, status, message: expect.any(String) }));
 }

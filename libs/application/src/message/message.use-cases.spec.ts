@@ -24,7 +24,11 @@ describe('message use cases (in-memory ports)', () => {
   const queue = (text = 'Hello', ownerId = alice.id) =>
     new QueueMessage(store.uow, store.messages, store.messageQueue, store.clock).execute({ text, ownerId });
   const deliver = (messageId: string, attempt = 1, isLast = false, settings = new MessageDeliverySettings(3, 1_000)) =>
-    new DeliverMessage(store.messages, store.transport, store.clock, settings, store.uow).execute({ messageId, attempt, isLast });
+    new DeliverMessage(store.messages, store.transport, store.clock, settings, store.uow).execute({
+      messageId,
+      attempt,
+      isLast,
+    });
   const stored = (id: string) => store.db.tables.messages.get(id);
 
   describe('QueueMessage', () => {

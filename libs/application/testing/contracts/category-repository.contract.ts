@@ -121,7 +121,7 @@ export function describeCategoryRepositoryContract(
       expect(again.id).toBeGreaterThan(rolledBackId);
     });
 
-    it('a nested run joins the outer one: the outer failure undoes the inner run\'s writes too', async () => {
+    it("a nested run joins the outer one: the outer failure undoes the inner run's writes too", async () => {
       let innerId = 0;
       await expect(
         subject.uow.run(async () => {

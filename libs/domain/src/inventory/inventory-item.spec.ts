@@ -141,16 +141,8 @@ describe('InventoryItem', () => {
 
 describe('inventory errors', () => {
   it.each([
-    [
-      new InsufficientStockError(4, 3, 1),
-      'insufficient_stock',
-      'Pet 4 has 1 unit in stock; 3 requested.',
-    ],
-    [
-      new InsufficientStockError(4, 3, 0),
-      'insufficient_stock',
-      'Pet 4 has 0 units in stock; 3 requested.',
-    ],
+    [new InsufficientStockError(4, 3, 1), 'insufficient_stock', 'Pet 4 has 1 unit in stock; 3 requested.'],
+    [new InsufficientStockError(4, 3, 0), 'insufficient_stock', 'Pet 4 has 0 units in stock; 3 requested.'],
     [
       new StockLimitExceededError(4, MAX + 1, MAX),
       'stock_limit_exceeded',

@@ -69,12 +69,7 @@ export class InventoryItem {
 
   /** An administrator sets the stock to `quantity` (an absolute count, not a delta). */
   restock(quantity: number): void {
-    this.props.quantity = boundedInteger(
-      'quantity',
-      quantity,
-      LIMITS.stockQuantity.min,
-      LIMITS.stockQuantity.max,
-    );
+    this.props.quantity = boundedInteger('quantity', quantity, LIMITS.stockQuantity.min, LIMITS.stockQuantity.max);
   }
 
   /** No unit is left to sell (the pet was marked sold by hand). */

@@ -8,9 +8,7 @@ export class InsufficientStockError extends DomainError {
     readonly requested: number,
     readonly inStock: number,
   ) {
-    super(
-      `Pet ${petId} has ${inStock} unit${inStock === 1 ? '' : 's'} in stock; ${requested} requested.`,
-    );
+    super(`Pet ${petId} has ${inStock} unit${inStock === 1 ? '' : 's'} in stock; ${requested} requested.`);
   }
 }
 
@@ -25,8 +23,6 @@ export class StockLimitExceededError extends DomainError {
     readonly quantity: number,
     readonly limit: number,
   ) {
-    super(
-      `Pet ${petId}'s stock cannot exceed ${limit}; it would be ${quantity}. Lower the stock first.`,
-    );
+    super(`Pet ${petId}'s stock cannot exceed ${limit}; it would be ${quantity}. Lower the stock first.`);
   }
 }

@@ -97,9 +97,7 @@ class World {
     const { pet, inventory } = this;
     switch (cmd.kind) {
       case 'place':
-        this.orders.push(
-          StockRules.placeOrder({ pet, inventory, quantity: cmd.quantity, ownerId: 1, now: at }),
-        );
+        this.orders.push(StockRules.placeOrder({ pet, inventory, quantity: cmd.quantity, ownerId: 1, now: at }));
         return;
       case 'complete': {
         const order = this.pick(cmd.pick);
@@ -199,9 +197,7 @@ describe('StockRules: invariants over random command sequences', () => {
           }
           world.run(cmd);
           seen.add(world.pet.status);
-          seen.add(
-            `${cmd.kind}:${JSON.stringify(world.state()) === before ? 'unchanged' : 'changed'}`,
-          );
+          seen.add(`${cmd.kind}:${JSON.stringify(world.state()) === before ? 'unchanged' : 'changed'}`);
         }
       }),
       { numRuns: 200, seed: 42 },
@@ -226,20 +222,16 @@ describe('StockRules: invariants over random command sequences', () => {
 
   it('cancelling an order undoes placing it', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 50 }),
-        fc.integer({ min: 1, max: 50 }),
-        (stock, quantity) => {
-          fc.pre(quantity <= stock);
-          const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
-          const inventory = InventoryItem.restore({ petId: 7, quantity: stock });
-          const order = StockRules.placeOrder({ pet, inventory, quantity, ownerId: 1, now: at });
-          expect(inventory.quantity).toBe(stock - quantity);
-          StockRules.cancelOrder({ order, pet, inventory });
-          expect(inventory.quantity).toBe(stock);
-          expect(pet.status).toBe('available');
-        },
-      ),
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 50 }), (stock, quantity) => {
+        fc.pre(quantity <= stock);
+        const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
+        const inventory = InventoryItem.restore({ petId: 7, quantity: stock });
+        const order = StockRules.placeOrder({ pet, inventory, quantity, ownerId: 1, now: at });
+        expect(inventory.quantity).toBe(stock - quantity);
+        StockRules.cancelOrder({ order, pet, inventory });
+        expect(inventory.quantity).toBe(stock);
+        expect(pet.status).toBe('available');
+      }),
     );
   });
 
@@ -255,9 +247,9 @@ describe('StockRules: invariants over random command sequences', () => {
           const inventory = InventoryItem.restore({ petId: 7, quantity: stock });
           StockRules.placeOrder({ pet, inventory, quantity: first, ownerId: 1, now: at });
           const second = stock - first + extra;
-          expect(() =>
-            StockRules.placeOrder({ pet, inventory, quantity: second, ownerId: 2, now: at }),
-          ).toThrow(expect.objectContaining({ kind: 'insufficient_stock' }));
+          expect(() => StockRules.placeOrder({ pet, inventory, quantity: second, ownerId: 2, now: at })).toThrow(
+            expect.objectContaining({ kind: 'insufficient_stock' }),
+          );
           expect(inventory.quantity).toBe(stock - first);
           expect(pet.status).toBe('available');
         },
@@ -269,9 +261,9 @@ describe('StockRules: invariants over random command sequences', () => {
     const pet = Pet.restore({ id: 7, name: 'Rex', categoryId: 1, status: 'available' });
     const inventory = InventoryItem.restore({ petId: 7, quantity: 1 });
     StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 1, now: at });
-    expect(() =>
-      StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 2, now: at }),
-    ).toThrow(expect.objectContaining({ kind: 'pet_not_available' }));
+    expect(() => StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 2, now: at })).toThrow(
+      expect.objectContaining({ kind: 'pet_not_available' }),
+    );
     expect([inventory.quantity, pet.status]).toEqual([0, 'pending']);
   });
 });

@@ -52,31 +52,28 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['available', 3, 3, 0, 'pending'],
     ['available', 1, 1, 0, 'pending'],
     ['available', 1000, 1000, 0, 'pending'],
-  ] as const)(
-    '%s pet with %i in stock, %i ordered → stock %i, pet %s',
-    (status, stock, q, left, after) => {
-      const { pet, inventory } = petWith(status, stock);
-      const order = StockRules.placeOrder({ pet, inventory, quantity: q, ownerId: 11, now });
-      expect(order.toSnapshot()).toEqual({
-        id: 0,
-        petId: PET_ID,
-        quantity: q,
-        shipDate: null,
-        complete: false,
-        ownerId: 11,
-      });
-      expect(order.isOpen).toBe(true);
-      expect(inventory.quantity).toBe(left);
-      expect(pet.status).toBe(after);
-    },
-  );
+  ] as const)('%s pet with %i in stock, %i ordered → stock %i, pet %s', (status, stock, q, left, after) => {
+    const { pet, inventory } = petWith(status, stock);
+    const order = StockRules.placeOrder({ pet, inventory, quantity: q, ownerId: 11, now });
+    expect(order.toSnapshot()).toEqual({
+      id: 0,
+      petId: PET_ID,
+      quantity: q,
+      shipDate: null,
+      complete: false,
+      ownerId: 11,
+    });
+    expect(order.isOpen).toBe(true);
+    expect(inventory.quantity).toBe(left);
+    expect(pet.status).toBe(after);
+  });
 
   it('keeps the ship date given', () => {
     const { pet, inventory } = petWith('available', 2);
     const shipDate = new Date('2030-06-20T00:00:00.000Z');
-    expect(
-      StockRules.placeOrder({ pet, inventory, quantity: 1, shipDate, ownerId: 11, now }).shipDate,
-    ).toEqual(shipDate);
+    expect(StockRules.placeOrder({ pet, inventory, quantity: 1, shipDate, ownerId: 11, now }).shipDate).toEqual(
+      shipDate,
+    );
   });
 
   it.each([
@@ -85,29 +82,19 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['pending', 0, 1, 'pet_not_available'],
     ['available', 2, 3, 'insufficient_stock'],
     ['available', 0, 1, 'insufficient_stock'],
-  ] as const)(
-    '%s pet with %i in stock, %i ordered → %s, nothing changes',
-    (status, stock, q, code) => {
-      const aggregates = petWith(status, stock);
-      expectRefused(code, aggregates, () =>
-        StockRules.placeOrder({ ...aggregates, quantity: q, ownerId: 11, now }),
-      );
-    },
-  );
+  ] as const)('%s pet with %i in stock, %i ordered → %s, nothing changes', (status, stock, q, code) => {
+    const aggregates = petWith(status, stock);
+    expectRefused(code, aggregates, () => StockRules.placeOrder({ ...aggregates, quantity: q, ownerId: 11, now }));
+  });
 
   it.each([
     ['quantity 0', { quantity: 0 }],
     ['quantity above the order limit', { quantity: LIMITS.orderQuantity.max + 1 }],
     ['a ship date two days ago', { quantity: 1, shipDate: new Date('2030-06-13T12:00:00.000Z') }],
-  ])(
-    'validates the input (%s) before the state: invalid even for a sold pet',
-    (_, input) => {
-      const aggregates = petWith('sold', 0);
-      expectRefused('invalid', aggregates, () =>
-        StockRules.placeOrder({ ...aggregates, ...input, ownerId: 11, now }),
-      );
-    },
-  );
+  ])('validates the input (%s) before the state: invalid even for a sold pet', (_, input) => {
+    const aggregates = petWith('sold', 0);
+    expectRefused('invalid', aggregates, () => StockRules.placeOrder({ ...aggregates, ...input, ownerId: 11, now }));
+  });
 });
 
 describe('StockRules.completeOrder (command table: complete order)', () => {
@@ -121,18 +108,15 @@ describe('StockRules.completeOrder (command table: complete order)', () => {
     ['pending', 2, 0, 'pending'],
     ['available', 2, 0, 'available'],
     ['available', 2, 1, 'available'],
-  ] as const)(
-    '%s pet, stock %i, %i other open orders → pet %s, stock unchanged',
-    (status, stock, others, after) => {
-      const { pet, inventory } = petWith(status, stock);
-      const order = openOrder(2);
-      StockRules.completeOrder({ order, pet, inventory, otherOpenOrders: others, at });
-      expect(order.isComplete).toBe(true);
-      expect(order.shipDate).toEqual(at);
-      expect(inventory.quantity).toBe(stock);
-      expect(pet.status).toBe(after);
-    },
-  );
+  ] as const)('%s pet, stock %i, %i other open orders → pet %s, stock unchanged', (status, stock, others, after) => {
+    const { pet, inventory } = petWith(status, stock);
+    const order = openOrder(2);
+    StockRules.completeOrder({ order, pet, inventory, otherOpenOrders: others, at });
+    expect(order.isComplete).toBe(true);
+    expect(order.shipDate).toEqual(at);
+    expect(inventory.quantity).toBe(stock);
+    expect(pet.status).toBe(after);
+  });
 
   it('uses the ship date given', () => {
     const { pet, inventory } = petWith('pending', 0);
@@ -156,18 +140,15 @@ describe('StockRules.cancelOrder (command table: cancel order)', () => {
     ['pending', 0, 3, 3, 'available'],
     ['pending', 2, 1, 3, 'available'],
     ['available', 4, 2, 6, 'available'],
-  ] as const)(
-    '%s pet, stock %i, order of %i → stock %i, pet %s',
-    (status, stock, q, left, after) => {
-      const { pet, inventory } = petWith(status, stock);
-      const order = openOrder(q);
-      StockRules.cancelOrder({ order, pet, inventory });
-      expect(order.isCancelled).toBe(true);
-      expect(order.isOpen).toBe(false);
-      expect(inventory.quantity).toBe(left);
-      expect(pet.status).toBe(after);
-    },
-  );
+  ] as const)('%s pet, stock %i, order of %i → stock %i, pet %s', (status, stock, q, left, after) => {
+    const { pet, inventory } = petWith(status, stock);
+    const order = openOrder(q);
+    StockRules.cancelOrder({ order, pet, inventory });
+    expect(order.isCancelled).toBe(true);
+    expect(order.isOpen).toBe(false);
+    expect(inventory.quantity).toBe(left);
+    expect(pet.status).toBe(after);
+  });
 
   it('refuses a completed order with order_already_complete; no unit comes back (I4, I5)', () => {
     const aggregates = { ...petWith('sold', 0), order: openOrder(2, true) };
@@ -194,15 +175,12 @@ describe('StockRules.setStock (command table: set stock to n)', () => {
     ['pending', 2, 0, 0, 'pending'],
     ['pending', 0, 0, 2, 'pending'],
     ['sold', 0, 0, 0, 'sold'],
-  ] as const)(
-    '%s pet, stock %i, set to %i with %i open orders → pet %s',
-    (status, stock, n, open, after) => {
-      const { pet, inventory } = petWith(status, stock);
-      StockRules.setStock({ pet, inventory, quantity: n, openOrders: open });
-      expect(inventory.quantity).toBe(n);
-      expect(pet.status).toBe(after);
-    },
-  );
+  ] as const)('%s pet, stock %i, set to %i with %i open orders → pet %s', (status, stock, n, open, after) => {
+    const { pet, inventory } = petWith(status, stock);
+    StockRules.setStock({ pet, inventory, quantity: n, openOrders: open });
+    expect(inventory.quantity).toBe(n);
+    expect(pet.status).toBe(after);
+  });
 
   it('accepts the largest stock', () => {
     const { pet, inventory } = petWith('sold', 0);
@@ -210,15 +188,10 @@ describe('StockRules.setStock (command table: set stock to n)', () => {
     expect([inventory.quantity, pet.status]).toEqual([LIMITS.stockQuantity.max, 'available']);
   });
 
-  it.each([-1, LIMITS.stockQuantity.max + 1, 1.5])(
-    'refuses %p with invalid, changing nothing',
-    (n) => {
-      const aggregates = petWith('available', 3);
-      expectRefused('invalid', aggregates, () =>
-        StockRules.setStock({ ...aggregates, quantity: n, openOrders: 0 }),
-      );
-    },
-  );
+  it.each([-1, LIMITS.stockQuantity.max + 1, 1.5])('refuses %p with invalid, changing nothing', (n) => {
+    const aggregates = petWith('available', 3);
+    expectRefused('invalid', aggregates, () => StockRules.setStock({ ...aggregates, quantity: n, openOrders: 0 }));
+  });
 });
 
 /** The hand-change table of docs/domain.md, each cell with each side of its condition. */
@@ -253,14 +226,10 @@ describe('StockRules.changeStatusByHand (hand-change table)', () => {
   it.each(table)('%s → %s (stock %i, open orders %i) → %p', (from, to, stock, open, result) => {
     const aggregates = petWith(from, stock);
     if (typeof result === 'string') {
-      expectRefused(result, aggregates, () =>
-        StockRules.changeStatusByHand({ ...aggregates, to, openOrders: open }),
-      );
+      expectRefused(result, aggregates, () => StockRules.changeStatusByHand({ ...aggregates, to, openOrders: open }));
     } else {
       StockRules.changeStatusByHand({ ...aggregates, to, openOrders: open });
-      expect({ status: aggregates.pet.status, stock: aggregates.inventory.quantity }).toEqual(
-        result,
-      );
+      expect({ status: aggregates.pet.status, stock: aggregates.inventory.quantity }).toEqual(result);
     }
   });
 
@@ -301,12 +270,8 @@ describe('StockRules wiring checks', () => {
 
   it.each([-1, 0.5, Number.NaN])('refuses an open-order count of %p', (count) => {
     const { pet, inventory } = petWith('available', 1);
-    expect(() => StockRules.setStock({ pet, inventory, quantity: 0, openOrders: count })).toThrow(
-      /count/,
-    );
-    expect(() =>
-      StockRules.changeStatusByHand({ pet, inventory, to: 'sold', openOrders: count }),
-    ).toThrow(/count/);
+    expect(() => StockRules.setStock({ pet, inventory, quantity: 0, openOrders: count })).toThrow(/count/);
+    expect(() => StockRules.changeStatusByHand({ pet, inventory, to: 'sold', openOrders: count })).toThrow(/count/);
     expect(() =>
       StockRules.completeOrder({
         order: openOrder(1),

@@ -84,12 +84,7 @@ export class StockRules {
    * (from any status). At 0 an `available` pet becomes `pending` while `openOrders` remain,
    * else `sold`; a `pending` or `sold` pet keeps its status.
    */
-  static setStock(input: {
-    pet: Pet;
-    inventory: InventoryItem;
-    quantity: number;
-    openOrders: number;
-  }): void {
+  static setStock(input: { pet: Pet; inventory: InventoryItem; quantity: number; openOrders: number }): void {
     const { pet, inventory, openOrders } = input;
     assertSamePet(pet, inventory);
     assertCount('openOrders', openOrders);
@@ -107,12 +102,7 @@ export class StockRules {
    * `→ sold` also empties the stock. Asking for the current status changes nothing (see
    * `Pet.changeStatus`): in particular `sold → sold` does not touch the stock.
    */
-  static changeStatusByHand(input: {
-    pet: Pet;
-    inventory: InventoryItem;
-    to: PetStatus;
-    openOrders: number;
-  }): void {
+  static changeStatusByHand(input: { pet: Pet; inventory: InventoryItem; to: PetStatus; openOrders: number }): void {
     const { pet, inventory, to, openOrders } = input;
     assertSamePet(pet, inventory);
     assertCount('openOrders', openOrders);

@@ -108,14 +108,9 @@ describe('Message', () => {
     };
     const message = Message.restore(props);
     props.text = 'changed';
-    expect([
-      message.id,
-      message.text,
-      message.status,
-      message.createdAt,
-      message.deliveredAt,
-      message.ownerId,
-    ]).toEqual([id, 'hi', 'delivered', now, now, 2]);
+    expect([message.id, message.text, message.status, message.createdAt, message.deliveredAt, message.ownerId]).toEqual(
+      [id, 'hi', 'delivered', now, now, 2],
+    );
   });
 
   it('has the statuses queued, delivered and failed', () => {

@@ -10,8 +10,6 @@ export class OrderNotFoundError extends NotFoundError {
 export class OrderAlreadyCompleteError extends DomainError {
   readonly kind = 'order_already_complete' as const;
   constructor(readonly orderId: number) {
-    super(
-      `Order ${orderId} is already complete; a completed order cannot be completed again or cancelled.`,
-    );
+    super(`Order ${orderId} is already complete; a completed order cannot be completed again or cancelled.`);
   }
 }

@@ -39,24 +39,18 @@ describe('Order.place', () => {
     expect(place({ shipDate: null }).shipDate).toBeNull();
   });
 
-  it.each([LIMITS.orderQuantity.min, 10, LIMITS.orderQuantity.max])(
-    'accepts quantity %i',
-    (quantity) => {
-      expect(place({ quantity }).quantity).toBe(quantity);
-    },
-  );
+  it.each([LIMITS.orderQuantity.min, 10, LIMITS.orderQuantity.max])('accepts quantity %i', (quantity) => {
+    expect(place({ quantity }).quantity).toBe(quantity);
+  });
 
-  it.each([0, -1, LIMITS.orderQuantity.max + 1, 1.5, Number.NaN])(
-    'refuses quantity %p',
-    (quantity) => {
-      const error = caught(() => place({ quantity }));
-      expect(error).toBeInstanceOf(InvalidValueError);
-      expect(error).toMatchObject({
-        field: 'quantity',
-        kind: 'invalid',
-      });
-    },
-  );
+  it.each([0, -1, LIMITS.orderQuantity.max + 1, 1.5, Number.NaN])('refuses quantity %p', (quantity) => {
+    const error = caught(() => place({ quantity }));
+    expect(error).toBeInstanceOf(InvalidValueError);
+    expect(error).toMatchObject({
+      field: 'quantity',
+      kind: 'invalid',
+    });
+  });
 
   it.each([
     ['in the future', '2030-07-01T00:00:00.000Z'],
@@ -99,24 +93,9 @@ describe('Order.complete', () => {
       at('2030-06-17T00:00:00.000Z'),
       at('2030-06-17T00:00:00.000Z'),
     ],
-    [
-      'given, with none expected',
-      null,
-      at('2030-06-17T00:00:00.000Z'),
-      at('2030-06-17T00:00:00.000Z'),
-    ],
-    [
-      'given in the past (the actual date)',
-      null,
-      at('2030-01-01T00:00:00.000Z'),
-      at('2030-01-01T00:00:00.000Z'),
-    ],
-    [
-      'the expected one, if none is given',
-      at('2030-06-18T00:00:00.000Z'),
-      undefined,
-      at('2030-06-18T00:00:00.000Z'),
-    ],
+    ['given, with none expected', null, at('2030-06-17T00:00:00.000Z'), at('2030-06-17T00:00:00.000Z')],
+    ['given in the past (the actual date)', null, at('2030-01-01T00:00:00.000Z'), at('2030-01-01T00:00:00.000Z')],
+    ['the expected one, if none is given', at('2030-06-18T00:00:00.000Z'), undefined, at('2030-06-18T00:00:00.000Z')],
     ['the completion time, if none is given nor expected', null, undefined, completedAt],
     ['the completion time, if null is given and none expected', null, null, completedAt],
   ])('sets the ship date to %s', (_, expected, given, result) => {
@@ -194,14 +173,14 @@ describe('Order', () => {
     };
     const order = Order.restore(props);
     props.quantity = 99;
-    expect([
-      order.id,
-      order.petId,
-      order.quantity,
-      order.shipDate,
-      order.isComplete,
-      order.ownerId,
-    ]).toEqual([3, 4, 5, now, true, 6]);
+    expect([order.id, order.petId, order.quantity, order.shipDate, order.isComplete, order.ownerId]).toEqual([
+      3,
+      4,
+      5,
+      now,
+      true,
+      6,
+    ]);
   });
 
   it.each([

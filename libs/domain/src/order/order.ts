@@ -33,13 +33,7 @@ export class Order {
   private constructor(private readonly props: OrderProps) {}
 
   /** A new open order (id 0 until saved). `shipDate` may not lie more than a day before `now`. */
-  static place(input: {
-    petId: number;
-    quantity: number;
-    shipDate?: Date | null;
-    ownerId: number;
-    now: Date;
-  }): Order {
+  static place(input: { petId: number; quantity: number; shipDate?: Date | null; ownerId: number; now: Date }): Order {
     const now = Order.checkDate('now', input.now);
     const shipDate = input.shipDate == null ? null : Order.checkDate('shipDate', input.shipDate);
     if (shipDate && shipDate.getTime() < now.getTime() - SHIP_DATE_MAX_PAST_MS) {
@@ -48,12 +42,7 @@ export class Order {
     return new Order({
       id: 0,
       petId: input.petId,
-      quantity: boundedInteger(
-        'quantity',
-        input.quantity,
-        LIMITS.orderQuantity.min,
-        LIMITS.orderQuantity.max,
-      ),
+      quantity: boundedInteger('quantity', input.quantity, LIMITS.orderQuantity.min, LIMITS.orderQuantity.max),
       shipDate,
       complete: false,
       ownerId: input.ownerId,

@@ -77,9 +77,10 @@ describe('Pet.create', () => {
   });
 
   it('refuses a status outside PetStatus', () => {
-    expect(
-      caught(() => Pet.create({ name: 'Rex', categoryId: 3, status: 'lost' as PetStatus })),
-    ).toMatchObject({ field: 'status', kind: 'invalid' });
+    expect(caught(() => Pet.create({ name: 'Rex', categoryId: 3, status: 'lost' as PetStatus }))).toMatchObject({
+      field: 'status',
+      kind: 'invalid',
+    });
   });
 });
 
@@ -190,29 +191,26 @@ describe('Pet.changeStatus: the hand-change table', () => {
     ['sold', 'sold', 0, 0, 'no-op'],
   ];
 
-  it.each(table)(
-    '%s → %s (quantity %i, open orders %i): %s',
-    (from, to, quantity, openOrders, outcome) => {
-      const pet = aPet({ status: from });
-      const before = pet.toSnapshot();
-      if (outcome === 'allowed' || outcome === 'no-op') {
-        pet.changeStatus(to, { quantity, openOrders });
-        expect(pet.toSnapshot()).toEqual({ ...before, status: to });
-      } else {
-        const error = caught(() => pet.changeStatus(to, { quantity, openOrders }));
-        expect(error).toBeInstanceOf(InvalidStatusTransitionError);
-        expect(error).toMatchObject({
-          kind: 'invalid_status_transition',
-          from,
-          to,
-        });
-        const message = (error as Error).message;
-        expect(message).toContain(`from ${from} to ${to}`);
-        expect(message).toContain(outcome);
-        expect(pet.toSnapshot()).toEqual(before);
-      }
-    },
-  );
+  it.each(table)('%s → %s (quantity %i, open orders %i): %s', (from, to, quantity, openOrders, outcome) => {
+    const pet = aPet({ status: from });
+    const before = pet.toSnapshot();
+    if (outcome === 'allowed' || outcome === 'no-op') {
+      pet.changeStatus(to, { quantity, openOrders });
+      expect(pet.toSnapshot()).toEqual({ ...before, status: to });
+    } else {
+      const error = caught(() => pet.changeStatus(to, { quantity, openOrders }));
+      expect(error).toBeInstanceOf(InvalidStatusTransitionError);
+      expect(error).toMatchObject({
+        kind: 'invalid_status_transition',
+        from,
+        to,
+      });
+      const message = (error as Error).message;
+      expect(message).toContain(`from ${from} to ${to}`);
+      expect(message).toContain(outcome);
+      expect(pet.toSnapshot()).toEqual(before);
+    }
+  });
 
   it('every one of the nine cells is covered', () => {
     const cells = new Set(table.map(([from, to]) => `${from}>${to}`));
@@ -221,9 +219,10 @@ describe('Pet.changeStatus: the hand-change table', () => {
 
   it('refuses a target outside PetStatus', () => {
     const pet = aPet();
-    expect(
-      caught(() => pet.changeStatus('gone' as PetStatus, { quantity: 1, openOrders: 0 })),
-    ).toMatchObject({ field: 'status', kind: 'invalid' });
+    expect(caught(() => pet.changeStatus('gone' as PetStatus, { quantity: 1, openOrders: 0 }))).toMatchObject({
+      field: 'status',
+      kind: 'invalid',
+    });
     expect(pet.status).toBe('available');
   });
 });
@@ -232,21 +231,13 @@ describe('pet errors', () => {
   it.each([
     [new PetNotFoundError(4), 'not_found', 'Pet 4 does not exist.'],
     [new UnknownPetError(4), 'unknown_pet', 'Pet 4 does not exist.'],
-    [
-      new PetNotAvailableError(4, 'sold'),
-      'pet_not_available',
-      'Pet 4 is sold; only available pets can be ordered.',
-    ],
+    [new PetNotAvailableError(4, 'sold'), 'pet_not_available', 'Pet 4 is sold; only available pets can be ordered.'],
     [
       new InvalidStatusTransitionError('sold', 'pending', 'why'),
       'invalid_status_transition',
       "Cannot change the pet's status from sold to pending: why.",
     ],
-    [
-      new PetHasOpenOrdersError(4, 2),
-      'pet_has_open_orders',
-      'Pet 4 has 2 open orders; complete or cancel them first.',
-    ],
+    [new PetHasOpenOrdersError(4, 2), 'pet_has_open_orders', 'Pet 4 has 2 open orders; complete or cancel them first.'],
   ])('%p has kind %s', (error, kind, message) => {
     expect(error).toBeInstanceOf(DomainError);
     expect(error.kind).toBe(kind);

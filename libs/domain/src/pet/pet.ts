@@ -1,11 +1,7 @@
 import { InvalidValueError } from '../shared/domain-error';
 import { LIMITS } from '../shared/limits';
 import { boundedText } from '../shared/text';
-import {
-  InvalidStatusTransitionError,
-  PetHasOpenOrdersError,
-  PetNotAvailableError,
-} from './pet.errors';
+import { InvalidStatusTransitionError, PetHasOpenOrdersError, PetNotAvailableError } from './pet.errors';
 import { isPetStatus, PET_STATUSES, PetStatus } from './pet-status';
 
 export interface PetProps {

@@ -13,7 +13,7 @@ describe('WebhookAudience', () => {
     expect(WebhookAudience.receives(customer, 'pet.status_changed', null)).toBe(false);
   });
 
-  it('gives an administrator every order, the pets\' status changes, and its own messages only', () => {
+  it("gives an administrator every order, the pets' status changes, and its own messages only", () => {
     expect(WebhookAudience.receives(admin, 'order.cancelled', 8)).toBe(true);
     expect(WebhookAudience.receives(admin, 'pet.status_changed', null)).toBe(true);
     expect(WebhookAudience.receives(admin, 'message.delivered', 8)).toBe(false);

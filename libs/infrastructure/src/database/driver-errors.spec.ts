@@ -46,7 +46,9 @@ describe('driver errors are translated once, into the persistence errors (real P
   });
 
   it('text PostgreSQL cannot hold and text that is not of the type', async () => {
-    const nul = await failure(dataSource.query('INSERT INTO driver_errors (id, n, note) VALUES (3, 1, $1)', ['a\u0000b']));
+    const nul = await failure(
+      dataSource.query('INSERT INTO driver_errors (id, n, note) VALUES (3, 1, $1)', ['a\u0000b']),
+    );
     expect(nul).toBeInstanceOf(InvalidStoredValueError);
     expect(await failure(dataSource.query('SELECT $1::int', ['twelve']))).toBeInstanceOf(InvalidStoredValueError);
   });

@@ -21,7 +21,8 @@ import {
  */
 export function translateDriverError(error: unknown): unknown {
   if (error instanceof ApplicationError || error instanceof DomainError) return error;
-  const driverError = error instanceof QueryFailedError ? (error.driverError as PgErrorFields) : (error as PgErrorFields);
+  const driverError =
+    error instanceof QueryFailedError ? (error.driverError as PgErrorFields) : (error as PgErrorFields);
   const code = typeof driverError?.code === 'string' ? driverError.code : '';
   const message = typeof driverError?.message === 'string' ? driverError.message : '';
   const options = { cause: error };
@@ -50,7 +51,12 @@ export function translateDriverError(error: unknown): unknown {
   }
   const constraintKind = CONSTRAINT_KINDS.get(code);
   if (constraintKind) {
-    return new ConstraintViolationError(constraintKind, driverError.constraint, said(`A ${constraintKind} constraint was violated`), options);
+    return new ConstraintViolationError(
+      constraintKind,
+      driverError.constraint,
+      said(`A ${constraintKind} constraint was violated`),
+      options,
+    );
   }
   if (code.startsWith('22')) {
     return new InvalidStoredValueError(said('The database cannot store a value as given'), options);
@@ -66,7 +72,16 @@ interface PgErrorFields {
 
 /** Class 08 aside: the server shut the session down (admin/crash shutdown, starting up, idle-in-transaction timeout). */
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P05', '25P03']);
-const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 const CONSTRAINT_KINDS = new Map<string, ConstraintViolationError['constraintKind']>([
   ['23505', 'unique'],
   ['23503', 'foreign_key'],
@@ -136,7 +151,11 @@ async function dropConnection(runner: QueryRunner): Promise<void> {
 }
 
 /** Whether `error` is a violation of a constraint of this kind (and name, when given): for repositories. */
-export function violated(error: unknown, kind: ConstraintViolationError['constraintKind'], constraint?: string): boolean {
+export function violated(
+  error: unknown,
+  kind: ConstraintViolationError['constraintKind'],
+  constraint?: string,
+): boolean {
   return (
     error instanceof ConstraintViolationError &&
     error.constraintKind === kind &&

@@ -27,9 +27,11 @@ export class TransactionHost {
     if (this.inTransaction) return work();
     // A transaction whose connection broke between statements fails in TypeORM itself, outside
     // the query runner's translation (driver-errors.ts): translated here.
-    return this.dataSource.transaction((manager) => this.current.run(manager, work)).catch((error: unknown) => {
-      throw translateDriverError(error);
-    });
+    return this.dataSource
+      .transaction((manager) => this.current.run(manager, work))
+      .catch((error: unknown) => {
+        throw translateDriverError(error);
+      });
   }
 }
 

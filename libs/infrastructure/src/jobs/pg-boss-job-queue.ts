@@ -102,7 +102,8 @@ export class PgBossJobQueue {
       executeSql: async (text, values) => ({ rows: (await runner.query(text, values, true)).records ?? [] }),
     };
     const sent = await this.boss.send(queue, data, { id, db, ...options });
-    if (sent === null) throw new Error(`The job queue "${queue}" refused job ${id} (missing queue, or a duplicate id).`);
+    if (sent === null)
+      throw new Error(`The job queue "${queue}" refused job ${id} (missing queue, or a duplicate id).`);
   }
 
   /**

@@ -45,7 +45,12 @@ export class PgBossMessageQueue extends MessageQueue {
   }
 
   enqueue(messageId: string): Promise<void> {
-    return this.jobs.sendInTransaction(this.host, MESSAGE_DELIVERY_QUEUE, { messageId } satisfies MessageJob, messageId);
+    return this.jobs.sendInTransaction(
+      this.host,
+      MESSAGE_DELIVERY_QUEUE,
+      { messageId } satisfies MessageJob,
+      messageId,
+    );
   }
 }
 
@@ -76,7 +81,8 @@ export class MessageDeliveryWorker {
 
   async start(): Promise<void> {
     const requeued = await this.enqueueOrphans();
-    if (requeued) this.logger.log(`${requeued} queued messages had no delivery job (queued before the job queue): queued now`);
+    if (requeued)
+      this.logger.log(`${requeued} queued messages had no delivery job (queued before the job queue): queued now`);
     const { batchSize, pollingIntervalSeconds } = this.options;
     await this.jobs.work<MessageJob>(MESSAGE_DELIVERY_QUEUE, { batchSize, pollingIntervalSeconds }, async (job) => {
       try {

@@ -7,4 +7,12 @@ import { MessageOrmEntity } from './message/message.orm-entity';
 
 /** Every TypeORM entity; each slice appends its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const ENTITIES: Function[] = [AccountOrmEntity, ApiKeyOrmEntity, CategoryOrmEntity, PetOrmEntity, InventoryOrmEntity, OrderOrmEntity, MessageOrmEntity];
+export const ENTITIES: Function[] = [
+  AccountOrmEntity,
+  ApiKeyOrmEntity,
+  CategoryOrmEntity,
+  PetOrmEntity,
+  InventoryOrmEntity,
+  OrderOrmEntity,
+  MessageOrmEntity,
+];

@@ -15,10 +15,15 @@ export function Auth(role: Role | 'any' = 'any'): MethodDecorator & ClassDecorat
   const decorators = [
     SetMetadata(AUTH_METADATA, { public: false, role } satisfies AuthRequirement),
     ApiBearerAuth(BEARER_SCHEME),
-    ApiUnauthorizedResponse({ description: 'The API key is missing, unknown, revoked or not a Bearer credential.', type: ErrorResponseDto }),
+    ApiUnauthorizedResponse({
+      description: 'The API key is missing, unknown, revoked or not a Bearer credential.',
+      type: ErrorResponseDto,
+    }),
   ];
   if (role === 'admin') {
-    decorators.push(ApiForbiddenResponse({ description: 'The API key is not an administrator\'s.', type: ErrorResponseDto }));
+    decorators.push(
+      ApiForbiddenResponse({ description: "The API key is not an administrator's.", type: ErrorResponseDto }),
+    );
   }
   return applyDecorators(...decorators);
 }

@@ -33,11 +33,18 @@ export const DEPRECATION_OPENAPI_MARKER = 'x-petstore-deprecation';
  * `deprecated: true`, `x-sunset`, those headers and the 410. (Hooks: `registerDeprecationHooks`.)
  */
 export function Deprecated(policy: DeprecationPolicy): MethodDecorator {
-  return applyDecorators(RouteConfig({ [DEPRECATION_ROUTE_CONFIG]: policy }), ApiExtension(DEPRECATION_OPENAPI_MARKER, policy));
+  return applyDecorators(
+    RouteConfig({ [DEPRECATION_ROUTE_CONFIG]: policy }),
+    ApiExtension(DEPRECATION_OPENAPI_MARKER, policy),
+  );
 }
 
 /** The three headers of a deprecated operation's responses. */
-export function deprecationHeaders(policy: DeprecationPolicy, sunset: Date, params: Record<string, string>): Record<string, string> {
+export function deprecationHeaders(
+  policy: DeprecationPolicy,
+  sunset: Date,
+  params: Record<string, string>,
+): Record<string, string> {
   return {
     Deprecation: `@${Math.floor(policy.since.getTime() / 1000)}`,
     Sunset: sunset.toUTCString(),
@@ -46,5 +53,7 @@ export function deprecationHeaders(policy: DeprecationPolicy, sunset: Date, para
 }
 
 export function successorUrl(policy: DeprecationPolicy, params: Record<string, string>): string {
-  return policy.successor(Object.fromEntries(Object.entries(params).map(([name, value]) => [name, encodeURIComponent(value)])));
+  return policy.successor(
+    Object.fromEntries(Object.entries(params).map(([name, value]) => [name, encodeURIComponent(value)])),
+  );
 }

@@ -68,6 +68,8 @@ export function addDeprecationHeaders(document: OpenAPIObject): OpenAPIObject {
 
 function operations(document: OpenAPIObject): Operation[] {
   return Object.values(document.paths).flatMap((item) =>
-    METHODS.map((method) => (item as Record<string, Operation | undefined>)[method]).filter((op): op is Operation => op !== undefined),
+    METHODS.map((method) => (item as Record<string, Operation | undefined>)[method]).filter(
+      (op): op is Operation => op !== undefined,
+    ),
   );
 }

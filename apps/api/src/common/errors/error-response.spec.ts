@@ -12,7 +12,10 @@ import { toErrorResponse } from './error-response';
 
 describe('toErrorResponse', () => {
   it('maps domain errors by kind', () => {
-    expect(toErrorResponse(new CategoryNameTakenError('Dogs')).body).toMatchObject({ status: 409, code: 'category_name_taken' });
+    expect(toErrorResponse(new CategoryNameTakenError('Dogs')).body).toMatchObject({
+      status: 409,
+      code: 'category_name_taken',
+    });
     expect(toErrorResponse(new UnknownCategoryError(3)).body).toMatchObject({ status: 422, code: 'unknown_category' });
     expect(toErrorResponse(new NotFoundError('Pet', 3)).body).toMatchObject({ status: 404, code: 'not_found' });
     expect(toErrorResponse(new InvalidValueError('name', 'name is too long')).body).toEqual({
@@ -23,7 +26,7 @@ describe('toErrorResponse', () => {
     });
   });
 
-  it('maps the application\'s own errors by kind, not by what they were made for', () => {
+  it("maps the application's own errors by kind, not by what they were made for", () => {
     expect(toErrorResponse(new IdempotencyKeyInUseError()).body).toMatchObject({
       status: 409,
       code: 'idempotency_key_in_use',
@@ -47,9 +50,18 @@ describe('toErrorResponse', () => {
   });
 
   it('maps the other persistence errors without reading any driver detail', () => {
-    expect(toErrorResponse(new ConcurrentUpdateError('deadlock')).body).toMatchObject({ status: 503, code: 'service_unavailable' });
-    expect(toErrorResponse(new ConstraintViolationError('unique', 'x_key', 'unique')).body).toMatchObject({ status: 409, code: 'conflict' });
-    expect(toErrorResponse(new InvalidStoredValueError('bad text')).body).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(toErrorResponse(new ConcurrentUpdateError('deadlock')).body).toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+    });
+    expect(toErrorResponse(new ConstraintViolationError('unique', 'x_key', 'unique')).body).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
+    expect(toErrorResponse(new InvalidStoredValueError('bad text')).body).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+    });
   });
 
   it('no longer recognises a raw driver error: only the infrastructure translates them', () => {
@@ -60,6 +72,10 @@ describe('toErrorResponse', () => {
   it('answers anything unexpected with a 500 that says nothing of it', () => {
     const response = toErrorResponse(new TypeError("Cannot read properties of undefined (reading 'secret')"));
     expect(response.unexpected).toBe(true);
-    expect(response.body).toEqual({ status: 500, code: 'internal_error', message: expect.not.stringMatching(/secret|undefined/) });
+    expect(response.body).toEqual({
+      status: 500,
+      code: 'internal_error',
+      message: expect.not.stringMatching(/secret|undefined/),
+    });
   });
 });

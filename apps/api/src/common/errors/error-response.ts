@@ -81,14 +81,27 @@ const GENERIC_CODE: Record<number, string> = {
 };
 
 /** Fastify's own errors, raised before a request reaches NestJS (body parsing, limits). */
-const FASTIFY_ERRORS: Record<
-  string,
-  { status: number; code: string; message: string; details?: ErrorDetail[] }
-> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 64 KiB.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_json', message: 'The request body does not match its Content-Length.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The request body is empty but Content-Type says JSON.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, code: 'missing_content_type', message: 'Send the body as JSON with "Content-Type: application/json".' },
+const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string; details?: ErrorDetail[] }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: 'payload_too_large',
+    message: 'The request body is larger than 64 KiB.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'invalid_json',
+    message: 'The request body does not match its Content-Length.',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'invalid_json',
+    message: 'The request body is empty but Content-Type says JSON.',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 400,
+    code: 'missing_content_type',
+    message: 'Send the body as JSON with "Content-Type: application/json".',
+  },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The request body is not valid JSON.' },
   // The router's own errors (frameworkErrors): the URL is not valid percent-encoding, a path parameter is too long.
   FST_ERR_BAD_URL: { status: 400, code: 'bad_request', message: 'The request URL is not valid percent-encoding.' },
@@ -111,7 +124,13 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     const details = error instanceof InvalidValueError ? [{ field: error.field, message: error.message }] : undefined;
     return respond(status, code, message ?? error.message, details, headers);
   }
-  const e = error as { code?: string; statusCode?: number; status?: number; message?: string; getStatus?: () => number };
+  const e = error as {
+    code?: string;
+    statusCode?: number;
+    status?: number;
+    message?: string;
+    getStatus?: () => number;
+  };
   if (typeof e?.code === 'string' && FASTIFY_ERRORS[e.code]) {
     const known = FASTIFY_ERRORS[e.code];
     return respond(known.status, known.code, known.message, known.details);
@@ -126,7 +145,10 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     if (status === 404 || status === 405) return respond(404, 'not_found', 'No such route.');
     return respond(status, GENERIC_CODE[status] ?? 'bad_request', 'The request cannot be processed.');
   }
-  return { ...respond(500, 'internal_error', 'Something went wrong on our side; it has been logged.'), unexpected: true };
+  return {
+    ...respond(500, 'internal_error', 'Something went wrong on our side; it has been logged.'),
+    unexpected: true,
+  };
 }
 
 function respond(
@@ -136,5 +158,9 @@ function respond(
   details?: ErrorDetail[],
   headers: Record<string, string> = {},
 ): ErrorResponse {
-  return { body: details?.length ? { code, message, status, details } : { code, message, status }, headers, unexpected: false };
+  return {
+    body: details?.length ? { code, message, status, details } : { code, message, status },
+    headers,
+    unexpected: false,
+  };
 }

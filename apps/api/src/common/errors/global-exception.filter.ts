@@ -17,9 +17,14 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
   const { body, headers, unexpected } = toErrorResponse(error);
   if (unexpected) {
-    logger.error(`Unexpected error on ${request.method} ${request.url} (request ${request.id})`, (error as Error)?.stack ?? String(error));
+    logger.error(
+      `Unexpected error on ${request.method} ${request.url} (request ${request.id})`,
+      (error as Error)?.stack ?? String(error),
+    );
   } else if (body.status === 503) {
-    logger.warn(`Database unavailable on ${request.method} ${request.url} (request ${request.id}): ${(error as Error)?.message}`);
+    logger.warn(
+      `Database unavailable on ${request.method} ${request.url} (request ${request.id}): ${(error as Error)?.message}`,
+    );
   }
   if (reply.sent) return;
   // Also for errors raised before the hook that sets it runs (framework errors, early hooks).

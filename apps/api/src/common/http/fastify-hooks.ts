@@ -29,7 +29,12 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: stri
     message: 'The request was not received in time.',
   },
 };
-const MALFORMED = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'The request is malformed HTTP.' };
+const MALFORMED = {
+  status: 400,
+  reason: 'Bad Request',
+  code: 'bad_request',
+  message: 'The request is malformed HTTP.',
+};
 
 /**
  * Requests Node's HTTP parser rejects before any handler runs (malformed framing, a GET
@@ -94,7 +99,11 @@ export function registerHttpHooks(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     if (hasBody(request) && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
-      throw new ApiError(400, 'missing_content_type', 'A request body must be sent with "Content-Type: application/json".');
+      throw new ApiError(
+        400,
+        'missing_content_type',
+        'A request body must be sent with "Content-Type: application/json".',
+      );
     }
   });
 }
@@ -110,9 +119,15 @@ export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): vo
   fastify.addHook('onRequest', (request, reply, done) => {
     const timer = setTimeout(() => {
       if (reply.sent) return;
-      const error = new ApiError(503, 'service_unavailable', 'The request took too long; try again shortly.', undefined, {
-        'Retry-After': '5',
-      });
+      const error = new ApiError(
+        503,
+        'service_unavailable',
+        'The request took too long; try again shortly.',
+        undefined,
+        {
+          'Retry-After': '5',
+        },
+      );
       sendError(error, request, reply, frameworkLogger);
     }, ms);
     reply.raw.once('close', () => clearTimeout(timer));

@@ -51,7 +51,9 @@ export function registerJsonParser(app: NestFastifyApplication, bodyLimit: numbe
   app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
     if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) {
       const message = `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`;
-      done(ApiError.validation(message, [{ field: 'body', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }]));
+      done(
+        ApiError.validation(message, [{ field: 'body', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }]),
+      );
       return;
     }
     parseJson(request, body.toString('utf8'), done);
@@ -67,13 +69,12 @@ export function registerJsonParser(app: NestFastifyApplication, bodyLimit: numbe
 export function registerNulCheck(fastify: FastifyInstance): void {
   fastify.addHook('preValidation', async (request: FastifyRequest) => {
     if (request.is404) return;
-    const details = [
-      ...nulFields(request.params, ''),
-      ...nulFields(request.query, ''),
-      ...nulFields(request.body, ''),
-    ];
+    const details = [...nulFields(request.params, ''), ...nulFields(request.query, ''), ...nulFields(request.body, '')];
     if (details.length) {
-      throw ApiError.validation(`The request is invalid: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`, details);
+      throw ApiError.validation(
+        `The request is invalid: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`,
+        details,
+      );
     }
   });
 }
@@ -95,7 +96,10 @@ export function nulFields(value: unknown, root: string): ErrorDetail[] {
       for (const [key, child] of Object.entries(current)) {
         const childPath = path ? `${path}.${key}` : key;
         if (key.includes('\u0000')) {
-          found.push({ field: childPath.replaceAll('\u0000', '\\u0000'), message: 'must not contain U+0000 in its name' });
+          found.push({
+            field: childPath.replaceAll('\u0000', '\\u0000'),
+            message: 'must not contain U+0000 in its name',
+          });
         } else {
           stack.push({ path: childPath, value: child });
         }

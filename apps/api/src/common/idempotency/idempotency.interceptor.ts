@@ -24,9 +24,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = request.headers[IDEMPOTENCY_HEADER];
     if (key === undefined) return next.handle();
     if (typeof key !== 'string' || key.length < LIMITS.idempotencyKey.min || key.length > LIMITS.idempotencyKey.max) {
-      throw ApiError.validation(`Idempotency-Key must be ${LIMITS.idempotencyKey.min} to ${LIMITS.idempotencyKey.max} characters.`, [
-        { field: 'Idempotency-Key', message: `must be ${LIMITS.idempotencyKey.min} to ${LIMITS.idempotencyKey.max} characters` },
-      ]);
+      throw ApiError.validation(
+        `Idempotency-Key must be ${LIMITS.idempotencyKey.min} to ${LIMITS.idempotencyKey.max} characters.`,
+        [
+          {
+            field: 'Idempotency-Key',
+            message: `must be ${LIMITS.idempotencyKey.min} to ${LIMITS.idempotencyKey.max} characters`,
+          },
+        ],
+      );
     }
     const account = request.user;
     if (!account) throw new Error('@Idempotent() needs an authenticated operation.');

@@ -14,7 +14,10 @@ export class ErrorResponseDto {
   @ApiProperty({ description: 'Machine-readable error code.', example: 'validation_failed' })
   code: string;
 
-  @ApiProperty({ description: 'Human-readable description.', example: 'The request is invalid: name must be a string.' })
+  @ApiProperty({
+    description: 'Human-readable description.',
+    example: 'The request is invalid: name must be a string.',
+  })
   message: string;
 
   @ApiProperty({ description: 'The HTTP status code.', type: 'integer', example: 400 })

@@ -23,8 +23,7 @@ const HEADERS = {
   },
   /** IETF RateLimit headers (sent while RATE_LIMIT_PER_MINUTE > 0). */
   RateLimit: {
-    description:
-      'Requests left in the budget closest to its limit: `"<policy>";r=<remaining>;t=<seconds>`.',
+    description: 'Requests left in the budget closest to its limit: `"<policy>";r=<remaining>;t=<seconds>`.',
     schema: { type: 'string', maxLength: 64, pattern: '^"[a-z-]+";r=\\d+;t=\\d+$' },
   },
   'RateLimit-Policy': {
@@ -43,8 +42,7 @@ const HEADERS = {
     schema: { type: 'string', enum: ['Bearer realm="petstore"'] },
   },
   'Idempotent-Replayed': {
-    description:
-      '`true`: the first response to this `Idempotency-Key`, sent again (the same body, byte for byte).',
+    description: '`true`: the first response to this `Idempotency-Key`, sent again (the same body, byte for byte).',
     schema: { type: 'string', enum: ['true'] },
   },
 };
@@ -83,7 +81,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('messages', 'The quickstart operation: messages queued for the store')
     .addTag('health', 'Liveness and readiness probes')
     .addTag('metrics', 'Prometheus metrics for operators')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' }, BEARER_SCHEME)
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (`psk_…`).' },
+      BEARER_SCHEME,
+    )
     .build();
   const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));
   // Relative: the deployment serving the description is the one it describes.

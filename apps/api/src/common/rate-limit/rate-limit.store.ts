@@ -52,13 +52,21 @@ export class RedisRateLimitStore implements RateLimitStore {
     url: string,
     private readonly prefix = 'petstore:ratelimit:',
   ) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 2000,
+    });
     // Errors surface on the commands that fail; keep the client from crashing the process.
     this.redis.on('error', () => undefined);
   }
 
   async hit(client: string, windowMs: number): Promise<WindowCount> {
-    const [count, ttl] = (await this.redis.eval(RedisRateLimitStore.SCRIPT, 1, this.prefix + client, windowMs)) as [number, number];
+    const [count, ttl] = (await this.redis.eval(RedisRateLimitStore.SCRIPT, 1, this.prefix + client, windowMs)) as [
+      number,
+      number,
+    ];
     return { count, resetInMs: ttl };
   }
 

@@ -8,7 +8,6 @@ interface Sdk {
 
 let sdk: Sdk | null = null;
 
-
 /**
  * With OTEL_EXPORTER_OTLP_ENDPOINT set, OpenTelemetry traces of the HTTP requests and their
  * PostgreSQL queries, exported over OTLP/HTTP to `<endpoint>/v1/traces`. Unset, no OpenTelemetry

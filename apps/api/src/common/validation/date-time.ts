@@ -26,7 +26,10 @@ export function IsDateTime(options?: ValidationOptions): PropertyDecorator {
       name: 'isDateTime',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} must be an ISO 8601 date-time with a time zone, like 2026-11-21T10:00:00Z`, ...options },
+      options: {
+        message: `${String(propertyName)} must be an ISO 8601 date-time with a time zone, like 2026-11-21T10:00:00Z`,
+        ...options,
+      },
       validator: { validate: (value: unknown) => isDateTime(value) },
     });
 }

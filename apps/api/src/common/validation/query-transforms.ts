@@ -16,6 +16,8 @@ export function QueryBoolean(): PropertyDecorator {
 export function QueryList(): PropertyDecorator {
   return Transform(({ value }) => {
     const values = Array.isArray(value) ? value : [value];
-    return values.flatMap((v) => (typeof v === 'string' ? v.split(',') : [v])).map((v) => (typeof v === 'string' ? v.trim() : v));
+    return values
+      .flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]))
+      .map((v) => (typeof v === 'string' ? v.trim() : v));
   });
 }

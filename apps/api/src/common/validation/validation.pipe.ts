@@ -18,7 +18,10 @@ export function createValidationPipe(): ValidationPipe {
       const message = details.length
         ? `The request is invalid: ${details.map((d) => d.message).join('; ')}.`
         : 'The request body must be a JSON object.';
-      return ApiError.validation(message, details.length ? details : [{ field: 'body', message: 'must be a JSON object' }]);
+      return ApiError.validation(
+        message,
+        details.length ? details : [{ field: 'body', message: 'must be a JSON object' }],
+      );
     },
   });
 }

@@ -11,7 +11,9 @@ export class MessageDeliveryJobs1763942460000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE messages DROP CONSTRAINT messages_status_check`);
-    await q.query(`ALTER TABLE messages ADD CONSTRAINT messages_status_check CHECK (status IN ('queued', 'delivered', 'failed'))`);
+    await q.query(
+      `ALTER TABLE messages ADD CONSTRAINT messages_status_check CHECK (status IN ('queued', 'delivered', 'failed'))`,
+    );
     await q.query(`ALTER TABLE messages ALTER COLUMN next_attempt_at DROP NOT NULL`);
     await q.query(`DROP INDEX messages_due_idx`);
   }
@@ -22,6 +24,8 @@ export class MessageDeliveryJobs1763942460000 implements MigrationInterface {
     await q.query(`ALTER TABLE messages ALTER COLUMN next_attempt_at SET NOT NULL`);
     await q.query(`UPDATE messages SET status = 'queued' WHERE status = 'failed'`);
     await q.query(`ALTER TABLE messages DROP CONSTRAINT messages_status_check`);
-    await q.query(`ALTER TABLE messages ADD CONSTRAINT messages_status_check CHECK (status IN ('queued', 'delivered'))`);
+    await q.query(
+      `ALTER TABLE messages ADD CONSTRAINT messages_status_check CHECK (status IN ('queued', 'delivered'))`,
+    );
   }
 }

@@ -50,7 +50,10 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
 
   /** A request whose effect is a row, written in the same transaction. */
   const effect = (note: string) => async (): Promise<CommandResult> => {
-    const rows: Array<{ id: number }> = await host.manager.query(`INSERT INTO idem_effects (note) VALUES ($1) RETURNING id`, [note]);
+    const rows: Array<{ id: number }> = await host.manager.query(
+      `INSERT INTO idem_effects (note) VALUES ($1) RETURNING id`,
+      [note],
+    );
     // Keys in an order jsonb would change: the result must come back as the same text.
     return { json: JSON.stringify({ note, id: rows[0].id }), createdResource: `/effects/${rows[0].id}` };
   };
@@ -68,9 +71,9 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
 
   it('refuses the key with another request', async () => {
     await run.execute({ accountId, key: 'k2', fingerprint: 'a'.repeat(64) }, effect('reused'));
-    await expect(run.execute({ accountId, key: 'k2', fingerprint: 'b'.repeat(64) }, effect('reused'))).rejects.toBeInstanceOf(
-      IdempotencyKeyReusedError,
-    );
+    await expect(
+      run.execute({ accountId, key: 'k2', fingerprint: 'b'.repeat(64) }, effect('reused')),
+    ).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
     expect(await count('reused')).toBe(1);
   });
 
@@ -79,7 +82,9 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
       await effect('failed')();
       throw new Error('the command was refused');
     };
-    await expect(run.execute({ accountId, key: 'k3', fingerprint: 'c'.repeat(64) }, failing)).rejects.toThrow('refused');
+    await expect(run.execute({ accountId, key: 'k3', fingerprint: 'c'.repeat(64) }, failing)).rejects.toThrow(
+      'refused',
+    );
     expect(await count('failed')).toBe(0);
     const retried = await run.execute({ accountId, key: 'k3', fingerprint: 'c'.repeat(64) }, effect('failed'));
     expect(retried.replayed).toBe(false);
@@ -96,9 +101,9 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     });
     // Let the first request take the lock.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await expect(run.execute({ accountId, key: 'k4', fingerprint: 'd'.repeat(64) }, effect('slow'))).rejects.toBeInstanceOf(
-      IdempotencyKeyInUseError,
-    );
+    await expect(
+      run.execute({ accountId, key: 'k4', fingerprint: 'd'.repeat(64) }, effect('slow')),
+    ).rejects.toBeInstanceOf(IdempotencyKeyInUseError);
     release();
     await slow;
     expect(await count('slow')).toBe(1);
@@ -106,7 +111,9 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
 
   it('has exactly one effect for 20 concurrent identical requests', async () => {
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 20 }, () => run.execute({ accountId, key: 'k5', fingerprint: 'e'.repeat(64) }, effect('race'))),
+      Array.from({ length: 20 }, () =>
+        run.execute({ accountId, key: 'k5', fingerprint: 'e'.repeat(64) }, effect('race')),
+      ),
     );
     expect(await count('race')).toBe(1);
     const fresh = outcomes.filter((o) => o.status === 'fulfilled' && !o.value.replayed);
@@ -117,10 +124,15 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
   });
 
   it('scopes keys to the account', async () => {
-    const rows: Array<{ id: string }> = await dataSource.query(`INSERT INTO accounts (name, role) VALUES ('Other', 'customer') RETURNING id`);
+    const rows: Array<{ id: string }> = await dataSource.query(
+      `INSERT INTO accounts (name, role) VALUES ('Other', 'customer') RETURNING id`,
+    );
     const other = Number(rows[0].id);
     await run.execute({ accountId, key: 'shared', fingerprint: 'f'.repeat(64) }, effect('scoped'));
-    const theirs = await run.execute({ accountId: other, key: 'shared', fingerprint: 'f'.repeat(64) }, effect('scoped'));
+    const theirs = await run.execute(
+      { accountId: other, key: 'shared', fingerprint: 'f'.repeat(64) },
+      effect('scoped'),
+    );
     expect(theirs.replayed).toBe(false);
     expect(await count('scoped')).toBe(2);
   });

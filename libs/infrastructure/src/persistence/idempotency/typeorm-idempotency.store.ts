@@ -46,7 +46,10 @@ export class TypeOrmIdempotencyStore extends IdempotencyStore {
   }
 
   async purgeExpired(now: Date): Promise<number> {
-    const result: [unknown[], number] = await this.host.manager.query(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [now]);
+    const result: [unknown[], number] = await this.host.manager.query(
+      `DELETE FROM idempotency_keys WHERE expires_at <= $1`,
+      [now],
+    );
     return result[1];
   }
 }

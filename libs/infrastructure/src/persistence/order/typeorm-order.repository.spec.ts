@@ -34,7 +34,9 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     levels = new TypeOrmStockLevels(host);
     const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Fish') RETURNING id`);
     categoryId = Number(category.id);
-    const accounts = await dataSource.query(`INSERT INTO accounts (name, role) VALUES ('Alice', 'customer'), ('Bob', 'customer') RETURNING id`);
+    const accounts = await dataSource.query(
+      `INSERT INTO accounts (name, role) VALUES ('Alice', 'customer'), ('Bob', 'customer') RETURNING id`,
+    );
     [alice, bob] = accounts.map((a: { id: string }) => Number(a.id));
   });
   afterAll(() => dataSource.destroy());
@@ -63,7 +65,9 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     });
     order.complete(now);
     await orders.save(order);
-    expect((await orders.findById(order.id))?.toSnapshot()).toEqual(expect.objectContaining({ complete: true, shipDate: now }));
+    expect((await orders.findById(order.id))?.toSnapshot()).toEqual(
+      expect.objectContaining({ complete: true, shipDate: now }),
+    );
     expect(await orders.findById(987654)).toBeNull();
   });
 
@@ -124,22 +128,35 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
 
     const held = await newPet('available', 3);
     const open = await place(held.id, alice);
-    await expect(pets.delete(held.id)).rejects.toMatchObject({ constraintKind: 'check', constraint: 'orders_open_has_pet_ck' });
+    await expect(pets.delete(held.id)).rejects.toMatchObject({
+      constraintKind: 'check',
+      constraint: 'orders_open_has_pet_ck',
+    });
     expect((await orders.findById(open.id))?.petId).toBe(held.id);
   });
 
   it('lets the database refuse quantities out of range and unknown owners', async () => {
     const pet = await newPet('available', 3);
-    for (const [quantity, owner] of [[0, alice], [1001, alice], [1, 987654]]) {
+    for (const [quantity, owner] of [
+      [0, alice],
+      [1001, alice],
+      [1, 987654],
+    ]) {
       await expect(
-        dataSource.query('INSERT INTO orders (pet_id, owner_id, quantity) VALUES ($1, $2, $3)', [pet.id, owner, quantity]),
+        dataSource.query('INSERT INTO orders (pet_id, owner_id, quantity) VALUES ($1, $2, $3)', [
+          pet.id,
+          owner,
+          quantity,
+        ]),
       ).rejects.toBeDefined();
     }
   });
 
-  it('counts an owner\'s open units under its account\'s lock, and lists open orders placed before a time', async () => {
+  it("counts an owner's open units under its account's lock, and lists open orders placed before a time", async () => {
     const pet = await newPet('available', 50);
-    const [{ id }] = await dataSource.query(`INSERT INTO accounts (name, role) VALUES ('Carol', 'customer') RETURNING id`);
+    const [{ id }] = await dataSource.query(
+      `INSERT INTO accounts (name, role) VALUES ('Carol', 'customer') RETURNING id`,
+    );
     const carol = Number(id);
     const held = [await place(pet.id, carol, 3), await place(pet.id, carol, 4), await place(pet.id, carol, 5)];
     held[2].complete(now);
@@ -148,8 +165,14 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     expect(await host.transaction(() => orders.lockOwnerAndCountOpenUnits(carol))).toBe(7);
     expect(await host.transaction(() => orders.lockOwnerAndCountOpenUnits(987654))).toBe(0);
 
-    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [held[0].id, new Date('2026-01-01T00:00Z')]);
-    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [held[2].id, new Date('2026-01-01T00:00Z')]);
+    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [
+      held[0].id,
+      new Date('2026-01-01T00:00Z'),
+    ]);
+    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [
+      held[2].id,
+      new Date('2026-01-01T00:00Z'),
+    ]);
     const before = new Date('2026-01-02T00:00Z');
     const open = await orders.listOpenPlacedBefore(before, { limit: 100, afterId: 0 });
     expect(open).toContain(held[0].id);
@@ -158,7 +181,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     expect(await orders.listOpenPlacedBefore(before, { limit: 100, afterId: held[0].id })).toEqual([]);
   });
 
-  it('reads stock levels with their pet\'s status, filtered by status, in pet id order', async () => {
+  it("reads stock levels with their pet's status, filtered by status, in pet id order", async () => {
     await resetDatabase(dataSource);
     const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Birds') RETURNING id`);
     categoryId = Number(category.id);

@@ -23,7 +23,9 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     host = new TransactionHost(dataSource);
     pets = new TypeOrmPetRepository(host);
     inventory = new TypeOrmInventoryRepository(host);
-    const rows: Array<{ id: string }> = await dataSource.query(`INSERT INTO categories (name) VALUES ('Dogs') RETURNING id`);
+    const rows: Array<{ id: string }> = await dataSource.query(
+      `INSERT INTO categories (name) VALUES ('Dogs') RETURNING id`,
+    );
     categoryId = Number(rows[0].id);
   });
   afterAll(() => dataSource.destroy());
@@ -44,16 +46,28 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
   it('saves a new pet (an id from the sequence), reads it back and updates it', async () => {
     const pet = await newPet('Rex');
     expect(pet.id).toBeGreaterThan(0);
-    expect((await pets.findById(pet.id))?.toSnapshot()).toEqual({ id: pet.id, name: 'Rex', categoryId, status: 'available' });
+    expect((await pets.findById(pet.id))?.toSnapshot()).toEqual({
+      id: pet.id,
+      name: 'Rex',
+      categoryId,
+      status: 'available',
+    });
     pet.rename('Max');
     pet.hold();
     await pets.save(pet);
-    expect((await pets.findById(pet.id))?.toSnapshot()).toEqual({ id: pet.id, name: 'Max', categoryId, status: 'pending' });
+    expect((await pets.findById(pet.id))?.toSnapshot()).toEqual({
+      id: pet.id,
+      name: 'Max',
+      categoryId,
+      status: 'pending',
+    });
     expect(await pets.findById(987654)).toBeNull();
   });
 
   it('turns a missing category into UnknownCategoryError, on insert and on update', async () => {
-    await expect(pets.save(Pet.create({ name: 'Ghost', categoryId: 987654 }))).rejects.toBeInstanceOf(UnknownCategoryError);
+    await expect(pets.save(Pet.create({ name: 'Ghost', categoryId: 987654 }))).rejects.toBeInstanceOf(
+      UnknownCategoryError,
+    );
     const pet = await newPet('Mover');
     pet.moveToCategory(987654);
     await expect(pets.save(pet)).rejects.toMatchObject({ kind: 'unknown_category' });
@@ -67,7 +81,9 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     await inventory.save(item);
     expect((await entryOf(pet.id))?.quantity).toBe(42);
     expect(await entryOf(987654)).toBeNull();
-    await expect(inventory.save(InventoryItem.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(/no inventory entry/);
+    await expect(inventory.save(InventoryItem.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(
+      /no inventory entry/,
+    );
   });
 
   it('deletes a pet with its inventory entry', async () => {
@@ -80,9 +96,13 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
 
   it('lets the database refuse a negative stock, a second entry for a pet, and an entry without a pet', async () => {
     const pet = await newPet('Checked');
-    await expect(dataSource.query('UPDATE inventory SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(/check/i);
+    await expect(dataSource.query('UPDATE inventory SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
+      /check/i,
+    );
     await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toThrow(/duplicate key/);
-    await expect(dataSource.query('INSERT INTO inventory (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(/foreign key/);
+    await expect(dataSource.query('INSERT INTO inventory (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
+      /foreign key/,
+    );
     await expect(dataSource.query(`UPDATE pets SET status = 'lost' WHERE id = $1`, [pet.id])).rejects.toThrow(/check/i);
   });
 
@@ -116,12 +136,16 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
       try {
         await runner.startTransaction();
         await runner.query(`SET LOCAL lock_timeout = '200ms'`);
-        await expect(runner.query(`SELECT 1 FROM ${table} WHERE ${column} = $1 FOR UPDATE`, [pet.id])).rejects.toThrow(/lock timeout/i);
+        await expect(runner.query(`SELECT 1 FROM ${table} WHERE ${column} = $1 FOR UPDATE`, [pet.id])).rejects.toThrow(
+          /lock timeout/i,
+        );
         await runner.rollbackTransaction();
         release();
         await holder;
         await runner.startTransaction();
-        await expect(runner.query(`SELECT 1 FROM ${table} WHERE ${column} = $1 FOR UPDATE NOWAIT`, [pet.id])).resolves.toHaveLength(1);
+        await expect(
+          runner.query(`SELECT 1 FROM ${table} WHERE ${column} = $1 FOR UPDATE NOWAIT`, [pet.id]),
+        ).resolves.toHaveLength(1);
         await runner.rollbackTransaction();
       } finally {
         release();

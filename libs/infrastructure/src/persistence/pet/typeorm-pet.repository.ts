@@ -31,11 +31,15 @@ export class TypeOrmPetRepository extends PetRepository {
 
   /** Each filter has its index (see the PetsAndInventory migration); the page is `id > after ORDER BY id`. */
   async list(filter: PetFilter, { limit, afterId }: PageRequest): Promise<Page<Pet>> {
-    const query = this.rows.createQueryBuilder('pet').orderBy('pet.id', 'ASC').limit(limit + 1);
+    const query = this.rows
+      .createQueryBuilder('pet')
+      .orderBy('pet.id', 'ASC')
+      .limit(limit + 1);
     if (afterId !== undefined) query.andWhere('pet.id > :afterId', { afterId });
     if (filter.ids !== undefined) query.andWhere('pet.id = ANY(:ids)', { ids: filter.ids });
     if (filter.statuses !== undefined) query.andWhere('pet.status = ANY(:statuses)', { statuses: filter.statuses });
-    if (filter.categoryId !== undefined) query.andWhere('pet.categoryId = :categoryId', { categoryId: filter.categoryId });
+    if (filter.categoryId !== undefined)
+      query.andWhere('pet.categoryId = :categoryId', { categoryId: filter.categoryId });
     if (filter.nameContains !== undefined) {
       // lower(name) LIKE '%…%' is what the trigram index on lower(name) serves.
       query.andWhere('lower(pet.name) LIKE lower(:pattern)', { pattern: `%${escapeLike(filter.nameContains)}%` });

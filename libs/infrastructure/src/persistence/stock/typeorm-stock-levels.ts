@@ -33,7 +33,9 @@ export class TypeOrmStockLevels extends StockLevels {
   }
 
   async list(filter: StockLevelFilter, { limit, afterId }: PageRequest): Promise<Page<StockLevel>> {
-    const query = this.query().orderBy('stock.petId', 'ASC').limit(limit + 1);
+    const query = this.query()
+      .orderBy('stock.petId', 'ASC')
+      .limit(limit + 1);
     if (afterId !== undefined) query.andWhere('stock.petId > :afterId', { afterId });
     if (filter.statuses !== undefined) query.andWhere('pet.status = ANY(:statuses)', { statuses: filter.statuses });
     const rows = await query.getRawMany<StockLevelRow>();

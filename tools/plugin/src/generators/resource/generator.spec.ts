@@ -78,7 +78,11 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     workspace = await fs.mkdtemp(path.join(tmpdir(), 'petstore-generator-'));
     await fs.cp(WORKSPACE, workspace, {
       recursive: true,
-      filter: (source) => !path.relative(WORKSPACE, source).split(path.sep).some((part) => NOT_COPIED.has(part)),
+      filter: (source) =>
+        !path
+          .relative(WORKSPACE, source)
+          .split(path.sep)
+          .some((part) => NOT_COPIED.has(part)),
     });
     await fs.symlink(path.join(WORKSPACE, 'node_modules'), path.join(workspace, 'node_modules'), 'dir');
     await succeeds(
@@ -107,51 +111,75 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     expect(await read('apps/api/src/app.module.ts')).toMatch(/imports: \[[^\]]*\bSheltersModule\b/);
   });
 
-  it('refuses to generate the same resource twice, changing nothing', async () => {
-    const before = await read('apps/api/src/app.module.ts');
-    const again = await run([bin('nx'), 'g', '@petstore/tools:resource', NAME, '--no-interactive'], 2 * MINUTE);
-    expect(again.code).not.toBe(0);
-    expect(again.stdout + again.stderr).toContain('exists already');
-    expect(await read('apps/api/src/app.module.ts')).toBe(before);
-  }, 3 * MINUTE);
+  it(
+    'refuses to generate the same resource twice, changing nothing',
+    async () => {
+      const before = await read('apps/api/src/app.module.ts');
+      const again = await run([bin('nx'), 'g', '@petstore/tools:resource', NAME, '--no-interactive'], 2 * MINUTE);
+      expect(again.code).not.toBe(0);
+      expect(again.stdout + again.stderr).toContain('exists already');
+      expect(await read('apps/api/src/app.module.ts')).toBe(before);
+    },
+    3 * MINUTE,
+  );
 
   // The app's test config reaches the whole app and every lib through the HTTP tests; the infrastructure's
   // config checks the libs under their stricter options. ts-jest type-checks the domain test as it runs it.
-  it('type-checks (the app, its HTTP tests and every lib it imports; the libs under their own options)', async () => {
-    for (const config of ['apps/api/tsconfig.spec.json', 'libs/infrastructure/tsconfig.lib.json']) {
-      await succeeds([bin('typescript', 'tsc'), '--noEmit', '-p', config], 5 * MINUTE);
-    }
-  }, 10 * MINUTE);
+  it(
+    'type-checks (the app, its HTTP tests and every lib it imports; the libs under their own options)',
+    async () => {
+      for (const config of ['apps/api/tsconfig.spec.json', 'libs/infrastructure/tsconfig.lib.json']) {
+        await succeeds([bin('typescript', 'tsc'), '--noEmit', '-p', config], 5 * MINUTE);
+      }
+    },
+    10 * MINUTE,
+  );
 
-  it('lints the touched projects without an error, and the generated files without a warning', async () => {
-    const projects = ['apps/api', 'libs/domain', 'libs/application', 'libs/infrastructure'];
-    const { stdout } = await run([bin('eslint'), '--format', 'json', ...projects], 5 * MINUTE);
-    const results = JSON.parse(stdout) as { filePath: string; messages: { severity: number; message: string }[] }[];
-    const problems = results.flatMap((r) =>
-      r.messages.map((m) => ({ file: path.relative(workspace, r.filePath), severity: m.severity, message: m.message })),
-    );
-    expect(problems.filter((p) => p.severity === 2)).toEqual([]);
-    expect(problems.filter((p) => FILES.includes(p.file))).toEqual([]);
-    expect(results.map((r) => path.relative(workspace, r.filePath))).toEqual(expect.arrayContaining(FILES));
-  }, 6 * MINUTE);
+  it(
+    'lints the touched projects without an error, and the generated files without a warning',
+    async () => {
+      const projects = ['apps/api', 'libs/domain', 'libs/application', 'libs/infrastructure'];
+      const { stdout } = await run([bin('eslint'), '--format', 'json', ...projects], 5 * MINUTE);
+      const results = JSON.parse(stdout) as { filePath: string; messages: { severity: number; message: string }[] }[];
+      const problems = results.flatMap((r) =>
+        r.messages.map((m) => ({
+          file: path.relative(workspace, r.filePath),
+          severity: m.severity,
+          message: m.message,
+        })),
+      );
+      expect(problems.filter((p) => p.severity === 2)).toEqual([]);
+      expect(problems.filter((p) => FILES.includes(p.file))).toEqual([]);
+      expect(results.map((r) => path.relative(workspace, r.filePath))).toEqual(expect.arrayContaining(FILES));
+    },
+    6 * MINUTE,
+  );
 
-  it('keeps the layer boundaries (tools/check-boundaries.mjs)', async () => {
-    await succeeds(['tools/check-boundaries.mjs'], 3 * MINUTE);
-  }, 4 * MINUTE);
+  it(
+    'keeps the layer boundaries (tools/check-boundaries.mjs)',
+    async () => {
+      await succeeds(['tools/check-boundaries.mjs'], 3 * MINUTE);
+    },
+    4 * MINUTE,
+  );
 
-  it('passes its own tests: the domain unit test and the HTTP test on PostgreSQL', async () => {
-    const report = path.join(workspace, 'jest-report.json');
-    const specs = FILES.filter((file) => file.endsWith('.spec.ts'));
-    await succeeds([bin('jest'), '--ci', '--json', `--outputFile=${report}`, ...specs], 8 * MINUTE);
-    const result = JSON.parse(await fs.readFile(report, 'utf-8')) as {
-      numFailedTests: number;
-      numPassedTests: number;
-      testResults: { name: string; status: string }[];
-    };
-    expect(result.numFailedTests).toBe(0);
-    expect(result.numPassedTests).toBeGreaterThan(10);
-    expect(result.testResults.map((r) => [path.relative(workspace, r.name), r.status]).sort()).toEqual(
-      specs.map((spec) => [spec, 'passed']).sort(),
-    );
-  }, 10 * MINUTE);
+  it(
+    'passes its own tests: the domain unit test and the HTTP test on PostgreSQL',
+    async () => {
+      const report = path.join(workspace, 'jest-report.json');
+      const specs = FILES.filter((file) => file.endsWith('.spec.ts'));
+      await succeeds([bin('jest'), '--ci', '--json', `--outputFile=${report}`, ...specs], 8 * MINUTE);
+      const result = JSON.parse(await fs.readFile(report, 'utf-8')) as {
+        numFailedTests: number;
+        numPassedTests: number;
+        testResults: { name: string; status: string }[];
+      };
+      expect(result.numFailedTests).toBe(0);
+      expect(result.numPassedTests).toBeGreaterThan(10);
+      expect(result.testResults.map((r) => [path.relative(workspace, r.name), r.status]).sort()).toEqual(
+        specs.map((spec) => [spec, 'passed']).sort(),
+      );
+    },
+    10 * MINUTE,
+  );
 });

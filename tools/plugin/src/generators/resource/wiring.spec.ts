@@ -16,7 +16,9 @@ describe('wiring a resource into shared files', () => {
     write(`import { A } from './a';\nimport { B } from './b';\n\nexport const X = [A, B];\n`);
     addImport(tree, FILE, 'C', './c');
     addImport(tree, FILE, 'C', './c');
-    expect(text()).toBe(`import { A } from './a';\nimport { B } from './b';\nimport { C } from './c';\n\nexport const X = [A, B];\n`);
+    expect(text()).toBe(
+      `import { A } from './a';\nimport { B } from './b';\nimport { C } from './c';\n\nexport const X = [A, B];\n`,
+    );
   });
 
   it('appends an export, once', () => {
@@ -41,7 +43,9 @@ describe('wiring a resource into shared files', () => {
   });
 
   it('finds the property array that has elements (the dynamic module, not the empty decorator)', () => {
-    write(`@Module({ imports: [] })\nclass M {\n  f() {\n    return { imports: [\n      A, B,\n      C,\n    ] };\n  }\n}\n`);
+    write(
+      `@Module({ imports: [] })\nclass M {\n  f() {\n    return { imports: [\n      A, B,\n      C,\n    ] };\n  }\n}\n`,
+    );
     appendToArray(tree, FILE, { property: 'imports' }, 'D');
     expect(text()).toContain(`      C,\n      D,\n    ] };`);
     expect(text()).toContain(`@Module({ imports: [] })`);

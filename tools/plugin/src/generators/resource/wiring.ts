@@ -107,8 +107,9 @@ export function appendToArray(tree: Tree, file: string, where: ArrayLocation, el
   }
   // After the last element, and after its trailing comma if it has one.
   const afterLast = array.elements.hasTrailingComma ? array.elements.end : last.getEnd();
-  const lineText = source.getFullText().slice(source.getLineStarts()[source.getLineAndCharacterOfPosition(afterLast).line],
-    lineEnd(source, afterLast));
+  const lineText = source
+    .getFullText()
+    .slice(source.getLineStarts()[source.getLineAndCharacterOfPosition(afterLast).line], lineEnd(source, afterLast));
   const comma = array.elements.hasTrailingComma ? '' : ',';
   const trailing = array.elements.hasTrailingComma ? ',' : '';
   const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line;
@@ -119,6 +120,8 @@ export function appendToArray(tree: Tree, file: string, where: ArrayLocation, el
     return;
   }
   const sharesLineWithArray = lineOf(last) === lineOf(array);
-  const indent = sharesLineWithArray ? indentOf(source, array.getStart(source)) + '  ' : indentOf(source, last.getStart(source));
+  const indent = sharesLineWithArray
+    ? indentOf(source, array.getStart(source)) + '  '
+    : indentOf(source, last.getStart(source));
   insertAt(tree, source, afterLast, `${comma}\n${indent}${element}${trailing}`);
 }
