@@ -97,7 +97,8 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
   let petId: number;
 
   beforeAll(async () => {
-    // mkdtemp makes a 0700 directory: it is the cluster's data directory itself (run as root, the postgres user owns it).
+    // mkdtemp makes a 0700 directory: it is the cluster's data directory itself
+    // (run as root, the postgres user owns it).
     dataDir = await mkdtemp(join(tmpdir(), 'petstore-outage-'));
     server = await startEmbeddedPostgres({ dataDir, database: 'petstore_test_outage', durable: false });
     await migrateDatabase(server.url);
@@ -122,7 +123,7 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
   const me = () => call(api, 'GET', '/accounts/me', customer);
   const order = () => call(api, 'POST', '/store/orders', customer, { petId, quantity: 1 });
 
-  it('frozen (SIGSTOP): every request, more than the pool holds, gets 503 + Retry-After; after SIGCONT, 200 again', async () => {
+  it('frozen (SIGSTOP): every request, more than the pool holds, gets 503 + Retry-After; then 200 again', async () => {
     expect((await me()).status).toBe(200);
     frozen = await postgresProcesses(dataDir);
     signal(frozen, 'SIGSTOP');
@@ -172,7 +173,7 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     expect((await order()).status).toBe(201);
   });
 
-  it('a restart of the database: the request in flight and those while it is down get 503, then 201 again', async () => {
+  it('a database restart: the request in flight and those while it is down get 503, then 201 again', async () => {
     const holder = new Client({ connectionString: server.url });
     holder.on('error', () => undefined); // the restart ends this session too
     await holder.connect();

@@ -97,7 +97,7 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
       expect(response.body.details).toEqual([{ field: 'body', message: 'is nested deeper than 32 levels' }]);
     });
 
-    it('refuses 8,000 nested objects on an idempotent order (the fingerprint walks the body) and orders nothing', async () => {
+    it('refuses 8,000 nested objects on an idempotent order (the fingerprint walks them), orders nothing', async () => {
       const before = await count('orders');
       const body = `{"petId":1,"quantity":1,"x":${nestedObjects(8000)}}`;
       const response = await raw('/store/orders', body, customer, { 'idempotency-key': 'deep-1' });

@@ -71,7 +71,7 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
     }
   });
 
-  it('shares one rate limit: a key gets RATE_LIMIT_PER_MINUTE requests in all, whichever instance answers', async () => {
+  it('shares one rate limit: a key gets RATE_LIMIT_PER_MINUTE requests in all, whichever instance', async () => {
     const signUp = await one.request('POST', '/accounts', { body: { name: 'Limited' } });
     const key: string = signUp.body.apiKey.key;
     const statuses: number[] = [];
@@ -164,7 +164,8 @@ if (!redisUrl) console.warn('instances.e2e: TEST_REDIS_URL is not set, so the tw
       // Exactly once: one attempt each, and each job completed once.
       expect(delivered.every((row) => row.attempts === 1)).toBe(true);
       const { rows: jobs } = await instance.query(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'message-delivery' AND id = ANY($1::uuid[]) AND state = 'completed'`,
+        `SELECT count(*)::int AS n FROM pgboss.job ` +
+          `WHERE name = 'message-delivery' AND id = ANY($1::uuid[]) AND state = 'completed'`,
         [ids],
       );
       expect(jobs).toEqual([{ n: 60 }]);

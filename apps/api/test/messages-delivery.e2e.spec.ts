@@ -312,7 +312,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     expect(racing.filter((worker) => worker.transport.calls.size > 0).length).toBeGreaterThan(1);
   });
 
-  it('at least once: a message whose worker died mid-delivery is delivered by another once its lease expires', async () => {
+  it('at least once: a message whose worker died mid-delivery is delivered by another after its lease', async () => {
     const [id] = await queue(1);
     // The "dead" worker took the job (it is active, leased) and will never report back.
     const taken = await jobs.boss.fetch(MESSAGE_DELIVERY_QUEUE, { batchSize: 1 });

@@ -72,7 +72,8 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
       expect(await store.stock(petId)).toEqual({ quantity: 3, status: 'available' });
       // The job ran once, on one instance (the cron may add its own minutely job while this test runs: count ours).
       const runs = await one.sql(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'expire-held-orders' AND id = $1 AND state = 'completed'`,
+        `SELECT count(*)::int AS n FROM pgboss.job ` +
+          `WHERE name = 'expire-held-orders' AND id = $1 AND state = 'completed'`,
         [jobId],
       );
       expect(runs).toEqual([{ n: 1 }]);

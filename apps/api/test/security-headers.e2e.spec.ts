@@ -23,7 +23,7 @@ describe('response headers: no caching of API responses, helmet, and /docs still
   });
   afterAll(() => api.close());
 
-  it('sends Cache-Control: no-store on responses that carry a secret, on authenticated ones and on errors', async () => {
+  it('sends Cache-Control: no-store on responses with a secret, on authenticated ones and on errors', async () => {
     const signUp = await api.post('/accounts', { body: { name: 'Secretive' } });
     expect(signUp.status).toBe(201);
     const key = signUp.body.apiKey.key as string;

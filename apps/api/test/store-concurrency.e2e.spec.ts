@@ -59,7 +59,7 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
     expect(stock.status).toBe(stock.quantity === 0 ? 'pending' : 'available');
   });
 
-  it('concurrent cancels, completes, orders and restocks of one pet keep the stock conserved, with no deadlock and no 500', async () => {
+  it('concurrent cancels, completes, orders and restocks of one pet conserve stock, no deadlock, no 500', async () => {
     const petId = await store.pet({ quantity: 40 });
     const open: number[] = [];
     for (let i = 0; i < 20; i++) open.push(await store.placed(customers[i % customers.length], petId));

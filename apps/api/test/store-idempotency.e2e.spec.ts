@@ -20,7 +20,7 @@ describe('POST /store/orders with Idempotency-Key (HTTP, real PostgreSQL)', () =
 
   const withKey = (key: string) => ({ 'Idempotency-Key': key });
 
-  it('a replay returns the first status, body and Location with Idempotent-Replayed: true, and orders nothing more', async () => {
+  it('a replay returns the first status, body and Location + Idempotent-Replayed: true; orders no more', async () => {
     const petId = await store.pet({ quantity: 10 });
     const body = { petId, quantity: 3, shipDate: '2031-01-01T00:00:00.000Z' };
     const first = await store.order(alice, body, withKey('order-1'));

@@ -57,7 +57,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 2, openUnits: 0, completedUnits: 3 });
     });
 
-    it('completing sets the ship date to the completion time when the order has none, keeps a given one, or takes the one sent', async () => {
+    it('completing sets the ship date: the completion time if none, else the given one, or the one sent', async () => {
       const petId = await store.pet({ quantity: 3 });
       const before = Date.now();
       const none = await complete(await store.placed(alice, petId));
@@ -100,7 +100,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
     });
 
-    it("an administrator may cancel a customer's order; a held (pending) pet with stock becomes available on cancel", async () => {
+    it("an administrator may cancel a customer's order; a held pet with stock becomes available", async () => {
       const petId = await store.pet({ quantity: 3 });
       const orderId = await store.placed(alice, petId, 1);
       expect((await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { status: 'pending' } })).status).toBe(200);
@@ -325,7 +325,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
   });
 
   describe('pets with open orders', () => {
-    it('with open orders is 409 pet_has_open_orders; once they are complete the pet goes and its orders stay as history', async () => {
+    it('with open orders is 409 pet_has_open_orders; once complete the pet goes, its orders stay', async () => {
       const petId = await store.pet({ quantity: 2 });
       const orderId = await store.placed(alice, petId, 1);
       expectError(await api.delete(`/pets/${petId}`, { key: ADMIN_KEY }), 409, 'pet_has_open_orders');
@@ -340,7 +340,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expectError(await api.get(`/store/inventory/${petId}`, { key: alice }), 404, 'not_found');
     });
 
-    it('a pet with open orders cannot be marked sold by hand (409 invalid_status_transition); without them it can', async () => {
+    it('a pet with open orders cannot be marked sold by hand (409 invalid_status_transition), else can', async () => {
       const petId = await store.pet({ quantity: 3 });
       const orderId = await store.placed(alice, petId, 1);
       expectError(

@@ -56,7 +56,7 @@ describe('tracing with OpenTelemetry (the built service, real PostgreSQL)', () =
       ...env,
     });
 
-  it("with OTEL_EXPORTER_OTLP_ENDPOINT, exports the request's span with its request id, and its PostgreSQL spans", async () => {
+  it("with OTEL_EXPORTER_OTLP_ENDPOINT, exports the request's span with its id and PostgreSQL spans", async () => {
     const receiver = await startReceiver();
     const loadedFile = join(tmpdir(), `petstore-otel-${randomUUID()}.json`);
     const api = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, loadedFile);

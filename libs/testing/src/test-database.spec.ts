@@ -41,7 +41,8 @@ describe('test database plumbing', () => {
   it('has the migrations applied', async () => {
     const tables = await query<{ name: string }>(
       url,
-      "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename IN ('categories', 'schema_migrations')",
+      'SELECT tablename AS name FROM pg_tables ' +
+        "WHERE schemaname = 'public' AND tablename IN ('categories', 'schema_migrations')",
     );
     expect(tables.map((t) => t.name).sort()).toEqual(['categories', 'schema_migrations']);
     const [{ count }] = await query<{ count: number }>(url, 'SELECT count(*)::int AS count FROM schema_migrations');

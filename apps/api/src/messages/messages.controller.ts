@@ -56,7 +56,8 @@ export class MessagesController {
     operationId: 'listMessages',
     summary: "The store's inbox: every message, oldest first",
     description:
-      'Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); paginated like every list.',
+      'Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); ' +
+      'paginated like every list.',
   })
   @ApiOkResponse({ type: [MessageDto], headers: ApiNextPageLink })
   async list(@Query() query: MessageListQueryDto): Promise<Paginated<MessageDto>> {

@@ -32,7 +32,9 @@ export class PetListQueryDto extends PageQueryDto {
   name?: string;
 
   @ApiPropertyOptional({
-    description: `Pets with these ids, comma-separated (\`ids=1,2,3\`), at most ${LIMITS.petIdsFilter.max}. The successor of \`GET /pets/{petId}\`.`,
+    description:
+      `Pets with these ids, comma-separated (\`ids=1,2,3\`), at most ${LIMITS.petIdsFilter.max}. ` +
+      'The successor of `GET /pets/{petId}`.',
     type: 'integer',
     format: 'int64',
     isArray: true,

@@ -53,8 +53,10 @@ export class NewPetDto {
 @ApiSchema({
   name: 'PetUpdate',
   description:
-    'A partial update of a pet. A status change follows the hand-change rules (else 409 `invalid_status_transition`): ' +
-    'available → pending (a hold) always; → available only with stock; → sold only without open orders (its stock goes to 0); sold → pending never.',
+    'A partial update of a pet. ' +
+    'A status change follows the hand-change rules (else 409 `invalid_status_transition`): ' +
+    'available → pending (a hold) always; → available only with stock; ' +
+    '→ sold only without open orders (its stock goes to 0); sold → pending never.',
 })
 export class PetUpdateDto {
   @ApiPropertyOptional(NAME_PROPERTY)

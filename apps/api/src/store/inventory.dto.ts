@@ -56,7 +56,8 @@ export class InventoryUpdateDto {
 export class InventoryQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     description:
-      'Only entries whose pet has one of these statuses; repeat the parameter (`status=available&status=pending`) or separate with commas.',
+      'Only entries whose pet has one of these statuses; ' +
+      'repeat the parameter (`status=available&status=pending`) or separate with commas.',
     enum: PET_STATUSES,
     enumName: 'PetStatus',
     isArray: true,

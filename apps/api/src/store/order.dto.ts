@@ -21,7 +21,8 @@ export class NewOrderDto {
   petId: number;
 
   @ApiProperty({
-    description: `Number of units (${LIMITS.orderQuantity.min}–${LIMITS.orderQuantity.max}); no more than are in stock.`,
+    description:
+      `Number of units (${LIMITS.orderQuantity.min}–${LIMITS.orderQuantity.max}); ` + 'no more than are in stock.',
     type: 'integer',
     format: 'int32',
     minimum: LIMITS.orderQuantity.min,
@@ -58,7 +59,8 @@ export class OrderUpdateDto {
 
   @ApiPropertyOptional({
     description:
-      'The actual ship date (ISO 8601 date-time). Default: the ship date given when ordering, else the completion time.',
+      'The actual ship date (ISO 8601 date-time). ' +
+      'Default: the ship date given when ordering, else the completion time.',
     type: 'string',
     format: 'date-time',
     maxLength: 35,
@@ -88,7 +90,8 @@ export class OrderDto {
 
   @ApiPropertyOptional({
     description:
-      'ID of the animal in the order. Absent only when that pet has since been deleted (a completed order stays as history).',
+      'ID of the animal in the order. ' +
+      'Absent only when that pet has since been deleted (a completed order stays as history).',
     type: 'integer',
     format: 'int64',
     example: 1,

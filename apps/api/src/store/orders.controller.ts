@@ -27,7 +27,8 @@ export class OrdersController {
     operationId: 'placeOrder',
     summary: 'Place an order for an available pet',
     description:
-      "Takes `quantity` units from the pet's stock in one transaction; when the stock reaches 0 the pet becomes `pending`. " +
+      "Takes `quantity` units from the pet's stock in one transaction; " +
+      'when the stock reaches 0 the pet becomes `pending`. ' +
       'Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. ' +
       'A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open ' +
       'orders (placed, not completed), concurrent orders included: past it, 409 `hold_limit_reached`. ' +
@@ -89,8 +90,10 @@ export class OrdersController {
     operationId: 'completeOrder',
     summary: 'Complete (fulfil) an open order',
     description:
-      'Sets `complete: true`, and the ship date when given (else keeps the one given when ordering, else the completion time). ' +
-      'The pet becomes `sold` when it is `pending`, has no stock left and no other open order. `complete: false` is refused (400).',
+      'Sets `complete: true`, and the ship date when given ' +
+      '(else keeps the one given when ordering, else the completion time). ' +
+      'The pet becomes `sold` when it is `pending`, has no stock left and no other open order. ' +
+      '`complete: false` is refused (400).',
   })
   @ApiOkResponse({ type: OrderDto })
   @ApiErrors({ 409: 'The order is already complete (`order_already_complete`).' })
@@ -108,7 +111,8 @@ export class OrdersController {
     operationId: 'cancelOrder',
     summary: 'Cancel an open order',
     description:
-      "The owner or an administrator; another customer's order is a 404. The units go back to stock and a `pending` pet " +
+      "The owner or an administrator; another customer's order is a 404. " +
+      'The units go back to stock and a `pending` pet ' +
       'becomes `available`; the order no longer exists afterwards.',
   })
   @ApiNoContentResponse({ description: 'Cancelled.' })

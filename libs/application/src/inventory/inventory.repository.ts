@@ -7,7 +7,10 @@ import { InventoryItem } from '@petstore/domain';
 export abstract class InventoryRepository {
   /** Inserts the entry of a pet that has none yet (`InventoryItem.forNewPet`). */
   abstract create(item: InventoryItem): Promise<InventoryItem>;
-  /** Reads the entry and locks its row until the transaction ends (`SELECT … FOR UPDATE`). Inside `UnitOfWork.run` only. */
+  /**
+   * Reads the entry and locks its row until the transaction ends (`SELECT … FOR UPDATE`).
+   * Inside `UnitOfWork.run` only.
+   */
   abstract lockByPetId(petId: number): Promise<InventoryItem | null>;
   /** Writes the quantity of an existing entry. */
   abstract save(item: InventoryItem): Promise<InventoryItem>;

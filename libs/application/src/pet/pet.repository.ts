@@ -18,7 +18,10 @@ export interface PetFilter {
  */
 export abstract class PetRepository {
   abstract findById(id: number): Promise<Pet | null>;
-  /** Reads the pet and locks its row until the transaction ends (`SELECT … FOR UPDATE`). Inside `UnitOfWork.run` only. */
+  /**
+   * Reads the pet and locks its row until the transaction ends (`SELECT … FOR UPDATE`).
+   * Inside `UnitOfWork.run` only.
+   */
   abstract lockById(id: number): Promise<Pet | null>;
   /** A page of the pets that pass `filter`, ascending by id (keyset). */
   abstract list(filter: PetFilter, page: PageRequest): Promise<Page<Pet>>;

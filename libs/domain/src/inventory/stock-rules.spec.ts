@@ -216,7 +216,8 @@ describe('StockRules.changeStatusByHand (hand-change table)', () => {
     ['pending', 'sold', 0, 0, { status: 'sold', stock: 0 }],
     ['pending', 'sold', 4, 0, { status: 'sold', stock: 0 }],
     ['pending', 'sold', 0, 1, 'invalid_status_transition'],
-    ['sold', 'available', 2, 0, { status: 'available', stock: 2 }], // only reachable from restored data: sold ⇒ stock 0 (I3)
+    // only reachable from restored data: sold ⇒ stock 0 (I3)
+    ['sold', 'available', 2, 0, { status: 'available', stock: 2 }],
     ['sold', 'available', 0, 0, 'invalid_status_transition'],
     ['sold', 'pending', 0, 0, 'invalid_status_transition'],
     ['sold', 'pending', 2, 0, 'invalid_status_transition'],

@@ -46,7 +46,8 @@ export class PetHasOpenOrdersError extends DomainError {
     readonly openOrders: number,
   ) {
     super(
-      `Pet ${petId} has ${openOrders} open order${openOrders === 1 ? '' : 's'}; complete or cancel ${openOrders === 1 ? 'it' : 'them'} first.`,
+      `Pet ${petId} has ${openOrders} open order${openOrders === 1 ? '' : 's'}; ` +
+        `complete or cancel ${openOrders === 1 ? 'it' : 'them'} first.`,
     );
   }
 }

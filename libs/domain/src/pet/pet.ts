@@ -138,7 +138,8 @@ export class Pet {
       throw new InvalidStatusTransitionError(
         this.props.status,
         'sold',
-        `it still has ${openOrders} open order${openOrders === 1 ? '' : 's'}; complete or cancel ${openOrders === 1 ? 'it' : 'them'} first`,
+        `it still has ${openOrders} open order${openOrders === 1 ? '' : 's'}; ` +
+          `complete or cancel ${openOrders === 1 ? 'it' : 'them'} first`,
       );
     }
     this.props.status = 'sold';

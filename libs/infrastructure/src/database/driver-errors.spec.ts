@@ -120,7 +120,7 @@ describe('driver errors are translated once, into the persistence errors (real P
     }
   });
 
-  it('a connection lost inside a transaction, also between two statements (never QueryRunnerAlreadyReleasedError)', async () => {
+  it('a connection lost in a transaction, even between statements (no QueryRunnerAlreadyReleasedError)', async () => {
     const host = new TransactionHost(dataSource);
     const lostBetween = await failure(
       host.transaction(async () => {

@@ -70,7 +70,10 @@ interface PgErrorFields {
   constraint?: string;
 }
 
-/** Class 08 aside: the server shut the session down (admin/crash shutdown, starting up, idle-in-transaction timeout). */
+/**
+ * Class 08 aside: the server shut the session down
+ * (admin/crash shutdown, starting up, idle-in-transaction timeout).
+ */
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P05', '25P03']);
 const NETWORK_ERRORS = new Set([
   'ECONNREFUSED',

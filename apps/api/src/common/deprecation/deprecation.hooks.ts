@@ -21,7 +21,8 @@ export function registerDeprecationHooks(fastify: FastifyInstance, settings: App
       throw new ApiError(
         410,
         'operation_sunset',
-        `This operation was retired on ${sunset.toISOString()}; use ${successorUrl(policy, paramsOf(request))} instead.`,
+        `This operation was retired on ${sunset.toISOString()}; ` +
+          `use ${successorUrl(policy, paramsOf(request))} instead.`,
       );
     }
   });

@@ -20,8 +20,12 @@ export function Idempotent(): MethodDecorator {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     }),
     ApiErrors({
-      409: 'A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state conflicts.',
-      422: 'The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body names something that does not exist.',
+      409:
+        'A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), ' +
+        'or the state conflicts.',
+      422:
+        'The Idempotency-Key was used with a different request (`idempotency_key_reused`), ' +
+        'or the body names something that does not exist.',
     }),
   );
 }

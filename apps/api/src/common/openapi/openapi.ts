@@ -67,11 +67,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       [
         'A pet-store catalogue and ordering service: pets, their categories, customer orders and per-pet stock.',
         '',
-        '**Authentication**: send `Authorization: Bearer <API_KEY>`. `POST /accounts` creates an account and its first key.',
+        '**Authentication**: send `Authorization: Bearer <API_KEY>`. ' +
+          '`POST /accounts` creates an account and its first key.',
         '**Errors**: every error has the `Error` shape `{code, message, status}`.',
-        '**Lists** are JSON arrays, ordered by id; `limit` (1–100, default 20) and an opaque `cursor`; the next page is in `Link: <…>; rel="next"`.',
+        '**Lists** are JSON arrays, ordered by id; `limit` (1–100, default 20) and an opaque `cursor`; ' +
+          'the next page is in `Link: <…>; rel="next"`.',
         '**Identifiers** are int64 integers, issued below 2^53 so that they are exact as JSON numbers.',
-        '**Stability**: operations that are not yet stable carry `x-stability: beta` or `experimental`; deprecated ones `deprecated: true` and `x-sunset`.',
+        '**Stability**: operations that are not yet stable carry `x-stability: beta` or `experimental`; ' +
+          'deprecated ones `deprecated: true` and `x-sunset`.',
       ].join('\n'),
     )
     .addTag('accounts', 'Sign-up and API keys')
@@ -125,7 +128,8 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
           ...(headers ? { headers } : {}),
         };
       };
-      // Every operation: U+0000 in any query parameter, even one it ignores, or a URL that is not valid percent-encoding.
+      // Every operation: U+0000 in any query parameter, even one it ignores,
+      // or a URL that is not valid percent-encoding.
       add(
         400,
         'The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); ' +

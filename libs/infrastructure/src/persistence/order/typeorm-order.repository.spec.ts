@@ -118,7 +118,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     expect(await orders.findById(order.id)).toBeNull();
   });
 
-  it('a completed order outlives its deleted pet (petId null); the database refuses to orphan an open one', async () => {
+  it('a completed order outlives its deleted pet (petId null); the database will not orphan an open one', async () => {
     const pet = await newPet('available', 3);
     const done = await place(pet.id, alice);
     done.complete(now);

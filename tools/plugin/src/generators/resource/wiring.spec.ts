@@ -44,7 +44,8 @@ describe('wiring a resource into shared files', () => {
 
   it('finds the property array that has elements (the dynamic module, not the empty decorator)', () => {
     write(
-      `@Module({ imports: [] })\nclass M {\n  f() {\n    return { imports: [\n      A, B,\n      C,\n    ] };\n  }\n}\n`,
+      `@Module({ imports: [] })\nclass M {\n  f() {\n    return { imports: [\n` +
+        `      A, B,\n      C,\n    ] };\n  }\n}\n`,
     );
     appendToArray(tree, FILE, { property: 'imports' }, 'D');
     expect(text()).toContain(`      C,\n      D,\n    ] };`);
