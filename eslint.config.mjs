@@ -70,6 +70,12 @@ export default [
     rules: { '@nx/enforce-module-boundaries': layerRules({ testsMayUseTesting: true }) },
   },
   {
+    // No line over 120 characters (prettier's printWidth; it does not split strings or comments).
+    // The generated client (libs/client/src/generated) is exempt in libs/client/eslint.config.mjs.
+    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.jsx', '**/*.mjs', '**/*.cjs'],
+    rules: { 'max-len': ['error', { code: 120 }] },
+  },
+  {
     // The domain knows nothing of frameworks or persistence.
     files: ['libs/domain/**/*.ts'],
     rules: {
