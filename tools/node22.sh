@@ -9,7 +9,7 @@
 #      server (else the machine's postgres://postgres@127.0.0.1:5432), dropped after; with no server answering,
 #      the app's own embedded PostgreSQL in a temporary DATA_DIR. /health/ready, a sign-up and an authenticated
 #      request with its key, then SIGTERM, which must exit 0;
-#   3. if libs/client exists, its quickstart test with QUICKSTART_NODE=<node 22> (it starts the built app with it).
+#   3. the client quickstart test with QUICKSTART_NODE=<node 22> (it starts the built app with it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -103,9 +103,5 @@ pid=
 [ "$status" -eq 0 ] || fail "SIGTERM: the app exited with $status under Node 22"
 echo "node22: the built app on $where: ready, signed up, authenticated, stopped (exit 0)"
 
-# 3. The client's quickstart under Node 22, when the client exists.
-if [ -d libs/client ]; then
-  QUICKSTART_NODE="$node22" npx jest --ci libs/client
-else
-  echo "node22: no libs/client, so no client quickstart to run"
-fi
+# 3. The client's own tests, and its quickstart against the built app started with Node 22.
+QUICKSTART_NODE="$node22" npx jest --ci libs/client apps/api/test/quickstart-client.e2e.spec.ts
