@@ -2,7 +2,9 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import {
   AccountRepository,
+  Clock,
   DisableFailingWebhookEndpoints,
+  ExpireHeldOrders,
   GiveUpWebhookDelivery,
   PlaceOrder,
   UnitOfWork,
@@ -10,6 +12,7 @@ import {
 import type { Account } from '@petstore/domain';
 import { HttpWebhookSender, WebhookNetworkSettings } from '@petstore/infrastructure';
 import { Webhook } from 'standardwebhooks';
+import { loadConfig } from '../src/config/app-config';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
@@ -355,6 +358,37 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
       data: { ...pet.body[0], name: pets[0].json.data.name },
     });
     expect(pets[0].json.data.status).toBe('pending');
+  });
+
+  it("reports the pet status changes orders make, and the service's cancellation of an expired hold", async () => {
+    const customer = await api.customer('Order-driven');
+    const hook = await endpoint(customer.key, ['order.cancelled']);
+    const adminHook = await endpoint(ADMIN_KEY, ['pet.status_changed']);
+    const petId = await store.pet({ quantity: 2 });
+    const orderId = await store.placed(customer.key, petId, 2); // the last units: the pet becomes pending
+    const later = new Date(Date.now() + (loadConfig({}).orderHoldMinutes + 1) * 60_000);
+    jest.spyOn(api.app.get(Clock), 'now').mockReturnValue(later);
+    try {
+      await api.app.get(ExpireHeldOrders).execute(); // the units go back: the pet is available again
+    } finally {
+      jest.restoreAllMocks();
+    }
+    const statuses = await eventually(
+      () =>
+        receiver
+          .to(adminHook.path)
+          .filter((e) => e.json.data.id === petId)
+          .map((e) => e.json.data.status as string),
+      (r) => r.length >= 2,
+    );
+    expect(statuses.sort()).toEqual(['available', 'pending']);
+    const cancelled = await eventually(
+      () => receiver.to(hook.path),
+      (r) => r.length >= 1,
+    );
+    expect(cancelled.map((r) => r.json)).toEqual([
+      expect.objectContaining({ type: 'order.cancelled', data: expect.objectContaining({ id: orderId }) }),
+    ]);
   });
 
   it('holds no transaction and no row lock while the receiver takes its time', async () => {
