@@ -916,7 +916,7 @@ export interface components {
         RateLimit: string;
         /** @description Every budget the request counts against: `"default";q=<requests>;w=60`; on sign-up also `"sign-up";q=<sign-ups>;w=3600`; with credentials that do not authenticate also `"auth-failures";q=<requests>;w=60`. */
         "RateLimit-Policy": string;
-        /** @description Seconds to wait before retrying. */
+        /** @description Seconds to wait before retrying (up to an hour: the sign-up budget is hourly). */
         "Retry-After": number;
         /** @description The scheme to use: `Bearer realm="petstore"`. */
         "WWW-Authenticate": "Bearer realm=\"petstore\"";

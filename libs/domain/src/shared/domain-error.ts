@@ -19,7 +19,8 @@ export type DomainErrorKind =
   | 'hold_limit_reached' //       a customer's open orders would hold more units than allowed
   | 'too_many_keys' //            an account already has the most active API keys allowed
   | 'too_many_endpoints' //       an account already has the most webhook endpoints allowed
-  | 'invalid_webhook_url'; //     a webhook URL events may not be sent to (scheme, private address)
+  // a webhook URL events may not be sent to (scheme, private address); the generator adds new kinds below
+  | 'invalid_webhook_url';
 
 /** Base of every refusal the domain raises; `kind` says which, and is stable. */
 export abstract class DomainError extends Error {

@@ -34,8 +34,8 @@ const HEADERS = {
     schema: { type: 'string', maxLength: 160, pattern: '^"[a-z-]+";q=\\d+;w=\\d+(, "[a-z-]+";q=\\d+;w=\\d+)*$' },
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying.',
-    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 60 },
+    description: 'Seconds to wait before retrying (up to an hour: the sign-up budget is hourly).',
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
   },
   'WWW-Authenticate': {
     description: 'The scheme to use: `Bearer realm="petstore"`.',

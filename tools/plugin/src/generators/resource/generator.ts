@@ -1,7 +1,7 @@
 import { Tree, formatFiles, generateFiles, joinPathFragments, names } from '@nx/devkit';
 import * as path from 'node:path';
 import type { ResourceGeneratorSchema } from './schema';
-import { addExport, addImport, appendToArray } from './wiring';
+import { addExport, addImport, addObjectProperty, addUnionMember, appendToArray } from './wiring';
 
 /** Where the shared files the generator wires a resource into live. */
 export const WIRING = {
@@ -11,6 +11,8 @@ export const WIRING = {
   entities: 'libs/infrastructure/src/persistence/entities.ts',
   migrations: 'libs/infrastructure/src/database/migrations/index.ts',
   appModule: 'apps/api/src/app.module.ts',
+  domainErrorKinds: 'libs/domain/src/shared/domain-error.ts',
+  errorTable: 'apps/api/src/common/errors/error-response.ts',
 } as const;
 
 export interface ResourceNames {
@@ -82,8 +84,7 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
   }
 
   generateFiles(tree, path.join(__dirname, 'files'), '.', { ...n, timestamp, tmpl: '' });
-  // Prettier formats the new files only: the shared files below keep their own layout (they are not
-  // Prettier-formatted, and reformatting them whole would bury the one line each resource adds).
+  // Prettier formats the new files; the shared files below get one line each, in their own layout.
   await formatFiles(tree);
 
   addExport(tree, WIRING.domainIndex, `./${n.fileName}`);
@@ -101,6 +102,17 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
   const nestModule = `${n.pluralClassName}Module`;
   addImport(tree, WIRING.appModule, nestModule, `./${n.pluralFileName}/${n.pluralFileName}.module`);
   appendToArray(tree, WIRING.appModule, { property: 'imports' }, nestModule);
+
+  // The new refusal's kind, and its row in the API's one table of kinds → status and code.
+  const nameTaken = `${n.snakeName}_name_taken`;
+  addUnionMember(tree, WIRING.domainErrorKinds, 'DomainErrorKind', nameTaken);
+  addObjectProperty(
+    tree,
+    WIRING.errorTable,
+    'ERRORS',
+    nameTaken,
+    `${nameTaken}: { status: 409, code: '${nameTaken}' }`,
+  );
 }
 
 export default resourceGenerator;

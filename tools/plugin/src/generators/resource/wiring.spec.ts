@@ -1,6 +1,6 @@
 import { Tree } from '@nx/devkit';
 import { createTreeWithEmptyWorkspace } from '@nx/devkit/testing';
-import { addExport, addImport, appendToArray } from './wiring';
+import { addExport, addImport, addObjectProperty, addUnionMember, appendToArray } from './wiring';
 
 describe('wiring a resource into shared files', () => {
   let tree: Tree;
@@ -55,5 +55,20 @@ describe('wiring a resource into shared files', () => {
   it('says which array it could not find', () => {
     write(`export const M = 1;\n`);
     expect(() => appendToArray(tree, FILE, { variable: 'MIGRATIONS' }, 'C')).toThrow(/MIGRATIONS/);
+  });
+
+  it('adds a member at the end of a union, once, keeping the last member and the semicolon in place', () => {
+    write(`export type Kind =\n  | 'a' // first\n  // second\n  | 'b';\n`);
+    addUnionMember(tree, FILE, 'Kind', 'c');
+    addUnionMember(tree, FILE, 'Kind', 'c');
+    expect(text()).toBe(`export type Kind =\n  | 'a' // first\n  // second\n  | 'b'\n  | 'c';\n`);
+  });
+
+  it('adds a property at the end of an object literal, once, with or without a trailing comma', () => {
+    write(`const T: R = {\n  a: { s: 1 },\n};\nconst U = { a: 1 };\n`);
+    addObjectProperty(tree, FILE, 'T', 'b', 'b: { s: 2 }');
+    addObjectProperty(tree, FILE, 'T', 'b', 'b: { s: 2 }');
+    addObjectProperty(tree, FILE, 'U', 'b', 'b: 2');
+    expect(text()).toBe(`const T: R = {\n  a: { s: 1 },\n  b: { s: 2 },\n};\nconst U = { a: 1,\nb: 2 };\n`);
   });
 });

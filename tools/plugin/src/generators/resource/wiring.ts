@@ -125,3 +125,43 @@ export function appendToArray(tree: Tree, file: string, where: ArrayLocation, el
     : indentOf(source, last.getStart(source));
   insertAt(tree, source, afterLast, `${comma}\n${indent}${element}${trailing}`);
 }
+
+/** Adds `| '<member>'` as the last member of the string-literal union `type <typeName> = …`, unless it has it. */
+export function addUnionMember(tree: Tree, file: string, typeName: string, member: string): void {
+  const source = parse(tree, file);
+  const alias = source.statements.find(
+    (s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && s.name.text === typeName,
+  );
+  if (!alias || !ts.isUnionTypeNode(alias.type)) throw new Error(`${file}: no union type ${typeName} to add to.`);
+  const literal = `'${member}'`;
+  if (alias.type.types.some((t) => t.getText(source) === literal)) return;
+  const last = alias.type.types[alias.type.types.length - 1];
+  insertAt(tree, source, last.getEnd(), `\n${indentOf(source, last.getStart(source))}| ${literal}`);
+}
+
+/** Adds `<property>` (e.g. `key: { … }`) as the last property of the object literal `const <variable> = {…}`. */
+export function addObjectProperty(tree: Tree, file: string, variable: string, name: string, property: string): void {
+  const source = parse(tree, file);
+  let found: ts.ObjectLiteralExpression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === variable &&
+      node.initializer &&
+      ts.isObjectLiteralExpression(node.initializer)
+    ) {
+      found = node.initializer;
+    }
+    if (!found) ts.forEachChild(node, visit);
+  };
+  visit(source);
+  if (!found) throw new Error(`${file}: no object ${variable} to add ${name} to.`);
+  if (found.properties.some((p) => p.name && p.name.getText(source) === name)) return;
+  const last = found.properties[found.properties.length - 1];
+  if (!last) throw new Error(`${file}: ${variable} is empty; add ${name} by hand.`);
+  const afterLast = found.properties.hasTrailingComma ? found.properties.end : last.getEnd();
+  const comma = found.properties.hasTrailingComma ? '' : ',';
+  const trailing = found.properties.hasTrailingComma ? ',' : '';
+  insertAt(tree, source, afterLast, `${comma}\n${indentOf(source, last.getStart(source))}${property}${trailing}`);
+}
