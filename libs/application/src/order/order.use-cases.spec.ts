@@ -2,7 +2,7 @@ import {
   Account,
   HoldLimitReachedError,
   InsufficientStockError,
-  InventoryItem,
+  Stock,
   InvalidValueError,
   OrderAlreadyCompleteError,
   OrderNotFoundError,
@@ -41,7 +41,7 @@ describe('order use cases (in-memory ports)', () => {
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
   /** An administrator's restock while orders are open, without the use case (only the quantity moves). */
   const stockSetDirectly = (petId: number, quantity: number) =>
-    store.inventory.save(InventoryItem.restore({ petId, quantity }));
+    store.inventory.save(Stock.restore({ petId, quantity }));
 
   describe('PlaceOrder', () => {
     it("takes the units from stock; the order is open and the customer's", async () => {

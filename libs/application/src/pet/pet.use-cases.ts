@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InventoryItem, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/domain';
+import { Stock, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/domain';
 import { InventoryRepository } from '../inventory/inventory.repository';
 import { OrderRepository } from '../order/order.repository';
 import { UnitOfWork } from '../ports';
@@ -26,7 +26,7 @@ export class CreatePet {
     const pet = Pet.create(command);
     return this.uow.run(async () => {
       const saved = await this.pets.save(pet);
-      await this.inventory.create(InventoryItem.forNewPet(saved));
+      await this.inventory.create(Stock.forNewPet(saved));
       return saved;
     });
   }
@@ -54,7 +54,7 @@ export class UpdatePet {
       if (command.name !== undefined) pet.rename(command.name);
       if (command.categoryId !== undefined) pet.moveToCategory(command.categoryId);
       if (command.status !== undefined) {
-        StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: await openOrders() });
+        StockRules.changeStatusByHand({ pet, stock, to: command.status, openOrders: await openOrders() });
       }
     });
     return pet;

@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { Account, InventoryItem, Order, OrderNotFoundError, Pet } from '@petstore/domain';
+import { Account, Stock, Order, OrderNotFoundError, Pet } from '@petstore/domain';
 import { InventoryRepository } from '../inventory/inventory.repository';
 import { OrderRepository } from '../order/order.repository';
 import { PetRepository } from '../pet/pet.repository';
@@ -9,7 +9,7 @@ import { WebhookEvents } from '../webhook/webhook-events';
 /** What a stock command changes, as it stands under the locks. */
 export interface LockedStock {
   pet: Pet;
-  stock: InventoryItem;
+  stock: Stock;
   /** The order addressed (an order target); null for a pet target. */
   order: Order | null;
   /**
@@ -33,7 +33,7 @@ export type StockTarget =
 /** What the command leaves, as saved. `order` is null when there is none or it was cancelled (deleted). */
 export interface StockOutcome {
   pet: Pet;
-  stock: InventoryItem;
+  stock: Stock;
   order: Order | null;
 }
 
@@ -128,7 +128,7 @@ export class StockCommand {
   }
 
   /** Every pet has its inventory entry, created with it: a missing one is a bug. */
-  private async lockStock(petId: number): Promise<InventoryItem> {
+  private async lockStock(petId: number): Promise<Stock> {
     const stock = await this.inventory.lockByPetId(petId);
     if (!stock) throw new Error(`Pet ${petId} has no inventory entry.`);
     return stock;

@@ -1,4 +1,4 @@
-import { Account, Category, InventoryItem, Order, OrderProps, Pet, PetStatus, Role } from '@petstore/domain';
+import { Account, Category, Stock, Order, OrderProps, Pet, PetStatus, Role } from '@petstore/domain';
 import { AccountRepository } from '../../src/account/account.repository';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { InventoryRepository } from '../../src/inventory/inventory.repository';
@@ -91,10 +91,10 @@ export class PetBuilder {
     categories: CategoryRepository;
     pets: PetRepository;
     inventory: InventoryRepository;
-  }): Promise<{ pet: Pet; stock: InventoryItem }> {
+  }): Promise<{ pet: Pet; stock: Stock }> {
     this.categoryId ??= (await aCategory().saveIn(ports)).id;
     const pet = await ports.pets.save(this.build());
-    const stock = await ports.inventory.create(InventoryItem.forNewPet(pet));
+    const stock = await ports.inventory.create(Stock.forNewPet(pet));
     if (this.quantity !== undefined && this.quantity !== stock.quantity) {
       stock.restock(this.quantity);
       await ports.inventory.save(stock);

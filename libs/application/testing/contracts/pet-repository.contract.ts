@@ -1,4 +1,4 @@
-import { InventoryItem, Pet, UnknownCategoryError } from '@petstore/domain';
+import { Stock, Pet, UnknownCategoryError } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { InventoryRepository } from '../../src/inventory/inventory.repository';
 import { PetRepository } from '../../src/pet/pet.repository';
@@ -94,7 +94,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     it('keeps one inventory entry per pet: create, find, save', async () => {
       const { pet } = await aPet().pending().inCategory(categoryId).saveIn(subject);
       expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0 });
-      const item = (await entryOf(pet.id)) as InventoryItem;
+      const item = (await entryOf(pet.id)) as Stock;
       item.restock(42);
       await inventory.save(item);
       expect((await entryOf(pet.id))?.quantity).toBe(42);
@@ -103,8 +103,8 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
 
     it('refuses a second entry for a pet, an entry without a pet, saving a missing entry', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
-      await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
-      const orphan = InventoryItem.restore({ petId: pet.id + 1000, quantity: 1 });
+      await expect(inventory.create(Stock.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
+      const orphan = Stock.restore({ petId: pet.id + 1000, quantity: 1 });
       await expect(inventory.create(orphan)).rejects.toBeInstanceOf(ConstraintViolationError);
       await expect(inventory.create(orphan)).rejects.toMatchObject({ constraintKind: 'foreign_key' });
       await expect(inventory.save(orphan)).rejects.toThrow(/no inventory entry/);

@@ -2,7 +2,7 @@ import {
   Category,
   CategoryInUseError,
   CategoryNameTakenError,
-  InventoryItem,
+  Stock,
   Pet,
   UnknownCategoryError,
 } from '@petstore/domain';
@@ -119,7 +119,7 @@ export class InMemoryInventoryRepository extends InventoryRepository {
     super();
   }
 
-  async create(item: InventoryItem): Promise<InventoryItem> {
+  async create(item: Stock): Promise<Stock> {
     const row = item.toSnapshot();
     if (!this.db.tables.pets.has(row.petId)) {
       throw new ConstraintViolationError(
@@ -135,17 +135,17 @@ export class InMemoryInventoryRepository extends InventoryRepository {
     return item;
   }
 
-  async findByPetId(petId: number): Promise<InventoryItem | null> {
+  async findByPetId(petId: number): Promise<Stock | null> {
     const row = this.db.tables.inventory.get(petId);
-    return row ? InventoryItem.restore(row) : null;
+    return row ? Stock.restore(row) : null;
   }
 
-  async lockByPetId(petId: number): Promise<InventoryItem | null> {
+  async lockByPetId(petId: number): Promise<Stock | null> {
     this.db.assertInTransaction('lockByPetId');
     return this.findByPetId(petId);
   }
 
-  async save(item: InventoryItem): Promise<InventoryItem> {
+  async save(item: Stock): Promise<Stock> {
     const row = item.toSnapshot();
     if (!this.db.tables.inventory.has(row.petId)) throw new Error(`Pet ${row.petId} has no inventory entry to update.`);
     this.db.tables.inventory.set(row.petId, row);

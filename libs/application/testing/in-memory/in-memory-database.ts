@@ -3,7 +3,7 @@ import {
   AccountProps,
   ApiKeyProps,
   CategoryProps,
-  InventoryItemProps,
+  StockProps,
   MessageProps,
   OrderProps,
   PetProps,
@@ -26,7 +26,7 @@ export interface MessageRow extends MessageProps {
 export interface InMemoryTables {
   categories: Map<number, CategoryProps>;
   pets: Map<number, PetProps>;
-  inventory: Map<number, InventoryItemProps>;
+  inventory: Map<number, StockProps>;
   orders: Map<number, OrderRow>;
   accounts: Map<number, AccountProps>;
   apiKeys: Map<number, ApiKeyProps>;

@@ -1,11 +1,11 @@
-import { InventoryItem } from '@petstore/domain';
+import { Stock } from '@petstore/domain';
 import { InventoryOrmEntity } from './inventory.orm-entity';
 
 export const InventoryMapper = {
-  toDomain(row: InventoryOrmEntity): InventoryItem {
-    return InventoryItem.restore({ petId: row.petId, quantity: row.quantity });
+  toDomain(row: InventoryOrmEntity): Stock {
+    return Stock.restore({ petId: row.petId, quantity: row.quantity });
   },
-  toPersistence(item: InventoryItem): InventoryOrmEntity {
+  toPersistence(item: Stock): InventoryOrmEntity {
     const row = new InventoryOrmEntity();
     const { petId, quantity } = item.toSnapshot();
     row.petId = petId;

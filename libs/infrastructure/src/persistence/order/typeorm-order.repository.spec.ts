@@ -1,5 +1,5 @@
 import { describeOrderRepositoryContract } from '@petstore/application/testing';
-import { Account, InventoryItem, Order, Pet, PetStatus } from '@petstore/domain';
+import { Account, Stock, Order, Pet, PetStatus } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
@@ -43,7 +43,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
 
   const newPet = async (status: PetStatus = 'available', quantity?: number): Promise<Pet> => {
     const pet = await pets.save(Pet.create({ name: 'Nemo', categoryId, status }));
-    const item = InventoryItem.forNewPet(pet);
+    const item = Stock.forNewPet(pet);
     if (quantity !== undefined) item.restock(quantity);
     await inventory.create(item);
     return pet;

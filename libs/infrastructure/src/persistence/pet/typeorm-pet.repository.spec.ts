@@ -1,5 +1,5 @@
 import { describePetRepositoryContract } from '@petstore/application/testing';
-import { InventoryItem, Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
+import { Stock, Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
@@ -31,15 +31,15 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
   afterAll(() => dataSource.destroy());
 
   /** The pet's inventory entry as the database holds it (read outside the repository, which only locks it). */
-  const entryOf = async (petId: number): Promise<InventoryItem | null> => {
+  const entryOf = async (petId: number): Promise<Stock | null> => {
     const sql = 'SELECT quantity FROM inventory WHERE pet_id = $1';
     const rows: Array<{ quantity: number }> = await dataSource.query(sql, [petId]);
-    return rows.length ? InventoryItem.restore({ petId, quantity: rows[0].quantity }) : null;
+    return rows.length ? Stock.restore({ petId, quantity: rows[0].quantity }) : null;
   };
 
   const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> => {
     const pet = await pets.save(Pet.create({ name, categoryId, status }));
-    await inventory.create(InventoryItem.forNewPet(pet));
+    await inventory.create(Stock.forNewPet(pet));
     return pet;
   };
 
@@ -81,9 +81,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     await inventory.save(item);
     expect((await entryOf(pet.id))?.quantity).toBe(42);
     expect(await entryOf(987654)).toBeNull();
-    await expect(inventory.save(InventoryItem.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(
-      /no inventory entry/,
-    );
+    await expect(inventory.save(Stock.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(/no inventory entry/);
   });
 
   it('deletes a pet with its inventory entry', async () => {
@@ -99,7 +97,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     await expect(dataSource.query('UPDATE inventory SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
       /check/i,
     );
-    await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toThrow(/duplicate key/);
+    await expect(inventory.create(Stock.forNewPet(pet))).rejects.toThrow(/duplicate key/);
     await expect(dataSource.query('INSERT INTO inventory (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
       /foreign key/,
     );
