@@ -14,7 +14,7 @@ import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
 
 /*
- * Every command below is one StockCommand: one transaction that locks the pet, then its inventory
+ * Every command below is one StockCommand: one transaction that locks the pet, then its stock
  * entry, then the order (PlaceOrder locks the customer's account row before them).
  */
 

@@ -13,7 +13,7 @@ export interface StockLevelFilter {
   statuses?: PetStatus[];
 }
 
-/** Reads the inventory entries together with their pets' status (a query service, no locks). */
+/** Reads the stock entries together with their pets' status (a query service, no locks). */
 export abstract class StockLevels {
   abstract find(petId: number): Promise<StockLevel | null>;
   /** Keyset page ascending by pet id. */

@@ -24,7 +24,7 @@ describe('TypeOrmCategoryRepository (real database)', () => {
     return {
       categories: new TypeOrmCategoryRepository(host),
       pets: new TypeOrmPetRepository(host),
-      inventory: new TypeOrmInventoryRepository(host),
+      stocks: new TypeOrmInventoryRepository(host),
       uow: new TypeOrmUnitOfWork(host),
     };
   });

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InventoryRepository } from '@petstore/application';
+import { StockRepository } from '@petstore/application';
 import { Stock } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
 import { InventoryMapper } from './inventory.mapper';
 import { InventoryOrmEntity } from './inventory.orm-entity';
 
 @Injectable()
-export class TypeOrmInventoryRepository extends InventoryRepository {
+export class TypeOrmInventoryRepository extends StockRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }
@@ -28,7 +28,7 @@ export class TypeOrmInventoryRepository extends InventoryRepository {
   async save(item: Stock): Promise<Stock> {
     const { petId, quantity } = item.toSnapshot();
     const result = await this.rows.update({ petId }, { quantity });
-    if (!result.affected) throw new Error(`Pet ${petId} has no inventory entry to update.`);
+    if (!result.affected) throw new Error(`Pet ${petId} has no stock entry to update.`);
     return item;
   }
 }

@@ -15,7 +15,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
   let dataSource: DataSource;
   let host: TransactionHost;
   let pets: TypeOrmPetRepository;
-  let inventory: TypeOrmInventoryRepository;
+  let stocks: TypeOrmInventoryRepository;
   let orders: TypeOrmOrderRepository;
   let levels: TypeOrmStockLevels;
   let categoryId: number;
@@ -29,7 +29,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
     pets = new TypeOrmPetRepository(host);
-    inventory = new TypeOrmInventoryRepository(host);
+    stocks = new TypeOrmInventoryRepository(host);
     orders = new TypeOrmOrderRepository(host);
     levels = new TypeOrmStockLevels(host);
     const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Fish') RETURNING id`);
@@ -45,7 +45,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     const pet = await pets.save(Pet.create({ name: 'Nemo', categoryId, status }));
     const item = Stock.forNewPet(pet);
     if (quantity !== undefined) item.restock(quantity);
-    await inventory.create(item);
+    await stocks.create(item);
     return pet;
   };
   const place = (petId: number, ownerId: number, quantity = 1) =>
@@ -217,7 +217,7 @@ describe('TypeOrmOrderRepository contract run (real database)', () => {
     return {
       categories: new TypeOrmCategoryRepository(host),
       pets: new TypeOrmPetRepository(host),
-      inventory: new TypeOrmInventoryRepository(host),
+      stocks: new TypeOrmInventoryRepository(host),
       orders: new TypeOrmOrderRepository(host),
       uow: new TypeOrmUnitOfWork(host),
       newAccountId: async () => (await accounts.save(Account.signUp('Owner', new Date()))).id,

@@ -4,7 +4,7 @@ import { Stock } from '@petstore/domain';
  * The stock entries, one per pet (created with the pet, deleted with it). Lock the pet before
  * its entry when a command needs both (see PetRepository).
  */
-export abstract class InventoryRepository {
+export abstract class StockRepository {
   /** Inserts the entry of a pet that has none yet (`Stock.forNewPet`). */
   abstract create(item: Stock): Promise<Stock>;
   /**
