@@ -8,7 +8,7 @@ import {
   StockLevels,
 } from '@petstore/application';
 import {
-  TypeOrmInventoryRepository,
+  TypeOrmStockRepository,
   TypeOrmOrderRepository,
   TypeOrmPetRepository,
   TypeOrmStockLevels,
@@ -25,7 +25,7 @@ import { AppConfig } from '../config/app-config';
 @Module({
   providers: [
     { provide: PetRepository, useClass: TypeOrmPetRepository },
-    { provide: StockRepository, useClass: TypeOrmInventoryRepository },
+    { provide: StockRepository, useClass: TypeOrmStockRepository },
     { provide: OrderRepository, useClass: TypeOrmOrderRepository },
     { provide: StockLevels, useClass: TypeOrmStockLevels },
     StockCommand,

@@ -122,10 +122,10 @@ export class InMemoryStockRepository extends StockRepository {
   async create(item: Stock): Promise<Stock> {
     const row = item.toSnapshot();
     if (!this.db.tables.pets.has(row.petId)) {
-      throw new ConstraintViolationError('foreign_key', 'inventory_pet_fk', `No pet ${row.petId} for the stock entry.`);
+      throw new ConstraintViolationError('foreign_key', 'stock_pet_fk', `No pet ${row.petId} for the stock entry.`);
     }
     if (this.db.tables.stock.has(row.petId)) {
-      throw new ConstraintViolationError('unique', 'inventory_pkey', `duplicate key: pet ${row.petId} has an entry.`);
+      throw new ConstraintViolationError('unique', 'stock_pkey', `duplicate key: pet ${row.petId} has an entry.`);
     }
     this.db.tables.stock.set(row.petId, row);
     return item;

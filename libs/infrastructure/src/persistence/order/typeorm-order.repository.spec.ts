@@ -6,7 +6,7 @@ import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
 import { TypeOrmAccountRepository } from '../account/typeorm-account.repository';
 import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
-import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
 import { TypeOrmPetRepository } from '../pet/typeorm-pet.repository';
 import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
 import { TypeOrmOrderRepository } from './typeorm-order.repository';
@@ -15,7 +15,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
   let dataSource: DataSource;
   let host: TransactionHost;
   let pets: TypeOrmPetRepository;
-  let stocks: TypeOrmInventoryRepository;
+  let stocks: TypeOrmStockRepository;
   let orders: TypeOrmOrderRepository;
   let levels: TypeOrmStockLevels;
   let categoryId: number;
@@ -29,7 +29,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
     pets = new TypeOrmPetRepository(host);
-    stocks = new TypeOrmInventoryRepository(host);
+    stocks = new TypeOrmStockRepository(host);
     orders = new TypeOrmOrderRepository(host);
     levels = new TypeOrmStockLevels(host);
     const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Fish') RETURNING id`);
@@ -217,7 +217,7 @@ describe('TypeOrmOrderRepository contract run (real database)', () => {
     return {
       categories: new TypeOrmCategoryRepository(host),
       pets: new TypeOrmPetRepository(host),
-      stocks: new TypeOrmInventoryRepository(host),
+      stocks: new TypeOrmStockRepository(host),
       orders: new TypeOrmOrderRepository(host),
       uow: new TypeOrmUnitOfWork(host),
       newAccountId: async () => (await accounts.save(Account.signUp('Owner', new Date()))).id,

@@ -5,15 +5,15 @@ import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
 import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
-import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
 import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
 import { TypeOrmPetRepository } from './typeorm-pet.repository';
 
-describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', () => {
+describe('TypeOrmPetRepository and TypeOrmStockRepository (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
   let pets: TypeOrmPetRepository;
-  let stocks: TypeOrmInventoryRepository;
+  let stocks: TypeOrmStockRepository;
   let categoryId: number;
 
   beforeAll(async () => {
@@ -22,7 +22,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
     pets = new TypeOrmPetRepository(host);
-    stocks = new TypeOrmInventoryRepository(host);
+    stocks = new TypeOrmStockRepository(host);
     const rows: Array<{ id: string }> = await dataSource.query(
       `INSERT INTO categories (name) VALUES ('Dogs') RETURNING id`,
     );
@@ -32,7 +32,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
 
   /** The pet's stock entry as the database holds it (read outside the repository, which only locks it). */
   const entryOf = async (petId: number): Promise<Stock | null> => {
-    const sql = 'SELECT quantity FROM inventory WHERE pet_id = $1';
+    const sql = 'SELECT quantity FROM stock WHERE pet_id = $1';
     const rows: Array<{ quantity: number }> = await dataSource.query(sql, [petId]);
     return rows.length ? Stock.restore({ petId, quantity: rows[0].quantity }) : null;
   };
@@ -94,11 +94,11 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
 
   it('lets the database refuse a negative stock, a second entry for a pet, and an entry without a pet', async () => {
     const pet = await newPet('Checked');
-    await expect(dataSource.query('UPDATE inventory SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
+    await expect(dataSource.query('UPDATE stock SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
       /check/i,
     );
     await expect(stocks.create(Stock.forNewPet(pet))).rejects.toThrow(/duplicate key/);
-    await expect(dataSource.query('INSERT INTO inventory (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
+    await expect(dataSource.query('INSERT INTO stock (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
       /foreign key/,
     );
     await expect(dataSource.query(`UPDATE pets SET status = 'lost' WHERE id = $1`, [pet.id])).rejects.toThrow(/check/i);
@@ -115,7 +115,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
 
     it.each([
       ['lockById', 'pets', 'id', (id: number) => pets.lockById(id)],
-      ['lockByPetId', 'inventory', 'pet_id', (id: number) => stocks.lockByPetId(id)],
+      ['lockByPetId', 'stock', 'pet_id', (id: number) => stocks.lockByPetId(id)],
     ])('%s holds the row until the transaction ends', async (_, table, column, lock) => {
       const pet = await newPet('Locked');
       let release!: () => void;
@@ -160,7 +160,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
   });
 });
 
-describe('TypeORM pet, inventory and stock-level adapters (real database)', () => {
+describe('TypeORM pet, stock and stock-level adapters (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
 
@@ -175,7 +175,7 @@ describe('TypeORM pet, inventory and stock-level adapters (real database)', () =
     return {
       categories: new TypeOrmCategoryRepository(host),
       pets: new TypeOrmPetRepository(host),
-      stocks: new TypeOrmInventoryRepository(host),
+      stocks: new TypeOrmStockRepository(host),
       stockLevels: new TypeOrmStockLevels(host),
       uow: new TypeOrmUnitOfWork(host),
     };

@@ -1,12 +1,12 @@
 import { Stock } from '@petstore/domain';
-import { InventoryOrmEntity } from './inventory.orm-entity';
+import { StockOrmEntity } from './stock.orm-entity';
 
-export const InventoryMapper = {
-  toDomain(row: InventoryOrmEntity): Stock {
+export const StockMapper = {
+  toDomain(row: StockOrmEntity): Stock {
     return Stock.restore({ petId: row.petId, quantity: row.quantity });
   },
-  toPersistence(item: Stock): InventoryOrmEntity {
-    const row = new InventoryOrmEntity();
+  toPersistence(item: Stock): StockOrmEntity {
+    const row = new StockOrmEntity();
     const { petId, quantity } = item.toSnapshot();
     row.petId = petId;
     row.quantity = quantity;

@@ -2,27 +2,27 @@ import { Injectable } from '@nestjs/common';
 import { StockRepository } from '@petstore/application';
 import { Stock } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
-import { InventoryMapper } from './inventory.mapper';
-import { InventoryOrmEntity } from './inventory.orm-entity';
+import { StockMapper } from './stock.mapper';
+import { StockOrmEntity } from './stock.orm-entity';
 
 @Injectable()
-export class TypeOrmInventoryRepository extends StockRepository {
+export class TypeOrmStockRepository extends StockRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }
 
   private get rows() {
-    return this.host.manager.getRepository(InventoryOrmEntity);
+    return this.host.manager.getRepository(StockOrmEntity);
   }
 
   async create(item: Stock): Promise<Stock> {
-    await this.rows.insert(InventoryMapper.toPersistence(item));
+    await this.rows.insert(StockMapper.toPersistence(item));
     return item;
   }
 
   async lockByPetId(petId: number): Promise<Stock | null> {
     const row = await this.rows.findOne({ where: { petId }, lock: { mode: 'pessimistic_write' } });
-    return row ? InventoryMapper.toDomain(row) : null;
+    return row ? StockMapper.toDomain(row) : null;
   }
 
   async save(item: Stock): Promise<Stock> {
