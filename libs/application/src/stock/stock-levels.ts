@@ -1,7 +1,7 @@
 import { PetStatus } from '@petstore/domain';
 import { Page, PageRequest } from '../shared/page';
 
-/** A pet's stock as the API shows it (`InventoryItem`): its status is the pet's. */
+/** A pet's stock as the API shows it (the specification's `InventoryItem` schema): its status is the pet's. */
 export interface StockLevel {
   petId: number;
   quantity: number;
