@@ -44,7 +44,7 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
       ['available', 1],
       ['pending', 0],
       ['sold', 0],
-    ])('creates a %s pet (201, Location) with an stock entry of %i', async (status, quantity) => {
+    ])('creates a %s pet (201, Location) with a stock entry of %i', async (status, quantity) => {
       const created = await create({ name: 'Rex', categoryId: dogs, status });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: dogs, status });

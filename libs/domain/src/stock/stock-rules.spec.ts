@@ -244,7 +244,7 @@ describe('StockRules.changeStatusByHand (hand-change table)', () => {
 });
 
 describe('StockRules wiring checks', () => {
-  it('refuses an stock of another pet (a bug, not a domain refusal)', () => {
+  it('refuses the stock of another pet (a bug, not a domain refusal)', () => {
     const { pet } = petWith('available', 1);
     const stock = Stock.restore({ petId: PET_ID + 1, quantity: 1 });
     const error = caught(() => StockRules.setStock({ pet, stock, quantity: 3, openOrders: 0 }));
