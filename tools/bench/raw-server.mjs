@@ -150,7 +150,7 @@ app.get('/pets/:petId', async (request) => {
 app.get('/store/inventory', async (request, reply) => {
   const { limit, afterId } = page(request.query);
   const { rows } = await pool.query(
-    `SELECT stock.pet_id, stock.quantity, pet.status FROM inventory stock
+    `SELECT stock.pet_id, stock.quantity, pet.status FROM stock
        INNER JOIN pets pet ON pet.id = stock.pet_id
       WHERE ($1::bigint IS NULL OR stock.pet_id > $1) ORDER BY stock.pet_id ASC LIMIT $2`,
     [afterId, limit + 1],
@@ -163,7 +163,7 @@ app.get('/store/inventory', async (request, reply) => {
   return sendPage(request, reply, levels, limit, (l) => l.petId);
 });
 
-// The service's PlaceOrder: one transaction locking the pet, then its inventory entry; take the units;
+// The service's PlaceOrder: one transaction locking the pet, then its stock entry; take the units;
 // the pet becomes pending when the stock reaches 0; insert the order.
 app.post('/store/orders', async (request, reply) => {
   const { petId, quantity } = request.body ?? {};
@@ -176,12 +176,12 @@ app.post('/store/orders', async (request, reply) => {
     const pet = (await client.query(`SELECT id, status FROM pets WHERE id = $1 LIMIT 1 FOR UPDATE`, [petId])).rows[0];
     if (!pet) throw new HttpError(422, 'unknown_pet', 'No such pet.');
     const stock = (
-      await client.query(`SELECT pet_id, quantity FROM inventory WHERE pet_id = $1 LIMIT 1 FOR UPDATE`, [petId])
+      await client.query(`SELECT pet_id, quantity FROM stock WHERE pet_id = $1 LIMIT 1 FOR UPDATE`, [petId])
     ).rows[0];
     if (pet.status !== 'available') throw new HttpError(409, 'pet_not_available', 'The pet is not available.');
     if (stock.quantity < quantity) throw new HttpError(409, 'insufficient_stock', 'Not enough units.');
     const left = stock.quantity - quantity;
-    await client.query(`UPDATE inventory SET quantity = $2 WHERE pet_id = $1`, [petId, left]);
+    await client.query(`UPDATE stock SET quantity = $2 WHERE pet_id = $1`, [petId, left]);
     if (left === 0) await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
     const order = (
       await client.query(

@@ -171,8 +171,8 @@ async function seed(db) {
      SELECT 'Pet ' || g, $1, CASE WHEN g % 3 = 0 THEN 'pending' ELSE 'available' END FROM generate_series(1, $2) g`,
     [categoryId, PETS],
   );
-  await db.query(`INSERT INTO inventory (pet_id, quantity) SELECT id, 1000000 FROM pets ON CONFLICT DO NOTHING`);
-  await db.query('ANALYZE pets; ANALYZE inventory; ANALYZE categories');
+  await db.query(`INSERT INTO stock (pet_id, quantity) SELECT id, 1000000 FROM pets ON CONFLICT DO NOTHING`);
+  await db.query('ANALYZE pets; ANALYZE stock; ANALYZE categories');
   const bounds = (await db.query(`SELECT min(id)::bigint AS lo, max(id)::bigint AS hi FROM pets`)).rows[0];
   const orderPets = (
     await db.query(`SELECT id FROM pets WHERE status = 'available' AND id >= $1 ORDER BY id LIMIT $2`, [
@@ -180,7 +180,7 @@ async function seed(db) {
       ORDER_PETS,
     ])
   ).rows.map((r) => Number(r.id));
-  console.log(`seeded ${PETS} pets with inventory in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`seeded ${PETS} pets with stock in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return { lo: Number(bounds.lo), hi: Number(bounds.hi), orderPets };
 }
 

@@ -153,7 +153,7 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM inventory WHERE pet_id = $1 FOR UPDATE', [petId]);
+      await holder.query('SELECT 1 FROM stock WHERE pet_id = $1 FOR UPDATE', [petId]);
       const pending = order();
       let waiting: number | undefined;
       for (let i = 0; i < 200 && waiting === undefined; i++) {
@@ -178,7 +178,7 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     holder.on('error', () => undefined); // the restart ends this session too
     await holder.connect();
     await holder.query('BEGIN');
-    await holder.query('SELECT 1 FROM inventory WHERE pet_id = $1 FOR UPDATE', [petId]);
+    await holder.query('SELECT 1 FROM stock WHERE pet_id = $1 FOR UPDATE', [petId]);
     const inFlight = order();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await server.stop();

@@ -112,7 +112,7 @@ describe('a request not answered within HTTP_HANDLER_TIMEOUT_MS', () => {
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM inventory WHERE pet_id = $1 FOR UPDATE', [petId]);
+      await holder.query('SELECT 1 FROM stock WHERE pet_id = $1 FOR UPDATE', [petId]);
       const response = await api.put(`/store/inventory/${petId}`, { key: ADMIN_KEY, body: { quantity: 5 } });
       expectError(response, 503, 'service_unavailable');
       expect(response.headers.get('retry-after')).toBe('5');

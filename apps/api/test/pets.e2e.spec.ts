@@ -11,13 +11,13 @@ async function category(api: TestApp, name: string): Promise<number> {
 }
 
 async function stockOf(api: TestApp, petId: number): Promise<number | null> {
-  const rows = await api.sql<{ quantity: number }>('SELECT quantity FROM inventory WHERE pet_id = $1', [petId]);
+  const rows = await api.sql<{ quantity: number }>('SELECT quantity FROM stock WHERE pet_id = $1', [petId]);
   return rows.length ? rows[0].quantity : null;
 }
 
-async function counts(api: TestApp): Promise<{ pets: number; inventory: number }> {
-  const [row] = await api.sql<{ pets: number; inventory: number }>(
-    'SELECT (SELECT count(*)::int FROM pets) AS pets, (SELECT count(*)::int FROM inventory) AS inventory',
+async function counts(api: TestApp): Promise<{ pets: number; stock: number }> {
+  const [row] = await api.sql<{ pets: number; stock: number }>(
+    'SELECT (SELECT count(*)::int FROM pets) AS pets, (SELECT count(*)::int FROM stock) AS stock',
   );
   return row;
 }
@@ -44,7 +44,7 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
       ['available', 1],
       ['pending', 0],
       ['sold', 0],
-    ])('creates a %s pet (201, Location) with an inventory entry of %i', async (status, quantity) => {
+    ])('creates a %s pet (201, Location) with a stock entry of %i', async (status, quantity) => {
       const created = await create({ name: 'Rex', categoryId: dogs, status });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: dogs, status });
@@ -120,13 +120,13 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
       expect(await counts(api)).toEqual(before);
     });
 
-    it('creates every pet with its own inventory entry under concurrency', async () => {
+    it('creates every pet with its own stock entry under concurrency', async () => {
       const responses = await Promise.all(
         Array.from({ length: 10 }, (_, i) => create({ name: `Twin ${i}`, categoryId: dogs })),
       );
       expect(responses.map((r) => r.status)).toEqual(Array(10).fill(201));
       const rows = await api.sql<{ pet_id: string; quantity: number }>(
-        'SELECT pet_id, quantity FROM inventory WHERE pet_id = ANY($1::bigint[]) ORDER BY pet_id',
+        'SELECT pet_id, quantity FROM stock WHERE pet_id = ANY($1::bigint[]) ORDER BY pet_id',
         [responses.map((r) => r.body.id)],
       );
       expect(rows.map((r) => r.quantity)).toEqual(Array(10).fill(1));
@@ -222,7 +222,7 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
   });
 
   describe('DELETE /pets/{petId}', () => {
-    it('deletes the pet and its inventory entry (204), then answers 404', async () => {
+    it('deletes the pet and its stock entry (204), then answers 404', async () => {
       const pet = (await create({ name: 'Bye', categoryId: dogs })).body;
       expect(await stockOf(api, pet.id)).toBe(1);
       const deleted = await api.delete(`/pets/${pet.id}`, { key: ADMIN_KEY });

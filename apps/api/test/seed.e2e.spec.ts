@@ -9,9 +9,9 @@ jest.setTimeout(240_000);
 
 const run = promisify(execFile);
 const KEY = /^\s+(psk_[A-Za-z0-9_-]{43})$/m;
-const TABLES = ['categories', 'pets', 'inventory', 'accounts', 'api_keys', 'orders'] as const;
-/** Rows after a seed: the demo catalogue (every pet has its inventory entry) and one administrator with one key. */
-const SEEDED = { categories: 4, pets: 13, inventory: 13, accounts: 1, api_keys: 1, orders: 0 };
+const TABLES = ['categories', 'pets', 'stock', 'accounts', 'api_keys', 'orders'] as const;
+/** Rows after a seed: the demo catalogue (every pet has its stock entry) and one administrator with one key. */
+const SEEDED = { categories: 4, pets: 13, stock: 13, accounts: 1, api_keys: 1, orders: 0 };
 
 /** `main.js --seed` (what `npm run seed` runs after building) against a database of its own. */
 async function seed(databaseUrl: string): Promise<string> {
@@ -74,7 +74,7 @@ describe('npm run seed (main.js --seed)', () => {
       expect(afterFirst).toEqual(SEEDED);
       const statuses = await client.query(
         `SELECT p.status, count(*)::int AS pets, sum(i.quantity)::int AS units
-           FROM pets p JOIN inventory i ON i.pet_id = p.id GROUP BY p.status ORDER BY p.status`,
+           FROM pets p JOIN stock i ON i.pet_id = p.id GROUP BY p.status ORDER BY p.status`,
       );
       expect(statuses.rows).toEqual([
         { status: 'available', pets: 7, units: 83 },

@@ -21,7 +21,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
     await api.close();
   });
 
-  const inventory = async (petId: number) => (await api.get(`/store/inventory/${petId}`, { key: alice })).body;
+  const stockOf = async (petId: number) => (await api.get(`/store/inventory/${petId}`, { key: alice })).body;
   const complete = (orderId: number, body: unknown = { complete: true }) =>
     api.patch(`/store/orders/${orderId}`, { key: ADMIN_KEY, body });
   const cancel = (orderId: number, key = alice) => api.delete(`/store/orders/${orderId}`, { key });
@@ -33,7 +33,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expect(placed.status).toBe(201);
       expect(placed.body).toEqual({ id: expect.any(Number), petId, quantity: 2, complete: false });
       expect(placed.headers.get('location')).toBe(`/store/orders/${placed.body.id}`);
-      expect(await inventory(petId)).toEqual({ petId, quantity: 3, status: 'available' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 3, status: 'available' });
 
       const read = await api.get(String(placed.headers.get('location')), { key: alice });
       expect(read.status).toBe(200);
@@ -44,16 +44,16 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       const petId = await store.pet({ quantity: 3 });
       const first = await store.placed(alice, petId, 1);
       const second = await store.placed(bob, petId, 2);
-      expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
 
       // Another order remains open: the pet stays pending.
       const done = await complete(first);
       expect(done.status).toBe(200);
       expect(done.body).toEqual({ id: first, petId, quantity: 1, complete: true, shipDate: expect.any(String) });
-      expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
 
       expect((await complete(second)).status).toBe(200);
-      expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'sold' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'sold' });
       expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 2, openUnits: 0, completedUnits: 3 });
     });
 
@@ -78,10 +78,10 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
     it('cancel → the units go back and a pending pet is available again; the order is gone', async () => {
       const petId = await store.pet({ quantity: 2 });
       const orderId = await store.placed(alice, petId, 2);
-      expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
 
       expect((await cancel(orderId)).status).toBe(204);
-      expect(await inventory(petId)).toEqual({ petId, quantity: 2, status: 'available' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 2, status: 'available' });
       expectError(await api.get(`/store/orders/${orderId}`, { key: alice }), 404, 'not_found');
       expectError(await cancel(orderId), 404, 'not_found');
       expectError(await complete(orderId), 404, 'not_found');
@@ -91,13 +91,13 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
     it('restock → a sold pet is available again and can be ordered', async () => {
       const petId = await store.pet();
       await complete(await store.placed(alice, petId, 1));
-      expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'sold' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'sold' });
       expectError(await store.order(alice, { petId, quantity: 1 }), 409, 'pet_not_available');
 
       const restocked = await api.put(`/store/inventory/${petId}`, { key: ADMIN_KEY, body: { quantity: 4 } });
       expect(restocked.body).toEqual({ petId, quantity: 4, status: 'available' });
       expect((await store.order(alice, { petId, quantity: 4 })).status).toBe(201);
-      expect(await inventory(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
     });
 
     it("an administrator may cancel a customer's order; a held pet with stock becomes available", async () => {
@@ -105,7 +105,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       const orderId = await store.placed(alice, petId, 1);
       expect((await api.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { status: 'pending' } })).status).toBe(200);
       expect((await cancel(orderId, ADMIN_KEY)).status).toBe(204);
-      expect(await inventory(petId)).toEqual({ petId, quantity: 3, status: 'available' });
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 3, status: 'available' });
     });
   });
 

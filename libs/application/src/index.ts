@@ -4,7 +4,6 @@ export * from './shared/application-error';
 export * from './category';
 export * from './account';
 export * from './pet';
-export * from './inventory';
 export * from './idempotency';
 export * from './order';
 export * from './stock';

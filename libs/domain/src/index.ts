@@ -4,7 +4,7 @@ export * from './shared/text';
 export * from './category';
 export * from './account';
 export * from './pet';
-export * from './inventory';
+export * from './stock';
 export * from './order';
 export * from './message';
 export * from './webhook';

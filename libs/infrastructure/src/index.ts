@@ -3,7 +3,7 @@ export * from './database/transaction-host';
 export * from './persistence/category/typeorm-category.repository';
 export * from './persistence/account/typeorm-account.repository';
 export * from './persistence/pet/typeorm-pet.repository';
-export * from './persistence/inventory/typeorm-inventory.repository';
+export * from './persistence/stock/typeorm-stock.repository';
 export * from './persistence/order/typeorm-order.repository';
 export * from './persistence/stock/typeorm-stock-levels';
 export * from './security/crypto-api-key-secrets';

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import {
-  InventoryRepository,
+  StockRepository,
   OrderHoldSettings,
   OrderRepository,
   PetRepository,
@@ -8,7 +8,7 @@ import {
   StockLevels,
 } from '@petstore/application';
 import {
-  TypeOrmInventoryRepository,
+  TypeOrmStockRepository,
   TypeOrmOrderRepository,
   TypeOrmPetRepository,
   TypeOrmStockLevels,
@@ -25,7 +25,7 @@ import { AppConfig } from '../config/app-config';
 @Module({
   providers: [
     { provide: PetRepository, useClass: TypeOrmPetRepository },
-    { provide: InventoryRepository, useClass: TypeOrmInventoryRepository },
+    { provide: StockRepository, useClass: TypeOrmStockRepository },
     { provide: OrderRepository, useClass: TypeOrmOrderRepository },
     { provide: StockLevels, useClass: TypeOrmStockLevels },
     StockCommand,
@@ -35,6 +35,6 @@ import { AppConfig } from '../config/app-config';
       inject: [AppConfig],
     },
   ],
-  exports: [PetRepository, InventoryRepository, OrderRepository, StockLevels, StockCommand, OrderHoldSettings],
+  exports: [PetRepository, StockRepository, OrderRepository, StockLevels, StockCommand, OrderHoldSettings],
 })
 export class CatalogueRepositoriesModule {}

@@ -9,7 +9,7 @@ import {
   SetStock,
   UnitOfWork,
 } from '@petstore/application';
-import { CategoryNameTakenError, InventoryItem, PetStatus } from '@petstore/domain';
+import { CategoryNameTakenError, Stock, PetStatus } from '@petstore/domain';
 
 interface DemoPet {
   name: string;
@@ -107,7 +107,7 @@ export class SeedDemoCatalogue {
         const level =
           demo.stock === undefined ? null : await this.setStock.execute({ petId: pet.id, quantity: demo.stock });
         counts[level?.status ?? pet.status] += 1;
-        units += level?.quantity ?? InventoryItem.initialQuantityFor(pet.status);
+        units += level?.quantity ?? Stock.initialQuantityFor(pet.status);
       }
     }
     // A key of our own making, held by a new administrator (the same path as ADMIN_API_KEY).

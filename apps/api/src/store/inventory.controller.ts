@@ -5,8 +5,12 @@ import { Auth } from '../common/auth/auth.decorators';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { InventoryItemDto, InventoryQueryDto, InventoryUpdateDto } from './inventory.dto';
+import { InventoryItemDto, StockQueryDto, InventoryUpdateDto } from './inventory.dto';
 
+/**
+ * The pets' stock over HTTP. The file, the class, the path `/store/inventory`, the operation ids and the
+ * `InventoryItem`/`InventoryUpdate` schemas keep the specification's word; everything behind them says stock.
+ */
 @ApiTags('store')
 @Auth()
 @Controller('store/inventory')
@@ -23,7 +27,7 @@ export class InventoryController {
     description: 'Ordered by pet id.',
   })
   @ApiOkResponse({ type: [InventoryItemDto], headers: ApiNextPageLink })
-  async list(@Query() query: InventoryQueryDto): Promise<Paginated<InventoryItemDto>> {
+  async list(@Query() query: StockQueryDto): Promise<Paginated<InventoryItemDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.list({ statuses: query.status }, request), request, InventoryItemDto.from);
   }

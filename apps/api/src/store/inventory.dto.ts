@@ -5,6 +5,7 @@ import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { QueryList } from '../common/validation/query-transforms';
 
+/** The DTOs are named after the specification's schemas (`InventoryItem`, `InventoryUpdate`): a pet's stock. */
 @ApiSchema({ name: 'InventoryItem', description: "The stock entry of one pet; its status is the pet's." })
 export class InventoryItemDto {
   @ApiProperty({ description: 'ID of the animal the entry tracks.', type: 'integer', format: 'int64', example: 1 })
@@ -53,7 +54,8 @@ export class InventoryUpdateDto {
   quantity: number;
 }
 
-export class InventoryQueryDto extends PageQueryDto {
+/** The filter of `GET /store/inventory` (listInventory). */
+export class StockQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     description:
       'Only entries whose pet has one of these statuses; ' +

@@ -67,7 +67,7 @@ export class StoreFixtures {
   /** The pet's stock row and status as the database holds them. */
   async stock(petId: number): Promise<{ quantity: number; status: PetStatus }> {
     const { rows } = await this.db.query(
-      'SELECT i.quantity, p.status FROM inventory i JOIN pets p ON p.id = i.pet_id WHERE i.pet_id = $1',
+      'SELECT i.quantity, p.status FROM stock i JOIN pets p ON p.id = i.pet_id WHERE i.pet_id = $1',
       [petId],
     );
     if (rows.length !== 1) throw new Error(`pet ${petId} has no stock row`);

@@ -39,7 +39,7 @@ export class ExpireHeldOrders {
   private async expire(orderId: number): Promise<boolean> {
     try {
       await this.stock.run({ orderId, by: null }, ({ order, pet, stock }) =>
-        StockRules.cancelOrder({ order, pet, inventory: stock }),
+        StockRules.cancelOrder({ order, pet, stock }),
       );
       return true;
     } catch (error) {

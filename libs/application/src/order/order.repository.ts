@@ -12,7 +12,7 @@ export abstract class OrderRepository {
   abstract findById(id: number): Promise<Order | null>;
   /**
    * The order, its row locked until the transaction ends (`SELECT … FOR UPDATE`). Every command
-   * locks in one order, pet → inventory entry → order, so take the pet and its stock first.
+   * locks in one order, pet → stock entry → order, so take the pet and its stock first.
    */
   abstract lockById(id: number): Promise<Order | null>;
   /** Keyset page in id order. */

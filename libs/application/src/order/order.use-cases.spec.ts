@@ -2,7 +2,7 @@ import {
   Account,
   HoldLimitReachedError,
   InsufficientStockError,
-  InventoryItem,
+  Stock,
   InvalidValueError,
   OrderAlreadyCompleteError,
   OrderNotFoundError,
@@ -37,11 +37,10 @@ describe('order use cases (in-memory ports)', () => {
       new OrderHoldSettings(maxOpenUnits, HOLD_MINUTES),
     );
   const place = (petId: number, quantity = 1, by = alice) => placeOrder().execute({ petId, quantity, by });
-  const stockOf = async (petId: number) => (await store.inventory.findByPetId(petId))?.quantity;
+  const stockOf = async (petId: number) => (await store.stocks.findByPetId(petId))?.quantity;
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
   /** An administrator's restock while orders are open, without the use case (only the quantity moves). */
-  const stockSetDirectly = (petId: number, quantity: number) =>
-    store.inventory.save(InventoryItem.restore({ petId, quantity }));
+  const stockSetDirectly = (petId: number, quantity: number) => store.stocks.save(Stock.restore({ petId, quantity }));
 
   describe('PlaceOrder', () => {
     it("takes the units from stock; the order is open and the customer's", async () => {

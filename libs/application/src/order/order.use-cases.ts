@@ -14,7 +14,7 @@ import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
 
 /*
- * Every command below is one StockCommand: one transaction that locks the pet, then its inventory
+ * Every command below is one StockCommand: one transaction that locks the pet, then its stock
  * entry, then the order (PlaceOrder locks the customer's account row before them).
  */
 
@@ -49,7 +49,7 @@ export class PlaceOrder {
       const { order } = await this.stock.run(target, (locked) => {
         const placed = StockRules.placeOrder({
           pet: locked.pet,
-          inventory: locked.stock,
+          stock: locked.stock,
           quantity: command.quantity,
           shipDate: command.shipDate,
           ownerId: by.id,
@@ -83,7 +83,7 @@ export class CompleteOrder {
       StockRules.completeOrder({
         order,
         pet,
-        inventory: stock,
+        stock,
         otherOpenOrders: await openOrders(),
         at: this.clock.now(),
         shipDate: command.shipDate,
@@ -100,7 +100,7 @@ export class CancelOrder {
   /** The owner or an administrator; anyone else's order is not found. Its units go back to stock. */
   async execute(command: { orderId: number; by: Account }): Promise<void> {
     await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) =>
-      StockRules.cancelOrder({ order, pet, inventory: stock }),
+      StockRules.cancelOrder({ order, pet, stock }),
     );
   }
 }

@@ -14,7 +14,7 @@ export interface PetFilter {
 
 /**
  * Pets. Lock order, for every command that locks more than one row: the pet first, then its
- * inventory entry (`InventoryRepository.lockByPetId`), so that two commands never wait on each other.
+ * stock entry (`StockRepository.lockByPetId`), so that two commands never wait on each other.
  */
 export abstract class PetRepository {
   abstract findById(id: number): Promise<Pet | null>;
@@ -27,6 +27,6 @@ export abstract class PetRepository {
   abstract list(filter: PetFilter, page: PageRequest): Promise<Page<Pet>>;
   /** Inserts (id 0) or updates; throws UnknownCategoryError when its category does not exist. */
   abstract save(pet: Pet): Promise<Pet>;
-  /** Deletes the pet and, with it, its inventory entry. Returns false if it did not exist. */
+  /** Deletes the pet and, with it, its stock entry. Returns false if it did not exist. */
   abstract delete(id: number): Promise<boolean>;
 }

@@ -17,17 +17,17 @@ describe('pet and stock use cases (in-memory ports)', () => {
     customerId = (await anAccount().saveIn(store)).id;
   });
 
-  const stockOf = async (petId: number) => (await store.inventory.findByPetId(petId))?.quantity;
+  const stockOf = async (petId: number) => (await store.stocks.findByPetId(petId))?.quantity;
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
 
   describe('CreatePet', () => {
-    const create = () => new CreatePet(store.uow, store.pets, store.inventory);
+    const create = () => new CreatePet(store.uow, store.pets, store.stocks);
 
     it.each([
       ['available', 1],
       ['pending', 0],
       ['sold', 0],
-    ] as const)('creates a %s pet with its inventory entry of %i unit(s)', async (status, quantity) => {
+    ] as const)('creates a %s pet with its stock entry of %i unit(s)', async (status, quantity) => {
       const category = await aCategory().saveIn(store);
       const pet = await create().execute({ name: ' Rex ', categoryId: category.id, status });
       expect(pet.toSnapshot()).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: category.id, status });
@@ -112,7 +112,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
   describe('DeletePet', () => {
     const remove = () => new DeletePet(store.uow, store.pets, store.orders);
 
-    it('deletes the pet and its inventory entry; completed orders stay, without their pet', async () => {
+    it('deletes the pet and its stock entry; completed orders stay, without their pet', async () => {
       const { pet } = await aPet().saveIn(store);
       const done = await anOrder().forPet(pet.id).ownedBy(customerId).completed().saveIn(store);
       await remove().execute(pet.id);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InventoryItem, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/domain';
-import { InventoryRepository } from '../inventory/inventory.repository';
+import { Stock, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/domain';
+import { StockRepository } from '../stock/stock.repository';
 import { OrderRepository } from '../order/order.repository';
 import { UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../shared/page';
@@ -13,20 +13,20 @@ export interface CreatePetCommand {
   status?: PetStatus;
 }
 
-/** Creates the pet and its inventory entry (1 unit if available, else 0) in one transaction. */
+/** Creates the pet and its stock entry (1 unit if available, else 0) in one transaction. */
 @Injectable()
 export class CreatePet {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly pets: PetRepository,
-    private readonly inventory: InventoryRepository,
+    private readonly stocks: StockRepository,
   ) {}
 
   execute(command: CreatePetCommand): Promise<Pet> {
     const pet = Pet.create(command);
     return this.uow.run(async () => {
       const saved = await this.pets.save(pet);
-      await this.inventory.create(InventoryItem.forNewPet(saved));
+      await this.stocks.create(Stock.forNewPet(saved));
       return saved;
     });
   }
@@ -54,14 +54,14 @@ export class UpdatePet {
       if (command.name !== undefined) pet.rename(command.name);
       if (command.categoryId !== undefined) pet.moveToCategory(command.categoryId);
       if (command.status !== undefined) {
-        StockRules.changeStatusByHand({ pet, inventory: stock, to: command.status, openOrders: await openOrders() });
+        StockRules.changeStatusByHand({ pet, stock, to: command.status, openOrders: await openOrders() });
       }
     });
     return pet;
   }
 }
 
-/** Deletes the pet; its inventory entry goes with it. */
+/** Deletes the pet; its stock entry goes with it. */
 @Injectable()
 export class DeletePet {
   constructor(

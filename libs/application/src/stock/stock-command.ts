@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { Account, InventoryItem, Order, OrderNotFoundError, Pet } from '@petstore/domain';
-import { InventoryRepository } from '../inventory/inventory.repository';
+import { Account, Stock, Order, OrderNotFoundError, Pet } from '@petstore/domain';
+import { StockRepository } from './stock.repository';
 import { OrderRepository } from '../order/order.repository';
 import { PetRepository } from '../pet/pet.repository';
 import { UnitOfWork } from '../ports';
@@ -9,7 +9,7 @@ import { WebhookEvents } from '../webhook/webhook-events';
 /** What a stock command changes, as it stands under the locks. */
 export interface LockedStock {
   pet: Pet;
-  stock: InventoryItem;
+  stock: Stock;
   /** The order addressed (an order target); null for a pet target. */
   order: Order | null;
   /**
@@ -33,21 +33,21 @@ export type StockTarget =
 /** What the command leaves, as saved. `order` is null when there is none or it was cancelled (deleted). */
 export interface StockOutcome {
   pet: Pet;
-  stock: InventoryItem;
+  stock: Stock;
   order: Order | null;
 }
 
 /**
  * The one stock command: every change to a pet's stock, its status or its orders goes through
- * `run`, a unit-of-work step over the pet + inventory entry pair (and the order addressed):
- * lock the pet, then its inventory entry, then the order; let `change` apply one StockRules rule;
- * save the inventory entry and the pet if they changed, then the order (a new one `change`
+ * `run`, a unit-of-work step over the pet + stock entry pair (and the order addressed):
+ * lock the pet, then its stock entry, then the order; let `change` apply one StockRules rule;
+ * save the stock entry and the pet if they changed, then the order (a new one `change`
  * returns, the order addressed, or its deletion once cancelled). A rule that spans all stock
  * commands is one edit here: so are the webhook events of those changes (`order.placed`,
  * `order.completed`, `order.cancelled`, and `pet.status_changed` whichever command changed the
  * status), written to the outbox in the same transaction.
  *
- * The lock order (pet → inventory entry → order) is the same for every command, so two commands
+ * The lock order (pet → stock entry → order) is the same for every command, so two commands
  * on one pet run one after the other and no two wait on each other in a cycle (no deadlock).
  */
 @Injectable()
@@ -55,7 +55,7 @@ export class StockCommand {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly pets: PetRepository,
-    private readonly inventory: InventoryRepository,
+    private readonly stocks: StockRepository,
     private readonly orders: OrderRepository,
     // Absent only where webhooks are not wired (the demo seed, use-case unit tests): no events then.
     @Optional() private readonly events?: WebhookEvents,
@@ -76,7 +76,7 @@ export class StockCommand {
       const { pet, stock } = locked;
       const before = { pet: JSON.stringify(pet.toSnapshot()), status: pet.status, quantity: stock.quantity };
       const placed = await change(locked as LockedOrderStock);
-      if (stock.quantity !== before.quantity) await this.inventory.save(stock);
+      if (stock.quantity !== before.quantity) await this.stocks.save(stock);
       // Before the save: the event compares the pet with the one stored.
       if (pet.status !== before.status) await this.events?.petStatusChange(pet);
       const saved = JSON.stringify(pet.toSnapshot()) === before.pet ? pet : await this.pets.save(pet);
@@ -109,7 +109,7 @@ export class StockCommand {
 
   /**
    * Finds the order (refusing someone else's as not found, and a completed one at once: it never
-   * reopens, I5), then locks its pet, the pet's inventory entry and the order, in that order.
+   * reopens, I5), then locks its pet, the pet's stock entry and the order, in that order.
    */
   private async lockOrder(orderId: number, by: Account | null): Promise<LockedOrderStock> {
     const found = await this.orders.findById(orderId);
@@ -127,10 +127,10 @@ export class StockCommand {
     return { pet, stock, order, openOrders: () => this.orders.countOpenForPet(petId, orderId) };
   }
 
-  /** Every pet has its inventory entry, created with it: a missing one is a bug. */
-  private async lockStock(petId: number): Promise<InventoryItem> {
-    const stock = await this.inventory.lockByPetId(petId);
-    if (!stock) throw new Error(`Pet ${petId} has no inventory entry.`);
+  /** Every pet has its stock entry, created with it: a missing one is a bug. */
+  private async lockStock(petId: number): Promise<Stock> {
+    const stock = await this.stocks.lockByPetId(petId);
+    if (!stock) throw new Error(`Pet ${petId} has no stock entry.`);
     return stock;
   }
 }

@@ -1,7 +1,7 @@
 import { PetStatus } from '@petstore/domain';
 import { Page, PageRequest } from '../shared/page';
 
-/** A pet's stock as the API shows it (`InventoryItem`): its status is the pet's. */
+/** A pet's stock as the API shows it (the specification's `InventoryItem` schema): its status is the pet's. */
 export interface StockLevel {
   petId: number;
   quantity: number;
@@ -13,7 +13,7 @@ export interface StockLevelFilter {
   statuses?: PetStatus[];
 }
 
-/** Reads the inventory entries together with their pets' status (a query service, no locks). */
+/** Reads the stock entries together with their pets' status (a query service, no locks). */
 export abstract class StockLevels {
   abstract find(petId: number): Promise<StockLevel | null>;
   /** Keyset page ascending by pet id. */

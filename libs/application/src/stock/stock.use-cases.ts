@@ -17,7 +17,7 @@ export class SetStock {
   async execute(command: SetStockCommand): Promise<StockLevel> {
     const target = { petId: command.petId, missing: (id: number) => new PetNotFoundError(id) };
     const { pet, stock } = await this.stock.run(target, async ({ pet, stock, openOrders }) =>
-      StockRules.setStock({ pet, inventory: stock, quantity: command.quantity, openOrders: await openOrders() }),
+      StockRules.setStock({ pet, stock, quantity: command.quantity, openOrders: await openOrders() }),
     );
     return { petId: pet.id, quantity: stock.quantity, status: pet.status };
   }

@@ -1,7 +1,7 @@
-import { Account, Category, InventoryItem, Order, OrderProps, Pet, PetStatus, Role } from '@petstore/domain';
+import { Account, Category, Stock, Order, OrderProps, Pet, PetStatus, Role } from '@petstore/domain';
 import { AccountRepository } from '../../src/account/account.repository';
 import { CategoryRepository } from '../../src/category/category.repository';
-import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { StockRepository } from '../../src/stock/stock.repository';
 import { OrderRepository } from '../../src/order/order.repository';
 import { PetRepository } from '../../src/pet/pet.repository';
 
@@ -84,20 +84,20 @@ export class PetBuilder {
   }
 
   /**
-   * Saves the pet and its inventory entry. Without `inCategory` a new category is made for it.
+   * Saves the pet and its stock entry. Without `inCategory` a new category is made for it.
    * Stock and status are written as given, so a test can start from any state, valid or not.
    */
   async saveIn(ports: {
     categories: CategoryRepository;
     pets: PetRepository;
-    inventory: InventoryRepository;
-  }): Promise<{ pet: Pet; stock: InventoryItem }> {
+    stocks: StockRepository;
+  }): Promise<{ pet: Pet; stock: Stock }> {
     this.categoryId ??= (await aCategory().saveIn(ports)).id;
     const pet = await ports.pets.save(this.build());
-    const stock = await ports.inventory.create(InventoryItem.forNewPet(pet));
+    const stock = await ports.stocks.create(Stock.forNewPet(pet));
     if (this.quantity !== undefined && this.quantity !== stock.quantity) {
       stock.restock(this.quantity);
-      await ports.inventory.save(stock);
+      await ports.stocks.save(stock);
     }
     return { pet, stock };
   }

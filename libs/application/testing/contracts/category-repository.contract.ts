@@ -1,6 +1,6 @@
 import { Category, CategoryInUseError, CategoryNameTakenError } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
-import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { StockRepository } from '../../src/stock/stock.repository';
 import { PetRepository } from '../../src/pet/pet.repository';
 import { UnitOfWork } from '../../src/ports';
 import { aCategory, aPet } from '../builders/builders';
@@ -9,7 +9,7 @@ import { aCategory, aPet } from '../builders/builders';
 export interface CategoryContractSubject {
   categories: CategoryRepository;
   pets: PetRepository;
-  inventory: InventoryRepository;
+  stocks: StockRepository;
   uow: UnitOfWork;
 }
 

@@ -1,6 +1,6 @@
 import { Order } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
-import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { StockRepository } from '../../src/stock/stock.repository';
 import { OrderRepository } from '../../src/order/order.repository';
 import { PetRepository } from '../../src/pet/pet.repository';
 import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
@@ -9,7 +9,7 @@ import { anOrder, aPet } from '../builders/builders';
 export interface OrderContractSubject {
   categories: CategoryRepository;
   pets: PetRepository;
-  inventory: InventoryRepository;
+  stocks: StockRepository;
   orders: OrderRepository;
   uow: UnitOfWork;
   /** An account that may own orders (a row in the real store), by id. */

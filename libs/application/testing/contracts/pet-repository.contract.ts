@@ -1,36 +1,36 @@
-import { InventoryItem, Pet, UnknownCategoryError } from '@petstore/domain';
+import { Stock, Pet, UnknownCategoryError } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
-import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { StockRepository } from '../../src/stock/stock.repository';
 import { PetRepository } from '../../src/pet/pet.repository';
 import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
 import { StockLevels } from '../../src/stock/stock-levels';
 import { aCategory, aPet } from '../builders/builders';
 
-/** The catalogue's ports: pets, their inventory entries, the stock levels read over both. */
+/** The catalogue's ports: pets, their stock entries, the stock levels read over both. */
 export interface PetContractSubject {
   categories: CategoryRepository;
   pets: PetRepository;
-  inventory: InventoryRepository;
+  stocks: StockRepository;
   stockLevels: StockLevels;
   uow: UnitOfWork;
 }
 
 /**
- * The behaviour of PetRepository, InventoryRepository and StockLevels the use cases rely on, run
+ * The behaviour of PetRepository, StockRepository and StockLevels the use cases rely on, run
  * against the in-memory fakes and the TypeORM adapters. `makeRepo` gives a fresh, empty store each test.
  */
 export function describePetRepositoryContract(name: string, makeRepo: () => Promise<PetContractSubject>): void {
-  describe(`PetRepository, InventoryRepository and StockLevels contract: ${name}`, () => {
+  describe(`PetRepository, StockRepository and StockLevels contract: ${name}`, () => {
     let subject: PetContractSubject;
     let pets: PetRepository;
-    let inventory: InventoryRepository;
+    let stocks: StockRepository;
     let categoryId: number;
     /** A pet's stock entry, read the one way the port offers (locked, inside a unit of work). */
-    const entryOf = (petId: number) => subject.uow.run(() => inventory.lockByPetId(petId));
+    const entryOf = (petId: number) => subject.uow.run(() => stocks.lockByPetId(petId));
 
     beforeEach(async () => {
       subject = await makeRepo();
-      ({ pets, inventory } = subject);
+      ({ pets, stocks } = subject);
       categoryId = (await aCategory().saveIn(subject)).id;
     });
 
@@ -91,26 +91,26 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       });
     });
 
-    it('keeps one inventory entry per pet: create, find, save', async () => {
+    it('keeps one stock entry per pet: create, find, save', async () => {
       const { pet } = await aPet().pending().inCategory(categoryId).saveIn(subject);
       expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0 });
-      const item = (await entryOf(pet.id)) as InventoryItem;
+      const item = (await entryOf(pet.id)) as Stock;
       item.restock(42);
-      await inventory.save(item);
+      await stocks.save(item);
       expect((await entryOf(pet.id))?.quantity).toBe(42);
       expect(await entryOf(pet.id + 1000)).toBeNull();
     });
 
     it('refuses a second entry for a pet, an entry without a pet, saving a missing entry', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
-      await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
-      const orphan = InventoryItem.restore({ petId: pet.id + 1000, quantity: 1 });
-      await expect(inventory.create(orphan)).rejects.toBeInstanceOf(ConstraintViolationError);
-      await expect(inventory.create(orphan)).rejects.toMatchObject({ constraintKind: 'foreign_key' });
-      await expect(inventory.save(orphan)).rejects.toThrow(/no inventory entry/);
+      await expect(stocks.create(Stock.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
+      const orphan = Stock.restore({ petId: pet.id + 1000, quantity: 1 });
+      await expect(stocks.create(orphan)).rejects.toBeInstanceOf(ConstraintViolationError);
+      await expect(stocks.create(orphan)).rejects.toMatchObject({ constraintKind: 'foreign_key' });
+      await expect(stocks.save(orphan)).rejects.toThrow(/no stock entry/);
     });
 
-    it('deletes a pet with its inventory entry: true once, false after', async () => {
+    it('deletes a pet with its stock entry: true once, false after', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
       expect(await pets.delete(pet.id)).toBe(true);
       expect(await pets.findById(pet.id)).toBeNull();
@@ -121,12 +121,12 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     it('locks only inside a unit of work, and finds nothing to lock for an unknown pet', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
       await expect(pets.lockById(pet.id)).rejects.toThrow(/transaction/i);
-      await expect(inventory.lockByPetId(pet.id)).rejects.toThrow(/transaction/i);
+      await expect(stocks.lockByPetId(pet.id)).rejects.toThrow(/transaction/i);
       await subject.uow.run(async () => {
         expect((await pets.lockById(pet.id))?.id).toBe(pet.id);
-        expect((await inventory.lockByPetId(pet.id))?.quantity).toBe(1);
+        expect((await stocks.lockByPetId(pet.id))?.quantity).toBe(1);
         expect(await pets.lockById(pet.id + 1000)).toBeNull();
-        expect(await inventory.lockByPetId(pet.id + 1000)).toBeNull();
+        expect(await stocks.lockByPetId(pet.id + 1000)).toBeNull();
       });
     });
 
@@ -137,7 +137,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         subject.uow.run(async () => {
           created = (await aPet().inCategory(categoryId).saveIn(subject)).pet.id;
           stock.restock(9);
-          await inventory.save(stock);
+          await stocks.save(stock);
           throw new Error('the command failed');
         }),
       ).rejects.toThrow('the command failed');

@@ -2,12 +2,12 @@ import {
   Category,
   CategoryInUseError,
   CategoryNameTakenError,
-  InventoryItem,
+  Stock,
   Pet,
   UnknownCategoryError,
 } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
-import { InventoryRepository } from '../../src/inventory/inventory.repository';
+import { StockRepository } from '../../src/stock/stock.repository';
 import { PetFilter, PetRepository } from '../../src/pet/pet.repository';
 import { ConstraintViolationError } from '../../src/ports';
 import { Page, PageRequest, pageFromRows } from '../../src/shared/page';
@@ -100,7 +100,7 @@ export class InMemoryPetRepository extends PetRepository {
   }
 
   /**
-   * The inventory entry goes with the pet (ON DELETE CASCADE); its completed orders stay, without it
+   * The stock entry goes with the pet (ON DELETE CASCADE); its completed orders stay, without it
    * (SET NULL). An open order would be left without its pet: refused, as `orders_open_has_pet_ck` does.
    */
   async delete(id: number): Promise<boolean> {
@@ -108,47 +108,43 @@ export class InMemoryPetRepository extends PetRepository {
       throw new ConstraintViolationError('check', 'orders_open_has_pet_ck', `Pet ${id} still has open orders.`);
     }
     if (!this.db.tables.pets.delete(id)) return false;
-    this.db.tables.inventory.delete(id);
+    this.db.tables.stock.delete(id);
     for (const order of this.db.tables.orders.values()) if (order.petId === id) order.petId = null;
     return true;
   }
 }
 
-export class InMemoryInventoryRepository extends InventoryRepository {
+export class InMemoryStockRepository extends StockRepository {
   constructor(private readonly db: InMemoryDatabase) {
     super();
   }
 
-  async create(item: InventoryItem): Promise<InventoryItem> {
+  async create(item: Stock): Promise<Stock> {
     const row = item.toSnapshot();
     if (!this.db.tables.pets.has(row.petId)) {
-      throw new ConstraintViolationError(
-        'foreign_key',
-        'inventory_pet_fk',
-        `No pet ${row.petId} for the inventory entry.`,
-      );
+      throw new ConstraintViolationError('foreign_key', 'stock_pet_fk', `No pet ${row.petId} for the stock entry.`);
     }
-    if (this.db.tables.inventory.has(row.petId)) {
-      throw new ConstraintViolationError('unique', 'inventory_pkey', `duplicate key: pet ${row.petId} has an entry.`);
+    if (this.db.tables.stock.has(row.petId)) {
+      throw new ConstraintViolationError('unique', 'stock_pkey', `duplicate key: pet ${row.petId} has an entry.`);
     }
-    this.db.tables.inventory.set(row.petId, row);
+    this.db.tables.stock.set(row.petId, row);
     return item;
   }
 
-  async findByPetId(petId: number): Promise<InventoryItem | null> {
-    const row = this.db.tables.inventory.get(petId);
-    return row ? InventoryItem.restore(row) : null;
+  async findByPetId(petId: number): Promise<Stock | null> {
+    const row = this.db.tables.stock.get(petId);
+    return row ? Stock.restore(row) : null;
   }
 
-  async lockByPetId(petId: number): Promise<InventoryItem | null> {
+  async lockByPetId(petId: number): Promise<Stock | null> {
     this.db.assertInTransaction('lockByPetId');
     return this.findByPetId(petId);
   }
 
-  async save(item: InventoryItem): Promise<InventoryItem> {
+  async save(item: Stock): Promise<Stock> {
     const row = item.toSnapshot();
-    if (!this.db.tables.inventory.has(row.petId)) throw new Error(`Pet ${row.petId} has no inventory entry to update.`);
-    this.db.tables.inventory.set(row.petId, row);
+    if (!this.db.tables.stock.has(row.petId)) throw new Error(`Pet ${row.petId} has no stock entry to update.`);
+    this.db.tables.stock.set(row.petId, row);
     return item;
   }
 }
@@ -168,7 +164,7 @@ export class InMemoryStockLevels extends StockLevels {
   }
 
   private levels(): StockLevel[] {
-    return [...this.db.tables.inventory.values()].flatMap(({ petId, quantity }) => {
+    return [...this.db.tables.stock.values()].flatMap(({ petId, quantity }) => {
       const pet = this.db.tables.pets.get(petId);
       return pet ? [{ petId, quantity, status: pet.status }] : [];
     });

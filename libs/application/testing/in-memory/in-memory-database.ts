@@ -3,7 +3,7 @@ import {
   AccountProps,
   ApiKeyProps,
   CategoryProps,
-  InventoryItemProps,
+  StockProps,
   MessageProps,
   OrderProps,
   PetProps,
@@ -26,7 +26,7 @@ export interface MessageRow extends MessageProps {
 export interface InMemoryTables {
   categories: Map<number, CategoryProps>;
   pets: Map<number, PetProps>;
-  inventory: Map<number, InventoryItemProps>;
+  stock: Map<number, StockProps>;
   orders: Map<number, OrderRow>;
   accounts: Map<number, AccountProps>;
   apiKeys: Map<number, ApiKeyProps>;
@@ -38,7 +38,7 @@ export interface InMemoryTables {
 const emptyTables = (): InMemoryTables => ({
   categories: new Map(),
   pets: new Map(),
-  inventory: new Map(),
+  stock: new Map(),
   orders: new Map(),
   accounts: new Map(),
   apiKeys: new Map(),
@@ -53,7 +53,7 @@ function copyTables(tables: InMemoryTables): InMemoryTables {
   return {
     categories: copyRows(tables.categories),
     pets: copyRows(tables.pets),
-    inventory: copyRows(tables.inventory),
+    stock: copyRows(tables.stock),
     orders: copyRows(tables.orders),
     accounts: copyRows(tables.accounts),
     apiKeys: copyRows(tables.apiKeys),

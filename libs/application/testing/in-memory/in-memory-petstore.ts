@@ -2,7 +2,7 @@ import { FakeApiKeySecrets, InMemoryAccountRepository, InMemoryApiKeyRepository 
 import { StockCommand } from '../../src/stock/stock-command';
 import {
   InMemoryCategoryRepository,
-  InMemoryInventoryRepository,
+  InMemoryStockRepository,
   InMemoryPetRepository,
   InMemoryStockLevels,
 } from './in-memory-catalogue';
@@ -15,7 +15,7 @@ export function inMemoryPetstore(clock = new FixedClock()) {
   const db = new InMemoryDatabase(clock);
   const uow = new InMemoryUnitOfWork(db);
   const pets = new InMemoryPetRepository(db);
-  const inventory = new InMemoryInventoryRepository(db);
+  const stocks = new InMemoryStockRepository(db);
   const orders = new InMemoryOrderRepository(db);
   return {
     db,
@@ -23,10 +23,10 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     uow,
     categories: new InMemoryCategoryRepository(db),
     pets,
-    inventory,
+    stocks,
     orders,
     stockLevels: new InMemoryStockLevels(db),
-    stockCommand: new StockCommand(uow, pets, inventory, orders),
+    stockCommand: new StockCommand(uow, pets, stocks, orders),
     accounts: new InMemoryAccountRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     secrets: new FakeApiKeySecrets(),

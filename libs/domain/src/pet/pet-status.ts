@@ -1,4 +1,4 @@
-/** The only enumerated state of the service (spec: PetStatus). Also the status of a pet's inventory entry. */
+/** The only enumerated state of the service (spec: PetStatus). Also the status of a pet's stock. */
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export type PetStatus = (typeof PET_STATUSES)[number];
 

@@ -13,7 +13,7 @@ export interface PetProps {
 
 /** What a status change must know of the pet's stock; the pet itself holds neither. */
 export interface StockFacts {
-  /** Units in the pet's inventory entry now. */
+  /** Units in the pet's stock now. */
   quantity: number;
   /** Open (incomplete) orders for the pet. */
   openOrders: number;

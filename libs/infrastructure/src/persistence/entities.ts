@@ -1,6 +1,6 @@
 import { AccountOrmEntity, ApiKeyOrmEntity } from './account/account.orm-entity';
 import { CategoryOrmEntity } from './category/category.orm-entity';
-import { InventoryOrmEntity } from './inventory/inventory.orm-entity';
+import { StockOrmEntity } from './stock/stock.orm-entity';
 import { PetOrmEntity } from './pet/pet.orm-entity';
 import { OrderOrmEntity } from './order/order.orm-entity';
 import { MessageOrmEntity } from './message/message.orm-entity';
@@ -12,7 +12,7 @@ export const ENTITIES: Function[] = [
   ApiKeyOrmEntity,
   CategoryOrmEntity,
   PetOrmEntity,
-  InventoryOrmEntity,
+  StockOrmEntity,
   OrderOrmEntity,
   MessageOrmEntity,
 ];

@@ -8,6 +8,7 @@ import { OpenOrderIndexes1764000100000 } from './1764000100000-open-order-indexe
 import { BootstrapApiKeys1764000200000 } from './1764000200000-bootstrap-api-keys';
 import { IdempotencyResults1764000300000 } from './1764000300000-idempotency-results';
 import { Webhooks1764000400000 } from './1764000400000-webhooks';
+import { StockTable1764000500000 } from './1764000500000-stock-table';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   BootstrapApiKeys1764000200000,
   IdempotencyResults1764000300000,
   Webhooks1764000400000,
+  StockTable1764000500000,
 ];

@@ -3,7 +3,7 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
 import { TypeOrmPetRepository } from '../pet/typeorm-pet.repository';
 import { TypeOrmCategoryRepository } from './typeorm-category.repository';
 
@@ -24,7 +24,7 @@ describe('TypeOrmCategoryRepository (real database)', () => {
     return {
       categories: new TypeOrmCategoryRepository(host),
       pets: new TypeOrmPetRepository(host),
-      inventory: new TypeOrmInventoryRepository(host),
+      stocks: new TypeOrmStockRepository(host),
       uow: new TypeOrmUnitOfWork(host),
     };
   });

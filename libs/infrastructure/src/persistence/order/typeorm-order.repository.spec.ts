@@ -1,12 +1,12 @@
 import { describeOrderRepositoryContract } from '@petstore/application/testing';
-import { Account, InventoryItem, Order, Pet, PetStatus } from '@petstore/domain';
+import { Account, Stock, Order, Pet, PetStatus } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
 import { TypeOrmAccountRepository } from '../account/typeorm-account.repository';
 import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
-import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
 import { TypeOrmPetRepository } from '../pet/typeorm-pet.repository';
 import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
 import { TypeOrmOrderRepository } from './typeorm-order.repository';
@@ -15,7 +15,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
   let dataSource: DataSource;
   let host: TransactionHost;
   let pets: TypeOrmPetRepository;
-  let inventory: TypeOrmInventoryRepository;
+  let stocks: TypeOrmStockRepository;
   let orders: TypeOrmOrderRepository;
   let levels: TypeOrmStockLevels;
   let categoryId: number;
@@ -29,7 +29,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
     pets = new TypeOrmPetRepository(host);
-    inventory = new TypeOrmInventoryRepository(host);
+    stocks = new TypeOrmStockRepository(host);
     orders = new TypeOrmOrderRepository(host);
     levels = new TypeOrmStockLevels(host);
     const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Fish') RETURNING id`);
@@ -43,9 +43,9 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
 
   const newPet = async (status: PetStatus = 'available', quantity?: number): Promise<Pet> => {
     const pet = await pets.save(Pet.create({ name: 'Nemo', categoryId, status }));
-    const item = InventoryItem.forNewPet(pet);
+    const item = Stock.forNewPet(pet);
     if (quantity !== undefined) item.restock(quantity);
-    await inventory.create(item);
+    await stocks.create(item);
     return pet;
   };
   const place = (petId: number, ownerId: number, quantity = 1) =>
@@ -217,7 +217,7 @@ describe('TypeOrmOrderRepository contract run (real database)', () => {
     return {
       categories: new TypeOrmCategoryRepository(host),
       pets: new TypeOrmPetRepository(host),
-      inventory: new TypeOrmInventoryRepository(host),
+      stocks: new TypeOrmStockRepository(host),
       orders: new TypeOrmOrderRepository(host),
       uow: new TypeOrmUnitOfWork(host),
       newAccountId: async () => (await accounts.save(Account.signUp('Owner', new Date()))).id,

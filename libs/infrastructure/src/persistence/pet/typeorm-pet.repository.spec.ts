@@ -1,19 +1,19 @@
 import { describePetRepositoryContract } from '@petstore/application/testing';
-import { InventoryItem, Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
+import { Stock, Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
 import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
-import { TypeOrmInventoryRepository } from '../inventory/typeorm-inventory.repository';
+import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
 import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
 import { TypeOrmPetRepository } from './typeorm-pet.repository';
 
-describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', () => {
+describe('TypeOrmPetRepository and TypeOrmStockRepository (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
   let pets: TypeOrmPetRepository;
-  let inventory: TypeOrmInventoryRepository;
+  let stocks: TypeOrmStockRepository;
   let categoryId: number;
 
   beforeAll(async () => {
@@ -22,7 +22,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
     pets = new TypeOrmPetRepository(host);
-    inventory = new TypeOrmInventoryRepository(host);
+    stocks = new TypeOrmStockRepository(host);
     const rows: Array<{ id: string }> = await dataSource.query(
       `INSERT INTO categories (name) VALUES ('Dogs') RETURNING id`,
     );
@@ -30,16 +30,16 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
   });
   afterAll(() => dataSource.destroy());
 
-  /** The pet's inventory entry as the database holds it (read outside the repository, which only locks it). */
-  const entryOf = async (petId: number): Promise<InventoryItem | null> => {
-    const sql = 'SELECT quantity FROM inventory WHERE pet_id = $1';
+  /** The pet's stock entry as the database holds it (read outside the repository, which only locks it). */
+  const entryOf = async (petId: number): Promise<Stock | null> => {
+    const sql = 'SELECT quantity FROM stock WHERE pet_id = $1';
     const rows: Array<{ quantity: number }> = await dataSource.query(sql, [petId]);
-    return rows.length ? InventoryItem.restore({ petId, quantity: rows[0].quantity }) : null;
+    return rows.length ? Stock.restore({ petId, quantity: rows[0].quantity }) : null;
   };
 
   const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> => {
     const pet = await pets.save(Pet.create({ name, categoryId, status }));
-    await inventory.create(InventoryItem.forNewPet(pet));
+    await stocks.create(Stock.forNewPet(pet));
     return pet;
   };
 
@@ -73,20 +73,18 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     await expect(pets.save(pet)).rejects.toMatchObject({ kind: 'unknown_category' });
   });
 
-  it('keeps the inventory entry: create, find, save', async () => {
+  it('keeps the stock entry: create, find, save', async () => {
     const pet = await newPet('Stocked', 'pending');
     expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0 });
     const item = (await entryOf(pet.id))!;
     item.restock(42);
-    await inventory.save(item);
+    await stocks.save(item);
     expect((await entryOf(pet.id))?.quantity).toBe(42);
     expect(await entryOf(987654)).toBeNull();
-    await expect(inventory.save(InventoryItem.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(
-      /no inventory entry/,
-    );
+    await expect(stocks.save(Stock.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(/no stock entry/);
   });
 
-  it('deletes a pet with its inventory entry', async () => {
+  it('deletes a pet with its stock entry', async () => {
     const pet = await newPet('Bye');
     expect(await pets.delete(pet.id)).toBe(true);
     expect(await pets.findById(pet.id)).toBeNull();
@@ -96,11 +94,11 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
 
   it('lets the database refuse a negative stock, a second entry for a pet, and an entry without a pet', async () => {
     const pet = await newPet('Checked');
-    await expect(dataSource.query('UPDATE inventory SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
+    await expect(dataSource.query('UPDATE stock SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
       /check/i,
     );
-    await expect(inventory.create(InventoryItem.forNewPet(pet))).rejects.toThrow(/duplicate key/);
-    await expect(dataSource.query('INSERT INTO inventory (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
+    await expect(stocks.create(Stock.forNewPet(pet))).rejects.toThrow(/duplicate key/);
+    await expect(dataSource.query('INSERT INTO stock (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
       /foreign key/,
     );
     await expect(dataSource.query(`UPDATE pets SET status = 'lost' WHERE id = $1`, [pet.id])).rejects.toThrow(/check/i);
@@ -109,7 +107,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
   describe('row locks (SELECT … FOR UPDATE)', () => {
     it.each([
       ['lockById', (id: number) => pets.lockById(id)],
-      ['lockByPetId', (id: number) => inventory.lockByPetId(id)],
+      ['lockByPetId', (id: number) => stocks.lockByPetId(id)],
     ])('%s refuses to run outside a transaction', async (_, lock) => {
       const pet = await newPet('Loose');
       await expect(lock(pet.id)).rejects.toThrow(/transaction/i);
@@ -117,7 +115,7 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
 
     it.each([
       ['lockById', 'pets', 'id', (id: number) => pets.lockById(id)],
-      ['lockByPetId', 'inventory', 'pet_id', (id: number) => inventory.lockByPetId(id)],
+      ['lockByPetId', 'stock', 'pet_id', (id: number) => stocks.lockByPetId(id)],
     ])('%s holds the row until the transaction ends', async (_, table, column, lock) => {
       const pet = await newPet('Locked');
       let release!: () => void;
@@ -156,13 +154,13 @@ describe('TypeOrmPetRepository and TypeOrmInventoryRepository (real database)', 
     it('finds nothing to lock for a pet that does not exist', async () => {
       await host.transaction(async () => {
         expect(await pets.lockById(987654)).toBeNull();
-        expect(await inventory.lockByPetId(987654)).toBeNull();
+        expect(await stocks.lockByPetId(987654)).toBeNull();
       });
     });
   });
 });
 
-describe('TypeORM pet, inventory and stock-level adapters (real database)', () => {
+describe('TypeORM pet, stock and stock-level adapters (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
 
@@ -177,7 +175,7 @@ describe('TypeORM pet, inventory and stock-level adapters (real database)', () =
     return {
       categories: new TypeOrmCategoryRepository(host),
       pets: new TypeOrmPetRepository(host),
-      inventory: new TypeOrmInventoryRepository(host),
+      stocks: new TypeOrmStockRepository(host),
       stockLevels: new TypeOrmStockLevels(host),
       uow: new TypeOrmUnitOfWork(host),
     };

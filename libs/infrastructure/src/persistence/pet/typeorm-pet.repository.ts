@@ -61,7 +61,7 @@ export class TypeOrmPetRepository extends PetRepository {
   }
 
   async delete(id: number): Promise<boolean> {
-    // The inventory entry goes with the pet (inventory.pet_id … ON DELETE CASCADE).
+    // The stock entry goes with the pet (stock.pet_id … ON DELETE CASCADE).
     const result = await this.rows.delete({ id });
     return (result.affected ?? 0) > 0;
   }

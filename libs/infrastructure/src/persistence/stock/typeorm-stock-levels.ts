@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, StockLevel, StockLevelFilter, StockLevels, pageFromRows } from '@petstore/application';
 import { PetStatus } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
-import { InventoryOrmEntity } from '../inventory/inventory.orm-entity';
+import { StockOrmEntity } from './stock.orm-entity';
 import { PetOrmEntity } from '../pet/pet.orm-entity';
 
 interface StockLevelRow {
@@ -11,7 +11,7 @@ interface StockLevelRow {
   status: PetStatus;
 }
 
-/** Inventory entries joined to their pets (one row each: `inventory.pet_id` is the pets' key). */
+/** Stock entries joined to their pets (one row each: `stock.pet_id` is the pets' key). */
 @Injectable()
 export class TypeOrmStockLevels extends StockLevels {
   constructor(private readonly host: TransactionHost) {
@@ -20,7 +20,7 @@ export class TypeOrmStockLevels extends StockLevels {
 
   private query() {
     return this.host.manager
-      .createQueryBuilder(InventoryOrmEntity, 'stock')
+      .createQueryBuilder(StockOrmEntity, 'stock')
       .innerJoin(PetOrmEntity, 'pet', 'pet.id = stock.petId')
       .select('stock.petId', 'petId')
       .addSelect('stock.quantity', 'quantity')

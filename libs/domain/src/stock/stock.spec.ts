@@ -2,38 +2,38 @@ import { DomainError, InvalidValueError } from '../shared/domain-error';
 import { LIMITS } from '../shared/limits';
 import { Pet } from '../pet/pet';
 import { PET_STATUSES } from '../pet/pet-status';
-import { InventoryItem } from './inventory-item';
-import { InsufficientStockError, StockLimitExceededError } from './inventory.errors';
+import { Stock } from './stock';
+import { InsufficientStockError, StockLimitExceededError } from './stock.errors';
 import { caught } from '../../test-support/caught';
 
 const MAX = LIMITS.stockQuantity.max;
-const stock = (quantity: number, petId = 7) => InventoryItem.restore({ petId, quantity });
+const stock = (quantity: number, petId = 7) => Stock.restore({ petId, quantity });
 
-describe('InventoryItem.forNewPet (command table: create pet)', () => {
+describe('Stock.forNewPet (command table: create pet)', () => {
   it.each([
     ['available', 1],
     ['pending', 0],
     ['sold', 0],
   ] as const)('a pet created %s starts with %i unit(s)', (status, quantity) => {
     const pet = Pet.restore({ id: 5, name: 'Rex', categoryId: 1, status });
-    expect(InventoryItem.forNewPet(pet).toSnapshot()).toEqual({ petId: 5, quantity });
-    expect(InventoryItem.initialQuantityFor(status)).toBe(quantity);
+    expect(Stock.forNewPet(pet).toSnapshot()).toEqual({ petId: 5, quantity });
+    expect(Stock.initialQuantityFor(status)).toBe(quantity);
   });
 
   it('a pet created without a status (available) starts with 1 unit', () => {
     const pet = Pet.create({ name: 'Rex', categoryId: 1 });
-    expect(InventoryItem.forNewPet(pet).quantity).toBe(1);
+    expect(Stock.forNewPet(pet).quantity).toBe(1);
   });
 
   it('covers every status', () => {
-    expect(PET_STATUSES.map((s) => InventoryItem.initialQuantityFor(s))).toEqual([1, 0, 0]);
+    expect(PET_STATUSES.map((s) => Stock.initialQuantityFor(s))).toEqual([1, 0, 0]);
   });
 });
 
-describe('InventoryItem', () => {
+describe('Stock', () => {
   it('restore copies the props; the snapshot is a copy', () => {
     const props = { petId: 3, quantity: 4 };
-    const item = InventoryItem.restore(props);
+    const item = Stock.restore(props);
     props.quantity = 99;
     item.toSnapshot().quantity = 42;
     expect(item.toSnapshot()).toEqual({ petId: 3, quantity: 4 });
@@ -139,7 +139,7 @@ describe('InventoryItem', () => {
   });
 });
 
-describe('inventory errors', () => {
+describe('stock errors', () => {
   it.each([
     [new InsufficientStockError(4, 3, 1), 'insufficient_stock', 'Pet 4 has 1 unit in stock; 3 requested.'],
     [new InsufficientStockError(4, 3, 0), 'insufficient_stock', 'Pet 4 has 0 units in stock; 3 requested.'],

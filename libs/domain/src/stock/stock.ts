@@ -3,9 +3,9 @@ import { LIMITS } from '../shared/limits';
 import { boundedInteger } from '../shared/text';
 import type { Pet } from '../pet/pet';
 import type { PetStatus } from '../pet/pet-status';
-import { InsufficientStockError, StockLimitExceededError } from './inventory.errors';
+import { InsufficientStockError, StockLimitExceededError } from './stock.errors';
 
-export interface InventoryItemProps {
+export interface StockProps {
   petId: number;
   quantity: number;
 }
@@ -15,18 +15,18 @@ export interface InventoryItemProps {
  * Its public `status` is the pet's status, so it is not kept here. `quantity` never
  * leaves 0 … LIMITS.stockQuantity.max (I1).
  */
-export class InventoryItem {
-  private constructor(private readonly props: InventoryItemProps) {}
+export class Stock {
+  private constructor(private readonly props: StockProps) {}
 
   /**
    * The entry created with a pet: 1 unit if the pet starts `available`, else 0 (a pet
    * created `pending` is a hold, one created `sold` has nothing to sell).
    * It takes the pet's id, so build it once the pet has been given one.
    */
-  static forNewPet(pet: Pet): InventoryItem {
-    return new InventoryItem({
+  static forNewPet(pet: Pet): Stock {
+    return new Stock({
       petId: pet.id,
-      quantity: InventoryItem.initialQuantityFor(pet.status),
+      quantity: Stock.initialQuantityFor(pet.status),
     });
   }
 
@@ -34,8 +34,8 @@ export class InventoryItem {
     return status === 'available' ? 1 : 0;
   }
 
-  static restore(props: InventoryItemProps): InventoryItem {
-    return new InventoryItem({ ...props });
+  static restore(props: StockProps): Stock {
+    return new Stock({ ...props });
   }
 
   get petId(): number {
@@ -50,7 +50,7 @@ export class InventoryItem {
 
   /** Units go into an order. Refused, with nothing changed, when fewer are in stock. */
   take(units: number): void {
-    InventoryItem.checkUnits(units);
+    Stock.checkUnits(units);
     if (units > this.props.quantity) {
       throw new InsufficientStockError(this.props.petId, units, this.props.quantity);
     }
@@ -59,7 +59,7 @@ export class InventoryItem {
 
   /** Units of a cancelled order come back (I4). */
   giveBack(units: number): void {
-    InventoryItem.checkUnits(units);
+    Stock.checkUnits(units);
     const quantity = this.props.quantity + units;
     if (quantity > LIMITS.stockQuantity.max) {
       throw new StockLimitExceededError(this.props.petId, quantity, LIMITS.stockQuantity.max);
@@ -77,7 +77,7 @@ export class InventoryItem {
     this.props.quantity = 0;
   }
 
-  toSnapshot(): InventoryItemProps {
+  toSnapshot(): StockProps {
     return { ...this.props };
   }
 

@@ -3,7 +3,7 @@ import { DomainError } from '../shared/domain-error';
 import { Order } from '../order/order';
 import { Pet } from '../pet/pet';
 import { PET_STATUSES, PetStatus } from '../pet/pet-status';
-import { InventoryItem } from './inventory-item';
+import { Stock } from './stock';
 import { StockRules } from './stock-rules';
 
 /**
@@ -45,7 +45,7 @@ const at = new Date('2030-06-15T12:00:00.000Z');
 
 class World {
   readonly pet: Pet;
-  readonly inventory: InventoryItem;
+  readonly stock: Stock;
   /** Orders not cancelled (a cancelled order is deleted). */
   orders: Order[] = [];
   /** Units stocked so far, net of what administrators wrote off (stock set lower, `→ sold`). */
@@ -55,8 +55,8 @@ class World {
   constructor(status: PetStatus) {
     const created = Pet.create({ name: 'Batch', categoryId: 1, status });
     this.pet = Pet.restore({ ...created.toSnapshot(), id: 7 });
-    this.inventory = InventoryItem.forNewPet(this.pet);
-    this.stocked = this.inventory.quantity;
+    this.stock = Stock.forNewPet(this.pet);
+    this.stocked = this.stock.quantity;
   }
 
   get openOrders(): Order[] {
@@ -66,14 +66,14 @@ class World {
   state() {
     return {
       pet: this.pet.toSnapshot(),
-      inventory: this.inventory.toSnapshot(),
+      stock: this.stock.toSnapshot(),
       orders: this.orders.map((o) => ({ ...o.toSnapshot(), open: o.isOpen })),
     };
   }
 
   run(cmd: Command): void {
     const statusBefore = this.pet.status;
-    const quantityBefore = this.inventory.quantity;
+    const quantityBefore = this.stock.quantity;
     const before = this.state();
     try {
       this.apply(cmd);
@@ -94,30 +94,30 @@ class World {
   }
 
   private apply(cmd: Command): void {
-    const { pet, inventory } = this;
+    const { pet, stock } = this;
     switch (cmd.kind) {
       case 'place':
-        this.orders.push(StockRules.placeOrder({ pet, inventory, quantity: cmd.quantity, ownerId: 1, now: at }));
+        this.orders.push(StockRules.placeOrder({ pet, stock, quantity: cmd.quantity, ownerId: 1, now: at }));
         return;
       case 'complete': {
         const order = this.pick(cmd.pick);
         if (!order) return;
         const otherOpenOrders = this.openOrders.filter((o) => o !== order).length;
-        StockRules.completeOrder({ order, pet, inventory, otherOpenOrders, at });
+        StockRules.completeOrder({ order, pet, stock, otherOpenOrders, at });
         this.everCompleted.add(order);
         return;
       }
       case 'cancel': {
         const order = this.pick(cmd.pick);
         if (!order) return;
-        StockRules.cancelOrder({ order, pet, inventory });
+        StockRules.cancelOrder({ order, pet, stock });
         this.orders = this.orders.filter((o) => o !== order);
         return;
       }
       case 'setStock':
         StockRules.setStock({
           pet,
-          inventory,
+          stock,
           quantity: cmd.quantity,
           openOrders: this.openOrders.length,
         });
@@ -125,7 +125,7 @@ class World {
       case 'hand':
         StockRules.changeStatusByHand({
           pet,
-          inventory,
+          stock,
           to: cmd.to,
           openOrders: this.openOrders.length,
         });
@@ -138,7 +138,7 @@ class World {
   }
 
   checkInvariants(): void {
-    const quantity = this.inventory.quantity;
+    const quantity = this.stock.quantity;
     const open = this.openOrders;
     // I1: never below 0
     expect(Number.isInteger(quantity)).toBe(true);
@@ -187,12 +187,7 @@ describe('StockRules: invariants over random command sequences', () => {
         const world = new World('available');
         for (const cmd of commands) {
           const before = JSON.stringify(world.state());
-          if (
-            cmd.kind === 'complete' &&
-            world.pet.isPending &&
-            world.inventory.isEmpty &&
-            world.openOrders.length > 1
-          ) {
+          if (cmd.kind === 'complete' && world.pet.isPending && world.stock.isEmpty && world.openOrders.length > 1) {
             seen.add('complete with other open orders on an emptied pending pet');
           }
           world.run(cmd);
@@ -222,14 +217,14 @@ describe('StockRules: invariants over random command sequences', () => {
 
   it('cancelling an order undoes placing it', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 50 }), (stock, quantity) => {
-        fc.pre(quantity <= stock);
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 50 }), (units, quantity) => {
+        fc.pre(quantity <= units);
         const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
-        const inventory = InventoryItem.restore({ petId: 7, quantity: stock });
-        const order = StockRules.placeOrder({ pet, inventory, quantity, ownerId: 1, now: at });
-        expect(inventory.quantity).toBe(stock - quantity);
-        StockRules.cancelOrder({ order, pet, inventory });
-        expect(inventory.quantity).toBe(stock);
+        const stock = Stock.restore({ petId: 7, quantity: units });
+        const order = StockRules.placeOrder({ pet, stock, quantity, ownerId: 1, now: at });
+        expect(stock.quantity).toBe(units - quantity);
+        StockRules.cancelOrder({ order, pet, stock });
+        expect(stock.quantity).toBe(units);
         expect(pet.status).toBe('available');
       }),
     );
@@ -241,16 +236,16 @@ describe('StockRules: invariants over random command sequences', () => {
         fc.integer({ min: 2, max: 20 }),
         fc.integer({ min: 1, max: 19 }),
         fc.integer({ min: 1, max: 20 }),
-        (stock, first, extra) => {
-          fc.pre(first < stock);
+        (units, first, extra) => {
+          fc.pre(first < units);
           const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
-          const inventory = InventoryItem.restore({ petId: 7, quantity: stock });
-          StockRules.placeOrder({ pet, inventory, quantity: first, ownerId: 1, now: at });
-          const second = stock - first + extra;
-          expect(() => StockRules.placeOrder({ pet, inventory, quantity: second, ownerId: 2, now: at })).toThrow(
+          const stock = Stock.restore({ petId: 7, quantity: units });
+          StockRules.placeOrder({ pet, stock, quantity: first, ownerId: 1, now: at });
+          const second = units - first + extra;
+          expect(() => StockRules.placeOrder({ pet, stock, quantity: second, ownerId: 2, now: at })).toThrow(
             expect.objectContaining({ kind: 'insufficient_stock' }),
           );
-          expect(inventory.quantity).toBe(stock - first);
+          expect(stock.quantity).toBe(units - first);
           expect(pet.status).toBe('available');
         },
       ),
@@ -259,11 +254,11 @@ describe('StockRules: invariants over random command sequences', () => {
 
   it('after the last unit is ordered, the next order finds the pet pending (pet_not_available)', () => {
     const pet = Pet.restore({ id: 7, name: 'Rex', categoryId: 1, status: 'available' });
-    const inventory = InventoryItem.restore({ petId: 7, quantity: 1 });
-    StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 1, now: at });
-    expect(() => StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 2, now: at })).toThrow(
+    const stock = Stock.restore({ petId: 7, quantity: 1 });
+    StockRules.placeOrder({ pet, stock, quantity: 1, ownerId: 1, now: at });
+    expect(() => StockRules.placeOrder({ pet, stock, quantity: 1, ownerId: 2, now: at })).toThrow(
       expect.objectContaining({ kind: 'pet_not_available' }),
     );
-    expect([inventory.quantity, pet.status]).toEqual([0, 'pending']);
+    expect([stock.quantity, pet.status]).toEqual([0, 'pending']);
   });
 });

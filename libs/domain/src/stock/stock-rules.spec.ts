@@ -3,7 +3,7 @@ import { LIMITS } from '../shared/limits';
 import { Order } from '../order/order';
 import { Pet } from '../pet/pet';
 import { PET_STATUSES, PetStatus } from '../pet/pet-status';
-import { InventoryItem } from './inventory-item';
+import { Stock } from './stock';
 import { StockRules } from './stock-rules';
 import { caught } from '../../test-support/caught';
 
@@ -14,7 +14,7 @@ const now = new Date('2030-06-15T12:00:00.000Z');
 function petWith(status: PetStatus, quantity: number) {
   return {
     pet: Pet.restore({ id: PET_ID, name: 'Rex', categoryId: 1, status }),
-    inventory: InventoryItem.restore({ petId: PET_ID, quantity }),
+    stock: Stock.restore({ petId: PET_ID, quantity }),
   };
 }
 
@@ -24,12 +24,12 @@ const openOrder = (quantity: number, complete = false) =>
 /** Run a command that must be refused; check its kind and that nothing changed. */
 function expectRefused(
   kind: string,
-  aggregates: { pet: Pet; inventory: InventoryItem; order?: Order },
+  aggregates: { pet: Pet; stock: Stock; order?: Order },
   command: () => unknown,
 ): void {
   const before = {
     pet: aggregates.pet.toSnapshot(),
-    inventory: aggregates.inventory.toSnapshot(),
+    stock: aggregates.stock.toSnapshot(),
     order: aggregates.order?.toSnapshot(),
     orderOpen: aggregates.order?.isOpen,
   };
@@ -38,7 +38,7 @@ function expectRefused(
   expect((error as DomainError).kind).toBe(kind);
   expect({
     pet: aggregates.pet.toSnapshot(),
-    inventory: aggregates.inventory.toSnapshot(),
+    stock: aggregates.stock.toSnapshot(),
     order: aggregates.order?.toSnapshot(),
     orderOpen: aggregates.order?.isOpen,
   }).toEqual(before);
@@ -52,9 +52,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['available', 3, 3, 0, 'pending'],
     ['available', 1, 1, 0, 'pending'],
     ['available', 1000, 1000, 0, 'pending'],
-  ] as const)('%s pet with %i in stock, %i ordered → stock %i, pet %s', (status, stock, q, left, after) => {
-    const { pet, inventory } = petWith(status, stock);
-    const order = StockRules.placeOrder({ pet, inventory, quantity: q, ownerId: 11, now });
+  ] as const)('%s pet with %i in stock, %i ordered → stock %i, pet %s', (status, units, q, left, after) => {
+    const { pet, stock } = petWith(status, units);
+    const order = StockRules.placeOrder({ pet, stock, quantity: q, ownerId: 11, now });
     expect(order.toSnapshot()).toEqual({
       id: 0,
       petId: PET_ID,
@@ -64,16 +64,14 @@ describe('StockRules.placeOrder (command table: place order)', () => {
       ownerId: 11,
     });
     expect(order.isOpen).toBe(true);
-    expect(inventory.quantity).toBe(left);
+    expect(stock.quantity).toBe(left);
     expect(pet.status).toBe(after);
   });
 
   it('keeps the ship date given', () => {
-    const { pet, inventory } = petWith('available', 2);
+    const { pet, stock } = petWith('available', 2);
     const shipDate = new Date('2030-06-20T00:00:00.000Z');
-    expect(StockRules.placeOrder({ pet, inventory, quantity: 1, shipDate, ownerId: 11, now }).shipDate).toEqual(
-      shipDate,
-    );
+    expect(StockRules.placeOrder({ pet, stock, quantity: 1, shipDate, ownerId: 11, now }).shipDate).toEqual(shipDate);
   });
 
   it.each([
@@ -82,8 +80,8 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['pending', 0, 1, 'pet_not_available'],
     ['available', 2, 3, 'insufficient_stock'],
     ['available', 0, 1, 'insufficient_stock'],
-  ] as const)('%s pet with %i in stock, %i ordered → %s, nothing changes', (status, stock, q, code) => {
-    const aggregates = petWith(status, stock);
+  ] as const)('%s pet with %i in stock, %i ordered → %s, nothing changes', (status, units, q, code) => {
+    const aggregates = petWith(status, units);
     expectRefused(code, aggregates, () => StockRules.placeOrder({ ...aggregates, quantity: q, ownerId: 11, now }));
   });
 
@@ -108,21 +106,21 @@ describe('StockRules.completeOrder (command table: complete order)', () => {
     ['pending', 2, 0, 'pending'],
     ['available', 2, 0, 'available'],
     ['available', 2, 1, 'available'],
-  ] as const)('%s pet, stock %i, %i other open orders → pet %s, stock unchanged', (status, stock, others, after) => {
-    const { pet, inventory } = petWith(status, stock);
+  ] as const)('%s pet, stock %i, %i other open orders → pet %s, stock unchanged', (status, units, others, after) => {
+    const { pet, stock } = petWith(status, units);
     const order = openOrder(2);
-    StockRules.completeOrder({ order, pet, inventory, otherOpenOrders: others, at });
+    StockRules.completeOrder({ order, pet, stock, otherOpenOrders: others, at });
     expect(order.isComplete).toBe(true);
     expect(order.shipDate).toEqual(at);
-    expect(inventory.quantity).toBe(stock);
+    expect(stock.quantity).toBe(units);
     expect(pet.status).toBe(after);
   });
 
   it('uses the ship date given', () => {
-    const { pet, inventory } = petWith('pending', 0);
+    const { pet, stock } = petWith('pending', 0);
     const order = openOrder(1);
     const shipDate = new Date('2030-06-15T00:00:00.000Z');
-    StockRules.completeOrder({ order, pet, inventory, otherOpenOrders: 0, at, shipDate });
+    StockRules.completeOrder({ order, pet, stock, otherOpenOrders: 0, at, shipDate });
     expect(order.shipDate).toEqual(shipDate);
   });
 
@@ -140,13 +138,13 @@ describe('StockRules.cancelOrder (command table: cancel order)', () => {
     ['pending', 0, 3, 3, 'available'],
     ['pending', 2, 1, 3, 'available'],
     ['available', 4, 2, 6, 'available'],
-  ] as const)('%s pet, stock %i, order of %i → stock %i, pet %s', (status, stock, q, left, after) => {
-    const { pet, inventory } = petWith(status, stock);
+  ] as const)('%s pet, stock %i, order of %i → stock %i, pet %s', (status, units, q, left, after) => {
+    const { pet, stock } = petWith(status, units);
     const order = openOrder(q);
-    StockRules.cancelOrder({ order, pet, inventory });
+    StockRules.cancelOrder({ order, pet, stock });
     expect(order.isCancelled).toBe(true);
     expect(order.isOpen).toBe(false);
-    expect(inventory.quantity).toBe(left);
+    expect(stock.quantity).toBe(left);
     expect(pet.status).toBe(after);
   });
 
@@ -175,17 +173,17 @@ describe('StockRules.setStock (command table: set stock to n)', () => {
     ['pending', 2, 0, 0, 'pending'],
     ['pending', 0, 0, 2, 'pending'],
     ['sold', 0, 0, 0, 'sold'],
-  ] as const)('%s pet, stock %i, set to %i with %i open orders → pet %s', (status, stock, n, open, after) => {
-    const { pet, inventory } = petWith(status, stock);
-    StockRules.setStock({ pet, inventory, quantity: n, openOrders: open });
-    expect(inventory.quantity).toBe(n);
+  ] as const)('%s pet, stock %i, set to %i with %i open orders → pet %s', (status, units, n, open, after) => {
+    const { pet, stock } = petWith(status, units);
+    StockRules.setStock({ pet, stock, quantity: n, openOrders: open });
+    expect(stock.quantity).toBe(n);
     expect(pet.status).toBe(after);
   });
 
   it('accepts the largest stock', () => {
-    const { pet, inventory } = petWith('sold', 0);
-    StockRules.setStock({ pet, inventory, quantity: LIMITS.stockQuantity.max, openOrders: 0 });
-    expect([inventory.quantity, pet.status]).toEqual([LIMITS.stockQuantity.max, 'available']);
+    const { pet, stock } = petWith('sold', 0);
+    StockRules.setStock({ pet, stock, quantity: LIMITS.stockQuantity.max, openOrders: 0 });
+    expect([stock.quantity, pet.status]).toEqual([LIMITS.stockQuantity.max, 'available']);
   });
 
   it.each([-1, LIMITS.stockQuantity.max + 1, 1.5])('refuses %p with invalid, changing nothing', (n) => {
@@ -224,13 +222,13 @@ describe('StockRules.changeStatusByHand (hand-change table)', () => {
     ['sold', 'sold', 0, 0, { status: 'sold', stock: 0 }], // no-op
   ];
 
-  it.each(table)('%s → %s (stock %i, open orders %i) → %p', (from, to, stock, open, result) => {
-    const aggregates = petWith(from, stock);
+  it.each(table)('%s → %s (stock %i, open orders %i) → %p', (from, to, units, open, result) => {
+    const aggregates = petWith(from, units);
     if (typeof result === 'string') {
       expectRefused(result, aggregates, () => StockRules.changeStatusByHand({ ...aggregates, to, openOrders: open }));
     } else {
       StockRules.changeStatusByHand({ ...aggregates, to, openOrders: open });
-      expect({ status: aggregates.pet.status, stock: aggregates.inventory.quantity }).toEqual(result);
+      expect({ status: aggregates.pet.status, stock: aggregates.stock.quantity }).toEqual(result);
     }
   });
 
@@ -239,24 +237,24 @@ describe('StockRules.changeStatusByHand (hand-change table)', () => {
   });
 
   it('same → same leaves a (restored, inconsistent) stock alone: a no-op touches nothing', () => {
-    const { pet, inventory } = petWith('sold', 2);
-    StockRules.changeStatusByHand({ pet, inventory, to: 'sold', openOrders: 0 });
-    expect(inventory.quantity).toBe(2);
+    const { pet, stock } = petWith('sold', 2);
+    StockRules.changeStatusByHand({ pet, stock, to: 'sold', openOrders: 0 });
+    expect(stock.quantity).toBe(2);
   });
 });
 
 describe('StockRules wiring checks', () => {
-  it('refuses an inventory entry of another pet (a bug, not a domain refusal)', () => {
+  it('refuses the stock of another pet (a bug, not a domain refusal)', () => {
     const { pet } = petWith('available', 1);
-    const inventory = InventoryItem.restore({ petId: PET_ID + 1, quantity: 1 });
-    const error = caught(() => StockRules.setStock({ pet, inventory, quantity: 3, openOrders: 0 }));
+    const stock = Stock.restore({ petId: PET_ID + 1, quantity: 1 });
+    const error = caught(() => StockRules.setStock({ pet, stock, quantity: 3, openOrders: 0 }));
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(DomainError);
-    expect(inventory.quantity).toBe(1);
+    expect(stock.quantity).toBe(1);
   });
 
   it('refuses an order of another pet', () => {
-    const { pet, inventory } = petWith('pending', 0);
+    const { pet, stock } = petWith('pending', 0);
     const order = Order.restore({
       id: 1,
       petId: PET_ID + 1,
@@ -265,23 +263,23 @@ describe('StockRules wiring checks', () => {
       complete: false,
       ownerId: 1,
     });
-    expect(() => StockRules.cancelOrder({ order, pet, inventory })).toThrow(/used for pet/);
+    expect(() => StockRules.cancelOrder({ order, pet, stock })).toThrow(/used for pet/);
     expect(order.isOpen).toBe(true);
   });
 
   it.each([-1, 0.5, Number.NaN])('refuses an open-order count of %p', (count) => {
-    const { pet, inventory } = petWith('available', 1);
-    expect(() => StockRules.setStock({ pet, inventory, quantity: 0, openOrders: count })).toThrow(/count/);
-    expect(() => StockRules.changeStatusByHand({ pet, inventory, to: 'sold', openOrders: count })).toThrow(/count/);
+    const { pet, stock } = petWith('available', 1);
+    expect(() => StockRules.setStock({ pet, stock, quantity: 0, openOrders: count })).toThrow(/count/);
+    expect(() => StockRules.changeStatusByHand({ pet, stock, to: 'sold', openOrders: count })).toThrow(/count/);
     expect(() =>
       StockRules.completeOrder({
         order: openOrder(1),
         pet,
-        inventory,
+        stock,
         otherOpenOrders: count,
         at: now,
       }),
     ).toThrow(/count/);
-    expect([pet.status, inventory.quantity]).toEqual(['available', 1]);
+    expect([pet.status, stock.quantity]).toEqual(['available', 1]);
   });
 });

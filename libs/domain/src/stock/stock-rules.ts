@@ -1,10 +1,10 @@
 import { Order } from '../order/order';
 import type { Pet } from '../pet/pet';
 import type { PetStatus } from '../pet/pet-status';
-import type { InventoryItem } from './inventory-item';
+import type { Stock } from './stock';
 
 /**
- * The rules that span a pet, its inventory entry and its orders: the command table of
+ * The rules that span a pet, its stock and its orders: the command table of
  * docs/domain.md ("Commands and their effects") and its hand-change table.
  * Pure and stateless; the use case loads the aggregates (stock row locked), calls one rule
  * and saves what changed, in one transaction.
@@ -25,14 +25,14 @@ export class StockRules {
    */
   static placeOrder(input: {
     pet: Pet;
-    inventory: InventoryItem;
+    stock: Stock;
     quantity: number;
     shipDate?: Date | null;
     ownerId: number;
     now: Date;
   }): Order {
-    const { pet, inventory } = input;
-    assertSamePet(pet, inventory);
+    const { pet, stock } = input;
+    assertSamePet(pet, stock);
     const order = Order.place({
       petId: pet.id,
       quantity: input.quantity,
@@ -41,8 +41,8 @@ export class StockRules {
       now: input.now,
     });
     pet.assertOrderable();
-    inventory.take(order.quantity);
-    if (inventory.isEmpty) pet.hold();
+    stock.take(order.quantity);
+    if (stock.isEmpty) pet.hold();
     return order;
   }
 
@@ -54,29 +54,29 @@ export class StockRules {
   static completeOrder(input: {
     order: Order;
     pet: Pet;
-    inventory: InventoryItem;
+    stock: Stock;
     otherOpenOrders: number;
     at: Date;
     shipDate?: Date | null;
   }): void {
-    const { order, pet, inventory, otherOpenOrders } = input;
-    assertSamePet(pet, inventory, order);
+    const { order, pet, stock, otherOpenOrders } = input;
+    assertSamePet(pet, stock, order);
     assertCount('otherOpenOrders', otherOpenOrders);
     order.complete(input.at, input.shipDate);
-    if (pet.isPending && inventory.isEmpty && otherOpenOrders === 0) pet.markSold(otherOpenOrders);
+    if (pet.isPending && stock.isEmpty && otherOpenOrders === 0) pet.markSold(otherOpenOrders);
   }
 
   /**
    * Cancel an open order (else `order_already_complete`). Its units return to stock (I4);
    * a `pending` pet becomes `available`. The caller deletes the order.
    */
-  static cancelOrder(input: { order: Order; pet: Pet; inventory: InventoryItem }): void {
-    const { order, pet, inventory } = input;
-    assertSamePet(pet, inventory, order);
+  static cancelOrder(input: { order: Order; pet: Pet; stock: Stock }): void {
+    const { order, pet, stock } = input;
+    assertSamePet(pet, stock, order);
     order.assertOpen();
-    inventory.giveBack(order.quantity);
+    stock.giveBack(order.quantity);
     order.cancel();
-    if (pet.isPending) pet.makeAvailable(inventory.quantity);
+    if (pet.isPending) pet.makeAvailable(stock.quantity);
   }
 
   /**
@@ -84,13 +84,13 @@ export class StockRules {
    * (from any status). At 0 an `available` pet becomes `pending` while `openOrders` remain,
    * else `sold`; a `pending` or `sold` pet keeps its status.
    */
-  static setStock(input: { pet: Pet; inventory: InventoryItem; quantity: number; openOrders: number }): void {
-    const { pet, inventory, openOrders } = input;
-    assertSamePet(pet, inventory);
+  static setStock(input: { pet: Pet; stock: Stock; quantity: number; openOrders: number }): void {
+    const { pet, stock, openOrders } = input;
+    assertSamePet(pet, stock);
     assertCount('openOrders', openOrders);
-    inventory.restock(input.quantity);
-    if (!inventory.isEmpty) {
-      pet.makeAvailable(inventory.quantity);
+    stock.restock(input.quantity);
+    if (!stock.isEmpty) {
+      pet.makeAvailable(stock.quantity);
     } else if (pet.isAvailable) {
       if (openOrders > 0) pet.hold();
       else pet.markSold(openOrders);
@@ -102,20 +102,20 @@ export class StockRules {
    * `→ sold` also empties the stock. Asking for the current status changes nothing (see
    * `Pet.changeStatus`): in particular `sold → sold` does not touch the stock.
    */
-  static changeStatusByHand(input: { pet: Pet; inventory: InventoryItem; to: PetStatus; openOrders: number }): void {
-    const { pet, inventory, to, openOrders } = input;
-    assertSamePet(pet, inventory);
+  static changeStatusByHand(input: { pet: Pet; stock: Stock; to: PetStatus; openOrders: number }): void {
+    const { pet, stock, to, openOrders } = input;
+    assertSamePet(pet, stock);
     assertCount('openOrders', openOrders);
     if (pet.status === to) return;
-    pet.changeStatus(to, { quantity: inventory.quantity, openOrders });
-    if (to === 'sold') inventory.clear();
+    pet.changeStatus(to, { quantity: stock.quantity, openOrders });
+    if (to === 'sold') stock.clear();
   }
 }
 
 /** Wiring mistakes, not refusals: they surface as unexpected errors (500), never as a code. */
-function assertSamePet(pet: Pet, inventory: InventoryItem, order?: Order): void {
-  if (inventory.petId !== pet.id) {
-    throw new Error(`Inventory entry of pet ${inventory.petId} used for pet ${pet.id}.`);
+function assertSamePet(pet: Pet, stock: Stock, order?: Order): void {
+  if (stock.petId !== pet.id) {
+    throw new Error(`Stock of pet ${stock.petId} used for pet ${pet.id}.`);
   }
   if (order && order.petId !== pet.id) {
     throw new Error(`Order ${order.id} of pet ${order.petId} used for pet ${pet.id}.`);

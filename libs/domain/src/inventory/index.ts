@@ -1,3 +1,0 @@
-export * from './inventory-item';
-export * from './inventory.errors';
-export * from './stock-rules';

@@ -1,0 +1,3 @@
+export * from './stock';
+export * from './stock.errors';
+export * from './stock-rules';
