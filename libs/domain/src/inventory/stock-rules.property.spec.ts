@@ -53,7 +53,7 @@ class World {
   readonly everCompleted = new Set<Order>();
 
   constructor(status: PetStatus) {
-    const created = Pet.create({ name: 'Batch', categoryId: 1, status });
+    const created = Pet.create({ id: 7, name: 'Batch', categoryId: 1, status });
     this.pet = Pet.restore({ ...created.toSnapshot(), id: 7 });
     this.inventory = InventoryItem.forNewPet(this.pet);
     this.stocked = this.inventory.quantity;
@@ -97,7 +97,16 @@ class World {
     const { pet, inventory } = this;
     switch (cmd.kind) {
       case 'place':
-        this.orders.push(StockRules.placeOrder({ pet, inventory, quantity: cmd.quantity, ownerId: 1, now: at }));
+        this.orders.push(
+          StockRules.placeOrder({
+            orderId: this.orders.length + 1,
+            pet,
+            inventory,
+            quantity: cmd.quantity,
+            ownerId: 1,
+            now: at,
+          }),
+        );
         return;
       case 'complete': {
         const order = this.pick(cmd.pick);
@@ -226,7 +235,7 @@ describe('StockRules: invariants over random command sequences', () => {
         fc.pre(quantity <= stock);
         const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
         const inventory = InventoryItem.restore({ petId: 7, quantity: stock });
-        const order = StockRules.placeOrder({ pet, inventory, quantity, ownerId: 1, now: at });
+        const order = StockRules.placeOrder({ orderId: 1, pet, inventory, quantity, ownerId: 1, now: at });
         expect(inventory.quantity).toBe(stock - quantity);
         StockRules.cancelOrder({ order, pet, inventory });
         expect(inventory.quantity).toBe(stock);
@@ -245,11 +254,11 @@ describe('StockRules: invariants over random command sequences', () => {
           fc.pre(first < stock);
           const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
           const inventory = InventoryItem.restore({ petId: 7, quantity: stock });
-          StockRules.placeOrder({ pet, inventory, quantity: first, ownerId: 1, now: at });
+          StockRules.placeOrder({ orderId: 1, pet, inventory, quantity: first, ownerId: 1, now: at });
           const second = stock - first + extra;
-          expect(() => StockRules.placeOrder({ pet, inventory, quantity: second, ownerId: 2, now: at })).toThrow(
-            expect.objectContaining({ kind: 'insufficient_stock' }),
-          );
+          expect(() =>
+            StockRules.placeOrder({ orderId: 2, pet, inventory, quantity: second, ownerId: 2, now: at }),
+          ).toThrow(expect.objectContaining({ kind: 'insufficient_stock' }));
           expect(inventory.quantity).toBe(stock - first);
           expect(pet.status).toBe('available');
         },
@@ -260,8 +269,8 @@ describe('StockRules: invariants over random command sequences', () => {
   it('after the last unit is ordered, the next order finds the pet pending (pet_not_available)', () => {
     const pet = Pet.restore({ id: 7, name: 'Rex', categoryId: 1, status: 'available' });
     const inventory = InventoryItem.restore({ petId: 7, quantity: 1 });
-    StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 1, now: at });
-    expect(() => StockRules.placeOrder({ pet, inventory, quantity: 1, ownerId: 2, now: at })).toThrow(
+    StockRules.placeOrder({ orderId: 1, pet, inventory, quantity: 1, ownerId: 1, now: at });
+    expect(() => StockRules.placeOrder({ orderId: 2, pet, inventory, quantity: 1, ownerId: 2, now: at })).toThrow(
       expect.objectContaining({ kind: 'pet_not_available' }),
     );
     expect([inventory.quantity, pet.status]).toEqual([0, 'pending']);

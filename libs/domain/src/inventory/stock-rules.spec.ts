@@ -54,9 +54,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['available', 1000, 1000, 0, 'pending'],
   ] as const)('%s pet with %i in stock, %i ordered → stock %i, pet %s', (status, stock, q, left, after) => {
     const { pet, inventory } = petWith(status, stock);
-    const order = StockRules.placeOrder({ pet, inventory, quantity: q, ownerId: 11, now });
+    const order = StockRules.placeOrder({ orderId: 21, pet, inventory, quantity: q, ownerId: 11, now });
     expect(order.toSnapshot()).toEqual({
-      id: 0,
+      id: 21,
       petId: PET_ID,
       quantity: q,
       shipDate: null,
@@ -71,9 +71,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
   it('keeps the ship date given', () => {
     const { pet, inventory } = petWith('available', 2);
     const shipDate = new Date('2030-06-20T00:00:00.000Z');
-    expect(StockRules.placeOrder({ pet, inventory, quantity: 1, shipDate, ownerId: 11, now }).shipDate).toEqual(
-      shipDate,
-    );
+    expect(
+      StockRules.placeOrder({ orderId: 21, pet, inventory, quantity: 1, shipDate, ownerId: 11, now }).shipDate,
+    ).toEqual(shipDate);
   });
 
   it.each([
@@ -84,7 +84,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['available', 0, 1, 'insufficient_stock'],
   ] as const)('%s pet with %i in stock, %i ordered → %s, nothing changes', (status, stock, q, code) => {
     const aggregates = petWith(status, stock);
-    expectRefused(code, aggregates, () => StockRules.placeOrder({ ...aggregates, quantity: q, ownerId: 11, now }));
+    expectRefused(code, aggregates, () =>
+      StockRules.placeOrder({ orderId: 21, ...aggregates, quantity: q, ownerId: 11, now }),
+    );
   });
 
   it.each([
@@ -93,7 +95,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['a ship date two days ago', { quantity: 1, shipDate: new Date('2030-06-13T12:00:00.000Z') }],
   ])('validates the input (%s) before the state: invalid even for a sold pet', (_, input) => {
     const aggregates = petWith('sold', 0);
-    expectRefused('invalid', aggregates, () => StockRules.placeOrder({ ...aggregates, ...input, ownerId: 11, now }));
+    expectRefused('invalid', aggregates, () =>
+      StockRules.placeOrder({ orderId: 21, ...aggregates, ...input, ownerId: 11, now }),
+    );
   });
 });
 
