@@ -1,6 +1,7 @@
 export * from './shared/domain-error';
 export * from './shared/limits';
 export * from './shared/text';
+export * from './shared/identity';
 export * from './category';
 export * from './account';
 export * from './pet';

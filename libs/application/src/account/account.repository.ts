@@ -5,7 +5,10 @@ export abstract class AccountRepository {
   abstract findById(id: number): Promise<Account | null>;
   /** Locks the account's row until the transaction ends (serialises its key issuing); false if absent. */
   abstract lock(id: number): Promise<boolean>;
-  abstract save(account: Account): Promise<Account>;
+  /** A new account's id, taken from the table's sequence before the account is created (never reused). */
+  abstract nextId(): Promise<number>;
+  /** Stores a new account (an account does not change afterwards). */
+  abstract add(account: Account): Promise<void>;
 }
 
 export abstract class ApiKeyRepository {
@@ -19,8 +22,12 @@ export abstract class ApiKeyRepository {
   abstract findBootstrapAccountId(): Promise<number | null>;
   /** Revokes every active bootstrap key whose hash is not `keepHash`; returns how many. */
   abstract revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<number>;
-  /** Inserts or updates. Returns null when the hash is already stored (an existing key). */
-  abstract save(key: ApiKey): Promise<ApiKey | null>;
+  /** A new key's id, taken from the table's sequence before the key is created (never reused). */
+  abstract nextId(): Promise<number>;
+  /** Stores a new key. False, and nothing stored, when the hash is already stored (an existing key). */
+  abstract add(key: ApiKey): Promise<boolean>;
+  /** Writes a stored key's changes (its revocation). */
+  abstract save(key: ApiKey): Promise<void>;
   /** Records a use; cheap and rate-limited in the adapter (at most once a minute a key). */
   abstract touch(keyId: number, at: Date): Promise<void>;
 }

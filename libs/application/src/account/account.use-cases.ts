@@ -31,12 +31,11 @@ export class IssueApiKey {
         throw new TooManyApiKeysError(MAX_ACTIVE_API_KEYS);
       }
       const generated = this.secrets.generate();
-      const saved = await this.keys.save(
-        ApiKey.issue({ accountId, prefix: generated.prefix, hash: generated.hash, now: this.clock.now() }),
-      );
+      const { prefix, hash } = generated;
+      const apiKey = ApiKey.issue({ id: await this.keys.nextId(), accountId, prefix, hash, now: this.clock.now() });
       // 256 random bits colliding with a stored hash does not happen; refuse loudly if it ever does.
-      if (!saved) throw new Error('Generated API key collided with an existing one.');
-      return { apiKey: saved, secret: generated.key };
+      if (!(await this.keys.add(apiKey))) throw new Error('Generated API key collided with an existing one.');
+      return { apiKey, secret: generated.key };
     });
   }
 }
@@ -52,7 +51,8 @@ export class SignUp {
 
   execute(name: string): Promise<{ account: Account } & IssuedApiKey> {
     return this.uow.run(async () => {
-      const account = await this.accounts.save(Account.signUp(name, this.clock.now()));
+      const account = Account.signUp({ id: await this.accounts.nextId(), name, now: this.clock.now() });
+      await this.accounts.add(account);
       return { account, ...(await this.issueKey.execute(account.id)) };
     });
   }
@@ -128,17 +128,21 @@ export class EnsureAdministrator {
         if (found?.key.isRevoked) return 'revoked';
         await this.keys.revokeBootstrapKeysExcept(hash, now);
         if (found) return 'existing';
-        const accountId =
-          (await this.keys.findBootstrapAccountId()) ??
-          (await this.accounts.save(Account.administrator('Administrator', now))).id;
-        const saved = await this.keys.save(ApiKey.issue({ accountId, prefix, hash, now, bootstrap: true }));
-        if (!saved) throw new AdministratorKeyConflict();
+        const accountId = (await this.keys.findBootstrapAccountId()) ?? (await this.addAdministrator(now));
+        const apiKey = ApiKey.issue({ id: await this.keys.nextId(), accountId, prefix, hash, now, bootstrap: true });
+        if (!(await this.keys.add(apiKey))) throw new AdministratorKeyConflict();
         return 'created';
       })
       .catch((error: unknown) => {
         if (error instanceof AdministratorKeyConflict) return 'existing' as const;
         throw error;
       });
+  }
+
+  private async addAdministrator(now: Date): Promise<number> {
+    const account = Account.administrator({ id: await this.accounts.nextId(), name: 'Administrator', now });
+    await this.accounts.add(account);
+    return account.id;
   }
 }
 

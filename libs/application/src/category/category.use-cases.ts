@@ -13,8 +13,15 @@ export interface CreateCategoryCommand {
 export class CreateCategory {
   constructor(private readonly categories: CategoryRepository) {}
 
+  /** Bad input is refused at once (it throws): no id is taken for it. */
   execute(command: CreateCategoryCommand): Promise<Category> {
-    return this.categories.save(Category.create(command));
+    return this.add(Category.validate(command));
+  }
+
+  private async add(fields: CreateCategoryCommand): Promise<Category> {
+    const category = Category.create({ id: await this.categories.nextId(), ...fields });
+    await this.categories.add(category);
+    return category;
   }
 }
 
@@ -37,7 +44,8 @@ export class UpdateCategory {
       if (!category) throw new CategoryNotFoundError(command.id);
       if (command.name !== undefined) category.rename(command.name);
       if (command.description !== undefined) category.describe(command.description);
-      return this.categories.save(category);
+      await this.categories.save(category);
+      return category;
     });
   }
 }

@@ -33,8 +33,12 @@ export abstract class OrderRepository {
    * time an order was placed is the database's at its insert (the service's clock should agree).
    */
   abstract listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]>;
-  /** Inserts (id 0) or updates. */
-  abstract save(order: Order): Promise<Order>;
+  /** A new order's id, taken from the table's sequence before the order is created (never reused). */
+  abstract nextId(): Promise<number>;
+  /** Stores a new order; the time it was placed is the database's at this insert. */
+  abstract add(order: Order): Promise<void>;
+  /** Writes a stored order's changes (ship date, completion). */
+  abstract save(order: Order): Promise<void>;
   /** Removes a cancelled order. */
   abstract delete(id: number): Promise<void>;
 }

@@ -46,8 +46,9 @@ export class PlaceOrder {
     return this.uow.run(async () => {
       const openUnits = limit > 0 ? await this.orders.lockOwnerAndCountOpenUnits(by.id) : 0;
       const target = { petId: command.petId, missing: (id: number) => new UnknownPetError(id) };
-      const { order } = await this.stock.run(target, (locked) => {
+      const { order } = await this.stock.run(target, async (locked) => {
         const placed = StockRules.placeOrder({
+          orderId: await this.orders.nextId(),
           pet: locked.pet,
           stock: locked.stock,
           quantity: command.quantity,

@@ -25,8 +25,12 @@ export abstract class PetRepository {
   abstract lockById(id: number): Promise<Pet | null>;
   /** A page of the pets that pass `filter`, ascending by id (keyset). */
   abstract list(filter: PetFilter, page: PageRequest): Promise<Page<Pet>>;
-  /** Inserts (id 0) or updates; throws UnknownCategoryError when its category does not exist. */
-  abstract save(pet: Pet): Promise<Pet>;
+  /** A new pet's id, taken from the table's sequence before the pet is created (never reused). */
+  abstract nextId(): Promise<number>;
+  /** Stores a new pet; throws UnknownCategoryError when its category does not exist. */
+  abstract add(pet: Pet): Promise<void>;
+  /** Writes a stored pet's changes; throws UnknownCategoryError when its category does not exist. */
+  abstract save(pet: Pet): Promise<void>;
   /** Deletes the pet and, with it, its stock entry. Returns false if it did not exist. */
   abstract delete(id: number): Promise<boolean>;
 }

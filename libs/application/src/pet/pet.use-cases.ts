@@ -23,11 +23,13 @@ export class CreatePet {
   ) {}
 
   execute(command: CreatePetCommand): Promise<Pet> {
-    const pet = Pet.create(command);
+    // Bad input is refused at once (it throws), before a transaction or an id is taken for it.
+    const fields = Pet.validate(command);
     return this.uow.run(async () => {
-      const saved = await this.pets.save(pet);
-      await this.stocks.create(Stock.forNewPet(saved));
-      return saved;
+      const pet = Pet.create({ id: await this.pets.nextId(), ...fields });
+      await this.pets.add(pet);
+      await this.stocks.create(Stock.forNewPet(pet));
+      return pet;
     });
   }
 }

@@ -79,11 +79,11 @@ export class StockCommand {
       if (stock.quantity !== before.quantity) await this.stocks.save(stock);
       // Before the save: the event compares the pet with the one stored.
       if (pet.status !== before.status) await this.events?.petStatusChange(pet);
-      const saved = JSON.stringify(pet.toSnapshot()) === before.pet ? pet : await this.pets.save(pet);
+      if (JSON.stringify(pet.toSnapshot()) !== before.pet) await this.pets.save(pet);
       const order = placed ?? locked.order;
-      const savedOrder = order && (await this.saveOrder(order));
+      const savedOrder = order && (await this.saveOrder(order, Boolean(placed)));
       if (order) await this.reportOrder(order, savedOrder, Boolean(placed));
-      return { pet: saved, stock, order: savedOrder };
+      return { pet, stock, order: savedOrder };
     });
   }
 
@@ -94,10 +94,15 @@ export class StockCommand {
     else if (order.isComplete) await this.events.order('order.completed', saved ?? order);
   }
 
-  private async saveOrder(order: Order): Promise<Order | null> {
-    if (!order.isCancelled) return this.orders.save(order);
-    await this.orders.delete(order.id);
-    return null;
+  /** A new order (`change` returned it) is added, the order addressed saved, or deleted once cancelled. */
+  private async saveOrder(order: Order, isNew: boolean): Promise<Order | null> {
+    if (order.isCancelled) {
+      await this.orders.delete(order.id);
+      return null;
+    }
+    if (isNew) await this.orders.add(order);
+    else await this.orders.save(order);
+    return order;
   }
 
   private async lockPet(target: { petId: number; missing: (petId: number) => Error }): Promise<LockedStock> {

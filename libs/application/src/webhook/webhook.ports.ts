@@ -45,7 +45,10 @@ export abstract class WebhookEndpointRepository {
   /** Serialises the endpoint changes of one account until the transaction ends (the 10-endpoint rule). */
   abstract lockOwner(ownerId: number): Promise<void>;
   abstract countByOwner(ownerId: number): Promise<number>;
-  abstract add(endpoint: WebhookEndpoint): Promise<WebhookEndpoint>;
+  /** A new endpoint's id, taken from the table's sequence before the endpoint is created (never reused). */
+  abstract nextId(): Promise<number>;
+  /** Stores a new endpoint (an endpoint is not edited; it is deleted and created again). */
+  abstract add(endpoint: WebhookEndpoint): Promise<void>;
   abstract findById(id: number): Promise<WebhookEndpoint | null>;
   /** The owner's endpoints, ascending by id. */
   abstract listByOwner(ownerId: number, page: PageRequest): Promise<Page<WebhookEndpoint>>;

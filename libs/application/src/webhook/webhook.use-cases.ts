@@ -42,6 +42,7 @@ export class CreateWebhookEndpoint {
 
   async execute(command: CreateWebhookEndpointCommand): Promise<WebhookEndpoint> {
     const endpoint = WebhookEndpoint.create({
+      id: await this.endpoints.nextId(),
       ownerId: command.owner.id,
       ownerIsAdmin: command.owner.isAdmin,
       url: command.url,
@@ -56,7 +57,8 @@ export class CreateWebhookEndpoint {
       if ((await this.endpoints.countByOwner(endpoint.ownerId)) >= MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT) {
         throw new TooManyWebhookEndpointsError();
       }
-      return this.endpoints.add(endpoint);
+      await this.endpoints.add(endpoint);
+      return endpoint;
     });
   }
 }

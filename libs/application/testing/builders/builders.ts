@@ -7,8 +7,9 @@ import { PetRepository } from '../../src/pet/pet.repository';
 
 /*
  * Test-data builders: a valid default for everything, and a method per fact a test cares about
- * (`aPet().pending().withStock(0)`). `build()` makes the domain object (id 0: not saved);
- * `saveIn(…)` stores it through the ports, so it works the same on the fakes and on TypeORM.
+ * (`aPet().pending().withStock(0)`). `build(id)` makes the domain object, not stored, with that id
+ * (1 by default); `saveIn(…)` takes an id from the repository's `nextId()` and adds the object
+ * through the ports, so it works the same on the fakes and on TypeORM.
  */
 
 let names = 0;
@@ -29,12 +30,14 @@ export class CategoryBuilder {
     return this;
   }
 
-  build(): Category {
-    return Category.create({ name: this.name, description: this.description });
+  build(id = 1): Category {
+    return Category.create({ id, name: this.name, description: this.description });
   }
 
-  saveIn(ports: { categories: CategoryRepository }): Promise<Category> {
-    return ports.categories.save(this.build());
+  async saveIn(ports: { categories: CategoryRepository }): Promise<Category> {
+    const category = this.build(await ports.categories.nextId());
+    await ports.categories.add(category);
+    return category;
   }
 }
 
@@ -79,8 +82,8 @@ export class PetBuilder {
     return this;
   }
 
-  build(): Pet {
-    return Pet.create({ name: this.name, categoryId: this.categoryId ?? 1, status: this.status });
+  build(id = 1): Pet {
+    return Pet.create({ id, name: this.name, categoryId: this.categoryId ?? 1, status: this.status });
   }
 
   /**
@@ -93,7 +96,8 @@ export class PetBuilder {
     stocks: StockRepository;
   }): Promise<{ pet: Pet; stock: Stock }> {
     this.categoryId ??= (await aCategory().saveIn(ports)).id;
-    const pet = await ports.pets.save(this.build());
+    const pet = this.build(await ports.pets.nextId());
+    await ports.pets.add(pet);
     const stock = await ports.stocks.create(Stock.forNewPet(pet));
     if (this.quantity !== undefined && this.quantity !== stock.quantity) {
       stock.restock(this.quantity);
@@ -107,7 +111,7 @@ export const aPet = () => new PetBuilder();
 
 export class AccountBuilder {
   private props = {
-    id: 0,
+    id: 1,
     name: unique('Account'),
     role: 'customer' as Role,
     createdAt: new Date('2026-01-01T00:00:00Z'),
@@ -133,8 +137,10 @@ export class AccountBuilder {
   }
 
   /** Stores the account under a new id from the sequence (a preset `withId` is not kept). */
-  saveIn(ports: { accounts: AccountRepository }): Promise<Account> {
-    return ports.accounts.save(Account.restore({ ...this.props, id: 0 }));
+  async saveIn(ports: { accounts: AccountRepository }): Promise<Account> {
+    const account = Account.restore({ ...this.props, id: await ports.accounts.nextId() });
+    await ports.accounts.add(account);
+    return account;
   }
 }
 
@@ -142,7 +148,7 @@ export class AccountBuilder {
 export const anAccount = () => new AccountBuilder().withId(1);
 
 export class OrderBuilder {
-  private props: OrderProps = { id: 0, petId: 1, quantity: 1, shipDate: null, complete: false, ownerId: 1 };
+  private props: OrderProps = { id: 1, petId: 1, quantity: 1, shipDate: null, complete: false, ownerId: 1 };
 
   forPet(petId: number): this {
     this.props.petId = petId;
@@ -169,13 +175,18 @@ export class OrderBuilder {
     return this;
   }
 
-  build(): Order {
-    return Order.restore(this.props);
+  build(id = this.props.id): Order {
+    return Order.restore({ ...this.props, id });
   }
 
-  /** Stores the order as it is (no stock moves: give the pet the stock the test means it to have left). */
-  saveIn(ports: { orders: OrderRepository }): Promise<Order> {
-    return ports.orders.save(this.build());
+  /**
+   * Stores the order as it is, under a new id (no stock moves: give the pet the stock the test
+   * means it to have left).
+   */
+  async saveIn(ports: { orders: OrderRepository }): Promise<Order> {
+    const order = this.build(await ports.orders.nextId());
+    await ports.orders.add(order);
+    return order;
   }
 }
 

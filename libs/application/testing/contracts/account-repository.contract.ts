@@ -12,9 +12,10 @@ export interface AccountContractSubject {
 const NOW = new Date('2026-01-15T10:00:00.000Z');
 let keys = 0;
 /** A key as IssueApiKey stores it: a prefix and a SHA-256 hex hash, different every time. */
-const aKeyFor = (accountId: number, options: { bootstrap?: boolean; hash?: string } = {}) => {
+const aKeyFor = (id: number, accountId: number, options: { bootstrap?: boolean; hash?: string } = {}) => {
   const hash = options.hash ?? createHash('sha256').update(`contract key ${++keys}`).digest('hex');
-  return ApiKey.issue({ accountId, prefix: `psk_${hash.slice(0, 8)}`, hash, now: NOW, bootstrap: options.bootstrap });
+  const prefix = `psk_${hash.slice(0, 8)}`;
+  return ApiKey.issue({ id, accountId, prefix, hash, now: NOW, bootstrap: options.bootstrap });
 };
 
 /**
@@ -31,11 +32,43 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
     beforeEach(async () => {
       subject = await makeRepo();
       ({ accounts, apiKeys } = subject);
-      alice = await accounts.save(Account.signUp('Alice', NOW));
+      alice = await signUp('Alice');
+    });
+
+    /** New accounts and keys as the use cases make them: an id from `nextId()`, then `add`. */
+    const signUp = async (name: string): Promise<Account> => {
+      const account = Account.signUp({ id: await accounts.nextId(), name, now: NOW });
+      await accounts.add(account);
+      return account;
+    };
+    const administrator = async (name: string): Promise<Account> => {
+      const account = Account.administrator({ id: await accounts.nextId(), name, now: NOW });
+      await accounts.add(account);
+      return account;
+    };
+    const addKey = async (accountId: number, options: { bootstrap?: boolean } = {}): Promise<ApiKey> => {
+      const key = aKeyFor(await apiKeys.nextId(), accountId, options);
+      expect(await apiKeys.add(key)).toBe(true);
+      return key;
+    };
+
+    it('hands out new ids in ascending order; add refuses an id stored already', async () => {
+      const [first, second] = [await accounts.nextId(), await accounts.nextId()];
+      expect(first).toBeGreaterThan(alice.id);
+      expect(second).toBeGreaterThan(first);
+      const taken = Account.signUp({ id: alice.id, name: 'Twin', now: NOW });
+      await expect(accounts.add(taken)).rejects.toMatchObject({ constraintKind: 'unique' });
+      const key = await addKey(alice.id);
+      expect(await apiKeys.nextId()).toBeGreaterThan(key.id);
+      await expect(apiKeys.add(aKeyFor(key.id, alice.id))).rejects.toMatchObject({ constraintKind: 'unique' });
+      const unknown = aKeyFor(key.id + 1000, alice.id);
+      unknown.revoke(NOW);
+      await apiKeys.save(unknown);
+      expect(await apiKeys.findByHash(unknown.hash)).toBeNull();
     });
 
     it('inserts accounts with ids from a sequence, reads them back; lock tells whether one exists', async () => {
-      const admin = await accounts.save(Account.administrator('Root', NOW));
+      const admin = await administrator('Root');
       expect(alice.id).toBeGreaterThan(0);
       expect(admin.id).toBeGreaterThan(alice.id);
       expect((await accounts.findById(admin.id))?.toSnapshot()).toEqual({
@@ -52,26 +85,26 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
     });
 
     it('stores a key and finds it with its account by hash, and by account and id', async () => {
-      const key = (await apiKeys.save(aKeyFor(alice.id))) as ApiKey;
+      const key = await addKey(alice.id);
       expect(key.id).toBeGreaterThan(0);
       const found = await apiKeys.findByHash(key.hash);
       expect(found?.key.toSnapshot()).toEqual(key.toSnapshot());
       expect(found?.account.toSnapshot()).toEqual(alice.toSnapshot());
       expect(await apiKeys.findByHash('0'.repeat(64))).toBeNull();
       expect((await apiKeys.findForAccount(alice.id, key.id))?.hash).toBe(key.hash);
-      const bob = await accounts.save(Account.signUp('Bob', NOW));
+      const bob = await signUp('Bob');
       expect(await apiKeys.findForAccount(bob.id, key.id)).toBeNull();
     });
 
-    it('answers null instead of storing a second key with the same hash', async () => {
-      const key = (await apiKeys.save(aKeyFor(alice.id))) as ApiKey;
-      expect(await apiKeys.save(aKeyFor(alice.id, { hash: key.hash }))).toBeNull();
+    it('answers false instead of storing a second key with the same hash', async () => {
+      const key = await addKey(alice.id);
+      expect(await apiKeys.add(aKeyFor(await apiKeys.nextId(), alice.id, { hash: key.hash }))).toBe(false);
       expect(await apiKeys.countActiveForAccount(alice.id)).toBe(1);
     });
 
     it('counts and lists only active keys, a keyset page at a time; a revoked key is still found by hash', async () => {
       const saved: ApiKey[] = [];
-      for (let i = 0; i < 3; i++) saved.push((await apiKeys.save(aKeyFor(alice.id))) as ApiKey);
+      for (let i = 0; i < 3; i++) saved.push(await addKey(alice.id));
       saved[1].revoke(NOW);
       await apiKeys.save(saved[1]);
       expect(await apiKeys.countActiveForAccount(alice.id)).toBe(2);
@@ -85,10 +118,10 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
 
     it("finds the newest bootstrap key's account, and revokes the other active bootstrap keys", async () => {
       expect(await apiKeys.findBootstrapAccountId()).toBeNull();
-      const root = await accounts.save(Account.administrator('Root', NOW));
-      const old = (await apiKeys.save(aKeyFor(alice.id, { bootstrap: true }))) as ApiKey;
-      const kept = (await apiKeys.save(aKeyFor(root.id, { bootstrap: true }))) as ApiKey;
-      const plain = (await apiKeys.save(aKeyFor(root.id))) as ApiKey;
+      const root = await administrator('Root');
+      const old = await addKey(alice.id, { bootstrap: true });
+      const kept = await addKey(root.id, { bootstrap: true });
+      const plain = await addKey(root.id);
       expect(await apiKeys.findBootstrapAccountId()).toBe(root.id);
       expect(await apiKeys.revokeBootstrapKeysExcept(kept.hash, NOW)).toBe(1);
       expect((await apiKeys.findByHash(old.hash))?.key.isRevoked).toBe(true);
@@ -98,7 +131,7 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
     });
 
     it('records a use, at most once a minute', async () => {
-      const key = (await apiKeys.save(aKeyFor(alice.id))) as ApiKey;
+      const key = await addKey(alice.id);
       const at = new Date(NOW.getTime() + 5_000);
       await apiKeys.touch(key.id, at);
       expect((await apiKeys.findByHash(key.hash))?.key.lastUsedAt).toEqual(at);
@@ -114,8 +147,8 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
       let hash = '';
       await expect(
         subject.uow.run(async () => {
-          accountId = (await accounts.save(Account.signUp('Temp', NOW))).id;
-          hash = ((await apiKeys.save(aKeyFor(accountId))) as ApiKey).hash;
+          accountId = (await signUp('Temp')).id;
+          hash = (await addKey(accountId)).hash;
           throw new Error('the command failed');
         }),
       ).rejects.toThrow('the command failed');

@@ -64,6 +64,20 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect(await orders.findById(next.id + 1000)).toBeNull();
     });
 
+    it('hands out new ids in ascending order; add refuses an id stored already, save an id not stored', async () => {
+      const [first, second] = [await orders.nextId(), await orders.nextId()];
+      expect(first).toBeGreaterThan(0);
+      expect(second).toBeGreaterThan(first);
+      const stored = await anOrder().forPet(petId).ownedBy(alice).saveIn(subject);
+      await expect(orders.add(anOrder().forPet(petId).ownedBy(bob).build(stored.id))).rejects.toMatchObject({
+        kind: 'constraint_violation',
+        constraintKind: 'unique',
+      });
+      await orders.save(anOrder().forPet(petId).ownedBy(bob).completed().build(second));
+      expect(await orders.findById(second)).toBeNull();
+      expect((await orders.list({}, { limit: 10 })).items.map((o) => o.id)).toEqual([stored.id]);
+    });
+
     it('refuses an order of an unknown pet or owner (foreign keys), storing nothing', async () => {
       const unknownOwner = anOrder()
         .forPet(petId)
@@ -154,7 +168,8 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       let placed = 0;
       await expect(
         subject.uow.run(async () => {
-          placed = (await orders.save(Order.place({ petId, quantity: 1, ownerId: bob, now: new Date() }))).id;
+          placed = await orders.nextId();
+          await orders.add(Order.place({ id: placed, petId, quantity: 1, ownerId: bob, now: new Date() }));
           const open = (await orders.lockById(kept.id)) as Order;
           open.complete(new Date());
           await orders.save(open);

@@ -34,9 +34,16 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       categoryId = (await aCategory().saveIn(subject)).id;
     });
 
+    /** A new pet as the use case makes one: an id from `nextId()`, then `add`. */
+    const addNew = async (input: Omit<Parameters<typeof Pet.create>[0], 'id'>): Promise<Pet> => {
+      const pet = Pet.create({ id: await pets.nextId(), ...input });
+      await pets.add(pet);
+      return pet;
+    };
+
     it('inserts a pet with an id from a sequence, reads it back and updates it in place', async () => {
-      const first = await pets.save(Pet.create({ name: 'Rex', categoryId }));
-      const second = await pets.save(Pet.create({ name: 'Tom', categoryId, status: 'pending' }));
+      const first = await addNew({ name: 'Rex', categoryId });
+      const second = await addNew({ name: 'Tom', categoryId, status: 'pending' });
       expect(first.id).toBeGreaterThan(0);
       expect(second.id).toBeGreaterThan(first.id);
       expect((await pets.findById(first.id))?.toSnapshot()).toEqual({
@@ -57,11 +64,25 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       expect(await pets.findById(second.id + 1000)).toBeNull();
     });
 
+    it('hands out new ids in ascending order; add refuses an id stored already, save an id not stored', async () => {
+      const [first, second] = [await pets.nextId(), await pets.nextId()];
+      expect(first).toBeGreaterThan(0);
+      expect(second).toBeGreaterThan(first);
+      const stored = await addNew({ name: 'Rex', categoryId });
+      await expect(pets.add(Pet.create({ id: stored.id, name: 'Twin', categoryId }))).rejects.toMatchObject({
+        kind: 'constraint_violation',
+        constraintKind: 'unique',
+      });
+      await pets.save(Pet.create({ id: second, name: 'Never added', categoryId }));
+      expect(await pets.findById(second)).toBeNull();
+      expect((await pets.list({}, { limit: 10 })).items.map((p) => p.name)).toEqual(['Rex']);
+    });
+
     it('refuses a category that does not exist, on insert and on update, with UnknownCategoryError', async () => {
-      await expect(pets.save(Pet.create({ name: 'Ghost', categoryId: categoryId + 1000 }))).rejects.toBeInstanceOf(
+      await expect(addNew({ name: 'Ghost', categoryId: categoryId + 1000 })).rejects.toBeInstanceOf(
         UnknownCategoryError,
       );
-      const pet = await pets.save(Pet.create({ name: 'Mover', categoryId }));
+      const pet = await addNew({ name: 'Mover', categoryId });
       pet.moveToCategory(categoryId + 1000);
       await expect(pets.save(pet)).rejects.toMatchObject({ kind: 'unknown_category' });
       expect((await pets.findById(pet.id))?.categoryId).toBe(categoryId);
@@ -69,9 +90,9 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
 
     it('lists with every filter given (AND), a keyset page at a time', async () => {
       const other = (await aCategory().saveIn(subject)).id;
-      const rex = await pets.save(Pet.create({ name: 'Rex', categoryId, status: 'available' }));
-      const rexy = await pets.save(Pet.create({ name: 'T-REX', categoryId: other, status: 'pending' }));
-      const odd = await pets.save(Pet.create({ name: '100%_sure', categoryId, status: 'sold' }));
+      const rex = await addNew({ name: 'Rex', categoryId, status: 'available' });
+      const rexy = await addNew({ name: 'T-REX', categoryId: other, status: 'pending' });
+      const odd = await addNew({ name: '100%_sure', categoryId, status: 'sold' });
       const ids = (filter: Parameters<PetRepository['list']>[0]) =>
         pets.list(filter, { limit: 10 }).then((page) => page.items.map((p) => p.id));
       expect(await ids({})).toEqual([rex.id, rexy.id, odd.id]);

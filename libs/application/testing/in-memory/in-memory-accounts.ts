@@ -3,7 +3,7 @@ import { Account, ApiKey } from '@petstore/domain';
 import { AccountRepository, ApiKeyRepository } from '../../src/account/account.repository';
 import { ApiKeySecrets, ConstraintViolationError, GeneratedApiKey } from '../../src/ports';
 import { Page, PageRequest } from '../../src/shared/page';
-import { pageOf } from './in-memory-catalogue';
+import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
 import { InMemoryDatabase } from './in-memory-database';
 
 /** A key's use is recorded at most once a minute (as the TypeORM adapter does). */
@@ -23,11 +23,14 @@ export class InMemoryAccountRepository extends AccountRepository {
     return this.db.tables.accounts.has(id);
   }
 
-  async save(account: Account): Promise<Account> {
-    const row = { ...account.toSnapshot() };
-    row.id ||= this.db.nextId('accounts');
+  async nextId(): Promise<number> {
+    return this.db.nextId('accounts');
+  }
+
+  async add(account: Account): Promise<void> {
+    const row = account.toSnapshot();
+    if (this.db.tables.accounts.has(row.id)) throw primaryKeyTaken('accounts', row.id);
     this.db.tables.accounts.set(row.id, row);
-    return Account.restore(row);
   }
 }
 
@@ -72,15 +75,24 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     return revoked.length;
   }
 
-  async save(key: ApiKey): Promise<ApiKey | null> {
+  async nextId(): Promise<number> {
+    return this.db.nextId('apiKeys');
+  }
+
+  async add(key: ApiKey): Promise<boolean> {
     const row = key.toSnapshot();
-    if (this.rows.some((other) => other.hash === row.hash && other.id !== row.id)) return null;
+    if (this.db.tables.apiKeys.has(row.id)) throw primaryKeyTaken('api_keys', row.id);
+    if (this.rows.some((other) => other.hash === row.hash)) return false;
     if (!this.db.tables.accounts.has(row.accountId)) {
       throw new ConstraintViolationError('foreign_key', 'api_keys_account_id_fkey', `No account ${row.accountId}.`);
     }
-    const saved = { ...row, id: row.id || this.db.nextId('apiKeys') };
-    this.db.tables.apiKeys.set(saved.id, saved);
-    return ApiKey.restore(saved);
+    this.db.tables.apiKeys.set(row.id, row);
+    return true;
+  }
+
+  async save(key: ApiKey): Promise<void> {
+    const row = key.toSnapshot();
+    if (this.db.tables.apiKeys.has(row.id)) this.db.tables.apiKeys.set(row.id, row);
   }
 
   async touch(keyId: number, at: Date): Promise<void> {

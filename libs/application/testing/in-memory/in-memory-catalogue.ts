@@ -20,6 +20,11 @@ export function pageOf<T>(rows: Iterable<T>, idOf: (row: T) => number, { limit, 
   return pageFromRows(sorted.slice(0, limit + 1), limit, idOf);
 }
 
+/** What PostgreSQL says when `add` is given an id that is stored already (`<table>_pkey`). */
+export function primaryKeyTaken(table: string, id: number): ConstraintViolationError {
+  return new ConstraintViolationError('unique', `${table}_pkey`, `duplicate key: ${table} ${id} exists.`);
+}
+
 /** Categories; names unique case-insensitively (the `lower(name)` unique index), in use while pets point at them. */
 export class InMemoryCategoryRepository extends CategoryRepository {
   constructor(private readonly db: InMemoryDatabase) {
@@ -39,15 +44,29 @@ export class InMemoryCategoryRepository extends CategoryRepository {
     return pageOf([...this.db.tables.categories.values()].map(Category.restore), (c) => c.id, page);
   }
 
-  async save(category: Category): Promise<Category> {
+  async nextId(): Promise<number> {
+    return this.db.nextId('categories');
+  }
+
+  async add(category: Category): Promise<void> {
+    this.write(category, 'insert');
+  }
+
+  async save(category: Category): Promise<void> {
+    this.write(category, 'update');
+  }
+
+  /** As INSERT (a taken id is a primary-key violation) or UPDATE (an unknown id changes nothing) would. */
+  private write(category: Category, as: 'insert' | 'update'): void {
     const row = category.toSnapshot();
+    const exists = this.db.tables.categories.has(row.id);
+    if (as === 'insert' && exists) throw primaryKeyTaken('categories', row.id);
+    if (as === 'update' && !exists) return;
     const name = row.name.toLowerCase();
     for (const other of this.db.tables.categories.values()) {
       if (other.id !== row.id && other.name.toLowerCase() === name) throw new CategoryNameTakenError(row.name);
     }
-    const saved = { ...row, id: row.id || this.db.nextId('categories') };
-    this.db.tables.categories.set(saved.id, saved);
-    return Category.restore(saved);
+    this.db.tables.categories.set(row.id, row);
   }
 
   async delete(id: number): Promise<boolean> {
@@ -91,12 +110,22 @@ export class InMemoryPetRepository extends PetRepository {
     return pageOf(rows.map(Pet.restore), (pet) => pet.id, page);
   }
 
-  async save(pet: Pet): Promise<Pet> {
+  async nextId(): Promise<number> {
+    return this.db.nextId('pets');
+  }
+
+  async add(pet: Pet): Promise<void> {
     const row = pet.toSnapshot();
+    if (this.db.tables.pets.has(row.id)) throw primaryKeyTaken('pets', row.id);
     if (!this.db.tables.categories.has(row.categoryId)) throw new UnknownCategoryError(row.categoryId);
-    const saved = { ...row, id: row.id || this.db.nextId('pets') };
-    this.db.tables.pets.set(saved.id, saved);
-    return Pet.restore(saved);
+    this.db.tables.pets.set(row.id, row);
+  }
+
+  async save(pet: Pet): Promise<void> {
+    const row = pet.toSnapshot();
+    if (!this.db.tables.pets.has(row.id)) return;
+    if (!this.db.tables.categories.has(row.categoryId)) throw new UnknownCategoryError(row.categoryId);
+    this.db.tables.pets.set(row.id, row);
   }
 
   /**

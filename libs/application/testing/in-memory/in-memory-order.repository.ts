@@ -2,7 +2,7 @@ import { Order } from '@petstore/domain';
 import { OrderFilter, OrderRepository } from '../../src/order/order.repository';
 import { ConstraintViolationError } from '../../src/ports';
 import { Page, PageRequest } from '../../src/shared/page';
-import { pageOf } from './in-memory-catalogue';
+import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
 import { InMemoryDatabase, OrderRow } from './in-memory-database';
 
 const toOrder = ({ createdAt: _, ...props }: OrderRow): Order => Order.restore(props);
@@ -56,23 +56,28 @@ export class InMemoryOrderRepository extends OrderRepository {
       .slice(0, page.limit);
   }
 
-  /** A new order checks its references (pet, owner) as the foreign keys do; an update writes ship date and state. */
-  async save(order: Order): Promise<Order> {
+  async nextId(): Promise<number> {
+    return this.db.nextId('orders');
+  }
+
+  /** A new order checks its references (pet, owner) as the foreign keys do. */
+  async add(order: Order): Promise<void> {
     const props = order.toSnapshot();
-    const existing = this.db.tables.orders.get(props.id);
-    if (existing) {
-      Object.assign(existing, { shipDate: props.shipDate, complete: props.complete });
-      return toOrder(existing);
-    }
+    if (this.db.tables.orders.has(props.id)) throw primaryKeyTaken('orders', props.id);
     if (props.petId !== null && !this.db.tables.pets.has(props.petId)) {
       throw new ConstraintViolationError('foreign_key', 'orders_pet_id_fkey', `No pet ${props.petId} for the order.`);
     }
     if (!this.db.tables.accounts.has(props.ownerId)) {
       throw new ConstraintViolationError('foreign_key', 'orders_owner_id_fkey', `No account ${props.ownerId}.`);
     }
-    const row: OrderRow = { ...props, id: props.id || this.db.nextId('orders'), createdAt: this.db.clock.now() };
-    this.db.tables.orders.set(row.id, row);
-    return toOrder(row);
+    this.db.tables.orders.set(props.id, { ...props, createdAt: this.db.clock.now() });
+  }
+
+  /** An update writes ship date and state. */
+  async save(order: Order): Promise<void> {
+    const { id, shipDate, complete } = order.toSnapshot();
+    const existing = this.db.tables.orders.get(id);
+    if (existing) Object.assign(existing, { shipDate, complete });
   }
 
   async delete(id: number): Promise<void> {

@@ -1,3 +1,4 @@
+import { newId } from '../shared/identity';
 import { LIMITS } from '../shared/limits';
 import { boundedText } from '../shared/text';
 
@@ -15,12 +16,24 @@ export interface AccountProps {
 export class Account {
   private constructor(private readonly props: AccountProps) {}
 
-  static signUp(name: string, now: Date): Account {
-    return new Account({ id: 0, name: Account.checkName(name), role: 'customer', createdAt: now });
+  /** A new customer, with the id `AccountRepository.nextId()` gave. */
+  static signUp(input: { id: number; name: string; now: Date }): Account {
+    return new Account({
+      id: newId(input.id),
+      name: Account.checkName(input.name),
+      role: 'customer',
+      createdAt: input.now,
+    });
   }
 
-  static administrator(name: string, now: Date): Account {
-    return new Account({ id: 0, name: Account.checkName(name), role: 'admin', createdAt: now });
+  /** A new administrator, with the id `AccountRepository.nextId()` gave. */
+  static administrator(input: { id: number; name: string; now: Date }): Account {
+    return new Account({
+      id: newId(input.id),
+      name: Account.checkName(input.name),
+      role: 'admin',
+      createdAt: input.now,
+    });
   }
 
   static restore(props: AccountProps): Account {

@@ -1,3 +1,5 @@
+import { newId } from '../shared/identity';
+
 export interface ApiKeyProps {
   id: number;
   accountId: number;
@@ -19,9 +21,17 @@ export const MAX_ACTIVE_API_KEYS = 20;
 export class ApiKey {
   private constructor(private readonly props: ApiKeyProps) {}
 
-  static issue(input: { accountId: number; prefix: string; hash: string; now: Date; bootstrap?: boolean }): ApiKey {
+  /** A new key, with the id `ApiKeyRepository.nextId()` gave. */
+  static issue(input: {
+    id: number;
+    accountId: number;
+    prefix: string;
+    hash: string;
+    now: Date;
+    bootstrap?: boolean;
+  }): ApiKey {
     return new ApiKey({
-      id: 0,
+      id: newId(input.id),
       accountId: input.accountId,
       prefix: input.prefix,
       hash: input.hash,

@@ -1,3 +1,4 @@
+import { newId } from '../shared/identity';
 import { LIMITS } from '../shared/limits';
 import { boundedText } from '../shared/text';
 
@@ -11,13 +12,17 @@ export interface CategoryProps {
 export class Category {
   private constructor(private props: CategoryProps) {}
 
-  /** A category not saved yet: its id is 0 until the repository assigns one. */
-  static create(input: { name: string; description?: string | null }): Category {
-    return new Category({
-      id: 0,
+  /** A new category, with the id `CategoryRepository.nextId()` gave. */
+  static create(input: { id: number; name: string; description?: string | null }): Category {
+    return new Category({ id: newId(input.id), ...Category.validate(input) });
+  }
+
+  /** A new category's fields, checked (InvalidValueError): a use case checks them before it takes an id. */
+  static validate(input: { name: string; description?: string | null }): Omit<CategoryProps, 'id'> {
+    return {
       name: Category.checkName(input.name),
       description: Category.checkDescription(input.description ?? null),
-    });
+    };
   }
 
   static restore(props: CategoryProps): Category {

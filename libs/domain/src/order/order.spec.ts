@@ -7,7 +7,7 @@ import { caught } from '../../test-support/caught';
 const now = new Date('2030-06-15T12:00:00.000Z');
 const at = (iso: string) => new Date(iso);
 const place = (overrides: Partial<Parameters<typeof Order.place>[0]> = {}) =>
-  Order.place({ petId: 7, quantity: 2, ownerId: 11, now, ...overrides });
+  Order.place({ id: 21, petId: 7, quantity: 2, ownerId: 11, now, ...overrides });
 const anOrder = (overrides: Partial<OrderProps> = {}) =>
   Order.restore({
     id: 21,
@@ -20,10 +20,10 @@ const anOrder = (overrides: Partial<OrderProps> = {}) =>
   });
 
 describe('Order.place', () => {
-  it('makes an open order, id 0 until saved, without a ship date by default', () => {
+  it('makes an open order with the id it is given, without a ship date by default', () => {
     const order = place();
     expect(order.toSnapshot()).toEqual({
-      id: 0,
+      id: 21,
       petId: 7,
       quantity: 2,
       shipDate: null,

@@ -1,4 +1,5 @@
 import { InvalidValueError } from '../shared/domain-error';
+import { newId } from '../shared/identity';
 import { LIMITS } from '../shared/limits';
 import { boundedInteger } from '../shared/text';
 import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
@@ -32,15 +33,25 @@ export class Order {
 
   private constructor(private readonly props: OrderProps) {}
 
-  /** A new open order (id 0 until saved). `shipDate` may not lie more than a day before `now`. */
-  static place(input: { petId: number; quantity: number; shipDate?: Date | null; ownerId: number; now: Date }): Order {
+  /**
+   * A new open order, with the id `OrderRepository.nextId()` gave. `shipDate` may not lie more
+   * than a day before `now`.
+   */
+  static place(input: {
+    id: number;
+    petId: number;
+    quantity: number;
+    shipDate?: Date | null;
+    ownerId: number;
+    now: Date;
+  }): Order {
     const now = Order.checkDate('now', input.now);
     const shipDate = input.shipDate == null ? null : Order.checkDate('shipDate', input.shipDate);
     if (shipDate && shipDate.getTime() < now.getTime() - SHIP_DATE_MAX_PAST_MS) {
       throw new InvalidValueError('shipDate', 'shipDate may not be more than a day in the past.');
     }
     return new Order({
-      id: 0,
+      id: newId(input.id),
       petId: input.petId,
       quantity: boundedInteger('quantity', input.quantity, LIMITS.orderQuantity.min, LIMITS.orderQuantity.max),
       shipDate,

@@ -34,9 +34,9 @@ describe('PetStatus', () => {
 });
 
 describe('Pet.create', () => {
-  it('defaults to available, id 0 until saved', () => {
-    expect(Pet.create({ name: 'Rex', categoryId: 3 }).toSnapshot()).toEqual({
-      id: 0,
+  it('defaults to available, with the id it is given', () => {
+    expect(Pet.create({ id: 5, name: 'Rex', categoryId: 3 }).toSnapshot()).toEqual({
+      id: 5,
       name: 'Rex',
       categoryId: 3,
       status: 'available',
@@ -44,11 +44,11 @@ describe('Pet.create', () => {
   });
 
   it.each(PET_STATUSES)('keeps a given status %s', (status) => {
-    expect(Pet.create({ name: 'Rex', categoryId: 3, status }).status).toBe(status);
+    expect(Pet.create({ id: 5, name: 'Rex', categoryId: 3, status }).status).toBe(status);
   });
 
   it('trims the name', () => {
-    expect(Pet.create({ name: '  Rex  ', categoryId: 3 }).name).toBe('Rex');
+    expect(Pet.create({ id: 5, name: '  Rex  ', categoryId: 3 }).name).toBe('Rex');
   });
 
   it.each([
@@ -56,7 +56,7 @@ describe('Pet.create', () => {
     [`${LIMITS.petName.max} characters`, 'a'.repeat(LIMITS.petName.max)],
     [`${LIMITS.petName.max} characters once trimmed`, ` ${'a'.repeat(LIMITS.petName.max)} `],
   ])('accepts a name of %s', (_, name) => {
-    expect(Pet.create({ name, categoryId: 3 }).name).toBe(name.trim());
+    expect(Pet.create({ id: 5, name, categoryId: 3 }).name).toBe(name.trim());
   });
 
   it.each([
@@ -64,20 +64,20 @@ describe('Pet.create', () => {
     ['blank', '   '],
     ['too long', 'a'.repeat(LIMITS.petName.max + 1)],
   ])('refuses a name that is %s', (_, name) => {
-    const error = caught(() => Pet.create({ name, categoryId: 3 }));
+    const error = caught(() => Pet.create({ id: 5, name, categoryId: 3 }));
     expect(error).toBeInstanceOf(InvalidValueError);
     expect(error).toMatchObject({ kind: 'invalid', field: 'name' });
   });
 
   it.each([0, -1, 1.5, Number.NaN])('refuses categoryId %p', (categoryId) => {
-    expect(caught(() => Pet.create({ name: 'Rex', categoryId }))).toMatchObject({
+    expect(caught(() => Pet.create({ id: 5, name: 'Rex', categoryId }))).toMatchObject({
       field: 'categoryId',
       kind: 'invalid',
     });
   });
 
   it('refuses a status outside PetStatus', () => {
-    expect(caught(() => Pet.create({ name: 'Rex', categoryId: 3, status: 'lost' as PetStatus }))).toMatchObject({
+    expect(caught(() => Pet.create({ id: 5, name: 'Rex', categoryId: 3, status: 'lost' as PetStatus }))).toMatchObject({
       field: 'status',
       kind: 'invalid',
     });

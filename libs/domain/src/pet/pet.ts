@@ -1,4 +1,5 @@
 import { InvalidValueError } from '../shared/domain-error';
+import { newId } from '../shared/identity';
 import { LIMITS } from '../shared/limits';
 import { boundedText } from '../shared/text';
 import { InvalidStatusTransitionError, PetHasOpenOrdersError, PetNotAvailableError } from './pet.errors';
@@ -30,14 +31,18 @@ export interface StockFacts {
 export class Pet {
   private constructor(private readonly props: PetProps) {}
 
-  /** A pet not saved yet (id 0). Without a status it is `available`. */
-  static create(input: { name: string; categoryId: number; status?: PetStatus }): Pet {
-    return new Pet({
-      id: 0,
+  /** A new pet, with the id `PetRepository.nextId()` gave. Without a status it is `available`. */
+  static create(input: { id: number; name: string; categoryId: number; status?: PetStatus }): Pet {
+    return new Pet({ id: newId(input.id), ...Pet.validate(input) });
+  }
+
+  /** A new pet's fields, checked (InvalidValueError): a use case checks them before it takes an id. */
+  static validate(input: { name: string; categoryId: number; status?: PetStatus }): Omit<PetProps, 'id'> {
+    return {
       name: Pet.checkName(input.name),
       categoryId: Pet.checkCategoryId(input.categoryId),
       status: Pet.checkStatus(input.status ?? 'available'),
-    });
+    };
   }
 
   static restore(props: PetProps): Pet {

@@ -53,7 +53,7 @@ class World {
   readonly everCompleted = new Set<Order>();
 
   constructor(status: PetStatus) {
-    const created = Pet.create({ name: 'Batch', categoryId: 1, status });
+    const created = Pet.create({ id: 7, name: 'Batch', categoryId: 1, status });
     this.pet = Pet.restore({ ...created.toSnapshot(), id: 7 });
     this.stock = Stock.forNewPet(this.pet);
     this.stocked = this.stock.quantity;
@@ -97,7 +97,16 @@ class World {
     const { pet, stock } = this;
     switch (cmd.kind) {
       case 'place':
-        this.orders.push(StockRules.placeOrder({ pet, stock, quantity: cmd.quantity, ownerId: 1, now: at }));
+        this.orders.push(
+          StockRules.placeOrder({
+            orderId: this.orders.length + 1,
+            pet,
+            stock,
+            quantity: cmd.quantity,
+            ownerId: 1,
+            now: at,
+          }),
+        );
         return;
       case 'complete': {
         const order = this.pick(cmd.pick);
@@ -221,7 +230,7 @@ describe('StockRules: invariants over random command sequences', () => {
         fc.pre(quantity <= units);
         const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
         const stock = Stock.restore({ petId: 7, quantity: units });
-        const order = StockRules.placeOrder({ pet, stock, quantity, ownerId: 1, now: at });
+        const order = StockRules.placeOrder({ orderId: 1, pet, stock, quantity, ownerId: 1, now: at });
         expect(stock.quantity).toBe(units - quantity);
         StockRules.cancelOrder({ order, pet, stock });
         expect(stock.quantity).toBe(units);
@@ -240,11 +249,11 @@ describe('StockRules: invariants over random command sequences', () => {
           fc.pre(first < units);
           const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
           const stock = Stock.restore({ petId: 7, quantity: units });
-          StockRules.placeOrder({ pet, stock, quantity: first, ownerId: 1, now: at });
+          StockRules.placeOrder({ orderId: 1, pet, stock, quantity: first, ownerId: 1, now: at });
           const second = units - first + extra;
-          expect(() => StockRules.placeOrder({ pet, stock, quantity: second, ownerId: 2, now: at })).toThrow(
-            expect.objectContaining({ kind: 'insufficient_stock' }),
-          );
+          expect(() =>
+            StockRules.placeOrder({ orderId: 2, pet, stock, quantity: second, ownerId: 2, now: at }),
+          ).toThrow(expect.objectContaining({ kind: 'insufficient_stock' }));
           expect(stock.quantity).toBe(units - first);
           expect(pet.status).toBe('available');
         },
@@ -255,8 +264,8 @@ describe('StockRules: invariants over random command sequences', () => {
   it('after the last unit is ordered, the next order finds the pet pending (pet_not_available)', () => {
     const pet = Pet.restore({ id: 7, name: 'Rex', categoryId: 1, status: 'available' });
     const stock = Stock.restore({ petId: 7, quantity: 1 });
-    StockRules.placeOrder({ pet, stock, quantity: 1, ownerId: 1, now: at });
-    expect(() => StockRules.placeOrder({ pet, stock, quantity: 1, ownerId: 2, now: at })).toThrow(
+    StockRules.placeOrder({ orderId: 1, pet, stock, quantity: 1, ownerId: 1, now: at });
+    expect(() => StockRules.placeOrder({ orderId: 2, pet, stock, quantity: 1, ownerId: 2, now: at })).toThrow(
       expect.objectContaining({ kind: 'pet_not_available' }),
     );
     expect([stock.quantity, pet.status]).toEqual([0, 'pending']);

@@ -52,11 +52,11 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['available', 3, 3, 0, 'pending'],
     ['available', 1, 1, 0, 'pending'],
     ['available', 1000, 1000, 0, 'pending'],
-  ] as const)('%s pet with %i in stock, %i ordered → stock %i, pet %s', (status, units, q, left, after) => {
+  ] as const)('%s pet with %i in units, %i ordered → units %i, pet %s', (status, units, q, left, after) => {
     const { pet, stock } = petWith(status, units);
-    const order = StockRules.placeOrder({ pet, stock, quantity: q, ownerId: 11, now });
+    const order = StockRules.placeOrder({ orderId: 21, pet, stock, quantity: q, ownerId: 11, now });
     expect(order.toSnapshot()).toEqual({
-      id: 0,
+      id: 21,
       petId: PET_ID,
       quantity: q,
       shipDate: null,
@@ -71,7 +71,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
   it('keeps the ship date given', () => {
     const { pet, stock } = petWith('available', 2);
     const shipDate = new Date('2030-06-20T00:00:00.000Z');
-    expect(StockRules.placeOrder({ pet, stock, quantity: 1, shipDate, ownerId: 11, now }).shipDate).toEqual(shipDate);
+    expect(
+      StockRules.placeOrder({ orderId: 21, pet, stock, quantity: 1, shipDate, ownerId: 11, now }).shipDate,
+    ).toEqual(shipDate);
   });
 
   it.each([
@@ -80,9 +82,11 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['pending', 0, 1, 'pet_not_available'],
     ['available', 2, 3, 'insufficient_stock'],
     ['available', 0, 1, 'insufficient_stock'],
-  ] as const)('%s pet with %i in stock, %i ordered → %s, nothing changes', (status, units, q, code) => {
+  ] as const)('%s pet with %i in units, %i ordered → %s, nothing changes', (status, units, q, code) => {
     const aggregates = petWith(status, units);
-    expectRefused(code, aggregates, () => StockRules.placeOrder({ ...aggregates, quantity: q, ownerId: 11, now }));
+    expectRefused(code, aggregates, () =>
+      StockRules.placeOrder({ orderId: 21, ...aggregates, quantity: q, ownerId: 11, now }),
+    );
   });
 
   it.each([
@@ -91,7 +95,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
     ['a ship date two days ago', { quantity: 1, shipDate: new Date('2030-06-13T12:00:00.000Z') }],
   ])('validates the input (%s) before the state: invalid even for a sold pet', (_, input) => {
     const aggregates = petWith('sold', 0);
-    expectRefused('invalid', aggregates, () => StockRules.placeOrder({ ...aggregates, ...input, ownerId: 11, now }));
+    expectRefused('invalid', aggregates, () =>
+      StockRules.placeOrder({ orderId: 21, ...aggregates, ...input, ownerId: 11, now }),
+    );
   });
 });
 

@@ -24,6 +24,8 @@ export class StockRules {
    * first. The stock shrinks by `quantity`; the pet turns `pending` when it reaches 0.
    */
   static placeOrder(input: {
+    /** The new order's id (`OrderRepository.nextId()`). */
+    orderId: number;
     pet: Pet;
     stock: Stock;
     quantity: number;
@@ -34,6 +36,7 @@ export class StockRules {
     const { pet, stock } = input;
     assertSamePet(pet, stock);
     const order = Order.place({
+      id: input.orderId,
       petId: pet.id,
       quantity: input.quantity,
       shipDate: input.shipDate,

@@ -21,7 +21,7 @@ describe('Stock.forNewPet (command table: create pet)', () => {
   });
 
   it('a pet created without a status (available) starts with 1 unit', () => {
-    const pet = Pet.create({ name: 'Rex', categoryId: 1 });
+    const pet = Pet.create({ id: 1, name: 'Rex', categoryId: 1 });
     expect(Stock.forNewPet(pet).quantity).toBe(1);
   });
 

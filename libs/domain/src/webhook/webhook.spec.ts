@@ -22,7 +22,14 @@ describe('WebhookAudience', () => {
 });
 
 describe('WebhookEndpoint.create', () => {
-  const base = { ownerId: 7, ownerIsAdmin: false, url: 'https://example.com/h', secret: 'whsec_x', now: new Date(0) };
+  const base = {
+    id: 3,
+    ownerId: 7,
+    ownerIsAdmin: false,
+    url: 'https://example.com/h',
+    secret: 'whsec_x',
+    now: new Date(0),
+  };
 
   it('keeps each event once', () => {
     const endpoint = WebhookEndpoint.create({ ...base, events: ['order.placed', 'order.placed', 'message.delivered'] });

@@ -1,4 +1,5 @@
 import { InvalidValueError } from '../shared/domain-error';
+import { newId } from '../shared/identity';
 
 /** The events an endpoint may subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -56,7 +57,9 @@ export interface WebhookEndpointProps {
 export class WebhookEndpoint {
   private constructor(private readonly props: WebhookEndpointProps) {}
 
+  /** A new endpoint, with the id `WebhookEndpointRepository.nextId()` gave. */
   static create(input: {
+    id: number;
     ownerId: number;
     ownerIsAdmin: boolean;
     url: string;
@@ -78,7 +81,7 @@ export class WebhookEndpoint {
       throw new InvalidValueError('url', `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters.`);
     }
     return new WebhookEndpoint({
-      id: 0,
+      id: newId(input.id),
       ownerId: input.ownerId,
       url: input.url,
       events: events as WebhookEventType[],

@@ -8,7 +8,7 @@ export const AccountMapper = {
   toPersistence(account: Account): AccountOrmEntity {
     const row = new AccountOrmEntity();
     const s = account.toSnapshot();
-    if (s.id) row.id = s.id;
+    row.id = s.id;
     row.name = s.name;
     row.role = s.role;
     row.createdAt = s.createdAt;
@@ -32,7 +32,7 @@ export const ApiKeyMapper = {
   toPersistence(key: ApiKey): ApiKeyOrmEntity {
     const row = new ApiKeyOrmEntity();
     const s = key.toSnapshot();
-    if (s.id) row.id = s.id;
+    row.id = s.id;
     row.accountId = s.accountId;
     row.prefix = s.prefix;
     row.hash = s.hash;

@@ -4,7 +4,8 @@ import { bigintTransformer } from '../bigint.transformer';
 
 @Entity({ name: 'accounts' })
 export class AccountOrmEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
+  // Filled from the sequence by the repository's nextId() before the insert (bigserial's default unused).
+  @PrimaryColumn({ type: 'bigint', transformer: bigintTransformer })
   id: number;
 
   @Column({ type: 'varchar', length: 100 })
@@ -19,7 +20,8 @@ export class AccountOrmEntity {
 
 @Entity({ name: 'api_keys' })
 export class ApiKeyOrmEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
+  // Filled from the sequence by the repository's nextId() before the insert (bigserial's default unused).
+  @PrimaryColumn({ type: 'bigint', transformer: bigintTransformer })
   id: number;
 
   @Column({ name: 'account_id', type: 'bigint', transformer: bigintTransformer })

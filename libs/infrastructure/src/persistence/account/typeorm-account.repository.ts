@@ -3,6 +3,7 @@ import { AccountRepository, ApiKeyRepository, Page, pageFromRows, PageRequest } 
 import { Account, ApiKey } from '@petstore/domain';
 import { IsNull, MoreThan, SelectQueryBuilder } from 'typeorm';
 import { violated } from '../../database/driver-errors';
+import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 import { AccountMapper, ApiKeyMapper } from './account.mapper';
 import { AccountOrmEntity, ApiKeyOrmEntity } from './account.orm-entity';
@@ -23,11 +24,17 @@ export class TypeOrmAccountRepository extends AccountRepository {
     return rows.length > 0;
   }
 
-  async save(account: Account): Promise<Account> {
-    const row = await this.host.manager.getRepository(AccountOrmEntity).save(AccountMapper.toPersistence(account));
-    return AccountMapper.toDomain(row);
+  nextId(): Promise<number> {
+    return nextSequenceId(this.host.manager, 'accounts');
+  }
+
+  async add(account: Account): Promise<void> {
+    await this.host.manager.getRepository(AccountOrmEntity).insert(AccountMapper.toPersistence(account));
   }
 }
+
+/** The unique constraint of `hash char(64) NOT NULL UNIQUE`, as PostgreSQL names it. */
+const API_KEYS_HASH_UNIQUE = 'api_keys_hash_key';
 
 /** lastUsedAt is kept to the minute. */
 const TOUCH_EVERY_MS = 60_000;
@@ -88,13 +95,23 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return result.affected ?? 0;
   }
 
-  async save(key: ApiKey): Promise<ApiKey | null> {
+  nextId(): Promise<number> {
+    return nextSequenceId(this.host.manager, 'api_keys');
+  }
+
+  async add(key: ApiKey): Promise<boolean> {
     try {
-      return ApiKeyMapper.toDomain(await this.rows.save(ApiKeyMapper.toPersistence(key)));
+      await this.rows.insert(ApiKeyMapper.toPersistence(key));
+      return true;
     } catch (error) {
-      if (violated(error, 'unique')) return null;
+      if (violated(error, 'unique', API_KEYS_HASH_UNIQUE)) return false;
       throw error;
     }
+  }
+
+  async save(key: ApiKey): Promise<void> {
+    const { id, ...changes } = ApiKeyMapper.toPersistence(key);
+    await this.rows.update({ id }, changes);
   }
 
   /** When this process last recorded each key's use: saves a write on most requests. */

@@ -8,7 +8,7 @@ export const CategoryMapper = {
   toPersistence(category: Category): CategoryOrmEntity {
     const row = new CategoryOrmEntity();
     const { id, name, description } = category.toSnapshot();
-    if (id) row.id = id;
+    row.id = id;
     row.name = name;
     row.description = description;
     return row;

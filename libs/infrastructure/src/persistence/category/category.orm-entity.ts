@@ -3,7 +3,8 @@ import { bigintTransformer } from '../bigint.transformer';
 
 @Entity({ name: 'categories' })
 export class CategoryOrmEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
+  // Filled from the sequence by the repository's nextId() before the insert (bigserial's default unused).
+  @PrimaryColumn({ type: 'bigint', transformer: bigintTransformer })
   id: number;
 
   @Column({ type: 'varchar', length: 100 })

@@ -3,9 +3,12 @@ import { CategoryRepository, Page, PageRequest, pageFromRows } from '@petstore/a
 import { Category, CategoryInUseError, CategoryNameTakenError } from '@petstore/domain';
 import { MoreThan } from 'typeorm';
 import { violated } from '../../database/driver-errors';
+import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 import { CategoryMapper } from './category.mapper';
 import { CategoryOrmEntity } from './category.orm-entity';
+
+const CATEGORIES_NAME_UNIQUE = 'categories_name_lower_uq';
 
 @Injectable()
 export class TypeOrmCategoryRepository extends CategoryRepository {
@@ -31,11 +34,25 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
     return pageFromRows(rows.map(CategoryMapper.toDomain), limit, (c) => c.id);
   }
 
-  async save(category: Category): Promise<Category> {
+  nextId(): Promise<number> {
+    return nextSequenceId(this.host.manager, 'categories');
+  }
+
+  async add(category: Category): Promise<void> {
+    await this.nameChecked(category, () => this.rows.insert(CategoryMapper.toPersistence(category)));
+  }
+
+  async save(category: Category): Promise<void> {
+    const { id, ...changes } = CategoryMapper.toPersistence(category);
+    await this.nameChecked(category, () => this.rows.update({ id }, changes));
+  }
+
+  /** The unique index on lower(name) decides, race-free; an id stored already stays a plain unique violation. */
+  private async nameChecked(category: Category, write: () => Promise<unknown>): Promise<void> {
     try {
-      return CategoryMapper.toDomain(await this.rows.save(CategoryMapper.toPersistence(category)));
+      await write();
     } catch (error) {
-      if (violated(error, 'unique')) throw new CategoryNameTakenError(category.name);
+      if (violated(error, 'unique', CATEGORIES_NAME_UNIQUE)) throw new CategoryNameTakenError(category.name);
       throw error;
     }
   }

@@ -23,7 +23,11 @@ describe('TypeOrmMessageRepository (real database)', () => {
     return {
       messages: new TypeOrmMessageRepository(host),
       uow: new TypeOrmUnitOfWork(host),
-      newAccountId: async () => (await accounts.save(Account.signUp('Owner', new Date()))).id,
+      newAccountId: async () => {
+        const account = Account.signUp({ id: await accounts.nextId(), name: 'Owner', now: new Date() });
+        await accounts.add(account);
+        return account.id;
+      },
     };
   });
 });

@@ -15,7 +15,7 @@ export const OrderMapper = {
   toPersistence(order: Order): OrderOrmEntity {
     const row = new OrderOrmEntity();
     const { id, petId, quantity, shipDate, complete, ownerId } = order.toSnapshot();
-    if (id) row.id = id;
+    row.id = id;
     row.petId = petId;
     row.quantity = quantity;
     row.shipDate = shipDate;

@@ -3,7 +3,8 @@ import { bigintTransformer } from '../bigint.transformer';
 
 @Entity({ name: 'orders' })
 export class OrderOrmEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
+  // Filled from the sequence by the repository's nextId() before the insert (bigserial's default unused).
+  @PrimaryColumn({ type: 'bigint', transformer: bigintTransformer })
   id: number;
 
   /** NULL only for a completed order whose pet was deleted (history). */

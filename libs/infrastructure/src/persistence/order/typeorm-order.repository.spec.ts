@@ -42,14 +42,18 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
   afterAll(() => dataSource.destroy());
 
   const newPet = async (status: PetStatus = 'available', quantity?: number): Promise<Pet> => {
-    const pet = await pets.save(Pet.create({ name: 'Nemo', categoryId, status }));
+    const pet = Pet.create({ id: await pets.nextId(), name: 'Nemo', categoryId, status });
+    await pets.add(pet);
     const item = Stock.forNewPet(pet);
     if (quantity !== undefined) item.restock(quantity);
     await stocks.create(item);
     return pet;
   };
-  const place = (petId: number, ownerId: number, quantity = 1) =>
-    orders.save(Order.place({ petId, quantity, ownerId, now, shipDate: null }));
+  const place = async (petId: number, ownerId: number, quantity = 1): Promise<Order> => {
+    const order = Order.place({ id: await orders.nextId(), petId, quantity, ownerId, now, shipDate: null });
+    await orders.add(order);
+    return order;
+  };
 
   it('inserts an order (id from the sequence), reads it back, and updates only what may change', async () => {
     const pet = await newPet('available', 5);
@@ -220,7 +224,11 @@ describe('TypeOrmOrderRepository contract run (real database)', () => {
       stocks: new TypeOrmStockRepository(host),
       orders: new TypeOrmOrderRepository(host),
       uow: new TypeOrmUnitOfWork(host),
-      newAccountId: async () => (await accounts.save(Account.signUp('Owner', new Date()))).id,
+      newAccountId: async () => {
+        const account = Account.signUp({ id: await accounts.nextId(), name: 'Owner', now: new Date() });
+        await accounts.add(account);
+        return account.id;
+      },
     };
   });
 });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OrderFilter, OrderRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Order } from '@petstore/domain';
 import { FindOptionsWhere, MoreThan } from 'typeorm';
+import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 import { OrderMapper } from './order.mapper';
 import { OrderOrmEntity } from './order.orm-entity';
@@ -64,11 +65,18 @@ export class TypeOrmOrderRepository extends OrderRepository {
     return rows.map((row) => Number(row.id));
   }
 
-  async save(order: Order): Promise<Order> {
+  nextId(): Promise<number> {
+    return nextSequenceId(this.host.manager, 'orders');
+  }
+
+  /** created_at is left to its default, now(): the time the order was placed. */
+  async add(order: Order): Promise<void> {
+    await this.rows.insert(OrderMapper.toPersistence(order));
+  }
+
+  async save(order: Order): Promise<void> {
     const row = OrderMapper.toPersistence(order);
-    if (!row.id) return OrderMapper.toDomain(await this.rows.save(row));
     await this.rows.update({ id: row.id }, { shipDate: row.shipDate, complete: row.complete });
-    return OrderMapper.toDomain(row);
   }
 
   async delete(id: number): Promise<void> {

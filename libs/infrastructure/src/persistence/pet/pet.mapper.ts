@@ -8,7 +8,7 @@ export const PetMapper = {
   toPersistence(pet: Pet): PetOrmEntity {
     const row = new PetOrmEntity();
     const { id, name, categoryId, status } = pet.toSnapshot();
-    if (id) row.id = id;
+    row.id = id;
     row.name = name;
     row.categoryId = categoryId;
     row.status = status;

@@ -4,7 +4,8 @@ import { bigintTransformer } from '../bigint.transformer';
 
 @Entity({ name: 'pets' })
 export class PetOrmEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
+  // Filled from the sequence by the repository's nextId() before the insert (bigserial's default unused).
+  @PrimaryColumn({ type: 'bigint', transformer: bigintTransformer })
   id: number;
 
   @Column({ type: 'varchar', length: 100 })

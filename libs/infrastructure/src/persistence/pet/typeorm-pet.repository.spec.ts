@@ -38,7 +38,8 @@ describe('TypeOrmPetRepository and TypeOrmStockRepository (real database)', () =
   };
 
   const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> => {
-    const pet = await pets.save(Pet.create({ name, categoryId, status }));
+    const pet = Pet.create({ id: await pets.nextId(), name, categoryId, status });
+    await pets.add(pet);
     await stocks.create(Stock.forNewPet(pet));
     return pet;
   };
@@ -65,9 +66,9 @@ describe('TypeOrmPetRepository and TypeOrmStockRepository (real database)', () =
   });
 
   it('turns a missing category into UnknownCategoryError, on insert and on update', async () => {
-    await expect(pets.save(Pet.create({ name: 'Ghost', categoryId: 987654 }))).rejects.toBeInstanceOf(
-      UnknownCategoryError,
-    );
+    await expect(
+      pets.add(Pet.create({ id: await pets.nextId(), name: 'Ghost', categoryId: 987654 })),
+    ).rejects.toBeInstanceOf(UnknownCategoryError);
     const pet = await newPet('Mover');
     pet.moveToCategory(987654);
     await expect(pets.save(pet)).rejects.toMatchObject({ kind: 'unknown_category' });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, PetFilter, PetRepository, pageFromRows } from '@petstore/application';
 import { Pet, UnknownCategoryError } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
+import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 import { PetMapper } from './pet.mapper';
 import { PetOrmEntity } from './pet.orm-entity';
@@ -48,9 +49,22 @@ export class TypeOrmPetRepository extends PetRepository {
     return pageFromRows(rows.map(PetMapper.toDomain), limit, (pet) => pet.id);
   }
 
-  async save(pet: Pet): Promise<Pet> {
+  nextId(): Promise<number> {
+    return nextSequenceId(this.host.manager, 'pets');
+  }
+
+  async add(pet: Pet): Promise<void> {
+    await this.categoryChecked(pet, () => this.rows.insert(PetMapper.toPersistence(pet)));
+  }
+
+  async save(pet: Pet): Promise<void> {
+    const { id, ...changes } = PetMapper.toPersistence(pet);
+    await this.categoryChecked(pet, () => this.rows.update({ id }, changes));
+  }
+
+  private async categoryChecked(pet: Pet, write: () => Promise<unknown>): Promise<void> {
     try {
-      return PetMapper.toDomain(await this.rows.save(PetMapper.toPersistence(pet)));
+      await write();
     } catch (error) {
       // The category is checked by its foreign key: race-free, and the database has the last word.
       if (violated(error, 'foreign_key', PETS_CATEGORY_FK)) {

@@ -16,6 +16,7 @@ import {
   WebhookSubscriber,
 } from '@petstore/application';
 import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 import { PgBossJobQueue } from '../../jobs/pg-boss-job-queue';
 
@@ -74,14 +75,16 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
     return row.n;
   }
 
-  async add(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
+  nextId(): Promise<number> {
+    return nextSequenceId(this.host.manager, 'webhook_endpoints');
+  }
+
+  async add(endpoint: WebhookEndpoint): Promise<void> {
     const e = endpoint.toSnapshot();
-    const [row] = await this.query<EndpointRow[]>(
-      `INSERT INTO webhook_endpoints (owner_id, url, events, secret, created_at)
-       VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-      [e.ownerId, e.url, e.events, e.secret, e.createdAt],
+    await this.query<unknown>(
+      `INSERT INTO webhook_endpoints (id, owner_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [e.id, e.ownerId, e.url, e.events, e.secret, e.createdAt],
     );
-    return toEndpoint(row);
   }
 
   async findById(id: number): Promise<WebhookEndpoint | null> {

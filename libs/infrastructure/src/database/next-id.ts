@@ -1,0 +1,13 @@
+import { EntityManager } from 'typeorm';
+
+/**
+ * The next value of the sequence behind `table`'s `id` column (every such column is `bigserial`):
+ * how each repository's `nextId()` gives a new aggregate its id before it is built. Like any
+ * sequence value it is never handed out twice, even when its transaction rolls back.
+ */
+export async function nextSequenceId(manager: EntityManager, table: string): Promise<number> {
+  const [row] = await manager.query<Array<{ id: string }>>(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id`, [
+    table,
+  ]);
+  return Number(row.id);
+}
