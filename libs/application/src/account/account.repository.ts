@@ -1,5 +1,5 @@
 import { Account, ApiKey } from '@petstore/domain';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 
 export abstract class AccountRepository {
   abstract findById(id: number): Promise<Account | null>;

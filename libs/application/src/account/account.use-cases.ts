@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Account, ApiKey, ApiKeyNotFoundError, MAX_ACTIVE_API_KEYS, TooManyApiKeysError } from '@petstore/domain';
 import { ApiKeySecrets, Clock, UnitOfWork } from '../ports';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 import { AccountRepository, ApiKeyRepository } from './account.repository';
 
 export interface IssuedApiKey {

@@ -1,5 +1,5 @@
 import { Category } from '@petstore/domain';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 
 export abstract class CategoryRepository {
   abstract findById(id: number): Promise<Category | null>;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Category, CategoryNotFoundError } from '@petstore/domain';
 import { UnitOfWork } from '../ports';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 import { CategoryRepository } from './category.repository';
 
 export interface CreateCategoryCommand {

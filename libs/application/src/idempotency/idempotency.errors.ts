@@ -1,4 +1,4 @@
-import { ApplicationError } from '../shared/application-error';
+import { ApplicationError } from '../common/application-error';
 
 /** Another request with the same key has not finished yet. */
 export class IdempotencyKeyInUseError extends ApplicationError {

@@ -1,5 +1,5 @@
 import { Message, MessageStatus } from '@petstore/domain';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 
 export interface MessageListFilter {
   status?: MessageStatus;

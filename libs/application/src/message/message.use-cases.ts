@@ -1,7 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { Account, Message, MessageNotFoundError } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 import { MessageQueue, MessageTransport } from './message-queue';
 import { MessageListFilter, MessageRepository } from './message.repository';
 import { WebhookEvents } from '../webhook/webhook-events';

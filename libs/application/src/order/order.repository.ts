@@ -1,5 +1,5 @@
 import { Order } from '@petstore/domain';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 
 export interface OrderFilter {
   /** Only this account's orders (what a customer sees); absent for an administrator. */

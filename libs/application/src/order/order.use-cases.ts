@@ -8,7 +8,7 @@ import {
   UnknownPetError,
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 import { StockCommand } from '../stock/stock-command';
 import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';

@@ -1,5 +1,5 @@
 import { Pet, PetStatus } from '@petstore/domain';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 
 /** The filters of the pet list; every one given must hold (AND). */
 export interface PetFilter {

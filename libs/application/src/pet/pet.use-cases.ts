@@ -3,7 +3,7 @@ import { Stock, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/d
 import { StockRepository } from '../stock/stock.repository';
 import { OrderRepository } from '../order/order.repository';
 import { UnitOfWork } from '../ports';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 import { StockCommand } from '../stock/stock-command';
 import { PetFilter, PetRepository } from './pet.repository';
 

@@ -1,4 +1,4 @@
-import { ApplicationError } from '../shared/application-error';
+import { ApplicationError } from '../common/application-error';
 
 /**
  * What a persistence port may fail with, besides domain errors. The infrastructure translates

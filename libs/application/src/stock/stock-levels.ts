@@ -1,5 +1,5 @@
 import { PetStatus } from '@petstore/domain';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 
 /** A pet's stock as the API shows it (the specification's `InventoryItem` schema): its status is the pet's. */
 export interface StockLevel {

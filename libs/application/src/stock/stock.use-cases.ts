@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PetNotFoundError, StockRules } from '@petstore/domain';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 import { StockCommand } from './stock-command';
 import { StockLevel, StockLevelFilter, StockLevels } from './stock-levels';
 

@@ -1,5 +1,5 @@
 import { Message, Order, Pet, WebhookEndpoint, WebhookEventType } from '@petstore/domain';
-import { PageRequest, Page } from '../shared/page';
+import { PageRequest, Page } from '../common/page';
 
 export type WebhookEventName = WebhookEventType | 'ping';
 

@@ -8,7 +8,7 @@ import {
   WebhookEndpointNotFoundError,
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
-import { Page, PageRequest } from '../shared/page';
+import { Page, PageRequest } from '../common/page';
 import { WebhookEvents } from './webhook-events';
 import {
   WebhookDelivery,

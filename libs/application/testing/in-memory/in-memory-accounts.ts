@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Account, ApiKey } from '@petstore/domain';
 import { AccountRepository, ApiKeyRepository } from '../../src/account/account.repository';
 import { ApiKeySecrets, ConstraintViolationError, GeneratedApiKey } from '../../src/ports';
-import { Page, PageRequest } from '../../src/shared/page';
+import { Page, PageRequest } from '../../src/common/page';
 import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
 import { InMemoryDatabase } from './in-memory-database';
 

@@ -10,7 +10,7 @@ import { CategoryRepository } from '../../src/category/category.repository';
 import { StockRepository } from '../../src/stock/stock.repository';
 import { PetFilter, PetRepository } from '../../src/pet/pet.repository';
 import { ConstraintViolationError } from '../../src/ports';
-import { Page, PageRequest, pageFromRows } from '../../src/shared/page';
+import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { StockLevel, StockLevelFilter, StockLevels } from '../../src/stock/stock-levels';
 import { InMemoryDatabase } from './in-memory-database';
 

@@ -3,7 +3,7 @@ import { Message } from '@petstore/domain';
 import { MessageQueue, MessageTransport } from '../../src/message/message-queue';
 import { MessageListFilter, MessageQueueStats, MessageRepository } from '../../src/message/message.repository';
 import { ConstraintViolationError } from '../../src/ports';
-import { Page, PageRequest, pageFromRows } from '../../src/shared/page';
+import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { InMemoryDatabase, MessageRow } from './in-memory-database';
 
 const toMessage = ({ seq: _seq, attempts: _attempts, lastError: _lastError, ...props }: MessageRow) =>

@@ -1,7 +1,7 @@
 import { Order } from '@petstore/domain';
 import { OrderFilter, OrderRepository } from '../../src/order/order.repository';
 import { ConstraintViolationError } from '../../src/ports';
-import { Page, PageRequest } from '../../src/shared/page';
+import { Page, PageRequest } from '../../src/common/page';
 import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
 import { InMemoryDatabase, OrderRow } from './in-memory-database';
 

@@ -4,5161 +4,5355 @@
  */
 
 export interface paths {
-    "/health/live": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The process is up */
-        get: operations["live"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  '/health/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/health/ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The process can serve: its PostgreSQL (and Redis, when configured) answers, and it is not shutting down
-         * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish.
-         */
-        get: operations["ready"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** The process is up */
+    get: operations['live'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Prometheus metrics of this instance (administrators)
-         * @description The Prometheus text exposition format: `http_request_duration_seconds` (labels `method`, `route` as the template, `status_code`), `rate_limit_rejections_total`, the process metrics (memory, CPU, event-loop lag, GC), the database pool (`db_pool_*`) and the message queue (`message_queue_*`). Each instance answers for itself. With `METRICS_PORT` set it is served there without a key, and not here.
-         */
-        get: operations["getMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * The process can serve: its PostgreSQL (and Redis, when configured) answers, and it is not shutting down
+     * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish.
+     */
+    get: operations['ready'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/accounts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a customer account and its first API key
-         * @description The key's secret is shown only in this response.
-         */
-        post: operations["signUp"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Prometheus metrics of this instance (administrators)
+     * @description The Prometheus text exposition format: `http_request_duration_seconds` (labels `method`, `route` as
+     * the template, `status_code`), `rate_limit_rejections_total`, the process metrics (memory, CPU, event-loop lag,
+     * GC), the database pool (`db_pool_*`) and the message queue (`message_queue_*`). Each instance answers for itself.
+     * With `METRICS_PORT` set it is served there without a key, and not here.
+     */
+    get: operations['getMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/accounts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/accounts/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account of the calling key */
-        get: operations["getMyAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create a customer account and its first API key
+     * @description The key's secret is shown only in this response.
+     */
+    post: operations['signUp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/accounts/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/accounts/me/api-keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account's active keys, without secrets, by id */
-        get: operations["listApiKeys"];
-        put?: never;
-        /**
-         * Another API key for the same account
-         * @description The secret is shown only in this response.
-         */
-        post: operations["createApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** The account of the calling key */
+    get: operations['getMyAccount'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/accounts/me/api-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/accounts/me/api-keys/{keyId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Revoke a key; it is refused at once */
-        delete: operations["revokeApiKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** The account's active keys, without secrets, by id */
+    get: operations['listApiKeys'];
+    put?: never;
+    /**
+     * Another API key for the same account
+     * @description The secret is shown only in this response.
+     */
+    post: operations['createApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/accounts/me/api-keys/{keyId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/categories": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List categories */
-        get: operations["listCategories"];
-        put?: never;
-        /** Create a category */
-        post: operations["createCategory"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a key; it is refused at once */
+    delete: operations['revokeApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/categories': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/categories/{categoryId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a category */
-        get: operations["getCategory"];
-        put?: never;
-        post?: never;
-        /** Delete a category that has no pets */
-        delete: operations["deleteCategory"];
-        options?: never;
-        head?: never;
-        /** Update a category */
-        patch: operations["updateCategory"];
-        trace?: never;
+    /** List categories */
+    get: operations['listCategories'];
+    put?: never;
+    /** Create a category */
+    post: operations['createCategory'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/categories/{categoryId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/pets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List pets, filtered
-         * @description Every filter given must hold.
-         */
-        get: operations["listPets"];
-        put?: never;
-        /**
-         * Create a pet
-         * @description Also creates its inventory entry: 1 unit if the pet is created `available`, else 0.
-         */
-        post: operations["createPet"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** Get a category */
+    get: operations['getCategory'];
+    put?: never;
+    post?: never;
+    /** Delete a category that has no pets */
+    delete: operations['deleteCategory'];
+    options?: never;
+    head?: never;
+    /** Update a category */
+    patch: operations['updateCategory'];
+    trace?: never;
+  };
+  '/pets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/pets/{petId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a pet
-         * @deprecated
-         * @description **Deprecated** since 2026-11-21T00:00:00.000Z: use `/pets?ids={petId}` instead. It answers until its sunset, 2027-06-30T00:00:00.000Z, then 410 `operation_sunset`.
-         */
-        get: operations["getPetById"];
-        put?: never;
-        post?: never;
-        /** Delete a pet and its inventory entry */
-        delete: operations["deletePet"];
-        options?: never;
-        head?: never;
-        /** Update a pet: name, category, status */
-        patch: operations["updatePet"];
-        trace?: never;
+    /**
+     * List pets, filtered
+     * @description Every filter given must hold.
+     */
+    get: operations['listPets'];
+    put?: never;
+    /**
+     * Create a pet
+     * @description Also creates its inventory entry: 1 unit if the pet is created `available`, else 0.
+     */
+    post: operations['createPet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/pets/{petId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/messages": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The store's inbox: every message, oldest first
-         * @description Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); paginated like every list.
-         */
-        get: operations["listMessages"];
-        put?: never;
-        /**
-         * Queue a message (the quickstart operation)
-         * @description Accepts the message and queues it: `status: "queued"` means it was only queued. A background worker delivers it shortly afterwards (at least once; a message is never lost, even if the service restarts meanwhile); follow `Location` (`GET /messages/{messageId}`) to see `status` become `delivered` (or `failed`, should every delivery attempt fail).
-         */
-        post: operations["postMessage"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a pet
+     * @deprecated
+     * @description **Deprecated** since 2026-11-21T00:00:00.000Z: use `/pets?ids={petId}` instead. It answers until its
+     * sunset, 2027-06-30T00:00:00.000Z, then 410 `operation_sunset`.
+     */
+    get: operations['getPetById'];
+    put?: never;
+    post?: never;
+    /** Delete a pet and its inventory entry */
+    delete: operations['deletePet'];
+    options?: never;
+    head?: never;
+    /** Update a pet: name, category, status */
+    patch: operations['updatePet'];
+    trace?: never;
+  };
+  '/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/messages/{messageId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a message and its delivery status
-         * @description Its sender or an administrator; another customer's message is a 404.
-         */
-        get: operations["getMessage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * The store's inbox: every message, oldest first
+     * @description Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); paginated
+     * like every list.
+     */
+    get: operations['listMessages'];
+    put?: never;
+    /**
+     * Queue a message (the quickstart operation)
+     * @description Accepts the message and queues it: `status: "queued"` means it was only queued. A background worker
+     * delivers it shortly afterwards (at least once; a message is never lost, even if the service restarts meanwhile);
+     * follow `Location` (`GET /messages/{messageId}`) to see `status` become `delivered` (or `failed`, should every
+     * delivery attempt fail).
+     */
+    post: operations['postMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/messages/{messageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/store/inventory": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the stock of every pet
-         * @description Ordered by pet id.
-         */
-        get: operations["listInventory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a message and its delivery status
+     * @description Its sender or an administrator; another customer's message is a 404.
+     */
+    get: operations['getMessage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/store/inventory': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/store/inventory/{petId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the stock of a pet
-         * @description The entry's status is the pet's.
-         */
-        get: operations["getInventoryItem"];
-        /**
-         * Set the stock of a pet
-         * @description Sets the count (not a delta). Above 0 the pet becomes `available`; at 0 an `available` pet becomes `pending` while it has open orders, else `sold`; a `pending` or `sold` pet keeps its status.
-         */
-        put: operations["updateInventoryItem"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List the stock of every pet
+     * @description Ordered by pet id.
+     */
+    get: operations['listInventory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/store/inventory/{petId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/store/orders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List orders
-         * @description A customer sees only its own orders, an administrator all of them.
-         */
-        get: operations["listOrders"];
-        put?: never;
-        /**
-         * Place an order for an available pet
-         * @description Takes `quantity` units from the pet's stock in one transaction; when the stock reaches 0 the pet becomes `pending`. Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open orders (placed, not completed), concurrent orders included: past it, 409 `hold_limit_reached`. An order still open `ORDER_HOLD_MINUTES` (default 1440, a day) after it was placed is cancelled by the service, with the same effects as a cancel by its owner: its units go back to stock, a `pending` pet becomes `available`, and the order no longer exists.
-         */
-        post: operations["placeOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get the stock of a pet
+     * @description The entry's status is the pet's.
+     */
+    get: operations['getInventoryItem'];
+    /**
+     * Set the stock of a pet
+     * @description Sets the count (not a delta). Above 0 the pet becomes `available`; at 0 an `available` pet becomes
+     * `pending` while it has open orders, else `sold`; a `pending` or `sold` pet keeps its status.
+     */
+    put: operations['updateInventoryItem'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/store/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/store/orders/{orderId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an order
-         * @description Another customer's order is a 404.
-         */
-        get: operations["getOrder"];
-        put?: never;
-        post?: never;
-        /**
-         * Cancel an open order
-         * @description The owner or an administrator; another customer's order is a 404. The units go back to stock and a `pending` pet becomes `available`; the order no longer exists afterwards.
-         */
-        delete: operations["cancelOrder"];
-        options?: never;
-        head?: never;
-        /**
-         * Complete (fulfil) an open order
-         * @description Sets `complete: true`, and the ship date when given (else keeps the one given when ordering, else the completion time). The pet becomes `sold` when it is `pending`, has no stock left and no other open order. `complete: false` is refused (400).
-         */
-        patch: operations["completeOrder"];
-        trace?: never;
+    /**
+     * List orders
+     * @description A customer sees only its own orders, an administrator all of them.
+     */
+    get: operations['listOrders'];
+    put?: never;
+    /**
+     * Place an order for an available pet
+     * @description Takes `quantity` units from the pet's stock in one transaction; when the stock reaches 0 the pet
+     * becomes `pending`. Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. A customer may
+     * hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open orders (placed, not
+     * completed), concurrent orders included: past it, 409 `hold_limit_reached`. An order still open
+     * `ORDER_HOLD_MINUTES` (default 1440, a day) after it was placed is cancelled by the service, with the same effects
+     * as a cancel by its owner: its units go back to stock, a `pending` pet becomes `available`, and the order no
+     * longer exists.
+     */
+    post: operations['placeOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/store/orders/{orderId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/webhooks/endpoints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Your webhook endpoints */
-        get: operations["listWebhookEndpoints"];
-        put?: never;
-        /**
-         * Subscribe a URL to events
-         * @description Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it) with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s is delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.
-         */
-        post: operations["createWebhookEndpoint"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get an order
+     * @description Another customer's order is a 404.
+     */
+    get: operations['getOrder'];
+    put?: never;
+    post?: never;
+    /**
+     * Cancel an open order
+     * @description The owner or an administrator; another customer's order is a 404. The units go back to stock and a
+     * `pending` pet becomes `available`; the order no longer exists afterwards.
+     */
+    delete: operations['cancelOrder'];
+    options?: never;
+    head?: never;
+    /**
+     * Complete (fulfil) an open order
+     * @description Sets `complete: true`, and the ship date when given (else keeps the one given when ordering, else
+     * the completion time). The pet becomes `sold` when it is `pending`, has no stock left and no other open order.
+     * `complete: false` is refused (400).
+     */
+    patch: operations['completeOrder'];
+    trace?: never;
+  };
+  '/webhooks/endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/webhooks/endpoints/{endpointId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A webhook endpoint (without its secret) */
-        get: operations["getWebhookEndpoint"];
-        put?: never;
-        post?: never;
-        /** Delete a webhook endpoint (pending deliveries stop) */
-        delete: operations["deleteWebhookEndpoint"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** Your webhook endpoints */
+    get: operations['listWebhookEndpoints'];
+    put?: never;
+    /**
+     * Subscribe a URL to events
+     * @description Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns
+     * it) with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10
+     * s is delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.
+     */
+    post: operations['createWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/endpoints/{endpointId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/webhooks/endpoints/{endpointId}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The endpoint's deliveries, newest first */
-        get: operations["listWebhookDeliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** A webhook endpoint (without its secret) */
+    get: operations['getWebhookEndpoint'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook endpoint (pending deliveries stop) */
+    delete: operations['deleteWebhookEndpoint'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/endpoints/{endpointId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/webhooks/endpoints/{endpointId}/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a `ping` event to the endpoint */
-        post: operations["testWebhookEndpoint"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** The endpoint's deliveries, newest first */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/endpoints/{endpointId}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    get?: never;
+    put?: never;
+    /** Send a `ping` event to the endpoint */
+    post: operations['testWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: {
-        Health: {
-            /** @enum {string} */
-            status: "ok";
-        };
-        /** @description One invalid field of a validation error. */
-        ErrorDetail: {
-            /** @example name */
-            field: string;
-            /** @example name must be 1 to 100 characters long */
-            message: string;
-        };
-        /** @description Every error response has this shape; `status` equals the HTTP status. */
-        Error: {
-            /**
-             * @description Machine-readable error code.
-             * @example validation_failed
-             */
-            code: string;
-            /**
-             * @description Human-readable description.
-             * @example The request is invalid: name must be a string.
-             */
-            message: string;
-            /**
-             * @description The HTTP status code.
-             * @example 400
-             */
-            status: number;
-            /** @description Per-field problems (validation errors only). */
-            details?: components["schemas"]["ErrorDetail"][];
-        };
-        /** @description Sign-up: the new account is a customer. */
-        NewAccount: {
-            /** @example Ada Lovelace */
-            name: string;
-        };
-        Account: {
-            /**
-             * Format: int64
-             * @example 7
-             */
-            id: number;
-            /** @example Ada Lovelace */
-            name: string;
-            /**
-             * @example customer
-             * @enum {string}
-             */
-            role: "admin" | "customer";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            createdAt: string;
-        };
-        /** @description A new API key, with its secret: the only response that shows it. */
-        ApiKeyCreated: {
-            /**
-             * Format: int64
-             * @example 3
-             */
-            id: number;
-            /**
-             * @description The start of the key, to tell keys apart.
-             * @example psk_Zq3xW9aB
-             */
-            prefix: string;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Last use (to the minute); null if never used.
-             */
-            lastUsedAt: string | null;
-            /**
-             * @description The secret: shown once, store it now.
-             * @example psk_Zq3xW9aB…
-             */
-            key: string;
-        };
-        /** @description The new account and its first API key (with the secret). */
-        SignUpResult: {
-            account: components["schemas"]["Account"];
-            apiKey: components["schemas"]["ApiKeyCreated"];
-        };
-        /** @description An API key as listed: never with its secret. */
-        ApiKey: {
-            /**
-             * Format: int64
-             * @example 3
-             */
-            id: number;
-            /**
-             * @description The start of the key, to tell keys apart.
-             * @example psk_Zq3xW9aB
-             */
-            prefix: string;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Last use (to the minute); null if never used.
-             */
-            lastUsedAt: string | null;
-        };
-        /** @description Input for creating a category. */
-        NewCategory: {
-            /**
-             * @description Category name (for example a kind of animal); unique, case-insensitively.
-             * @example Dogs
-             */
-            name: string;
-            /**
-             * @description Short description of the category.
-             * @example Loyal companions
-             */
-            description?: string;
-        };
-        Category: {
-            /**
-             * Format: int64
-             * @description Unique identifier assigned on creation.
-             * @example 1
-             */
-            id: number;
-            /** @example Dogs */
-            name: string;
-            /**
-             * @description Absent when the category has none.
-             * @example Loyal companions
-             */
-            description?: string;
-        };
-        /** @description A partial update of a category; `description: null` removes it. */
-        CategoryUpdate: {
-            /** @example Puppies */
-            name?: string;
-            description?: string | null;
-        };
-        /**
-         * @description The status of a pet and of its inventory entry.
-         * @enum {string}
-         */
-        PetStatus: "available" | "pending" | "sold";
-        /** @description Input for creating a pet. `status` defaults to `available`; a pet created `pending` is on hold. */
-        NewPet: {
-            /**
-             * @description The animal's name; surrounding spaces are trimmed.
-             * @example Rex
-             */
-            name: string;
-            /**
-             * Format: int64
-             * @description ID of the category the animal belongs to.
-             * @example 1
-             */
-            categoryId: number;
-            status?: components["schemas"]["PetStatus"];
-        };
-        Pet: {
-            /**
-             * Format: int64
-             * @description Unique identifier assigned on creation.
-             * @example 10
-             */
-            id: number;
-            /**
-             * @description The animal's name.
-             * @example Rex
-             */
-            name: string;
-            /**
-             * Format: int64
-             * @description ID of the category the animal belongs to.
-             * @example 1
-             */
-            categoryId: number;
-            status: components["schemas"]["PetStatus"];
-        };
-        /** @description A partial update of a pet. A status change follows the hand-change rules (else 409 `invalid_status_transition`): available → pending (a hold) always; → available only with stock; → sold only without open orders (its stock goes to 0); sold → pending never. */
-        PetUpdate: {
-            /**
-             * @description The animal's name; surrounding spaces are trimmed.
-             * @example Rex
-             */
-            name?: string;
-            /**
-             * Format: int64
-             * @description ID of the category the animal belongs to.
-             * @example 1
-             */
-            categoryId?: number;
-            status?: components["schemas"]["PetStatus"];
-        };
-        /** @description Input of the quickstart operation `POST /messages`. */
-        NewMessage: {
-            /**
-             * @description The text to deliver, kept exactly as sent (not trimmed). Its length is counted in UTF-16 code units, so a character outside the Basic Multilingual Plane (most emoji) counts as two.
-             * @example Hello from the quickstart!
-             */
-            message: string;
-        };
-        /**
-         * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried again.
-         * @enum {string}
-         */
-        MessageStatus: "queued" | "delivered" | "failed";
-        /** @description A message posted to `POST /messages`. A background worker moves it from `queued` to `delivered`, or to `failed` once every attempt allowed has failed. */
-        Message: {
-            /**
-             * Format: uuid
-             * @description Unique identifier (a UUID) assigned on creation.
-             * @example 3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f
-             */
-            id: string;
-            /**
-             * @description The text, as sent.
-             * @example Hello from the quickstart!
-             */
-            message: string;
-            /**
-             * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried again.
-             * @example queued
-             */
-            status: components["schemas"]["MessageStatus"];
-            /**
-             * Format: date-time
-             * @description When it was queued (ISO 8601, UTC).
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When it was delivered (ISO 8601, UTC); present once `status` is `delivered`.
-             * @example 2026-11-21T10:00:00.250Z
-             */
-            deliveredAt?: string;
-        };
-        /** @description The stock entry of one pet; its status is the pet's. */
-        InventoryItem: {
-            /**
-             * Format: int64
-             * @description ID of the animal the entry tracks.
-             * @example 1
-             */
-            petId: number;
-            /**
-             * Format: int32
-             * @description Current stock count.
-             * @example 3
-             */
-            quantity: number;
-            /**
-             * @description The pet's status.
-             * @example available
-             */
-            status: components["schemas"]["PetStatus"];
-        };
-        /** @description Sets the stock to a count (not a delta). Above 0 the pet becomes `available`; at 0 an `available` pet becomes `pending` while it has open orders, else `sold`; a `pending` or `sold` pet keeps its status. */
-        InventoryUpdate: {
-            /**
-             * Format: int32
-             * @description The new stock count.
-             * @example 5
-             */
-            quantity: number;
-        };
-        /** @description Input for placing an order: some units of one available pet. */
-        NewOrder: {
-            /**
-             * Format: int64
-             * @description ID of the animal to order; it must exist (else 422 `unknown_pet`) and be `available`.
-             * @example 1
-             */
-            petId: number;
-            /**
-             * Format: int32
-             * @description Number of units (1–1000); no more than are in stock.
-             * @example 1
-             */
-            quantity: number;
-            /**
-             * Format: date-time
-             * @description Expected ship date, an ISO 8601 date-time with a time zone; not more than a day in the past.
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            shipDate?: string;
-        };
-        /** @description A customer's order for units of one pet. The account that placed it is kept but never shown. An order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed is cancelled by the service (see `placeOrder`). */
-        Order: {
-            /**
-             * Format: int64
-             * @description Unique order identifier (always present).
-             * @example 10
-             */
-            id?: number;
-            /**
-             * Format: int64
-             * @description ID of the animal in the order. Absent only when that pet has since been deleted (a completed order stays as history).
-             * @example 1
-             */
-            petId?: number;
-            /**
-             * Format: int32
-             * @description Number of units ordered (always present).
-             * @example 1
-             */
-            quantity?: number;
-            /**
-             * Format: date-time
-             * @description Expected ship date while open, actual once complete (ISO 8601, UTC). Absent while open when none was given.
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            shipDate?: string;
-            /**
-             * @description Whether the order has been fulfilled (always present).
-             * @example false
-             */
-            complete?: boolean;
-        };
-        /** @description Fulfils an open order. `complete` must be `true`: a completed order never becomes open again, and an open order is withdrawn with DELETE, so `complete: false` is refused (400 `validation_failed`) whatever the order's state. */
-        OrderUpdate: {
-            /**
-             * @description Must be `true`.
-             * @example true
-             * @enum {boolean}
-             */
-            complete: true;
-            /**
-             * Format: date-time
-             * @description The actual ship date (ISO 8601 date-time). Default: the ship date given when ordering, else the completion time.
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            shipDate?: string;
-        };
-        /** @description Input of `POST /webhooks/endpoints`. */
-        NewWebhookEndpoint: {
-            /**
-             * @description Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now and again at every connection). A private, loopback or link-local address is refused (400 `invalid_webhook_url`).
-             * @example https://example.com/hooks/petstore
-             */
-            url: string;
-            /**
-             * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer receives the events of its own orders and messages, an administrator those of every order.
-             * @example [
-             *       "order.placed",
-             *       "order.completed"
-             *     ]
-             */
-            events: ("order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered")[];
-        };
-        /** @description The endpoint just created, with its signing secret. */
-        NewWebhookEndpointWithSecret: {
-            /**
-             * Format: int64
-             * @example 1
-             */
-            id: number;
-            /** @example https://example.com/hooks/petstore */
-            url: string;
-            /**
-             * @example [
-             *       "order.placed"
-             *     ]
-             */
-            events: ("order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered")[];
-            /**
-             * Format: date-time
-             * @description When it was created (ISO 8601, UTC).
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.
-             */
-            disabledAt?: string;
-            /**
-             * @description The signing secret (`whsec_` + base64 of 32 random bytes), shown in this response only: keep it. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` package checks a delivery with it.
-             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-             */
-            secret: string;
-        };
-        /** @description A URL that receives the events its owner subscribed to. */
-        WebhookEndpoint: {
-            /**
-             * Format: int64
-             * @example 1
-             */
-            id: number;
-            /** @example https://example.com/hooks/petstore */
-            url: string;
-            /**
-             * @example [
-             *       "order.placed"
-             *     ]
-             */
-            events: ("order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered")[];
-            /**
-             * Format: date-time
-             * @description When it was created (ISO 8601, UTC).
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.
-             */
-            disabledAt?: string;
-        };
-        /** @description One event sent (or being sent) to one endpoint. */
-        WebhookDelivery: {
-            /**
-             * Format: int64
-             * @example 1
-             */
-            id: number;
-            /**
-             * Format: uuid
-             * @description The event's id: the `webhook-id` header, the same on every attempt.
-             */
-            eventId: string;
-            /**
-             * @example order.placed
-             * @enum {string}
-             */
-            type: "order.placed" | "order.completed" | "order.cancelled" | "pet.status_changed" | "message.delivered" | "ping";
-            /**
-             * @description `pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; `failed`: every attempt failed.
-             * @enum {string}
-             */
-            status: "pending" | "delivered" | "failed";
-            /**
-             * @description Attempts made so far.
-             * @example 1
-             */
-            attempts: number;
-            /**
-             * @description The HTTP status of the last attempt, when one came back.
-             * @example 200
-             */
-            lastStatusCode?: number;
-            /**
-             * @description Why the last attempt failed.
-             * @example HTTP 503
-             */
-            lastError?: string;
-            /**
-             * Format: date-time
-             * @description When the next attempt is due (pending deliveries).
-             */
-            nextAttemptAt?: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            deliveredAt?: string;
-        };
-        /** @description The ping event queued for the endpoint. */
-        WebhookPing: {
-            /**
-             * Format: uuid
-             * @description The event's id (`webhook-id`); its delivery shows in the endpoint's deliveries.
-             */
-            eventId: string;
-            /** @enum {string} */
-            type: "ping";
-        };
-        Pets: components["schemas"]["Pet"][];
+  schemas: {
+    Health: {
+      /** @enum {string} */
+      status: 'ok';
     };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: {
-        /** @description The request id (echoed when the request sent a sane one). */
-        "X-Request-Id": string;
-        /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
-        "Cache-Control": "no-store";
-        /** @description Requests left in the budget closest to its limit: `"<policy>";r=<remaining>;t=<seconds>`. */
-        RateLimit: string;
-        /** @description Every budget the request counts against: `"default";q=<requests>;w=60`; on sign-up also `"sign-up";q=<sign-ups>;w=3600`; with credentials that do not authenticate also `"auth-failures";q=<requests>;w=60`. */
-        "RateLimit-Policy": string;
-        /** @description Seconds to wait before retrying (up to an hour: the sign-up budget is hourly). */
-        "Retry-After": number;
-        /** @description The scheme to use: `Bearer realm="petstore"`. */
-        "WWW-Authenticate": "Bearer realm=\"petstore\"";
-        /** @description `true`: the first response to this `Idempotency-Key`, sent again (the same body, byte for byte). */
-        "Idempotent-Replayed": "true";
+    /** @description One invalid field of a validation error. */
+    ErrorDetail: {
+      /** @example name */
+      field: string;
+      /** @example name must be 1 to 100 characters long */
+      message: string;
     };
-    pathItems: never;
+    /** @description Every error response has this shape; `status` equals the HTTP status. */
+    Error: {
+      /**
+       * @description Machine-readable error code.
+       * @example validation_failed
+       */
+      code: string;
+      /**
+       * @description Human-readable description.
+       * @example The request is invalid: name must be a string.
+       */
+      message: string;
+      /**
+       * @description The HTTP status code.
+       * @example 400
+       */
+      status: number;
+      /** @description Per-field problems (validation errors only). */
+      details?: components['schemas']['ErrorDetail'][];
+    };
+    /** @description Sign-up: the new account is a customer. */
+    NewAccount: {
+      /** @example Ada Lovelace */
+      name: string;
+    };
+    Account: {
+      /**
+       * Format: int64
+       * @example 7
+       */
+      id: number;
+      /** @example Ada Lovelace */
+      name: string;
+      /**
+       * @example customer
+       * @enum {string}
+       */
+      role: 'admin' | 'customer';
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      createdAt: string;
+    };
+    /** @description A new API key, with its secret: the only response that shows it. */
+    ApiKeyCreated: {
+      /**
+       * Format: int64
+       * @example 3
+       */
+      id: number;
+      /**
+       * @description The start of the key, to tell keys apart.
+       * @example psk_Zq3xW9aB
+       */
+      prefix: string;
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Last use (to the minute); null if never used.
+       */
+      lastUsedAt: string | null;
+      /**
+       * @description The secret: shown once, store it now.
+       * @example psk_Zq3xW9aB…
+       */
+      key: string;
+    };
+    /** @description The new account and its first API key (with the secret). */
+    SignUpResult: {
+      account: components['schemas']['Account'];
+      apiKey: components['schemas']['ApiKeyCreated'];
+    };
+    /** @description An API key as listed: never with its secret. */
+    ApiKey: {
+      /**
+       * Format: int64
+       * @example 3
+       */
+      id: number;
+      /**
+       * @description The start of the key, to tell keys apart.
+       * @example psk_Zq3xW9aB
+       */
+      prefix: string;
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Last use (to the minute); null if never used.
+       */
+      lastUsedAt: string | null;
+    };
+    /** @description Input for creating a category. */
+    NewCategory: {
+      /**
+       * @description Category name (for example a kind of animal); unique, case-insensitively.
+       * @example Dogs
+       */
+      name: string;
+      /**
+       * @description Short description of the category.
+       * @example Loyal companions
+       */
+      description?: string;
+    };
+    Category: {
+      /**
+       * Format: int64
+       * @description Unique identifier assigned on creation.
+       * @example 1
+       */
+      id: number;
+      /** @example Dogs */
+      name: string;
+      /**
+       * @description Absent when the category has none.
+       * @example Loyal companions
+       */
+      description?: string;
+    };
+    /** @description A partial update of a category; `description: null` removes it. */
+    CategoryUpdate: {
+      /** @example Puppies */
+      name?: string;
+      description?: string | null;
+    };
+    /**
+     * @description The status of a pet and of its inventory entry.
+     * @enum {string}
+     */
+    PetStatus: 'available' | 'pending' | 'sold';
+    /** @description Input for creating a pet. `status` defaults to `available`; a pet created `pending` is on hold. */
+    NewPet: {
+      /**
+       * @description The animal's name; surrounding spaces are trimmed.
+       * @example Rex
+       */
+      name: string;
+      /**
+       * Format: int64
+       * @description ID of the category the animal belongs to.
+       * @example 1
+       */
+      categoryId: number;
+      status?: components['schemas']['PetStatus'];
+    };
+    Pet: {
+      /**
+       * Format: int64
+       * @description Unique identifier assigned on creation.
+       * @example 10
+       */
+      id: number;
+      /**
+       * @description The animal's name.
+       * @example Rex
+       */
+      name: string;
+      /**
+       * Format: int64
+       * @description ID of the category the animal belongs to.
+       * @example 1
+       */
+      categoryId: number;
+      status: components['schemas']['PetStatus'];
+    };
+    /**
+     * @description A partial update of a pet. A status change follows the hand-change rules (else 409
+     * `invalid_status_transition`): available → pending (a hold) always; → available only with stock; → sold only
+     * without open orders (its stock goes to 0); sold → pending never.
+     */
+    PetUpdate: {
+      /**
+       * @description The animal's name; surrounding spaces are trimmed.
+       * @example Rex
+       */
+      name?: string;
+      /**
+       * Format: int64
+       * @description ID of the category the animal belongs to.
+       * @example 1
+       */
+      categoryId?: number;
+      status?: components['schemas']['PetStatus'];
+    };
+    /** @description Input of the quickstart operation `POST /messages`. */
+    NewMessage: {
+      /**
+       * @description The text to deliver, kept exactly as sent (not trimmed). Its length is counted in UTF-16 code
+       * units, so a character outside the Basic Multilingual Plane (most emoji) counts as two.
+       * @example Hello from the quickstart!
+       */
+      message: string;
+    };
+    /**
+     * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered
+     * by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried
+     * again.
+     * @enum {string}
+     */
+    MessageStatus: 'queued' | 'delivered' | 'failed';
+    /**
+     * @description A message posted to `POST /messages`. A background worker moves it from `queued` to `delivered`, or
+     * to `failed` once every attempt allowed has failed.
+     */
+    Message: {
+      /**
+       * Format: uuid
+       * @description Unique identifier (a UUID) assigned on creation.
+       * @example 3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f
+       */
+      id: string;
+      /**
+       * @description The text, as sent.
+       * @example Hello from the quickstart!
+       */
+      message: string;
+      /**
+       * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered
+       * by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried
+       * again.
+       * @example queued
+       */
+      status: components['schemas']['MessageStatus'];
+      /**
+       * Format: date-time
+       * @description When it was queued (ISO 8601, UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When it was delivered (ISO 8601, UTC); present once `status` is `delivered`.
+       * @example 2026-11-21T10:00:00.250Z
+       */
+      deliveredAt?: string;
+    };
+    /** @description The stock entry of one pet; its status is the pet's. */
+    InventoryItem: {
+      /**
+       * Format: int64
+       * @description ID of the animal the entry tracks.
+       * @example 1
+       */
+      petId: number;
+      /**
+       * Format: int32
+       * @description Current stock count.
+       * @example 3
+       */
+      quantity: number;
+      /**
+       * @description The pet's status.
+       * @example available
+       */
+      status: components['schemas']['PetStatus'];
+    };
+    /**
+     * @description Sets the stock to a count (not a delta). Above 0 the pet becomes `available`; at 0 an `available`
+     * pet becomes `pending` while it has open orders, else `sold`; a `pending` or `sold` pet keeps its status.
+     */
+    InventoryUpdate: {
+      /**
+       * Format: int32
+       * @description The new stock count.
+       * @example 5
+       */
+      quantity: number;
+    };
+    /** @description Input for placing an order: some units of one available pet. */
+    NewOrder: {
+      /**
+       * Format: int64
+       * @description ID of the animal to order; it must exist (else 422 `unknown_pet`) and be `available`.
+       * @example 1
+       */
+      petId: number;
+      /**
+       * Format: int32
+       * @description Number of units (1–1000); no more than are in stock.
+       * @example 1
+       */
+      quantity: number;
+      /**
+       * Format: date-time
+       * @description Expected ship date, an ISO 8601 date-time with a time zone; not more than a day in the past.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      shipDate?: string;
+    };
+    /**
+     * @description A customer's order for units of one pet. The account that placed it is kept but never shown. An
+     * order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed is cancelled by the service (see
+     * `placeOrder`).
+     */
+    Order: {
+      /**
+       * Format: int64
+       * @description Unique order identifier (always present).
+       * @example 10
+       */
+      id?: number;
+      /**
+       * Format: int64
+       * @description ID of the animal in the order. Absent only when that pet has since been deleted (a completed order
+       * stays as history).
+       * @example 1
+       */
+      petId?: number;
+      /**
+       * Format: int32
+       * @description Number of units ordered (always present).
+       * @example 1
+       */
+      quantity?: number;
+      /**
+       * Format: date-time
+       * @description Expected ship date while open, actual once complete (ISO 8601, UTC). Absent while open when none
+       * was given.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      shipDate?: string;
+      /**
+       * @description Whether the order has been fulfilled (always present).
+       * @example false
+       */
+      complete?: boolean;
+    };
+    /**
+     * @description Fulfils an open order. `complete` must be `true`: a completed order never becomes open again, and an
+     * open order is withdrawn with DELETE, so `complete: false` is refused (400 `validation_failed`) whatever the
+     * order's state.
+     */
+    OrderUpdate: {
+      /**
+       * @description Must be `true`.
+       * @example true
+       * @enum {boolean}
+       */
+      complete: true;
+      /**
+       * Format: date-time
+       * @description The actual ship date (ISO 8601 date-time). Default: the ship date given when ordering, else the
+       * completion time.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      shipDate?: string;
+    };
+    /** @description Input of `POST /webhooks/endpoints`. */
+    NewWebhookEndpoint: {
+      /**
+       * @description Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now
+       * and again at every connection). A private, loopback or link-local address is refused (400
+       * `invalid_webhook_url`).
+       * @example https://example.com/hooks/petstore
+       */
+      url: string;
+      /**
+       * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer
+       * receives the events of its own orders and messages, an administrator those of every order.
+       * @example [
+       *       "order.placed",
+       *       "order.completed"
+       *     ]
+       */
+      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+    };
+    /** @description The endpoint just created, with its signing secret. */
+    NewWebhookEndpointWithSecret: {
+      /**
+       * Format: int64
+       * @example 1
+       */
+      id: number;
+      /** @example https://example.com/hooks/petstore */
+      url: string;
+      /**
+       * @example [
+       *       "order.placed"
+       *     ]
+       */
+      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      /**
+       * Format: date-time
+       * @description When it was created (ISO 8601, UTC).
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing
+       * more.
+       */
+      disabledAt?: string;
+      /**
+       * @description The signing secret (`whsec_` + base64 of 32 random bytes), shown in this response only: keep it.
+       * `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` package checks a delivery with it.
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret: string;
+    };
+    /** @description A URL that receives the events its owner subscribed to. */
+    WebhookEndpoint: {
+      /**
+       * Format: int64
+       * @example 1
+       */
+      id: number;
+      /** @example https://example.com/hooks/petstore */
+      url: string;
+      /**
+       * @example [
+       *       "order.placed"
+       *     ]
+       */
+      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      /**
+       * Format: date-time
+       * @description When it was created (ISO 8601, UTC).
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing
+       * more.
+       */
+      disabledAt?: string;
+    };
+    /** @description One event sent (or being sent) to one endpoint. */
+    WebhookDelivery: {
+      /**
+       * Format: int64
+       * @example 1
+       */
+      id: number;
+      /**
+       * Format: uuid
+       * @description The event's id: the `webhook-id` header, the same on every attempt.
+       */
+      eventId: string;
+      /**
+       * @example order.placed
+       * @enum {string}
+       */
+      type:
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'ping';
+      /**
+       * @description `pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; `failed`:
+       * every attempt failed.
+       * @enum {string}
+       */
+      status: 'pending' | 'delivered' | 'failed';
+      /**
+       * @description Attempts made so far.
+       * @example 1
+       */
+      attempts: number;
+      /**
+       * @description The HTTP status of the last attempt, when one came back.
+       * @example 200
+       */
+      lastStatusCode?: number;
+      /**
+       * @description Why the last attempt failed.
+       * @example HTTP 503
+       */
+      lastError?: string;
+      /**
+       * Format: date-time
+       * @description When the next attempt is due (pending deliveries).
+       */
+      nextAttemptAt?: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      deliveredAt?: string;
+    };
+    /** @description The ping event queued for the endpoint. */
+    WebhookPing: {
+      /**
+       * Format: uuid
+       * @description The event's id (`webhook-id`); its delivery shows in the endpoint's deliveries.
+       */
+      eventId: string;
+      /** @enum {string} */
+      type: 'ping';
+    };
+    Pets: components['schemas']['Pet'][];
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: {
+    /** @description The request id (echoed when the request sent a sane one). */
+    'X-Request-Id': string;
+    /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
+    'Cache-Control': 'no-store';
+    /** @description Requests left in the budget closest to its limit: `"<policy>";r=<remaining>;t=<seconds>`. */
+    RateLimit: string;
+    /**
+     * @description Every budget the request counts against: `"default";q=<requests>;w=60`; on sign-up also
+     * `"sign-up";q=<sign-ups>;w=3600`; with credentials that do not authenticate also
+     * `"auth-failures";q=<requests>;w=60`.
+     */
+    'RateLimit-Policy': string;
+    /** @description Seconds to wait before retrying (up to an hour: the sign-up budget is hourly). */
+    'Retry-After': number;
+    /** @description The scheme to use: `Bearer realm="petstore"`. */
+    'WWW-Authenticate': 'Bearer realm="petstore"';
+    /** @description `true`: the first response to this `Idempotency-Key`, sent again (the same body, byte for byte). */
+    'Idempotent-Replayed': 'true';
+  };
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    live: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Health. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  live: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    ready: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The Health. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The Health. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
+          'application/json': components['schemas']['Health'];
         };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    getMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metrics, as text. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example # HELP http_request_duration_seconds Duration of HTTP requests in seconds
-                     *     # TYPE http_request_duration_seconds histogram
-                     *     http_request_duration_seconds_count{method="GET",route="/pets",status_code="200"} 42
-                     */
-                    "text/plain": string;
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  ready: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    signUp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The Health. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Ada Lovelace"
-                 *     }
-                 */
-                "application/json": components["schemas"]["NewAccount"];
-            };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
+          'application/json': components['schemas']['Health'];
         };
-        responses: {
-            /** @description Created: the new SignUpResult; its URL is in `Location`. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description `/accounts/me` */
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "account": {
-                     *         "id": 7,
-                     *         "name": "Ada Lovelace",
-                     *         "role": "customer",
-                     *         "createdAt": "2026-11-21T10:00:00.000Z"
-                     *       },
-                     *       "apiKey": {
-                     *         "id": 3,
-                     *         "prefix": "psk_Zq3xW9aB",
-                     *         "createdAt": "2026-11-23T10:00:00.000Z",
-                     *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
-                     *         "key": "psk_Zq3xW9aB…"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SignUpResult"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    getMyAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Account. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 7,
-                     *       "name": "Ada Lovelace",
-                     *       "role": "customer",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Account"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  getMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    listApiKeys: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The metrics, as text. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description An array of ApiKey, in id order; more pages: `Link: rel="next"`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 3,
-                     *         "prefix": "psk_Zq3xW9aB",
-                     *         "createdAt": "2026-11-23T10:00:00.000Z",
-                     *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["ApiKey"][];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          /**
+           * @example # HELP http_request_duration_seconds Duration of HTTP requests in seconds
+           *     # TYPE http_request_duration_seconds histogram
+           *     http_request_duration_seconds_count{method="GET",route="/pets",status_code="200"} 42
+           */
+          'text/plain': string;
         };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    createApiKey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description The key listing. */
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 3,
-                     *       "prefix": "psk_Zq3xW9aB",
-                     *       "createdAt": "2026-11-23T10:00:00.000Z",
-                     *       "lastUsedAt": "2026-11-23T10:00:00.000Z",
-                     *       "key": "psk_Zq3xW9aB…"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiKeyCreated"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The account already holds 20 active keys (`too_many_keys`). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  signUp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    revokeApiKey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                keyId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Revoked. */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        'application/json': components['schemas']['NewAccount'];
+      };
     };
-    listCategories: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Created: the new SignUpResult; its URL is in `Location`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description `/accounts/me` */
+          Location?: string;
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description An array of Category, in id order; more pages: `Link: rel="next"`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 1,
-                     *         "name": "Dogs",
-                     *         "description": "Loyal companions"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Category"][];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "account": {
+           *         "id": 7,
+           *         "name": "Ada Lovelace",
+           *         "role": "customer",
+           *         "createdAt": "2026-11-21T10:00:00.000Z"
+           *       },
+           *       "apiKey": {
+           *         "id": 3,
+           *         "prefix": "psk_Zq3xW9aB",
+           *         "createdAt": "2026-11-23T10:00:00.000Z",
+           *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
+           *         "key": "psk_Zq3xW9aB…"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SignUpResult'];
         };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    createCategory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Dogs",
-                 *       "description": "Loyal companions"
-                 *     }
-                 */
-                "application/json": components["schemas"]["NewCategory"];
-            };
-        };
-        responses: {
-            /** @description Created: the new Category; its URL is in `Location`. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description The new category's URL. */
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "name": "Dogs",
-                     *       "description": "Loyal companions"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A category with that name exists, in any letter case (`category_name_taken`). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  getMyAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getCategory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                categoryId: number;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The Account. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The Category. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "name": "Dogs",
-                     *       "description": "Loyal companions"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": 7,
+           *       "name": "Ada Lovelace",
+           *       "role": "customer",
+           *       "createdAt": "2026-11-21T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Account'];
         };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    deleteCategory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                categoryId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Pets still belong to the category (`category_in_use`). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  listApiKeys: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    updateCategory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                categoryId: number;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description An array of ApiKey, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Puppies"
-                 *     }
-                 */
-                "application/json": components["schemas"]["CategoryUpdate"];
-            };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": 3,
+           *         "prefix": "psk_Zq3xW9aB",
+           *         "createdAt": "2026-11-23T10:00:00.000Z",
+           *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['ApiKey'][];
         };
-        responses: {
-            /** @description The Category. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "name": "Dogs",
-                     *       "description": "Loyal companions"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A category with that name exists, in any letter case (`category_name_taken`). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    listPets: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-                /** @description Pets with any of these statuses; repeat the parameter (`status=available&status=pending`). */
-                status?: components["schemas"]["PetStatus"][];
-                /** @description Pets of this category. */
-                categoryId?: number;
-                /** @description Pets whose name contains this text, in any letter case (`%` and `_` are plain characters). */
-                name?: string;
-                /** @description Pets with these ids, comma-separated (`ids=1,2,3`), at most 100. The successor of `GET /pets/{petId}`. */
-                ids?: number[];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description An array of Pet, in id order. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 10,
-                     *         "name": "Rex",
-                     *         "categoryId": 1,
-                     *         "status": "available"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Pets"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    createPet: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The key listing. */
+          Location?: string;
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Rex",
-                 *       "categoryId": 1,
-                 *       "status": "available"
-                 *     }
-                 */
-                "application/json": components["schemas"]["NewPet"];
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": 3,
+           *       "prefix": "psk_Zq3xW9aB",
+           *       "createdAt": "2026-11-23T10:00:00.000Z",
+           *       "lastUsedAt": "2026-11-23T10:00:00.000Z",
+           *       "key": "psk_Zq3xW9aB…"
+           *     }
+           */
+          'application/json': components['schemas']['ApiKeyCreated'];
         };
-        responses: {
-            /** @description Created: the new Pet; its URL is in `Location`. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description The new pet's URL. */
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 10,
-                     *       "name": "Rex",
-                     *       "categoryId": 1,
-                     *       "status": "available"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Pet"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The category does not exist (`unknown_category`). */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account already holds 20 active keys (`too_many_keys`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    getPetById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                petId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Pet. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 10,
-                     *       "name": "Rex",
-                     *       "categoryId": 1,
-                     *       "status": "available"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Pet"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The operation is past its sunset (`operation_sunset`). */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
-                    Deprecation?: string;
-                    /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
-                    Sunset?: string;
-                    /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  revokeApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        keyId: number;
+      };
+      cookie?: never;
     };
-    deletePet: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                petId: number;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Revoked. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The pet has open orders (`pet_has_open_orders`); complete or cancel them first. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content?: never;
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    updatePet: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                petId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Rex",
-                 *       "categoryId": 1,
-                 *       "status": "available"
-                 *     }
-                 */
-                "application/json": components["schemas"]["PetUpdate"];
-            };
-        };
-        responses: {
-            /** @description The Pet. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 10,
-                     *       "name": "Rex",
-                     *       "categoryId": 1,
-                     *       "status": "available"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Pet"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The status change is not allowed from the current status (`invalid_status_transition`). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The category does not exist (`unknown_category`). */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  listCategories: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    listMessages: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-                /** @description Only messages in this status. */
-                status?: components["schemas"]["MessageStatus"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description An array of Category, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description An array of Message, in id order; more pages: `Link: rel="next"`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
-                     *         "message": "Hello from the quickstart!",
-                     *         "status": "queued",
-                     *         "createdAt": "2026-11-21T10:00:00.000Z",
-                     *         "deliveredAt": "2026-11-21T10:00:00.250Z"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Message"][];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": 1,
+           *         "name": "Dogs",
+           *         "description": "Loyal companions"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['Category'][];
         };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    postMessage: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry: the same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request leaves no trace and may be retried with the same key. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "message": "Hello from the quickstart!"
-                 *     }
-                 */
-                "application/json": components["schemas"]["NewMessage"];
-            };
-        };
-        responses: {
-            /** @description Queued. */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description The message's URL, where its status can be followed. */
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
-                     *       "message": "Hello from the quickstart!",
-                     *       "status": "queued",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "deliveredAt": "2026-11-21T10:00:00.250Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state conflicts. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body names something that does not exist. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  createCategory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getMessage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The message's id (a UUID). */
-                messageId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Message. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
-                     *       "message": "Hello from the quickstart!",
-                     *       "status": "queued",
-                     *       "createdAt": "2026-11-21T10:00:00.000Z",
-                     *       "deliveredAt": "2026-11-21T10:00:00.250Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Dogs",
+         *       "description": "Loyal companions"
+         *     }
+         */
+        'application/json': components['schemas']['NewCategory'];
+      };
     };
-    listInventory: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-                /** @description Only entries whose pet has one of these statuses; repeat the parameter (`status=available&status=pending`) or separate with commas. */
-                status?: components["schemas"]["PetStatus"][];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Created: the new Category; its URL is in `Location`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The new category's URL. */
+          Location?: string;
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description An array of InventoryItem, in id order; more pages: `Link: rel="next"`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "petId": 1,
-                     *         "quantity": 3,
-                     *         "status": "available"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["InventoryItem"][];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "name": "Dogs",
+           *       "description": "Loyal companions"
+           *     }
+           */
+          'application/json': components['schemas']['Category'];
         };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A category with that name exists, in any letter case (`category_name_taken`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    getInventoryItem: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                petId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The InventoryItem. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "petId": 1,
-                     *       "quantity": 3,
-                     *       "status": "available"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["InventoryItem"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  getCategory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        categoryId: number;
+      };
+      cookie?: never;
     };
-    updateInventoryItem: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                petId: number;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The Category. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "quantity": 5
-                 *     }
-                 */
-                "application/json": components["schemas"]["InventoryUpdate"];
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "name": "Dogs",
+           *       "description": "Loyal companions"
+           *     }
+           */
+          'application/json': components['schemas']['Category'];
         };
-        responses: {
-            /** @description The InventoryItem. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "petId": 1,
-                     *       "quantity": 3,
-                     *       "status": "available"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["InventoryItem"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    listOrders: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-                /** @description Only completed (`true`) or only open (`false`) orders. */
-                complete?: boolean;
-                /** @description Only orders of this pet. */
-                petId?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description An array of Order, in id order; more pages: `Link: rel="next"`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 10,
-                     *         "petId": 1,
-                     *         "quantity": 1,
-                     *         "shipDate": "2026-11-21T10:00:00.000Z",
-                     *         "complete": false
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Order"][];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  deleteCategory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        categoryId: number;
+      };
+      cookie?: never;
     };
-    placeOrder: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry: the same key with the same body returns the first response again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request leaves no trace and may be retried with the same key. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "petId": 1,
-                 *       "quantity": 1,
-                 *       "shipDate": "2026-11-21T10:00:00.000Z"
-                 *     }
-                 */
-                "application/json": components["schemas"]["NewOrder"];
-            };
+        content?: never;
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
-        responses: {
-            /** @description Created: the new Order; its URL is in `Location`. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description The new order's URL. */
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 10,
-                     *       "petId": 1,
-                     *       "quantity": 1,
-                     *       "shipDate": "2026-11-21T10:00:00.000Z",
-                     *       "complete": false
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state conflicts.
-             *
-             *     The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`), or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
-             */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body names something that does not exist.
-             *
-             *     No pet has that `petId` (`unknown_pet`).
-             */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Pets still belong to the category (`category_in_use`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    getOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Order. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 10,
-                     *       "petId": 1,
-                     *       "quantity": 1,
-                     *       "shipDate": "2026-11-21T10:00:00.000Z",
-                     *       "complete": false
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  updateCategory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        categoryId: number;
+      };
+      cookie?: never;
     };
-    cancelOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Cancelled. */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The order is complete and cannot be cancelled (`order_already_complete`), or its units would lift the stock above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Puppies"
+         *     }
+         */
+        'application/json': components['schemas']['CategoryUpdate'];
+      };
     };
-    completeOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orderId: number;
-            };
-            cookie?: never;
+    responses: {
+      /** @description The Category. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "complete": true,
-                 *       "shipDate": "2026-11-21T10:00:00.000Z"
-                 *     }
-                 */
-                "application/json": components["schemas"]["OrderUpdate"];
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "name": "Dogs",
+           *       "description": "Loyal companions"
+           *     }
+           */
+          'application/json': components['schemas']['Category'];
         };
-        responses: {
-            /** @description The Order. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 10,
-                     *       "petId": 1,
-                     *       "quantity": 1,
-                     *       "shipDate": "2026-11-21T10:00:00.000Z",
-                     *       "complete": false
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is not an administrator's. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The order is already complete (`order_already_complete`). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A category with that name exists, in any letter case (`category_name_taken`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    listWebhookEndpoints: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description An array of WebhookEndpoint, in id order; more pages: `Link: rel="next"`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 1,
-                     *         "url": "https://example.com/hooks/petstore",
-                     *         "events": [
-                     *           "order.placed"
-                     *         ],
-                     *         "createdAt": "2026-11-23T10:00:00.000Z"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["WebhookEndpoint"][];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  listPets: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+        /** @description Pets with any of these statuses; repeat the parameter (`status=available&status=pending`). */
+        status?: components['schemas']['PetStatus'][];
+        /** @description Pets of this category. */
+        categoryId?: number;
+        /** @description Pets whose name contains this text, in any letter case (`%` and `_` are plain characters). */
+        name?: string;
+        /**
+         * @description Pets with these ids, comma-separated (`ids=1,2,3`), at most 100. The successor of `GET
+         * /pets/{petId}`.
+         */
+        ids?: number[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    createWebhookEndpoint: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description An array of Pet, in id order. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "url": "https://example.com/hooks/petstore",
-                 *       "events": [
-                 *         "order.placed",
-                 *         "order.completed"
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["NewWebhookEndpoint"];
-            };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": 10,
+           *         "name": "Rex",
+           *         "categoryId": 1,
+           *         "status": "available"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['Pets'];
         };
-        responses: {
-            /** @description Created: the new NewWebhookEndpointWithSecret; its URL is in `Location`. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description The endpoint's URL. */
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "url": "https://example.com/hooks/petstore",
-                     *       "events": [
-                     *         "order.placed"
-                     *       ],
-                     *       "createdAt": "2026-11-23T10:00:00.000Z",
-                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewWebhookEndpointWithSecret"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The account has 10 endpoints already (`too_many_endpoints`). */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (`payload_too_large`). */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    getWebhookEndpoint: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                endpointId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The WebhookEndpoint. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "url": "https://example.com/hooks/petstore",
-                     *       "events": [
-                     *         "order.placed"
-                     *       ],
-                     *       "createdAt": "2026-11-23T10:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["WebhookEndpoint"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  createPet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    deleteWebhookEndpoint: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                endpointId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available"
+         *     }
+         */
+        'application/json': components['schemas']['NewPet'];
+      };
     };
-    listWebhookDeliveries: {
-        parameters: {
-            query?: {
-                /** @description Items per page (1–100). */
-                limit?: number;
-                /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                endpointId: number;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Created: the new Pet; its URL is in `Location`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The new pet's URL. */
+          Location?: string;
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description An array of WebhookDelivery, in id order; more pages: `Link: rel="next"`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-                    Link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 1,
-                     *         "eventId": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
-                     *         "type": "order.placed",
-                     *         "status": "pending",
-                     *         "attempts": 1,
-                     *         "lastStatusCode": 200,
-                     *         "lastError": "HTTP 503",
-                     *         "createdAt": "2026-11-23T10:00:00.000Z"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["WebhookDelivery"][];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": 10,
+           *       "name": "Rex",
+           *       "categoryId": 1,
+           *       "status": "available"
+           *     }
+           */
+          'application/json': components['schemas']['Pet'];
         };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The category does not exist (`unknown_category`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
-    testWebhookEndpoint: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                endpointId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The WebhookPing. */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "eventId": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
-                     *       "type": "ping"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["WebhookPing"];
-                };
-            };
-            /** @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details` names each field. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource (`not_found`). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error (`internal_error`); logged with the request id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
+  };
+  getPetById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        petId: number;
+      };
+      cookie?: never;
     };
+    requestBody?: never;
+    responses: {
+      /** @description The Pet. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 10,
+           *       "name": "Rex",
+           *       "categoryId": 1,
+           *       "status": "available"
+           *     }
+           */
+          'application/json': components['schemas']['Pet'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The operation is past its sunset (`operation_sunset`). */
+      410: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deletePet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The pet has open orders (`pet_has_open_orders`); complete or cancel them first. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updatePet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available"
+         *     }
+         */
+        'application/json': components['schemas']['PetUpdate'];
+      };
+    };
+    responses: {
+      /** @description The Pet. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 10,
+           *       "name": "Rex",
+           *       "categoryId": 1,
+           *       "status": "available"
+           *     }
+           */
+          'application/json': components['schemas']['Pet'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The status change is not allowed from the current status (`invalid_status_transition`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The category does not exist (`unknown_category`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listMessages: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+        /** @description Only messages in this status. */
+        status?: components['schemas']['MessageStatus'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An array of Message, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
+           *         "message": "Hello from the quickstart!",
+           *         "status": "queued",
+           *         "createdAt": "2026-11-21T10:00:00.000Z",
+           *         "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['Message'][];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key.
+         */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "message": "Hello from the quickstart!"
+         *     }
+         */
+        'application/json': components['schemas']['NewMessage'];
+      };
+    };
+    responses: {
+      /** @description Queued. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          /** @description The message's URL, where its status can be followed. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
+           *       "message": "Hello from the quickstart!",
+           *       "status": "queued",
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
+       * conflicts.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
+       * names something that does not exist.
+       */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message's id (a UUID). */
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Message. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
+           *       "message": "Hello from the quickstart!",
+           *       "status": "queued",
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listInventory: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+        /**
+         * @description Only entries whose pet has one of these statuses; repeat the parameter
+         * (`status=available&status=pending`) or separate with commas.
+         */
+        status?: components['schemas']['PetStatus'][];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An array of InventoryItem, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "petId": 1,
+           *         "quantity": 3,
+           *         "status": "available"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['InventoryItem'][];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getInventoryItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The InventoryItem. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "petId": 1,
+           *       "quantity": 3,
+           *       "status": "available"
+           *     }
+           */
+          'application/json': components['schemas']['InventoryItem'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateInventoryItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "quantity": 5
+         *     }
+         */
+        'application/json': components['schemas']['InventoryUpdate'];
+      };
+    };
+    responses: {
+      /** @description The InventoryItem. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "petId": 1,
+           *       "quantity": 3,
+           *       "status": "available"
+           *     }
+           */
+          'application/json': components['schemas']['InventoryItem'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listOrders: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+        /** @description Only completed (`true`) or only open (`false`) orders. */
+        complete?: boolean;
+        /** @description Only orders of this pet. */
+        petId?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An array of Order, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": 10,
+           *         "petId": 1,
+           *         "quantity": 1,
+           *         "shipDate": "2026-11-21T10:00:00.000Z",
+           *         "complete": false
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['Order'][];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  placeOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key.
+         */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "petId": 1,
+         *       "quantity": 1,
+         *       "shipDate": "2026-11-21T10:00:00.000Z"
+         *     }
+         */
+        'application/json': components['schemas']['NewOrder'];
+      };
+    };
+    responses: {
+      /** @description Created: the new Order; its URL is in `Location`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          /** @description The new order's URL. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 10,
+           *       "petId": 1,
+           *       "quantity": 1,
+           *       "shipDate": "2026-11-21T10:00:00.000Z",
+           *       "complete": false
+           *     }
+           */
+          'application/json': components['schemas']['Order'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
+       * conflicts.
+       *
+       * The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`),
+       * or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
+       * names something that does not exist.
+       *
+       *     No pet has that `petId` (`unknown_pet`).
+       */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orderId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Order. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 10,
+           *       "petId": 1,
+           *       "quantity": 1,
+           *       "shipDate": "2026-11-21T10:00:00.000Z",
+           *       "complete": false
+           *     }
+           */
+          'application/json': components['schemas']['Order'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orderId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description The order is complete and cannot be cancelled (`order_already_complete`), or its units would lift
+       * the stock above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first).
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  completeOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orderId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "complete": true,
+         *       "shipDate": "2026-11-21T10:00:00.000Z"
+         *     }
+         */
+        'application/json': components['schemas']['OrderUpdate'];
+      };
+    };
+    responses: {
+      /** @description The Order. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 10,
+           *       "petId": 1,
+           *       "quantity": 1,
+           *       "shipDate": "2026-11-21T10:00:00.000Z",
+           *       "complete": false
+           *     }
+           */
+          'application/json': components['schemas']['Order'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The order is already complete (`order_already_complete`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWebhookEndpoints: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An array of WebhookEndpoint, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": 1,
+           *         "url": "https://example.com/hooks/petstore",
+           *         "events": [
+           *           "order.placed"
+           *         ],
+           *         "createdAt": "2026-11-23T10:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['WebhookEndpoint'][];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/hooks/petstore",
+         *       "events": [
+         *         "order.placed",
+         *         "order.completed"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['NewWebhookEndpoint'];
+      };
+    };
+    responses: {
+      /** @description Created: the new NewWebhookEndpointWithSecret; its URL is in `Location`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The endpoint's URL. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "url": "https://example.com/hooks/petstore",
+           *       "events": [
+           *         "order.placed"
+           *       ],
+           *       "createdAt": "2026-11-23T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *     }
+           */
+          'application/json': components['schemas']['NewWebhookEndpointWithSecret'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account has 10 endpoints already (`too_many_endpoints`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The WebhookEndpoint. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "url": "https://example.com/hooks/petstore",
+           *       "events": [
+           *         "order.placed"
+           *       ],
+           *       "createdAt": "2026-11-23T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An array of WebhookDelivery, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": 1,
+           *         "eventId": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
+           *         "type": "order.placed",
+           *         "status": "pending",
+           *         "attempts": 1,
+           *         "lastStatusCode": 200,
+           *         "lastError": "HTTP 503",
+           *         "createdAt": "2026-11-23T10:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['WebhookDelivery'][];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  testWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The WebhookPing. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "eventId": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
+           *       "type": "ping"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookPing'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
 }

@@ -1,4 +1,4 @@
-import { newId } from '../shared/identity';
+import { newId } from '../common/identity';
 
 export interface ApiKeyProps {
   id: number;

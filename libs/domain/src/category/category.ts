@@ -1,6 +1,6 @@
-import { newId } from '../shared/identity';
-import { LIMITS } from '../shared/limits';
-import { boundedText } from '../shared/text';
+import { newId } from '../common/identity';
+import { LIMITS } from '../common/limits';
+import { boundedText } from '../common/text';
 
 export interface CategoryProps {
   id: number;

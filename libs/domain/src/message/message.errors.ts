@@ -1,4 +1,4 @@
-import { NotFoundError } from '../shared/domain-error';
+import { NotFoundError } from '../common/domain-error';
 
 export class MessageNotFoundError extends NotFoundError {
   constructor(id: string) {

@@ -1,5 +1,5 @@
-import { DomainError, InvalidValueError } from '../shared/domain-error';
-import { LIMITS } from '../shared/limits';
+import { DomainError, InvalidValueError } from '../common/domain-error';
+import { LIMITS } from '../common/limits';
 import { Message, MESSAGE_STATUSES, MessageProps } from './message';
 import { MessageNotFoundError } from './message.errors';
 import { caught } from '../../test-support/caught';

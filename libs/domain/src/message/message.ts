@@ -1,5 +1,5 @@
-import { InvalidValueError } from '../shared/domain-error';
-import { LIMITS } from '../shared/limits';
+import { InvalidValueError } from '../common/domain-error';
+import { LIMITS } from '../common/limits';
 
 /** queued → delivered, or queued → failed once every delivery attempt allowed has failed. */
 export const MESSAGE_STATUSES = ['queued', 'delivered', 'failed'] as const;

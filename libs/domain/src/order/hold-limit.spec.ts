@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/domain-error';
+import { DomainError } from '../common/domain-error';
 import { assertWithinHoldLimit, HoldLimitReachedError } from './hold-limit';
 
 describe('assertWithinHoldLimit (per-customer hold limit)', () => {

@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/domain-error';
+import { DomainError } from '../common/domain-error';
 
 /** A customer may hold at most so many units in open orders (stock hoarding). */
 export class HoldLimitReachedError extends DomainError {

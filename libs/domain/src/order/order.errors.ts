@@ -1,4 +1,4 @@
-import { DomainError, NotFoundError } from '../shared/domain-error';
+import { DomainError, NotFoundError } from '../common/domain-error';
 
 export class OrderNotFoundError extends NotFoundError {
   constructor(id: number) {

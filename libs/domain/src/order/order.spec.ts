@@ -1,5 +1,5 @@
-import { DomainError, InvalidValueError } from '../shared/domain-error';
-import { LIMITS } from '../shared/limits';
+import { DomainError, InvalidValueError } from '../common/domain-error';
+import { LIMITS } from '../common/limits';
 import { Order, OrderProps, SHIP_DATE_MAX_PAST_MS } from './order';
 import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
 import { caught } from '../../test-support/caught';

@@ -1,7 +1,7 @@
-import { InvalidValueError } from '../shared/domain-error';
-import { newId } from '../shared/identity';
-import { LIMITS } from '../shared/limits';
-import { boundedInteger } from '../shared/text';
+import { InvalidValueError } from '../common/domain-error';
+import { newId } from '../common/identity';
+import { LIMITS } from '../common/limits';
+import { boundedInteger } from '../common/text';
 import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
 
 /** How far in the past a ship date given when ordering may lie (docs/domain.md, Ship date: "more than a day"). */

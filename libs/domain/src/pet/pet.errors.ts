@@ -1,4 +1,4 @@
-import { DomainError, NotFoundError } from '../shared/domain-error';
+import { DomainError, NotFoundError } from '../common/domain-error';
 import type { PetStatus } from './pet-status';
 
 export class PetNotFoundError extends NotFoundError {

@@ -1,5 +1,5 @@
-import { DomainError, InvalidValueError } from '../shared/domain-error';
-import { LIMITS } from '../shared/limits';
+import { DomainError, InvalidValueError } from '../common/domain-error';
+import { LIMITS } from '../common/limits';
 import { Pet, PetProps } from './pet';
 import {
   InvalidStatusTransitionError,

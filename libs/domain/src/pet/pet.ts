@@ -1,7 +1,7 @@
-import { InvalidValueError } from '../shared/domain-error';
-import { newId } from '../shared/identity';
-import { LIMITS } from '../shared/limits';
-import { boundedText } from '../shared/text';
+import { InvalidValueError } from '../common/domain-error';
+import { newId } from '../common/identity';
+import { LIMITS } from '../common/limits';
+import { boundedText } from '../common/text';
 import { InvalidStatusTransitionError, PetHasOpenOrdersError, PetNotAvailableError } from './pet.errors';
 import { isPetStatus, PET_STATUSES, PetStatus } from './pet-status';
 

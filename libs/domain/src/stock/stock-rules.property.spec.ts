@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { DomainError } from '../shared/domain-error';
+import { DomainError } from '../common/domain-error';
 import { Order } from '../order/order';
 import { Pet } from '../pet/pet';
 import { PET_STATUSES, PetStatus } from '../pet/pet-status';

@@ -1,5 +1,5 @@
-import { DomainError } from '../shared/domain-error';
-import { LIMITS } from '../shared/limits';
+import { DomainError } from '../common/domain-error';
+import { LIMITS } from '../common/limits';
 import { Order } from '../order/order';
 import { Pet } from '../pet/pet';
 import { PET_STATUSES, PetStatus } from '../pet/pet-status';

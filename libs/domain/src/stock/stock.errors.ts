@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/domain-error';
+import { DomainError } from '../common/domain-error';
 
 /** No order takes more units than are in stock (invariant I1: no overselling). */
 export class InsufficientStockError extends DomainError {

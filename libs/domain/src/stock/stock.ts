@@ -1,6 +1,6 @@
-import { InvalidValueError } from '../shared/domain-error';
-import { LIMITS } from '../shared/limits';
-import { boundedInteger } from '../shared/text';
+import { InvalidValueError } from '../common/domain-error';
+import { LIMITS } from '../common/limits';
+import { boundedInteger } from '../common/text';
 import type { Pet } from '../pet/pet';
 import type { PetStatus } from '../pet/pet-status';
 import { InsufficientStockError, StockLimitExceededError } from './stock.errors';

@@ -1,4 +1,4 @@
-import { DomainError, NotFoundError } from '../shared/domain-error';
+import { DomainError, NotFoundError } from '../common/domain-error';
 import { MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT } from './webhook';
 
 export class WebhookEndpointNotFoundError extends NotFoundError {

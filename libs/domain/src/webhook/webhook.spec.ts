@@ -1,4 +1,4 @@
-import { InvalidValueError } from '../shared/domain-error';
+import { InvalidValueError } from '../common/domain-error';
 import { WebhookAudience, WebhookEndpoint } from './webhook';
 
 describe('WebhookAudience', () => {

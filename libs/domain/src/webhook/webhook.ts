@@ -1,5 +1,5 @@
-import { InvalidValueError } from '../shared/domain-error';
-import { newId } from '../shared/identity';
+import { InvalidValueError } from '../common/domain-error';
+import { newId } from '../common/identity';
 
 /** The events an endpoint may subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [

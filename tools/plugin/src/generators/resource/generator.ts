@@ -11,7 +11,7 @@ export const WIRING = {
   entities: 'libs/infrastructure/src/persistence/entities.ts',
   migrations: 'libs/infrastructure/src/database/migrations/index.ts',
   appModule: 'apps/api/src/app.module.ts',
-  domainErrorKinds: 'libs/domain/src/shared/domain-error.ts',
+  domainErrorKinds: 'libs/domain/src/common/domain-error.ts',
   errorTable: 'apps/api/src/common/errors/error-response.ts',
 } as const;
 
