@@ -26,9 +26,21 @@ const setting = (name, fallback) => {
 const SECONDS = setting('BENCH_SECONDS', 10);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
 const ROUNDS = setting('BENCH_ROUNDS', 2);
+// An unmeasured round per server before each scenario's measured ones: both servers' JIT has compiled that
+// route's code before it counts (without it the first scenario measured the service's warm-up).
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+if (!Number.isInteger(WARMUP_SECONDS) || WARMUP_SECONDS < 0) throw new Error('BENCH_WARMUP_SECONDS must be 0 or more');
 const PETS = setting('BENCH_PETS', 1_000_000);
 const KEYS = setting('BENCH_KEYS', 1_000_000);
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
+// `--label NAME` (or BENCH_LABEL): results go to bench/results/<date>-NAME.md, so that runs of one day stay apart.
+const LABEL = (() => {
+  const at = process.argv.indexOf('--label');
+  const value = at >= 0 ? process.argv[at + 1] : process.env.BENCH_LABEL;
+  if (value === undefined || value === '') return '';
+  if (!/^[a-z0-9-]{1,40}$/.test(value)) throw new Error('the label must be 1-40 of a-z, 0-9 and -');
+  return value;
+})();
 const ORDER_PETS = Math.min(10_000, Math.floor(PETS / 2));
 const READY_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
@@ -217,12 +229,12 @@ async function statementCount(db) {
   return Number(rows[0].n);
 }
 
-async function measure(base, scenario, db) {
+async function measure(base, scenario, db, seconds = SECONDS) {
   const before = await statementCount(db);
   const result = await autocannon({
     url: base,
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
     headers: {
       authorization: `Bearer ${adminKey}`,
       'content-type': 'application/json',
@@ -269,6 +281,46 @@ function mergeRounds(rounds) {
   };
 }
 
+/** The scenarios that read (the "every read ≥ 0.85×" target) and those that place an order (≥ 0.9×). */
+const READS = ['categories', 'petsByIds', 'petById', 'firstPage', 'deepPage', 'inventory', 'categoriesManyKeys'];
+const ORDERS = ['orderRandom', 'orderHot'];
+
+/** The performance issue's targets, each with what this run measured and whether it is met. */
+function targets(report) {
+  const by = Object.fromEntries(report.scenarios.map((s) => [s.key, s]));
+  const worst = (keys, field, pick) =>
+    keys
+      .filter((k) => by[k])
+      .map((k) => ({ key: k, value: by[k][field] }))
+      .reduce((a, b) => (pick(a.value, b.value) ? a : b));
+  const list = (keys, field) =>
+    keys
+      .filter((k) => by[k])
+      .map((k) => `${k} ${by[k][field]}`)
+      .join(', ');
+  const reads = worst(READS, 'ratio', (a, b) => a <= b);
+  const orders = worst(ORDERS, 'ratio', (a, b) => a <= b);
+  const all = report.scenarios.map((s) => s.key);
+  const p99 = worst(all, 'p99Ratio', (a, b) => a >= b);
+  const { derived, memory } = report;
+  return [
+    { target: 'every read ≥ 0.85× the raw req/s', met: reads.value >= 0.85, measured: list(READS, 'ratio') },
+    { target: 'order placement ≥ 0.9× the raw req/s', met: orders.value >= 0.9, measured: list(ORDERS, 'ratio') },
+    {
+      target: `auth with ${report.config.keys.toLocaleString('en')} keys ≥ 0.95× the same read with one key`,
+      met: derived.authKeysRatio !== null && derived.authKeysRatio >= 0.95,
+      measured: String(derived.authKeysRatio),
+    },
+    {
+      target: 'deep page p50 ≤ 1.2× the first page',
+      met: derived.deepPageP50Ratio !== null && derived.deepPageP50Ratio <= 1.2,
+      measured: String(derived.deepPageP50Ratio),
+    },
+    { target: 'RSS after load ≤ 250 MB', met: memory.rssAfterMb <= 250, measured: `${memory.rssAfterMb} MB` },
+    { target: 'p99 ≤ 1.5× the raw p99', met: p99.value <= 1.5, measured: list(all, 'p99Ratio') },
+  ];
+}
+
 function markdown(report) {
   const { machine, config } = report;
   const lines = [
@@ -306,6 +358,12 @@ function markdown(report) {
     `- Auth with ${config.keys.toLocaleString('en')} keys / with a handful (app req/s): ${d.authKeysRatio ?? 'n/a'}; ` +
       `(raw): ${d.rawAuthKeysRatio ?? 'n/a'}.`,
     `- App memory: peak RSS (VmHWM) ${report.memory.peakRssMb} MB; RSS after load ${report.memory.rssAfterMb} MB.`,
+    '',
+    '## Targets (issue 12)',
+    '',
+    '| target | met | measured |',
+    '|---|---|---|',
+    ...report.targets.map((t) => `| ${t.target} | ${t.met ? 'yes' : '**no**'} | ${t.measured} |`),
     '',
   );
   return lines.join('\n');
@@ -461,6 +519,9 @@ async function main() {
     for (const scenario of scenarios) {
       if (scenario.before) await scenario.before();
       const rounds = { app: [], raw: [] };
+      if (WARMUP_SECONDS > 0) {
+        for (const base of [appBase, rawBase]) await measure(base, scenario, db, WARMUP_SECONDS);
+      }
       for (let round = 0; round < ROUNDS; round++) {
         for (const [server, base] of [
           ['app', appBase],
@@ -521,6 +582,9 @@ async function main() {
       authKeysRatio: ratio(by.categoriesManyKeys.app.reqPerSec, by.categories.app.reqPerSec),
       rawAuthKeysRatio: ratio(by.categoriesManyKeys.raw.reqPerSec, by.categories.raw.reqPerSec),
     };
+    report.targets = targets(report);
+    console.log('\ntargets (issue 12):');
+    for (const t of report.targets) console.log(`  ${t.met ? 'met    ' : 'NOT met'}  ${t.target}: ${t.measured}`);
     console.log(
       `\ndeep/first page p50: app ${report.derived.deepPageP50Ratio}, raw ${report.derived.rawDeepPageP50Ratio}; ` +
         `auth with ${KEYS} keys / few keys: app ${report.derived.authKeysRatio}, ` +
@@ -566,7 +630,7 @@ async function main() {
       writeFileSync(join(profileDir, 'summary.md'), `# CPU profile summary ${report.date}\n\n${text}\n`);
     }
     mkdirSync(resultsDir, { recursive: true });
-    const name = `${report.date.slice(0, 10)}${PROFILE ? '-profile' : ''}`;
+    const name = `${report.date.slice(0, 10)}${LABEL ? `-${LABEL}` : ''}${PROFILE ? '-profile' : ''}`;
     writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(resultsDir, `${name}.md`), markdown(report));
     console.log(`\nwrote bench/results/${name}.md and .json`);
