@@ -85,5 +85,4 @@ describe('API key cache and revocation across two instances (one database)', () 
       await rotating.close();
     }
   });
-
 });

@@ -14,8 +14,7 @@ describe('account use cases (in-memory ports)', () => {
 
   const issueKey = () => new IssueApiKey(store.uow, store.accounts, store.apiKeys, store.secrets, store.clock);
   const signUp = (name = 'Alice') => new SignUp(store.uow, store.accounts, issueKey(), store.clock).execute(name);
-  const authenticate = (key: string) =>
-    new Authenticate(store.apiKeys, store.secrets, store.clock, cache).execute(key);
+  const authenticate = (key: string) => new Authenticate(store.apiKeys, store.secrets, store.clock, cache).execute(key);
   const manage = () => new ManageApiKeys(store.uow, store.apiKeys, store.clock, store.keyRevocations, cache);
   const ensureAdmin = (key: string) =>
     new EnsureAdministrator(
@@ -157,7 +156,7 @@ describe('account use cases (in-memory ports)', () => {
       const { apiKey, secret } = await signUp();
       await authenticate(secret);
       // Another instance revokes it: the row changes, and its announcement reaches this one.
-      store.db.tables.apiKeys.get(apiKey.id)!.revokedAt = store.clock.now();
+      store.db.tables.apiKeys.set(apiKey.id, { ...apiKey.toSnapshot(), revokedAt: store.clock.now() });
       store.keyRevocations.deliver([hashOf(secret)]);
       expect(await authenticate(secret)).toBeNull();
     });

@@ -129,8 +129,9 @@ export class InMemoryDatabase {
   /** Runs `work` as one transaction (a nested call joins the outer one). */
   run<T>(work: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return work();
+    const afterCommit: Array<() => void> = [];
     const result = this.queue.then(() =>
-      this.transaction.run({ afterCommit: [] }, async () => {
+      this.transaction.run({ afterCommit }, async () => {
         const before = copyTables(this.tables);
         let result: T;
         try {
@@ -139,7 +140,7 @@ export class InMemoryDatabase {
           this.tables = before;
           throw error;
         }
-        for (const effect of this.transaction.getStore()!.afterCommit) effect();
+        for (const effect of afterCommit) effect();
         return result;
       }),
     );

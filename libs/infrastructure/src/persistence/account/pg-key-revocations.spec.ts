@@ -72,7 +72,7 @@ describe('PgKeyRevocations (real database)', () => {
     }
   });
 
-  it('announces inside a transaction: delivered at commit, in chunks under the payload limit, never on rollback', async () => {
+  it('announces in a transaction: delivered at commit (not on rollback), in chunks under 8000 bytes', async () => {
     const many = Array.from({ length: 250 }, (_, i) => hash(i));
     await host
       .transaction(async () => {
@@ -87,7 +87,7 @@ describe('PgKeyRevocations (real database)', () => {
     expect(subscriber.calls).toEqual(['reset', many.slice(0, 100), many.slice(100, 200), many.slice(200)]);
   });
 
-  it('resets the subscriber when its connection is lost, stops listening, and listens again after a reset', async () => {
+  it('resets the subscriber when its connection is lost, and again once it listens on a new one', async () => {
     const killer = new Client({ connectionString: url });
     await killer.connect();
     try {

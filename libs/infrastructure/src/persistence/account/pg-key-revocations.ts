@@ -14,7 +14,10 @@ export interface KeyRevocationListenerOptions {
   /** First wait before reconnecting; doubled on each failure up to `maxReconnectDelayMs`. */
   minReconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
-  /** A `SELECT 1` this often on the listening connection, so that a silently dead one is noticed. */
+  /**
+   * A `SELECT 1` this often (1 s) on the listening connection, so that one gone silent (a frozen
+   * server, a partition) is noticed within this and `timeoutMs`, not when TCP gives up.
+   */
   pingEveryMs?: number;
   /** How long connecting or a ping may take before the connection counts as lost. */
   timeoutMs?: number;
@@ -108,7 +111,7 @@ export class PgKeyRevocations extends KeyRevocations {
     this.reset();
     this.connected = true;
     this.reconnectDelayMs = this.minReconnectDelayMs;
-    const pingEveryMs = this.options.pingEveryMs ?? 5000;
+    const pingEveryMs = this.options.pingEveryMs ?? 1000;
     this.pingTimer = setInterval(() => {
       client.query('SELECT 1').catch((error: unknown) => this.lost(client, error));
     }, pingEveryMs);
