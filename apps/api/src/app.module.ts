@@ -39,7 +39,7 @@ export class AppModule {
         MetricsModule.register(config, { http: true }),
         JobQueueModule,
         IdempotencyModule,
-        AccountsModule,
+        AccountsModule.register(databaseUrl),
         CategoriesModule,
         CatalogueRepositoriesModule,
         PetsModule,

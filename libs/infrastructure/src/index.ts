@@ -16,3 +16,4 @@ export * from './message/pg-boss-message-queue';
 export * from './persistence/webhook/typeorm-webhook.repositories';
 export * from './webhook/webhook-http';
 export * from './webhook/webhook-worker';
+export * from './persistence/account/pg-key-revocations';

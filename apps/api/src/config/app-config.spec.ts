@@ -145,6 +145,19 @@ describe('loadConfig', () => {
   });
 });
 
+describe('loadConfig: API_KEY_CACHE_SECONDS', () => {
+  it('caches verified keys for 5 seconds by default; 0 turns the cache off; at most 300', () => {
+    expect(loadConfig({}).apiKeyCacheSeconds).toBe(5);
+    expect(loadConfig({ API_KEY_CACHE_SECONDS: '0' }).apiKeyCacheSeconds).toBe(0);
+    expect(loadConfig({ API_KEY_CACHE_SECONDS: ' 30 ' }).apiKeyCacheSeconds).toBe(30);
+    for (const value of ['-1', '301', '1.5', '5s']) {
+      expect(() => loadConfig({ API_KEY_CACHE_SECONDS: value })).toThrow(
+        /^Invalid configuration: API_KEY_CACHE_SECONDS must be a whole number from 0 to 300/,
+      );
+    }
+  });
+});
+
 describe('loadConfig: abuse limits and TRUST_PROXY', () => {
   it('defaults to 20 sign-ups an hour, 20 failed authentications a minute, and no trusted proxy', () => {
     expect(loadConfig({})).toMatchObject({ signupLimitPerHour: 20, authFailureLimitPerMinute: 20, trustProxy: false });

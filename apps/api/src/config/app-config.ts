@@ -26,6 +26,8 @@ export class AppConfig {
   signupLimitPerHour: number;
   /** Failed authentications a minute per client address (AUTH_FAILURE_LIMIT_PER_MINUTE, 20); off likewise. */
   authFailureLimitPerMinute: number;
+  /** Seconds a verified API key is trusted without a database lookup (API_KEY_CACHE_SECONDS, 5; 0 = no cache). */
+  apiKeyCacheSeconds: number;
   /** Fastify's trustProxy (TRUST_PROXY, false): which proxies' X-Forwarded-For gives the client address. */
   trustProxy: TrustProxy;
   /** Redis for rate-limit counters shared by instances (REDIS_URL); null = in process. */
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     signupLimitPerHour: integer(env, 'SIGNUP_LIMIT_PER_HOUR', 20, 1, 1_000_000),
     authFailureLimitPerMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+    apiKeyCacheSeconds: integer(env, 'API_KEY_CACHE_SECONDS', 5, 0, 300),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     petByIdSunset: date(env, 'PET_BY_ID_SUNSET', DEFAULT_PET_BY_ID_SUNSET),

@@ -20,6 +20,7 @@ import {
 } from '@petstore/infrastructure';
 import { nestLogger, RootLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
+import { keyRevocationProviders } from '../accounts/key-revocations.providers';
 import { CatalogueRepositoriesModule } from '../database/catalogue-repositories.module';
 import { DatabaseModule } from '../database/database.module';
 import { SeedDemoCatalogue, SeedOutcome } from './demo-catalogue';
@@ -38,6 +39,8 @@ class SeedModule {
         { provide: AccountRepository, useClass: TypeOrmAccountRepository },
         { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
         { provide: ApiKeySecrets, useClass: CryptoApiKeySecrets },
+        // A rotated administrator key is announced to running instances; the seed itself caches nothing.
+        ...keyRevocationProviders(databaseUrl, false),
         CategoryQueries,
         PetQueries,
         CreateCategory,

@@ -20,8 +20,8 @@ export abstract class ApiKeyRepository {
   abstract countActiveForAccount(accountId: number): Promise<number>;
   /** The account of the newest bootstrap key (revoked or not), if any. */
   abstract findBootstrapAccountId(): Promise<number | null>;
-  /** Revokes every active bootstrap key whose hash is not `keepHash`; returns how many. */
-  abstract revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<number>;
+  /** Revokes every active bootstrap key whose hash is not `keepHash`; returns their hashes. */
+  abstract revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<string[]>;
   /** A new key's id, taken from the table's sequence before the key is created (never reused). */
   abstract nextId(): Promise<number>;
   /** Stores a new key. False, and nothing stored, when the hash is already stored (an existing key). */

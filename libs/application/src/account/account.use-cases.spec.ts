@@ -1,17 +1,31 @@
 import { Account, ApiKeyNotFoundError, MAX_ACTIVE_API_KEYS, TooManyApiKeysError } from '@petstore/domain';
 import { inMemoryPetstore, InMemoryPetstore } from '../../testing';
 import { Authenticate, EnsureAdministrator, IssueApiKey, ManageApiKeys, SignUp } from './account.use-cases';
+import { VerifiedKeyCache, VerifiedKeyCacheSettings } from './verified-key-cache';
 
 describe('account use cases (in-memory ports)', () => {
   let store: InMemoryPetstore;
-  beforeEach(() => (store = inMemoryPetstore()));
+  /** This instance's cache of verified keys (5 s, at most 3 entries), as the composition root makes one. */
+  let cache: VerifiedKeyCache;
+  beforeEach(() => {
+    store = inMemoryPetstore();
+    cache = new VerifiedKeyCache(store.keyRevocations, store.clock, new VerifiedKeyCacheSettings(5, 3));
+  });
 
   const issueKey = () => new IssueApiKey(store.uow, store.accounts, store.apiKeys, store.secrets, store.clock);
   const signUp = (name = 'Alice') => new SignUp(store.uow, store.accounts, issueKey(), store.clock).execute(name);
-  const authenticate = (key: string) => new Authenticate(store.apiKeys, store.secrets, store.clock).execute(key);
-  const manage = () => new ManageApiKeys(store.apiKeys, store.clock);
+  const authenticate = (key: string) => new Authenticate(store.apiKeys, store.secrets, store.clock, cache).execute(key);
+  const manage = () => new ManageApiKeys(store.uow, store.apiKeys, store.clock, store.keyRevocations, cache);
   const ensureAdmin = (key: string) =>
-    new EnsureAdministrator(store.uow, store.accounts, store.apiKeys, store.secrets, store.clock).execute(key);
+    new EnsureAdministrator(
+      store.uow,
+      store.accounts,
+      store.apiKeys,
+      store.secrets,
+      store.clock,
+      store.keyRevocations,
+      cache,
+    ).execute(key);
 
   describe('SignUp', () => {
     it('creates a customer with one key; the secret is returned, only its hash stored', async () => {
@@ -82,6 +96,124 @@ describe('account use cases (in-memory ports)', () => {
       const { apiKey, secret } = await signUp();
       await authenticate(secret);
       expect(store.db.tables.apiKeys.get(apiKey.id)?.lastUsedAt).toEqual(store.clock.now());
+    });
+  });
+
+  describe('Authenticate with the cache of verified keys', () => {
+    const hashOf = (secret: string) => store.secrets.describe(secret).hash;
+    const later = (ms: number) => store.clock.set(new Date(store.clock.now().getTime() + ms));
+    const lookups = () => jest.spyOn(store.apiKeys, 'findByHash');
+
+    it('answers a cached key without the repository, and still records its use', async () => {
+      const { account, apiKey, secret } = await signUp();
+      const findByHash = lookups();
+      const touch = jest.spyOn(store.apiKeys, 'touch');
+      expect((await authenticate(secret))?.id).toBe(account.id);
+      expect((await authenticate(secret))?.id).toBe(account.id);
+      expect(findByHash).toHaveBeenCalledTimes(1);
+      expect(findByHash).toHaveBeenCalledWith(hashOf(secret));
+      expect(touch.mock.calls).toEqual([
+        [apiKey.id, store.clock.now()],
+        [apiKey.id, store.clock.now()],
+      ]);
+    });
+
+    it('keeps a key for the configured seconds by the Clock, then looks it up again', async () => {
+      const { secret } = await signUp();
+      const findByHash = lookups();
+      await authenticate(secret);
+      later(4_999);
+      await authenticate(secret);
+      expect(findByHash).toHaveBeenCalledTimes(1);
+      later(1);
+      await authenticate(secret);
+      expect(findByHash).toHaveBeenCalledTimes(2);
+    });
+
+    it('caches neither unknown nor revoked keys', async () => {
+      const { account, apiKey, secret } = await signUp();
+      await manage().revoke(account.id, apiKey.id);
+      const findByHash = lookups();
+      for (const key of ['psk_unknown', 'psk_unknown', secret, secret]) expect(await authenticate(key)).toBeNull();
+      expect(findByHash).toHaveBeenCalledTimes(4);
+      expect(cache.size).toBe(0);
+    });
+
+    it('holds at most maxEntries keys, the oldest making room', async () => {
+      const { account, secret: first } = await signUp();
+      const others = [];
+      for (let i = 0; i < 3; i++) others.push((await issueKey().execute(account.id)).secret);
+      for (const secret of [first, ...others]) await authenticate(secret);
+      expect(cache.size).toBe(3);
+      const findByHash = lookups();
+      await authenticate(others[2]);
+      expect(findByHash).not.toHaveBeenCalled();
+      await authenticate(first);
+      expect(findByHash).toHaveBeenCalledTimes(1);
+    });
+
+    it('refuses a key revoked by another instance once its announcement arrives', async () => {
+      const { apiKey, secret } = await signUp();
+      await authenticate(secret);
+      // Another instance revokes it: the row changes, and its announcement reaches this one.
+      store.db.tables.apiKeys.set(apiKey.id, { ...apiKey.toSnapshot(), revokedAt: store.clock.now() });
+      store.keyRevocations.deliver([hashOf(secret)]);
+      expect(await authenticate(secret)).toBeNull();
+    });
+
+    it('revoking here refuses the key at once and announces its hash to the other instances', async () => {
+      const { account, apiKey, secret } = await signUp();
+      await authenticate(secret);
+      await manage().revoke(account.id, apiKey.id);
+      expect(store.keyRevocations.announced).toEqual([[hashOf(secret)]]);
+      expect(await authenticate(secret)).toBeNull();
+    });
+
+    it('does not keep what a lookup read before a revocation that arrived while it ran', async () => {
+      const { secret } = await signUp();
+      const read = store.apiKeys.findByHash.bind(store.apiKeys);
+      const findByHash = lookups();
+      findByHash.mockImplementationOnce(async (hash) => {
+        const found = await read(hash);
+        store.keyRevocations.deliver([hash]);
+        return found;
+      });
+      await authenticate(secret);
+      await authenticate(secret);
+      expect(findByHash).toHaveBeenCalledTimes(2);
+    });
+
+    it('serves nothing from the cache while revocations are not received, and starts afresh after', async () => {
+      const { secret } = await signUp();
+      await authenticate(secret);
+      const findByHash = lookups();
+      store.keyRevocations.disconnect();
+      await authenticate(secret);
+      await authenticate(secret);
+      expect(findByHash).toHaveBeenCalledTimes(2);
+      store.keyRevocations.reconnect();
+      await authenticate(secret);
+      await authenticate(secret);
+      expect(findByHash).toHaveBeenCalledTimes(3);
+    });
+
+    it('caches nothing with 0 seconds', async () => {
+      cache = new VerifiedKeyCache(store.keyRevocations, store.clock, new VerifiedKeyCacheSettings(0));
+      const { secret } = await signUp();
+      const findByHash = lookups();
+      await authenticate(secret);
+      await authenticate(secret);
+      expect(findByHash).toHaveBeenCalledTimes(2);
+    });
+
+    it('rotating ADMIN_API_KEY announces the previous key, which is refused at once', async () => {
+      await ensureAdmin('psk_admin_one');
+      expect(await authenticate('psk_admin_one')).not.toBeNull();
+      await ensureAdmin('psk_admin_two');
+      expect(store.keyRevocations.announced).toEqual([[hashOf('psk_admin_one')]]);
+      expect(await authenticate('psk_admin_one')).toBeNull();
+      expect(await ensureAdmin('psk_admin_two')).toBe('existing');
+      expect(store.keyRevocations.announced).toHaveLength(1);
     });
   });
 

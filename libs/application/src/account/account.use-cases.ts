@@ -3,6 +3,8 @@ import { Account, ApiKey, ApiKeyNotFoundError, MAX_ACTIVE_API_KEYS, TooManyApiKe
 import { ApiKeySecrets, Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { AccountRepository, ApiKeyRepository } from './account.repository';
+import { KeyRevocations } from './key-revocations';
+import { VerifiedKeyCache } from './verified-key-cache';
 
 export interface IssuedApiKey {
   apiKey: ApiKey;
@@ -61,19 +63,31 @@ export class SignUp {
 @Injectable()
 export class ManageApiKeys {
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly keys: ApiKeyRepository,
     private readonly clock: Clock,
+    private readonly revocations: KeyRevocations,
+    private readonly verifiedKeys: VerifiedKeyCache,
   ) {}
 
   list(accountId: number, page: PageRequest): Promise<Page<ApiKey>> {
     return this.keys.listForAccount(accountId, page);
   }
 
+  /**
+   * Refused from the next request on, on every instance: this one forgets the key once the
+   * revocation is committed, the others when the announcement (sent at commit) reaches them.
+   */
   async revoke(accountId: number, keyId: number): Promise<void> {
-    const key = await this.keys.findForAccount(accountId, keyId);
-    if (!key || key.isRevoked) throw new ApiKeyNotFoundError(keyId);
-    key.revoke(this.clock.now());
-    await this.keys.save(key);
+    const hash = await this.uow.run(async () => {
+      const key = await this.keys.findForAccount(accountId, keyId);
+      if (!key || key.isRevoked) throw new ApiKeyNotFoundError(keyId);
+      key.revoke(this.clock.now());
+      await this.keys.save(key);
+      await this.revocations.announce([key.hash]);
+      return key.hash;
+    });
+    this.verifiedKeys.revoked([hash]);
   }
 }
 
@@ -83,17 +97,27 @@ export class Authenticate {
     private readonly keys: ApiKeyRepository,
     private readonly secrets: ApiKeySecrets,
     private readonly clock: Clock,
+    private readonly verifiedKeys: VerifiedKeyCache,
   ) {}
 
   /**
    * The account a presented key belongs to, or null for an unknown or revoked key. The key is
-   * found by its SHA-256 through a unique index, so the cost does not grow with the number of keys.
-   * Timing reveals at most how the presented key's hash sorts against stored ones, which tells
-   * nothing usable about a key of 256 random bits (finding one would need a SHA-256 preimage).
+   * found by its SHA-256, in the cache of recently verified keys or else through a unique index,
+   * so the cost does not grow with the number of keys. Timing reveals at most how the presented
+   * key's hash sorts against stored ones (or whether it is cached), which tells nothing usable
+   * about a key of 256 random bits (finding one would need a SHA-256 preimage).
    */
   async execute(presented: string): Promise<Account | null> {
-    const found = await this.keys.findByHash(this.secrets.describe(presented).hash);
+    const { hash } = this.secrets.describe(presented);
+    const cached = this.verifiedKeys.get(hash);
+    if (cached) {
+      await this.keys.touch(cached.keyId, this.clock.now());
+      return cached.account;
+    }
+    const ticket = this.verifiedKeys.ticket();
+    const found = await this.keys.findByHash(hash);
     if (!found || found.key.isRevoked) return null;
+    this.verifiedKeys.remember(hash, { account: found.account, keyId: found.key.id }, ticket);
     await this.keys.touch(found.key.id, this.clock.now());
     return found.account;
   }
@@ -116,17 +140,22 @@ export class EnsureAdministrator {
     private readonly keys: ApiKeyRepository,
     private readonly secrets: ApiKeySecrets,
     private readonly clock: Clock,
+    private readonly revocations: KeyRevocations,
+    private readonly verifiedKeys: VerifiedKeyCache,
   ) {}
 
   async execute(key: string): Promise<BootstrapOutcome> {
     const { prefix, hash } = this.secrets.describe(key);
+    let revoked: string[] = [];
     return this.uow
       .run(async (): Promise<BootstrapOutcome> => {
         const now = this.clock.now();
         const found = await this.keys.findByHash(hash);
         // Going back to a revoked key must not lock the administrator out: the newer key keeps working.
         if (found?.key.isRevoked) return 'revoked';
-        await this.keys.revokeBootstrapKeysExcept(hash, now);
+        revoked = await this.keys.revokeBootstrapKeysExcept(hash, now);
+        // Running instances still holding a previous ADMIN_API_KEY in their caches drop it at commit.
+        if (revoked.length) await this.revocations.announce(revoked);
         if (found) return 'existing';
         const accountId = (await this.keys.findBootstrapAccountId()) ?? (await this.addAdministrator(now));
         const apiKey = ApiKey.issue({ id: await this.keys.nextId(), accountId, prefix, hash, now, bootstrap: true });
@@ -136,6 +165,10 @@ export class EnsureAdministrator {
       .catch((error: unknown) => {
         if (error instanceof AdministratorKeyConflict) return 'existing' as const;
         throw error;
+      })
+      .finally(() => {
+        // Rolled back, nothing was revoked; forgetting the keys anyway costs only a database lookup.
+        if (revoked.length) this.verifiedKeys.revoked(revoked);
       });
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Account, ApiKey } from '@petstore/domain';
 import { AccountRepository, ApiKeyRepository } from '../../src/account/account.repository';
+import { KeyRevocations, RevocationSubscriber } from '../../src/account/key-revocations';
 import { ApiKeySecrets, ConstraintViolationError, GeneratedApiKey } from '../../src/ports';
 import { Page, PageRequest } from '../../src/common/page';
 import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
@@ -69,10 +70,10 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     return newest ? newest.accountId : null;
   }
 
-  async revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<number> {
+  async revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<string[]> {
     const revoked = this.rows.filter((key) => key.bootstrap && key.revokedAt === null && key.hash !== keepHash);
     for (const key of revoked) key.revokedAt = new Date(at.getTime());
-    return revoked.length;
+    return revoked.map((key) => key.hash);
   }
 
   async nextId(): Promise<number> {
@@ -117,5 +118,51 @@ export class FakeApiKeySecrets extends ApiKeySecrets {
 
   describe(key: string): Omit<GeneratedApiKey, 'key'> {
     return { prefix: key.slice(0, 12), hash: createHash('sha256').update(key).digest('hex') };
+  }
+}
+
+/**
+ * The revocation signal as one instance sees it. An announcement is sent when its transaction
+ * commits (never if it rolls back): `announced` lists those sent, for the other instances. It
+ * does not come back to this instance's subscribers here (over PostgreSQL it does, but only
+ * some time after the commit: the revoking use case may not rely on it). `deliver` is another
+ * instance's announcement arriving; `disconnect`/`reconnect` take the signal down and back
+ * (subscribers reset, as the PostgreSQL adapter does).
+ */
+export class InMemoryKeyRevocations extends KeyRevocations {
+  private readonly subscribers: RevocationSubscriber[] = [];
+  private connected = true;
+  /** The announcements sent (committed), in order. */
+  readonly announced: string[][] = [];
+
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  get listening(): boolean {
+    return this.connected;
+  }
+
+  async announce(hashes: readonly string[]): Promise<void> {
+    this.db.afterCommit(() => this.announced.push([...hashes]));
+  }
+
+  subscribe(subscriber: RevocationSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** Another instance's announcement arriving here. */
+  deliver(hashes: readonly string[]): void {
+    if (this.connected) for (const subscriber of this.subscribers) subscriber.revoked(hashes);
+  }
+
+  disconnect(): void {
+    this.connected = false;
+    for (const subscriber of this.subscribers) subscriber.reset();
+  }
+
+  reconnect(): void {
+    for (const subscriber of this.subscribers) subscriber.reset();
+    this.connected = true;
   }
 }

@@ -96,7 +96,8 @@ export class FixedClock extends Clock {
 export class InMemoryDatabase {
   tables: InMemoryTables = emptyTables();
   private readonly sequences = new Map<string, number>();
-  private readonly transaction = new AsyncLocalStorage<true>();
+  /** The running transaction: what it does once committed (PostgreSQL's NOTIFY, say). */
+  private readonly transaction = new AsyncLocalStorage<{ afterCommit: Array<() => void> }>();
   /** The end of the last transaction queued: the next one starts after it. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -110,7 +111,14 @@ export class InMemoryDatabase {
   }
 
   get inTransaction(): boolean {
-    return this.transaction.getStore() === true;
+    return this.transaction.getStore() !== undefined;
+  }
+
+  /** Runs `effect` when the running transaction commits (never if it rolls back); at once outside one. */
+  afterCommit(effect: () => void): void {
+    const transaction = this.transaction.getStore();
+    if (transaction) transaction.afterCommit.push(effect);
+    else effect();
   }
 
   /** What `SELECT … FOR UPDATE` requires: a transaction. */
@@ -121,15 +129,19 @@ export class InMemoryDatabase {
   /** Runs `work` as one transaction (a nested call joins the outer one). */
   run<T>(work: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return work();
+    const afterCommit: Array<() => void> = [];
     const result = this.queue.then(() =>
-      this.transaction.run(true, async () => {
+      this.transaction.run({ afterCommit }, async () => {
         const before = copyTables(this.tables);
+        let result: T;
         try {
-          return await work();
+          result = await work();
         } catch (error) {
           this.tables = before;
           throw error;
         }
+        for (const effect of afterCommit) effect();
+        return result;
       }),
     );
     this.queue = result.catch(() => undefined);

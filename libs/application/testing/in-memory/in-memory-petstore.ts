@@ -1,4 +1,9 @@
-import { FakeApiKeySecrets, InMemoryAccountRepository, InMemoryApiKeyRepository } from './in-memory-accounts';
+import {
+  FakeApiKeySecrets,
+  InMemoryAccountRepository,
+  InMemoryApiKeyRepository,
+  InMemoryKeyRevocations,
+} from './in-memory-accounts';
 import { StockCommand } from '../../src/stock/stock-command';
 import {
   InMemoryCategoryRepository,
@@ -30,6 +35,7 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     accounts: new InMemoryAccountRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     secrets: new FakeApiKeySecrets(),
+    keyRevocations: new InMemoryKeyRevocations(db),
     messages: new InMemoryMessageRepository(db),
     messageQueue: new InMemoryMessageQueue(db),
     transport: new RecordingMessageTransport(),

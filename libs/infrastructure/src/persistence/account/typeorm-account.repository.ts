@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRepository, ApiKeyRepository, Page, pageFromRows, PageRequest } from '@petstore/application';
-import { Account, ApiKey } from '@petstore/domain';
-import { IsNull, MoreThan, SelectQueryBuilder } from 'typeorm';
+import { Account, ApiKey, Role } from '@petstore/domain';
+import { IsNull, MoreThan } from 'typeorm';
 import { violated } from '../../database/driver-errors';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
@@ -36,6 +36,30 @@ export class TypeOrmAccountRepository extends AccountRepository {
 /** The unique constraint of `hash char(64) NOT NULL UNIQUE`, as PostgreSQL names it. */
 const API_KEYS_HASH_UNIQUE = 'api_keys_hash_key';
 
+/**
+ * The statement findByHash runs, on every request whose key is not cached: fixed text (no query
+ * building) through the unique index on hash, the row mapped straight to the domain objects. The
+ * index test EXPLAINs exactly this text.
+ */
+export const FIND_API_KEY_BY_HASH_SQL = `SELECT k.id, k.account_id, k.prefix, k.hash, k.created_at, k.last_used_at,
+       k.revoked_at, k.bootstrap, a.name AS account_name, a.role AS account_role, a.created_at AS account_created_at
+  FROM api_keys k JOIN accounts a ON a.id = k.account_id
+ WHERE k.hash = $1`;
+
+interface ApiKeyWithAccountRow {
+  id: string;
+  account_id: string;
+  prefix: string;
+  hash: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  bootstrap: boolean;
+  account_name: string;
+  account_role: Role;
+  account_created_at: Date;
+}
+
 /** lastUsedAt is kept to the minute. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -49,17 +73,28 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return this.host.manager.getRepository(ApiKeyOrmEntity);
   }
 
-  /** The query findByHash runs (the index test EXPLAINs exactly this). */
-  byHashQuery(hash: string): SelectQueryBuilder<ApiKeyOrmEntity> {
-    return this.rows
-      .createQueryBuilder('key')
-      .innerJoinAndSelect('key.account', 'account')
-      .where('key.hash = :hash', { hash });
-  }
-
   async findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null> {
-    const row = await this.byHashQuery(hash).getOne();
-    return row ? { key: ApiKeyMapper.toDomain(row), account: AccountMapper.toDomain(row.account!) } : null;
+    const [row]: ApiKeyWithAccountRow[] = await this.host.manager.query(FIND_API_KEY_BY_HASH_SQL, [hash]);
+    if (!row) return null;
+    const accountId = Number(row.account_id);
+    return {
+      key: ApiKey.restore({
+        id: Number(row.id),
+        accountId,
+        prefix: row.prefix,
+        hash: row.hash,
+        createdAt: row.created_at,
+        lastUsedAt: row.last_used_at,
+        revokedAt: row.revoked_at,
+        bootstrap: row.bootstrap,
+      }),
+      account: Account.restore({
+        id: accountId,
+        name: row.account_name,
+        role: row.account_role,
+        createdAt: row.account_created_at,
+      }),
+    };
   }
 
   async findForAccount(accountId: number, keyId: number): Promise<ApiKey | null> {
@@ -85,14 +120,12 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return row ? row.accountId : null;
   }
 
-  async revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<number> {
-    const result = await this.rows
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: at })
-      .where('bootstrap AND revoked_at IS NULL AND hash <> :keepHash', { keepHash })
-      .execute();
-    return result.affected ?? 0;
+  async revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<string[]> {
+    const [rows]: [Array<{ hash: string }>, number] = await this.host.manager.query(
+      `UPDATE api_keys SET revoked_at = $2 WHERE bootstrap AND revoked_at IS NULL AND hash <> $1 RETURNING hash`,
+      [keepHash, at],
+    );
+    return rows.map((row) => row.hash);
   }
 
   nextId(): Promise<number> {

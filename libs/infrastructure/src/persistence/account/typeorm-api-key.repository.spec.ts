@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost } from '../../database/transaction-host';
-import { TypeOrmApiKeyRepository } from './typeorm-account.repository';
+import { FIND_API_KEY_BY_HASH_SQL, TypeOrmApiKeyRepository } from './typeorm-account.repository';
 
 const KEYS = 200_000;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -54,8 +54,25 @@ describe(`TypeOrmApiKeyRepository with ${KEYS} keys (real database)`, () => {
     const found = await keys.findByHash(sha256('123457'));
     expect(found?.key.prefix).toBe('psk_00123457');
     expect(found?.key.isRevoked).toBe(false);
-    expect(found?.account.id).toBe(accountId);
-    expect((await keys.findByHash(sha256('123450')))?.key.isRevoked).toBe(true);
+    expect(found?.key.toSnapshot()).toEqual({
+      id: expect.any(Number),
+      accountId,
+      prefix: 'psk_00123457',
+      hash: sha256('123457'),
+      createdAt: expect.any(Date),
+      lastUsedAt: null,
+      revokedAt: null,
+      bootstrap: false,
+    });
+    expect(found?.account.toSnapshot()).toEqual({
+      id: accountId,
+      name: 'Many keys',
+      role: 'customer',
+      createdAt: expect.any(Date),
+    });
+    const revoked = await keys.findByHash(sha256('123450'));
+    expect(revoked?.key.isRevoked).toBe(true);
+    expect(revoked?.key.toSnapshot().revokedAt).toEqual(expect.any(Date));
     expect(await keys.findByHash(sha256('not a stored key'))).toBeNull();
   });
 
@@ -65,9 +82,10 @@ describe(`TypeOrmApiKeyRepository with ${KEYS} keys (real database)`, () => {
         WHERE tablename = 'api_keys' AND indexdef LIKE 'CREATE UNIQUE INDEX%' AND indexdef LIKE '%(hash)'`,
     );
     expect(hashIndex?.indexname).toEqual(expect.any(String));
-    // The very query findByHash runs, with its parameters.
-    const [sql, parameters] = keys.byHashQuery(sha256('123457')).getQueryAndParameters();
-    const [{ 'QUERY PLAN': plan }] = await dataSource.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters);
+    // The very statement findByHash runs, with its parameter.
+    const [{ 'QUERY PLAN': plan }] = await dataSource.query(`EXPLAIN (FORMAT JSON) ${FIND_API_KEY_BY_HASH_SQL}`, [
+      sha256('123457'),
+    ]);
     const nodes = nodesOf(plan[0].Plan as PlanNode).filter((node) => node['Relation Name'] === 'api_keys');
     expect(nodes.map((node) => [node['Node Type'], node['Index Name']])).toEqual([['Index Scan', hashIndex.indexname]]);
   });

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import type { Account } from '@petstore/domain';
+import { Clock } from '../ports';
+import { KeyRevocations, RevocationSubscriber } from './key-revocations';
+
+/** How long a verified key is trusted without asking the database (from the configuration). */
+export class VerifiedKeyCacheSettings {
+  constructor(
+    /** Seconds a verified key stays cached (API_KEY_CACHE_SECONDS); 0 = no cache. */
+    readonly ttlSeconds: number,
+    /** Keys cached at most; the oldest entry makes room for a new one. */
+    readonly maxEntries = 10_000,
+  ) {}
+}
+
+export interface VerifiedKey {
+  account: Account;
+  keyId: number;
+}
+
+interface Entry extends VerifiedKey {
+  expiresAt: number;
+}
+
+/**
+ * Keys found valid in the database, by hash (never by the secret), for a few seconds: a cached
+ * key costs no database round trip. Only valid keys are kept: an unknown or revoked key is
+ * looked up every time, so inventing keys cannot fill the cache, and a valid key cannot be
+ * refused by a stale entry. Revocations reach it through KeyRevocations; while those are not
+ * received (the signal's connection is down) it serves nothing.
+ *
+ * A lookup that started before a revocation must not store what it read: `ticket()` is taken
+ * before the lookup, and `remember` stores nothing if any revocation (or reset) arrived since.
+ */
+@Injectable()
+export class VerifiedKeyCache implements RevocationSubscriber {
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped by every revocation and reset. */
+  private generation = 0;
+
+  constructor(
+    private readonly revocations: KeyRevocations,
+    private readonly clock: Clock,
+    private readonly settings: VerifiedKeyCacheSettings,
+  ) {
+    if (this.enabled) revocations.subscribe(this);
+  }
+
+  get enabled(): boolean {
+    return this.settings.ttlSeconds > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The cached key with this hash, if it is fresh and revocations are being received. */
+  get(hash: string): VerifiedKey | null {
+    if (!this.enabled || !this.revocations.listening) return null;
+    const entry = this.entries.get(hash);
+    if (!entry) return null;
+    if (entry.expiresAt <= this.clock.now().getTime()) {
+      this.entries.delete(hash);
+      return null;
+    }
+    return entry;
+  }
+
+  /** Taken before looking a key up in the database; `remember` needs it. */
+  ticket(): number {
+    return this.generation;
+  }
+
+  /** Keeps a key found valid by a lookup that began at `ticket`, unless a revocation came since. */
+  remember(hash: string, key: VerifiedKey, ticket: number): void {
+    if (!this.enabled || !this.revocations.listening || ticket !== this.generation) return;
+    this.entries.delete(hash); // re-inserted last: the Map's order is the age order
+    if (this.entries.size >= this.settings.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    const expiresAt = this.clock.now().getTime() + this.settings.ttlSeconds * 1000;
+    this.entries.set(hash, { account: key.account, keyId: key.keyId, expiresAt });
+  }
+
+  /** Revoked keys (announced by any instance, or just revoked here): forgotten at once. */
+  revoked(hashes: readonly string[]): void {
+    this.generation++;
+    for (const hash of hashes) this.entries.delete(hash);
+  }
+
+  reset(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,154 @@
+import { KeyRevocations, RevocationSubscriber } from '@petstore/application';
+import { Client, ClientConfig, Notification } from 'pg';
+import { TransactionHost } from '../../database/transaction-host';
+
+/** The PostgreSQL channel revocations are announced on (one per database). */
+export const KEY_REVOCATIONS_CHANNEL = 'api_key_revocations';
+
+/** Hashes per NOTIFY: 100 × 65 characters stays well under PostgreSQL's 8000-byte payload limit. */
+const HASHES_PER_NOTIFICATION = 100;
+
+export interface KeyRevocationListenerOptions {
+  /** The database to LISTEN on (the pool's). */
+  url: string;
+  /** First wait before reconnecting; doubled on each failure up to `maxReconnectDelayMs`. */
+  minReconnectDelayMs?: number;
+  maxReconnectDelayMs?: number;
+  /**
+   * A `SELECT 1` this often (1 s) on the listening connection, so that one gone silent (a frozen
+   * server, a partition) is noticed within this and `timeoutMs`, not when TCP gives up.
+   */
+  pingEveryMs?: number;
+  /** How long connecting or a ping may take before the connection counts as lost. */
+  timeoutMs?: number;
+  /** Told when the connection is lost or a reconnection fails (a log line). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * KeyRevocations over PostgreSQL LISTEN/NOTIFY. `announce` sends `pg_notify` on the revoking
+ * transaction's connection, so PostgreSQL delivers it at commit, and not at all on rollback.
+ * `listen()` keeps one dedicated connection (outside the pool) LISTENing and hands each
+ * notification to the subscribers. When that connection is lost the subscribers are reset and
+ * `listening` is false until a new connection LISTENs again (then they are reset once more:
+ * notifications sent meanwhile were missed).
+ */
+export class PgKeyRevocations extends KeyRevocations {
+  private readonly subscribers: RevocationSubscriber[] = [];
+  private client: Client | null = null;
+  private connected = false;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private pingTimer: NodeJS.Timeout | null = null;
+  private reconnectDelayMs: number;
+
+  constructor(
+    private readonly host: TransactionHost,
+    private readonly options: KeyRevocationListenerOptions,
+  ) {
+    super();
+    this.reconnectDelayMs = this.minReconnectDelayMs;
+  }
+
+  private get minReconnectDelayMs(): number {
+    return this.options.minReconnectDelayMs ?? 100;
+  }
+
+  get listening(): boolean {
+    return this.connected;
+  }
+
+  async announce(hashes: readonly string[]): Promise<void> {
+    for (let i = 0; i < hashes.length; i += HASHES_PER_NOTIFICATION) {
+      const payload = hashes.slice(i, i + HASHES_PER_NOTIFICATION).join(',');
+      await this.host.manager.query('SELECT pg_notify($1, $2)', [KEY_REVOCATIONS_CHANNEL, payload]);
+    }
+  }
+
+  subscribe(subscriber: RevocationSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** Starts listening; resolves after the first attempt (a failed one is retried in the background). */
+  async listen(): Promise<void> {
+    this.closed = false;
+    await this.connect();
+  }
+
+  /** Stops listening and closes the connection (app.close). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const client = this.client;
+    this.drop();
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const timeoutMs = this.options.timeoutMs ?? 2000;
+    const config: ClientConfig = {
+      connectionString: this.options.url,
+      keepAlive: true,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      application_name: 'petstore-key-revocations',
+    };
+    const client = new Client(config);
+    this.client = client;
+    client.on('notification', (message: Notification) => this.receive(message));
+    client.on('error', (error: unknown) => this.lost(client, error));
+    client.on('end', () => this.lost(client, new Error('The key revocation listener connection ended.')));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${KEY_REVOCATIONS_CHANNEL}`);
+    } catch (error) {
+      this.lost(client, error);
+      return;
+    }
+    if (this.client !== client || this.closed) return;
+    // Whatever was announced before LISTEN took effect was missed.
+    this.reset();
+    this.connected = true;
+    this.reconnectDelayMs = this.minReconnectDelayMs;
+    const pingEveryMs = this.options.pingEveryMs ?? 1000;
+    this.pingTimer = setInterval(() => {
+      client.query('SELECT 1').catch((error: unknown) => this.lost(client, error));
+    }, pingEveryMs);
+    this.pingTimer.unref();
+  }
+
+  private receive(message: Notification): void {
+    if (message.channel !== KEY_REVOCATIONS_CHANNEL || !message.payload) return;
+    const hashes = message.payload.split(',');
+    for (const subscriber of this.subscribers) subscriber.revoked(hashes);
+  }
+
+  /** The connection broke (or never opened): forget everything, and try again after a while. */
+  private lost(client: Client, error: unknown): void {
+    if (this.client !== client) return; // an old connection's late event
+    this.drop();
+    client.end().catch(() => undefined);
+    if (this.closed) return;
+    this.options.onError?.(error);
+    this.reset();
+    const delay = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(delay * 2, this.options.maxReconnectDelayMs ?? 5000);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.connect();
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  private drop(): void {
+    this.connected = false;
+    this.client = null;
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  private reset(): void {
+    for (const subscriber of this.subscribers) subscriber.reset();
+  }
+}
