@@ -25,7 +25,7 @@ import { createRootLogger, registerRequestLogContext, RootLogger, silentLogger }
 import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
 import { registerTracingHooks } from './common/tracing/tracing';
 import { Drain } from './lifecycle/drain.service';
-import { PaginationInterceptor } from './common/pagination/paginated';
+import { registerPagination } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
 import { createValidationPipe } from './common/validation/validation.pipe';
@@ -39,8 +39,8 @@ export interface CreateAppOptions extends Omit<AppModuleOptions, 'logger'> {
 
 /**
  * Builds the whole HTTP application (used by main.ts and by the HTTP tests alike):
- * Fastify with the 64 KiB body limit, request ids, the one guard, pipe, filter and
- * interceptor, the OpenAPI description at /openapi.json and /docs.
+ * Fastify with the 64 KiB body limit, request ids, the one guard, pipe and filter, paginated
+ * lists sent by a Fastify hook (no global interceptor), the OpenAPI description at /openapi.json and /docs.
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
   const { timeouts } = options.config;
@@ -80,6 +80,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     registerMethodSemantics(fastify, await registerCors(app, options.config.corsOrigins));
     registerJsonParser(app, BODY_LIMIT_BYTES);
     registerNulCheck(fastify);
+    registerPagination(fastify);
     app.get(Drain).register(fastify);
     const { rateLimitPerMinute, redisUrl } = options.config;
     if (rateLimitPerMinute > 0) {
@@ -97,7 +98,6 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     registerDeprecationHooks(fastify, options.config, app.get(Clock));
     app.useGlobalFilters(new GlobalExceptionFilter());
     app.useGlobalPipes(createValidationPipe());
-    app.useGlobalInterceptors(new PaginationInterceptor());
 
     const document = buildOpenApiDocument(app);
     SwaggerModule.setup('docs', app, document, {

@@ -33,7 +33,8 @@ export class Drain {
 
   /** Counts requests in flight and refuses new ones (but health probes) once draining. */
   register(fastify: FastifyInstance): void {
-    fastify.addHook('onRequest', async (request, reply) => {
+    // Callback-style (a thrown error is handled like a rejection): no promise per request.
+    fastify.addHook('onRequest', (request, reply, done) => {
       if (this.draining && !request.url.startsWith('/health/')) {
         reply.header('Connection', 'close');
         throw new ApiError(503, 'service_unavailable', SHUTTING_DOWN, undefined, { 'Retry-After': '1' });
@@ -44,6 +45,7 @@ export class Drain {
         this.inFlight--;
         if (this.inFlight === 0) for (const resolve of this.waiting) resolve();
       });
+      done();
     });
   }
 

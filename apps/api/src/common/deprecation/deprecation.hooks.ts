@@ -13,9 +13,10 @@ import { DEPRECATION_ROUTE_CONFIG, DeprecationPolicy, deprecationHeaders, succes
  * - `onSend` (every response, errors included): the `Deprecation`, `Sunset` and `Link` headers.
  */
 export function registerDeprecationHooks(fastify: FastifyInstance, settings: AppConfig, clock: Clock): void {
-  fastify.addHook('onRequest', async (request) => {
+  // Callback-style (a thrown error is handled like a rejection): no promise per request.
+  fastify.addHook('onRequest', (request, _reply, done) => {
     const policy = policyOf(request);
-    if (!policy) return;
+    if (!policy) return done();
     const sunset = settings[policy.sunset];
     if (clock.now().getTime() >= sunset.getTime()) {
       throw new ApiError(
@@ -25,12 +26,13 @@ export function registerDeprecationHooks(fastify: FastifyInstance, settings: App
           `use ${successorUrl(policy, paramsOf(request))} instead.`,
       );
     }
+    done();
   });
 
-  fastify.addHook('onSend', async (request, reply, payload) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     const policy = policyOf(request);
     if (policy) addHeaders(reply, deprecationHeaders(policy, settings[policy.sunset], paramsOf(request)));
-    return payload;
+    done(null, payload);
   });
 }
 

@@ -93,10 +93,11 @@ export class PetstoreFastifyAdapter extends FastifyAdapter {
 
 /**
  * Hooks on the Fastify instance, for what happens before NestJS sees a request:
- * the request id on every response and the JSON-only body rule.
+ * the request id on every response and the JSON-only body rule. Callback-style (a thrown error is
+ * handled like a rejection) rather than async: no promise per request.
  */
 export function registerHttpHooks(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     if (hasBody(request) && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
       throw new ApiError(
@@ -105,6 +106,7 @@ export function registerHttpHooks(fastify: FastifyInstance): void {
         'A request body must be sent with "Content-Type: application/json".',
       );
     }
+    done();
   });
 }
 

@@ -52,18 +52,22 @@ function isPreflight(request: FastifyRequest): boolean {
  * answers carry both.
  */
 export function registerMethodSemantics(fastify: FastifyInstance, corsEnabled: boolean): void {
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Callback-style (a thrown error is handled like a rejection): no promise for the requests it lets through.
+  fastify.addHook('onRequest', (request, reply, done) => {
     const options = request.method === 'OPTIONS' && !(corsEnabled && isPreflight(request));
-    if (!options && !request.is404) return;
+    if (!options && !request.is404) return done();
     const allowed = allowedMethods(fastify, pathOf(request));
     if (!allowed.length) {
       // The CORS plugin's catch-all OPTIONS route took an unknown path. That route was added before
       // NestJS set the error handler, so a thrown error would not get the Error shape: answer here.
       if (options && !request.is404) sendError(ApiError.notFound('No such route.'), request, reply, logger);
-      return;
+      return done();
     }
     const allow = allowed.join(', ');
-    if (options) return reply.header('Allow', allow).code(204).send();
+    if (options) {
+      reply.header('Allow', allow).code(204).send();
+      return done();
+    }
     throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, undefined, {
       Allow: allow,
     });

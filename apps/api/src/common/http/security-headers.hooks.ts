@@ -53,7 +53,8 @@ export async function registerSecurityHeaders(app: NestFastifyApplication): Prom
     contentSecurityPolicy: API_CSP,
     frameguard: { action: 'deny' },
   });
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     if (!DOCUMENTATION_URL.test(request.url)) void reply.header('Cache-Control', 'no-store');
+    done();
   });
 }

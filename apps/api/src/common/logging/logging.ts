@@ -80,8 +80,9 @@ type RawRequest = IncomingMessage & { [FASTIFY_REQUEST]?: FastifyRequest & { use
  * Fastify's request. This hook links the two, for the request line written when the response ends.
  */
 export function registerRequestLogContext(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request) => {
+  fastify.addHook('onRequest', (request, _reply, done) => {
     (request.raw as RawRequest)[FASTIFY_REQUEST] = request;
+    done();
   });
 }
 

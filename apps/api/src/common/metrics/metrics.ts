@@ -59,12 +59,13 @@ export class Metrics {
  * URL, whose ids would make a series per pet), and a 429 as a rate-limit rejection.
  */
 export function registerHttpMetrics(fastify: FastifyInstance, metrics: Metrics): void {
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     metrics.httpRequestDuration.observe(
       { method: request.method, route: routeOf(request), status_code: String(status) },
       reply.elapsedTime / 1000,
     );
     if (status === 429) metrics.rateLimitRejections.inc();
+    done();
   });
 }

@@ -1,7 +1,5 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { Page, PageRequest } from '@petstore/application';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { map, Observable } from 'rxjs';
+import type { FastifyInstance } from 'fastify';
 import { encodeCursor } from './cursor';
 
 /** What a list handler returns: the items for the body, and where the next page starts. */
@@ -20,22 +18,20 @@ export class Paginated<T> {
 /**
  * Sends a Paginated result as a plain JSON array and, when more items exist, a
  * `Link: <…?cursor=…&limit=…>; rel="next"` header that keeps the other filters.
+ * A Fastify `preSerialization` hook rather than a global Nest interceptor: with no
+ * interceptor on a route, Nest calls its handler directly (no rxjs Observable, no
+ * AsyncResource.bind per request). The hook runs before `onSend`, so the deprecation
+ * hook still finds this `Link` and appends its own.
  */
-@Injectable()
-export class PaginationInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      map((result: unknown) => {
-        if (!(result instanceof Paginated)) return result;
-        if (result.nextAfterId !== null) {
-          const http = context.switchToHttp();
-          const request = http.getRequest<FastifyRequest>();
-          http.getResponse<FastifyReply>().header('Link', `<${nextUrl(request.url, result)}>; rel="next"`);
-        }
-        return result.items;
-      }),
-    );
-  }
+export function registerPagination(fastify: FastifyInstance): void {
+  fastify.addHook('preSerialization', (request, reply, payload, done) => {
+    if (!(payload instanceof Paginated)) {
+      done(null, payload);
+      return;
+    }
+    if (payload.nextAfterId !== null) void reply.header('Link', `<${nextUrl(request.url, payload)}>; rel="next"`);
+    done(null, payload.items);
+  });
 }
 
 function nextUrl(current: string, page: Paginated<unknown>): string {

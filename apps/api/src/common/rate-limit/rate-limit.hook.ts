@@ -20,13 +20,24 @@ export interface RateLimits {
 /** Who a request comes from: the account its key verified, else nobody (`null`). */
 export type Authenticator = (request: FastifyRequest) => Promise<{ account: { id: number; createdAt: Date } | null }>;
 
-interface Bucket {
-  /** The IETF policy name. */
-  policy: string;
-  client: string;
+/** A budget: its IETF policy name, size and window, and what a refusal says. Fixed for the process. */
+interface Policy {
+  name: string;
   limit: number;
   windowMs: number;
+  /** Its item of the RateLimit-Policy header. */
+  header: string;
   refusal: string;
+}
+
+/** A budget applied to one client (an account, an address). */
+interface Bucket {
+  policy: Policy;
+  client: string;
+}
+
+function policy(name: string, limit: number, windowMs: number, refusal: string): Policy {
+  return { name, limit, windowMs, header: `"${name}";q=${limit};w=${windowMs / 1000}`, refusal };
 }
 
 /**
@@ -48,79 +59,103 @@ export function registerRateLimit(
   authenticate: Authenticator,
 ): void {
   const logger = new Logger('RateLimit');
+  const policies: Policies = {
+    default: policy(
+      'default',
+      limits.perMinute,
+      MINUTE_MS,
+      `Too many requests: the limit is ${limits.perMinute} a minute.`,
+    ),
+    authFailures: policy(
+      'auth-failures',
+      limits.authFailuresPerMinute,
+      MINUTE_MS,
+      `Too many failed authentications from this address: the limit is ${limits.authFailuresPerMinute} a minute.`,
+    ),
+    signUp: policy(
+      'sign-up',
+      limits.signUpsPerHour,
+      HOUR_MS,
+      `Too many sign-ups from this address: the limit is ${limits.signUpsPerHour} an hour.`,
+    ),
+  };
   fastify.addHook('onRequest', async (request, reply) => {
     if (UNLIMITED.test(request.url)) return;
-    const buckets = await bucketsOf(request, limits, authenticate);
+    const buckets = await bucketsOf(request, policies, authenticate);
     let counts: WindowCount[];
     try {
-      counts = await Promise.all(buckets.map((bucket) => store.hit(bucket.client, bucket.windowMs)));
+      counts =
+        buckets.length === 1
+          ? [await store.hit(buckets[0].client, buckets[0].policy.windowMs)]
+          : await Promise.all(buckets.map((bucket) => store.hit(bucket.client, bucket.policy.windowMs)));
     } catch (error) {
       logger.warn(`Rate-limit store unavailable, request let through: ${(error as Error).message}`);
       return;
     }
-    const states = buckets.map((bucket, i) => ({
-      bucket,
-      resetIn: Math.max(1, Math.ceil(counts[i].resetInMs / 1000)),
-      remaining: Math.max(0, bucket.limit - counts[i].count),
-      exceeded: counts[i].count > bucket.limit,
-    }));
-    // RateLimit reports the policy closest to its limit; RateLimit-Policy lists every one applied.
-    const closest = states.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+    // RateLimit reports the policy closest to its limit (the first of equals); RateLimit-Policy lists every one
+    // applied. A refusal names the first budget exceeded and the longest wait among those exceeded.
+    let policyHeader = '';
+    let closest = -1;
+    let closestRemaining = 0;
+    let exceeded = -1;
+    let wait = 0;
+    for (let i = 0; i < buckets.length; i++) {
+      const { limit } = buckets[i].policy;
+      const remaining = Math.max(0, limit - counts[i].count);
+      policyHeader = i === 0 ? buckets[i].policy.header : `${policyHeader}, ${buckets[i].policy.header}`;
+      if (closest === -1 || remaining < closestRemaining) {
+        closest = i;
+        closestRemaining = remaining;
+      }
+      if (counts[i].count > limit) {
+        if (exceeded === -1) exceeded = i;
+        wait = Math.max(wait, resetIn(counts[i]));
+      }
+    }
     void reply
-      .header('RateLimit-Policy', buckets.map((b) => `"${b.policy}";q=${b.limit};w=${b.windowMs / 1000}`).join(', '))
-      .header('RateLimit', `"${closest.bucket.policy}";r=${closest.remaining};t=${closest.resetIn}`);
-    const exceeded = states.filter((state) => state.exceeded);
-    if (exceeded.length > 0) {
-      const resetIn = Math.max(...exceeded.map((state) => state.resetIn));
-      const message = `${exceeded[0].bucket.refusal} Retry after ${resetIn} seconds.`;
-      throw new ApiError(429, 'rate_limited', message, undefined, { 'Retry-After': String(resetIn) });
+      .header('RateLimit-Policy', policyHeader)
+      .header('RateLimit', `"${buckets[closest].policy.name}";r=${closestRemaining};t=${resetIn(counts[closest])}`);
+    if (exceeded !== -1) {
+      const message = `${buckets[exceeded].policy.refusal} Retry after ${wait} seconds.`;
+      throw new ApiError(429, 'rate_limited', message, undefined, { 'Retry-After': String(wait) });
     }
   });
   fastify.addHook('onClose', async () => store.close());
 }
 
-async function bucketsOf(request: FastifyRequest, limits: RateLimits, authenticate: Authenticator): Promise<Bucket[]> {
+interface Policies {
+  default: Policy;
+  authFailures: Policy;
+  signUp: Policy;
+}
+
+/** Whole seconds until the window resets, at least 1. */
+function resetIn(count: WindowCount): number {
+  return Math.max(1, Math.ceil(count.resetInMs / 1000));
+}
+
+async function bucketsOf(request: FastifyRequest, policies: Policies, authenticate: Authenticator): Promise<Bucket[]> {
   const address = request.ip;
+  let account: { id: number; createdAt: Date } | null = null;
+  let unverified = false;
+  try {
+    ({ account } = await authenticate(request));
+  } catch {
+    // A failure to verify (database down) counts against the address; the guard reports the failure.
+    unverified = true;
+  }
   const buckets: Bucket[] = [];
-  // A failure to verify (database down) counts against the address; the guard reports the failure.
-  const { account, unverified } = await authenticate(request).then(
-    (outcome) => ({ account: outcome.account, unverified: false }),
-    () => ({ account: null, unverified: true }),
-  );
   if (account) {
     // Account ids restart in every database; the creation time keeps apart deployments sharing one Redis.
-    buckets.push(defaultBucket(`account:${account.id}:${account.createdAt.getTime()}`, limits));
+    buckets.push({ policy: policies.default, client: `account:${account.id}:${account.createdAt.getTime()}` });
   } else {
-    buckets.push(defaultBucket(`ip:${address}`, limits));
+    buckets.push({ policy: policies.default, client: `ip:${address}` });
     if (request.headers.authorization !== undefined && !unverified) {
-      const failures = limits.authFailuresPerMinute;
-      buckets.push({
-        policy: 'auth-failures',
-        client: `auth-failures:${address}`,
-        limit: failures,
-        windowMs: MINUTE_MS,
-        refusal: `Too many failed authentications from this address: the limit is ${failures} a minute.`,
-      });
+      buckets.push({ policy: policies.authFailures, client: `auth-failures:${address}` });
     }
   }
   if (request.method === 'POST' && request.routeOptions.url === '/accounts') {
-    buckets.push({
-      policy: 'sign-up',
-      client: `sign-up:${address}`,
-      limit: limits.signUpsPerHour,
-      windowMs: HOUR_MS,
-      refusal: `Too many sign-ups from this address: the limit is ${limits.signUpsPerHour} an hour.`,
-    });
+    buckets.push({ policy: policies.signUp, client: `sign-up:${address}` });
   }
   return buckets;
-}
-
-function defaultBucket(client: string, limits: RateLimits): Bucket {
-  return {
-    policy: 'default',
-    client,
-    limit: limits.perMinute,
-    windowMs: MINUTE_MS,
-    refusal: `Too many requests: the limit is ${limits.perMinute} a minute.`,
-  };
 }
