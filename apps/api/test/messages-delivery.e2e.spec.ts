@@ -22,7 +22,6 @@ import {
   SqlWebhookEndpointRepository,
   SqlWebhookOutboxStore,
   TypeOrmMessageRepository,
-  TypeOrmPetRepository,
   TypeOrmUnitOfWork,
   webhookQueues,
 } from '@petstore/infrastructure';
@@ -81,8 +80,7 @@ class Worker {
     // A delivery records its webhook event (message.delivered) in the outbox, on the same transaction.
     const outbox = new SqlWebhookOutboxStore(host, worker.jobs);
     const endpoints = new SqlWebhookEndpointRepository(host);
-    const pets = new TypeOrmPetRepository(host);
-    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), pets, clock, endpoints);
+    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), clock, endpoints);
     const uow = new TypeOrmUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = {

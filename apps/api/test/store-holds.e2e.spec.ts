@@ -175,7 +175,8 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
         // The job has looked the order up and waits for its pet's lock; the order completes meanwhile.
         await eventually(async () => {
           const { rows } = await store.db.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%"pets"%'`,
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query ILIKE '%FROM pets%FOR UPDATE%'`,
           );
           return rows[0].n > 0;
         });

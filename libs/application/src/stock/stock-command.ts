@@ -77,8 +77,8 @@ export class StockCommand {
       const before = { pet: JSON.stringify(pet.toSnapshot()), status: pet.status, quantity: stock.quantity };
       const placed = await change(locked as LockedOrderStock);
       if (stock.quantity !== before.quantity) await this.stocks.save(stock);
-      // Before the save: the event compares the pet with the one stored.
-      if (pet.status !== before.status) await this.events?.petStatusChange(pet);
+      // The status read under the pet's lock is the one stored: the event needs no read of its own.
+      if (pet.status !== before.status) await this.events?.petStatusChange(pet, before.status);
       if (JSON.stringify(pet.toSnapshot()) !== before.pet) await this.pets.save(pet);
       const order = placed ?? locked.order;
       const savedOrder = order && (await this.saveOrder(order, Boolean(placed)));

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Message, Order, OrderEventType, Pet, WebhookEventType } from '@petstore/domain';
-import { PetRepository } from '../pet/pet.repository';
+import { Message, Order, OrderEventType, Pet, PetStatus, WebhookEventType } from '@petstore/domain';
 import { Clock } from '../ports';
 import type { WebhookEventName } from './webhook.ports';
 import { WebhookEndpointRepository, WebhookEvent, WebhookOutboxStore, WebhookPayloads } from './webhook.ports';
@@ -16,7 +15,6 @@ export class WebhookEvents {
   constructor(
     private readonly outbox: WebhookOutboxStore,
     private readonly payloads: WebhookPayloads,
-    private readonly pets: PetRepository,
     private readonly clock: Clock,
     private readonly endpoints: WebhookEndpointRepository,
   ) {}
@@ -32,12 +30,11 @@ export class WebhookEvents {
   }
 
   /**
-   * `pet.status_changed` when the pet's status differs from the one stored: call it before the
-   * pet is saved (under the pet's lock, which the changing use case holds).
+   * `pet.status_changed` when the pet's status differs from `stored`, the status stored: the caller
+   * read it under the pet's lock, which it holds until the change commits (no second read needed).
    */
-  async petStatusChange(pet: Pet): Promise<Pet> {
-    const stored = await this.pets.findById(pet.id);
-    if (stored && stored.status !== pet.status) await this.add('pet.status_changed', null, this.payloads.pet(pet));
+  async petStatusChange(pet: Pet, stored: PetStatus): Promise<Pet> {
+    if (stored !== pet.status) await this.add('pet.status_changed', null, this.payloads.pet(pet));
     return pet;
   }
 

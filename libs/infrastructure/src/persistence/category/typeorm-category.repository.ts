@@ -1,14 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import { CategoryRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Category, CategoryInUseError, CategoryNameTakenError } from '@petstore/domain';
-import { MoreThan } from 'typeorm';
 import { violated } from '../../database/driver-errors';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
-import { CategoryMapper } from './category.mapper';
-import { CategoryOrmEntity } from './category.orm-entity';
 
 const CATEGORIES_NAME_UNIQUE = 'categories_name_lower_uq';
+
+/*
+ * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * rows map straight to domain objects. The table is the one CategoryOrmEntity describes.
+ */
+const FIND_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1`;
+const LIST = `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2`;
+const INSERT = `INSERT INTO categories (id, name, description) VALUES ($1, $2, $3)`;
+const UPDATE = `UPDATE categories SET name = $2, description = $3 WHERE id = $1`;
+const DELETE = `DELETE FROM categories WHERE id = $1`;
+
+/** A row of `categories` as pg returns it (bigint as text). */
+interface CategoryRow {
+  id: string;
+  name: string;
+  description: string | null;
+}
+
+const toCategory = (row: CategoryRow): Category =>
+  Category.restore({ id: Number(row.id), name: row.name, description: row.description });
 
 @Injectable()
 export class TypeOrmCategoryRepository extends CategoryRepository {
@@ -16,22 +33,14 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
     super();
   }
 
-  private get rows() {
-    return this.host.manager.getRepository(CategoryOrmEntity);
-  }
-
   async findById(id: number): Promise<Category | null> {
-    const row = await this.rows.findOneBy({ id });
-    return row ? CategoryMapper.toDomain(row) : null;
+    const [row] = await this.host.manager.query<CategoryRow[]>(FIND_BY_ID, [id]);
+    return row ? toCategory(row) : null;
   }
 
   async list({ limit, afterId }: PageRequest): Promise<Page<Category>> {
-    const rows = await this.rows.find({
-      where: afterId ? { id: MoreThan(afterId) } : {},
-      order: { id: 'ASC' },
-      take: limit + 1,
-    });
-    return pageFromRows(rows.map(CategoryMapper.toDomain), limit, (c) => c.id);
+    const rows = await this.host.manager.query<CategoryRow[]>(LIST, [afterId || null, limit + 1]);
+    return pageFromRows(rows.map(toCategory), limit, (c) => c.id);
   }
 
   nextId(): Promise<number> {
@@ -39,12 +48,13 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
   }
 
   async add(category: Category): Promise<void> {
-    await this.nameChecked(category, () => this.rows.insert(CategoryMapper.toPersistence(category)));
+    const { id, name, description } = category.toSnapshot();
+    await this.nameChecked(category, () => this.host.manager.query(INSERT, [id, name, description]));
   }
 
   async save(category: Category): Promise<void> {
-    const { id, ...changes } = CategoryMapper.toPersistence(category);
-    await this.nameChecked(category, () => this.rows.update({ id }, changes));
+    const { id, name, description } = category.toSnapshot();
+    await this.nameChecked(category, () => this.host.manager.query(UPDATE, [id, name, description]));
   }
 
   /** The unique index on lower(name) decides, race-free; an id stored already stays a plain unique violation. */
@@ -59,8 +69,8 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
 
   async delete(id: number): Promise<boolean> {
     try {
-      const result = await this.rows.delete({ id });
-      return (result.affected ?? 0) > 0;
+      const [, affected] = await this.host.manager.query<[unknown[], number]>(DELETE, [id]);
+      return affected > 0;
     } catch (error) {
       // Pets reference their category with ON DELETE RESTRICT: the database has the last word.
       if (violated(error, 'foreign_key')) throw new CategoryInUseError(id);

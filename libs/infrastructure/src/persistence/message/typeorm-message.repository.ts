@@ -8,11 +8,42 @@ import {
   PageRequest,
   pageFromRows,
 } from '@petstore/application';
-import { Message } from '@petstore/domain';
-import { FindOptionsWhere, MoreThan } from 'typeorm';
+import { Message, MessageStatus } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
-import { MessageMapper } from './message.mapper';
-import { MessageOrmEntity } from './message.orm-entity';
+
+/*
+ * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * rows map straight to domain objects. The table is the one MessageOrmEntity describes.
+ */
+/** A newly queued message: no attempt made yet (seq is left to its sequence: insertion order). */
+const INSERT = `INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, last_error)
+  VALUES ($1, $2, $3, $4, $5, $6, 0, NULL)`;
+const COLUMNS = `id, seq, owner_id, body, status, created_at, delivered_at`;
+const FIND_BY_ID = `SELECT ${COLUMNS} FROM messages WHERE id = $1`;
+/** The inbox, in insertion order: `$1` the seq to continue after, `$2` the status or null for any, `$3` the rows. */
+const LIST = `SELECT ${COLUMNS} FROM messages
+  WHERE ($1::bigint IS NULL OR seq > $1) AND ($2::varchar IS NULL OR status = $2) ORDER BY seq LIMIT $3`;
+
+/** A row of `messages` as pg returns it (bigint as text, timestamptz as a Date). */
+interface MessageRow {
+  id: string;
+  seq: string;
+  owner_id: string;
+  body: string;
+  status: MessageStatus;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+const toMessage = (row: MessageRow): Message =>
+  Message.restore({
+    id: row.id,
+    text: row.body,
+    status: row.status,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+    ownerId: Number(row.owner_id),
+  });
 
 @Injectable()
 export class TypeOrmMessageRepository extends MessageRepository {
@@ -20,30 +51,24 @@ export class TypeOrmMessageRepository extends MessageRepository {
     super();
   }
 
-  private get rows() {
-    return this.host.manager.getRepository(MessageOrmEntity);
-  }
-
   nextId(): string {
     return randomUUID();
   }
 
   async add(message: Message): Promise<void> {
-    await this.rows.insert(MessageMapper.toNewRow(message));
+    const { id, ownerId, text, status, createdAt, deliveredAt } = message.toSnapshot();
+    await this.host.manager.query(INSERT, [id, ownerId, text, status, createdAt, deliveredAt]);
   }
 
   async findById(id: string): Promise<Message | null> {
-    const row = await this.rows.findOneBy({ id });
-    return row ? MessageMapper.toDomain(row) : null;
+    const [row] = await this.host.manager.query<MessageRow[]>(FIND_BY_ID, [id]);
+    return row ? toMessage(row) : null;
   }
 
   async list(filter: MessageListFilter, { limit, afterId }: PageRequest): Promise<Page<Message>> {
-    const where: FindOptionsWhere<MessageOrmEntity> = {};
-    if (filter.status) where.status = filter.status;
-    if (afterId) where.seq = MoreThan(afterId);
-    const rows = await this.rows.find({ where, order: { seq: 'ASC' }, take: limit + 1 });
-    const page = pageFromRows(rows, limit, (row) => row.seq);
-    return { items: page.items.map(MessageMapper.toDomain), nextAfterId: page.nextAfterId };
+    const rows = await this.host.manager.query<MessageRow[]>(LIST, [afterId || null, filter.status || null, limit + 1]);
+    const page = pageFromRows(rows, limit, (row) => Number(row.seq));
+    return { items: page.items.map(toMessage), nextAfterId: page.nextAfterId };
   }
 
   async recordAttempt(message: Message, attempt: { attempts: number; error: string | null }): Promise<boolean> {

@@ -1,11 +1,52 @@
 import { Injectable } from '@nestjs/common';
 import { OrderFilter, OrderRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Order } from '@petstore/domain';
-import { FindOptionsWhere, MoreThan } from 'typeorm';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
-import { OrderMapper } from './order.mapper';
-import { OrderOrmEntity } from './order.orm-entity';
+
+/*
+ * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * rows map straight to domain objects. The table is the one OrderOrmEntity describes.
+ */
+const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, complete`;
+const FIND_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1`;
+const LOCK_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`;
+/** Each filter is `$n IS NULL` (absent) or its condition; `$1` the id to continue after, `$5` the rows to read. */
+const LIST =
+  `SELECT ${COLUMNS} FROM orders WHERE ($1::bigint IS NULL OR id > $1) AND ($2::bigint IS NULL OR owner_id = $2)` +
+  ` AND ($3::bigint IS NULL OR pet_id = $3) AND ($4::boolean IS NULL OR complete = $4) ORDER BY id LIMIT $5`;
+/** created_at is left to its default, now(): the time the order was placed. */
+const INSERT = `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, complete)
+  VALUES ($1, $2, $3, $4, $5, $6)`;
+const UPDATE = `UPDATE orders SET ship_date = $2, complete = $3 WHERE id = $1`;
+const DELETE = `DELETE FROM orders WHERE id = $1`;
+const COUNT_OPEN_FOR_PET = `SELECT count(*)::int AS count FROM orders
+  WHERE pet_id = $1 AND NOT complete AND ($2::bigint IS NULL OR id <> $2::bigint)`;
+const LOCK_OWNER = `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`;
+const COUNT_OPEN_UNITS = `SELECT coalesce(sum(quantity), 0)::int AS units FROM orders
+  WHERE owner_id = $1 AND NOT complete`;
+const LIST_OPEN_PLACED_BEFORE = `SELECT id FROM orders
+  WHERE NOT complete AND created_at < $1 AND id > $2 ORDER BY id LIMIT $3`;
+
+/** A row of `orders` as pg returns it (bigint as text, timestamptz as a Date). */
+interface OrderRow {
+  id: string;
+  pet_id: string | null;
+  owner_id: string;
+  quantity: number;
+  ship_date: Date | null;
+  complete: boolean;
+}
+
+const toOrder = (row: OrderRow): Order =>
+  Order.restore({
+    id: Number(row.id),
+    petId: row.pet_id === null ? null : Number(row.pet_id),
+    quantity: row.quantity,
+    shipDate: row.ship_date,
+    complete: row.complete,
+    ownerId: Number(row.owner_id),
+  });
 
 @Injectable()
 export class TypeOrmOrderRepository extends OrderRepository {
@@ -13,55 +54,53 @@ export class TypeOrmOrderRepository extends OrderRepository {
     super();
   }
 
-  private get rows() {
-    return this.host.manager.getRepository(OrderOrmEntity);
-  }
-
   async findById(id: number): Promise<Order | null> {
-    const row = await this.rows.findOneBy({ id });
-    return row ? OrderMapper.toDomain(row) : null;
+    const [row] = await this.host.manager.query<OrderRow[]>(FIND_BY_ID, [id]);
+    return row ? toOrder(row) : null;
   }
 
   async lockById(id: number): Promise<Order | null> {
     if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
-    const row = await this.rows.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
-    return row ? OrderMapper.toDomain(row) : null;
+    const [row] = await this.host.manager.query<OrderRow[]>(LOCK_BY_ID, [id]);
+    return row ? toOrder(row) : null;
   }
 
   async list(filter: OrderFilter, { limit, afterId }: PageRequest): Promise<Page<Order>> {
-    const where: FindOptionsWhere<OrderOrmEntity> = {};
-    if (afterId) where.id = MoreThan(afterId);
-    if (filter.ownerId !== undefined) where.ownerId = filter.ownerId;
-    if (filter.petId !== undefined) where.petId = filter.petId;
-    if (filter.complete !== undefined) where.complete = filter.complete;
-    const rows = await this.rows.find({ where, order: { id: 'ASC' }, take: limit + 1 });
-    return pageFromRows(rows.map(OrderMapper.toDomain), limit, (o) => o.id);
+    const rows = await this.host.manager.query<OrderRow[]>(LIST, [
+      afterId || null,
+      filter.ownerId ?? null,
+      filter.petId ?? null,
+      filter.complete ?? null,
+      limit + 1,
+    ]);
+    return pageFromRows(rows.map(toOrder), limit, (o) => o.id);
   }
 
   async countOpenForPet(petId: number, exceptOrderId?: number): Promise<number> {
-    const [{ count }] = await this.host.manager.query<Array<{ count: number }>>(
-      `SELECT count(*)::int AS count FROM orders
-        WHERE pet_id = $1 AND NOT complete AND ($2::bigint IS NULL OR id <> $2::bigint)`,
-      [petId, exceptOrderId ?? null],
-    );
+    const [{ count }] = await this.host.manager.query<Array<{ count: number }>>(COUNT_OPEN_FOR_PET, [
+      petId,
+      exceptOrderId ?? null,
+    ]);
     return count;
   }
 
+  /**
+   * Two statements, not one: a statement that waits for the account's lock keeps the snapshot it
+   * started with, so only a count read after the lock is granted sees the orders committed meanwhile.
+   */
   async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
     if (!this.host.inTransaction) throw new Error('lockOwnerAndCountOpenUnits needs a transaction (UnitOfWork.run).');
-    await this.host.manager.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [ownerId]);
-    const [{ units }] = await this.host.manager.query<Array<{ units: number }>>(
-      `SELECT coalesce(sum(quantity), 0)::int AS units FROM orders WHERE owner_id = $1 AND NOT complete`,
-      [ownerId],
-    );
+    await this.host.manager.query(LOCK_OWNER, [ownerId]);
+    const [{ units }] = await this.host.manager.query<Array<{ units: number }>>(COUNT_OPEN_UNITS, [ownerId]);
     return units;
   }
 
   async listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]> {
-    const rows = await this.host.manager.query<Array<{ id: string }>>(
-      `SELECT id FROM orders WHERE NOT complete AND created_at < $1 AND id > $2 ORDER BY id LIMIT $3`,
-      [placedBefore, page.afterId, page.limit],
-    );
+    const rows = await this.host.manager.query<Array<{ id: string }>>(LIST_OPEN_PLACED_BEFORE, [
+      placedBefore,
+      page.afterId,
+      page.limit,
+    ]);
     return rows.map((row) => Number(row.id));
   }
 
@@ -69,17 +108,17 @@ export class TypeOrmOrderRepository extends OrderRepository {
     return nextSequenceId(this.host.manager, 'orders');
   }
 
-  /** created_at is left to its default, now(): the time the order was placed. */
   async add(order: Order): Promise<void> {
-    await this.rows.insert(OrderMapper.toPersistence(order));
+    const { id, petId, ownerId, quantity, shipDate, complete } = order.toSnapshot();
+    await this.host.manager.query(INSERT, [id, petId, ownerId, quantity, shipDate, complete]);
   }
 
   async save(order: Order): Promise<void> {
-    const row = OrderMapper.toPersistence(order);
-    await this.rows.update({ id: row.id }, { shipDate: row.shipDate, complete: row.complete });
+    const { id, shipDate, complete } = order.toSnapshot();
+    await this.host.manager.query(UPDATE, [id, shipDate, complete]);
   }
 
   async delete(id: number): Promise<void> {
-    await this.rows.delete({ id });
+    await this.host.manager.query(DELETE, [id]);
   }
 }

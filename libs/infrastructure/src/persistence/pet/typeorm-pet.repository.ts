@@ -1,14 +1,47 @@
 import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, PetFilter, PetRepository, pageFromRows } from '@petstore/application';
-import { Pet, UnknownCategoryError } from '@petstore/domain';
+import { Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
-import { PetMapper } from './pet.mapper';
-import { PetOrmEntity } from './pet.orm-entity';
 
 /** The foreign key from pets to categories (migration PetsAndInventory). */
 const PETS_CATEGORY_FK = 'pets_category_fk';
+
+/*
+ * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * rows map straight to domain objects. The table is the one PetOrmEntity describes.
+ */
+const COLUMNS = `id, name, category_id, status`;
+const FIND_BY_ID = `SELECT ${COLUMNS} FROM pets WHERE id = $1`;
+const LOCK_BY_ID = `SELECT ${COLUMNS} FROM pets WHERE id = $1 FOR UPDATE`;
+const INSERT = `INSERT INTO pets (id, name, category_id, status) VALUES ($1, $2, $3, $4)`;
+const UPDATE = `UPDATE pets SET name = $2, category_id = $3, status = $4 WHERE id = $1`;
+const DELETE = `DELETE FROM pets WHERE id = $1`;
+/**
+ * `list`: this head, then the conditions of the filter given (each a fixed fragment with its numbered
+ * parameter, joined by AND), then the keyset order and limit. Each filter has its index (see the
+ * PetsAndInventory migration); the page is `id > after ORDER BY id`.
+ */
+const LIST_HEAD = `SELECT ${COLUMNS} FROM pets`;
+const LIST_AFTER = (n: number) => `id > $${n}`;
+const LIST_IDS = (n: number) => `id = ANY($${n})`;
+const LIST_STATUSES = (n: number) => `status = ANY($${n})`;
+const LIST_CATEGORY = (n: number) => `category_id = $${n}`;
+// lower(name) LIKE '%…%' is what the trigram index on lower(name) serves.
+const LIST_NAME_CONTAINS = (n: number) => `lower(name) LIKE lower($${n})`;
+const LIST_TAIL = (n: number) => ` ORDER BY id LIMIT $${n}`;
+
+/** A row of `pets` as pg returns it (bigint as text). */
+interface PetRow {
+  id: string;
+  name: string;
+  category_id: string;
+  status: PetStatus;
+}
+
+const toPet = (row: PetRow): Pet =>
+  Pet.restore({ id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status });
 
 @Injectable()
 export class TypeOrmPetRepository extends PetRepository {
@@ -16,37 +49,31 @@ export class TypeOrmPetRepository extends PetRepository {
     super();
   }
 
-  private get rows() {
-    return this.host.manager.getRepository(PetOrmEntity);
-  }
-
   async findById(id: number): Promise<Pet | null> {
-    const row = await this.rows.findOneBy({ id });
-    return row ? PetMapper.toDomain(row) : null;
+    const [row] = await this.host.manager.query<PetRow[]>(FIND_BY_ID, [id]);
+    return row ? toPet(row) : null;
   }
 
   async lockById(id: number): Promise<Pet | null> {
-    const row = await this.rows.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
-    return row ? PetMapper.toDomain(row) : null;
+    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    const [row] = await this.host.manager.query<PetRow[]>(LOCK_BY_ID, [id]);
+    return row ? toPet(row) : null;
   }
 
-  /** Each filter has its index (see the PetsAndInventory migration); the page is `id > after ORDER BY id`. */
   async list(filter: PetFilter, { limit, afterId }: PageRequest): Promise<Page<Pet>> {
-    const query = this.rows
-      .createQueryBuilder('pet')
-      .orderBy('pet.id', 'ASC')
-      .limit(limit + 1);
-    if (afterId !== undefined) query.andWhere('pet.id > :afterId', { afterId });
-    if (filter.ids !== undefined) query.andWhere('pet.id = ANY(:ids)', { ids: filter.ids });
-    if (filter.statuses !== undefined) query.andWhere('pet.status = ANY(:statuses)', { statuses: filter.statuses });
-    if (filter.categoryId !== undefined)
-      query.andWhere('pet.categoryId = :categoryId', { categoryId: filter.categoryId });
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (afterId !== undefined) where.push(LIST_AFTER(params.push(afterId)));
+    if (filter.ids !== undefined) where.push(LIST_IDS(params.push(filter.ids)));
+    if (filter.statuses !== undefined) where.push(LIST_STATUSES(params.push(filter.statuses)));
+    if (filter.categoryId !== undefined) where.push(LIST_CATEGORY(params.push(filter.categoryId)));
     if (filter.nameContains !== undefined) {
-      // lower(name) LIKE '%…%' is what the trigram index on lower(name) serves.
-      query.andWhere('lower(pet.name) LIKE lower(:pattern)', { pattern: `%${escapeLike(filter.nameContains)}%` });
+      where.push(LIST_NAME_CONTAINS(params.push(`%${escapeLike(filter.nameContains)}%`)));
     }
-    const rows = await query.getMany();
-    return pageFromRows(rows.map(PetMapper.toDomain), limit, (pet) => pet.id);
+    const sql =
+      LIST_HEAD + (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') + LIST_TAIL(params.push(limit + 1));
+    const rows = await this.host.manager.query<PetRow[]>(sql, params);
+    return pageFromRows(rows.map(toPet), limit, (pet) => pet.id);
   }
 
   nextId(): Promise<number> {
@@ -54,12 +81,13 @@ export class TypeOrmPetRepository extends PetRepository {
   }
 
   async add(pet: Pet): Promise<void> {
-    await this.categoryChecked(pet, () => this.rows.insert(PetMapper.toPersistence(pet)));
+    const { id, name, categoryId, status } = pet.toSnapshot();
+    await this.categoryChecked(pet, () => this.host.manager.query(INSERT, [id, name, categoryId, status]));
   }
 
   async save(pet: Pet): Promise<void> {
-    const { id, ...changes } = PetMapper.toPersistence(pet);
-    await this.categoryChecked(pet, () => this.rows.update({ id }, changes));
+    const { id, name, categoryId, status } = pet.toSnapshot();
+    await this.categoryChecked(pet, () => this.host.manager.query(UPDATE, [id, name, categoryId, status]));
   }
 
   private async categoryChecked(pet: Pet, write: () => Promise<unknown>): Promise<void> {
@@ -76,8 +104,8 @@ export class TypeOrmPetRepository extends PetRepository {
 
   async delete(id: number): Promise<boolean> {
     // The stock entry goes with the pet (stock.pet_id … ON DELETE CASCADE).
-    const result = await this.rows.delete({ id });
-    return (result.affected ?? 0) > 0;
+    const [, affected] = await this.host.manager.query<[unknown[], number]>(DELETE, [id]);
+    return affected > 0;
   }
 }
 

@@ -2,47 +2,44 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, StockLevel, StockLevelFilter, StockLevels, pageFromRows } from '@petstore/application';
 import { PetStatus } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
-import { StockOrmEntity } from './stock.orm-entity';
-import { PetOrmEntity } from '../pet/pet.orm-entity';
 
+/*
+ * Stock entries joined to their pets (one row each: `stock.pet_id` is the pets' key), in fixed SQL
+ * through the manager of the transaction host (no query building).
+ */
+const SELECT = `SELECT stock.pet_id, stock.quantity, pet.status
+  FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id`;
+const FIND = `${SELECT} WHERE stock.pet_id = $1`;
+/** `$1`: the pet id to continue after, or null; `$2`: the statuses, or null for any; `$3`: the rows to read. */
+const LIST =
+  `${SELECT} WHERE ($1::bigint IS NULL OR stock.pet_id > $1) AND ($2::varchar[] IS NULL OR pet.status = ANY($2))` +
+  ` ORDER BY stock.pet_id LIMIT $3`;
+
+/** A row as pg returns it (bigint as text, integer as a number). */
 interface StockLevelRow {
-  petId: string;
+  pet_id: string;
   quantity: number;
   status: PetStatus;
 }
 
-/** Stock entries joined to their pets (one row each: `stock.pet_id` is the pets' key). */
 @Injectable()
 export class TypeOrmStockLevels extends StockLevels {
   constructor(private readonly host: TransactionHost) {
     super();
   }
 
-  private query() {
-    return this.host.manager
-      .createQueryBuilder(StockOrmEntity, 'stock')
-      .innerJoin(PetOrmEntity, 'pet', 'pet.id = stock.petId')
-      .select('stock.petId', 'petId')
-      .addSelect('stock.quantity', 'quantity')
-      .addSelect('pet.status', 'status');
-  }
-
   async find(petId: number): Promise<StockLevel | null> {
-    const row = await this.query().where('stock.petId = :petId', { petId }).getRawOne<StockLevelRow>();
+    const [row] = await this.host.manager.query<StockLevelRow[]>(FIND, [petId]);
     return row ? toStockLevel(row) : null;
   }
 
   async list(filter: StockLevelFilter, { limit, afterId }: PageRequest): Promise<Page<StockLevel>> {
-    const query = this.query()
-      .orderBy('stock.petId', 'ASC')
-      .limit(limit + 1);
-    if (afterId !== undefined) query.andWhere('stock.petId > :afterId', { afterId });
-    if (filter.statuses !== undefined) query.andWhere('pet.status = ANY(:statuses)', { statuses: filter.statuses });
-    const rows = await query.getRawMany<StockLevelRow>();
+    const params = [afterId ?? null, filter.statuses ?? null, limit + 1];
+    const rows = await this.host.manager.query<StockLevelRow[]>(LIST, params);
     return pageFromRows(rows.map(toStockLevel), limit, (level) => level.petId);
   }
 }
 
 function toStockLevel(row: StockLevelRow): StockLevel {
-  return { petId: Number(row.petId), quantity: row.quantity, status: row.status };
+  return { petId: Number(row.pet_id), quantity: row.quantity, status: row.status };
 }

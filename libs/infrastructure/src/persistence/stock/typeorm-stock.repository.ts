@@ -2,8 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { StockRepository } from '@petstore/application';
 import { Stock } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
-import { StockMapper } from './stock.mapper';
-import { StockOrmEntity } from './stock.orm-entity';
+
+/*
+ * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * rows map straight to domain objects. The table is the one StockOrmEntity describes.
+ */
+const INSERT = `INSERT INTO stock (pet_id, quantity) VALUES ($1, $2)`;
+const LOCK_BY_PET_ID = `SELECT pet_id, quantity FROM stock WHERE pet_id = $1 FOR UPDATE`;
+const UPDATE = `UPDATE stock SET quantity = $2 WHERE pet_id = $1`;
+
+/** A row of `stock` as pg returns it (bigint as text, integer as a number). */
+interface StockRow {
+  pet_id: string;
+  quantity: number;
+}
 
 @Injectable()
 export class TypeOrmStockRepository extends StockRepository {
@@ -11,24 +23,22 @@ export class TypeOrmStockRepository extends StockRepository {
     super();
   }
 
-  private get rows() {
-    return this.host.manager.getRepository(StockOrmEntity);
-  }
-
   async create(item: Stock): Promise<Stock> {
-    await this.rows.insert(StockMapper.toPersistence(item));
+    const { petId, quantity } = item.toSnapshot();
+    await this.host.manager.query(INSERT, [petId, quantity]);
     return item;
   }
 
   async lockByPetId(petId: number): Promise<Stock | null> {
-    const row = await this.rows.findOne({ where: { petId }, lock: { mode: 'pessimistic_write' } });
-    return row ? StockMapper.toDomain(row) : null;
+    if (!this.host.inTransaction) throw new Error('lockByPetId needs a transaction (UnitOfWork.run).');
+    const [row] = await this.host.manager.query<StockRow[]>(LOCK_BY_PET_ID, [petId]);
+    return row ? Stock.restore({ petId: Number(row.pet_id), quantity: row.quantity }) : null;
   }
 
   async save(item: Stock): Promise<Stock> {
     const { petId, quantity } = item.toSnapshot();
-    const result = await this.rows.update({ petId }, { quantity });
-    if (!result.affected) throw new Error(`Pet ${petId} has no stock entry to update.`);
+    const [, affected] = await this.host.manager.query<[unknown[], number]>(UPDATE, [petId, quantity]);
+    if (!affected) throw new Error(`Pet ${petId} has no stock entry to update.`);
     return item;
   }
 }
