@@ -8,11 +8,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
+import plans from 'pg-boss/src/plans.js';
 
 const PAGE_DEFAULT = 20;
 const PAGE_MAX = 100;
 const TOUCH_EVERY_MS = 60_000;
-const MESSAGES_CHANNEL = 'petstore_messages';
+// libs/infrastructure/src/message/pg-boss-message-queue.ts
+const MESSAGE_DELIVERY_QUEUE = 'message-delivery';
+const INSERT_JOB = plans.insertJob('pgboss');
+// WebhookEndpointRepository.hasSubscribers (libs/infrastructure/src/persistence/webhook).
+const SUBSCRIBERS = `SELECT EXISTS (
+         SELECT 1 FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
+          WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')) AS found`;
 
 // The service's pool (libs/infrastructure/src/database/data-source.ts: max 10).
 const pool = new pg.Pool({
@@ -163,8 +170,10 @@ app.get('/store/inventory', async (request, reply) => {
   return sendPage(request, reply, levels, limit, (l) => l.petId);
 });
 
-// The service's PlaceOrder: one transaction locking the pet, then its stock entry; take the units;
-// the pet becomes pending when the stock reaches 0; insert the order.
+// The service's PlaceOrder, statement for statement: one transaction locking the pet, then its stock entry;
+// the order's id from its sequence (the service takes ids before constructing); take the units; the pet
+// becomes pending when the stock reaches 0; insert the order; ask whether any webhook endpoint subscribes to
+// order.placed (the service records an event only then).
 app.post('/store/orders', async (request, reply) => {
   const { petId, quantity } = request.body ?? {};
   if (!Number.isSafeInteger(petId) || petId < 1 || !Number.isInteger(quantity) || quantity < 1 || quantity > 1000) {
@@ -173,26 +182,25 @@ app.post('/store/orders', async (request, reply) => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const pet = (await client.query(`SELECT id, status FROM pets WHERE id = $1 LIMIT 1 FOR UPDATE`, [petId])).rows[0];
+    const pet = (await client.query(`SELECT id, name, category_id, status FROM pets WHERE id = $1 FOR UPDATE`, [petId]))
+      .rows[0];
     if (!pet) throw new HttpError(422, 'unknown_pet', 'No such pet.');
-    const stock = (
-      await client.query(`SELECT pet_id, quantity FROM stock WHERE pet_id = $1 LIMIT 1 FOR UPDATE`, [petId])
-    ).rows[0];
+    const stock = (await client.query(`SELECT pet_id, quantity FROM stock WHERE pet_id = $1 FOR UPDATE`, [petId]))
+      .rows[0];
+    const [{ id }] = (await client.query(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id`, ['orders'])).rows;
     if (pet.status !== 'available') throw new HttpError(409, 'pet_not_available', 'The pet is not available.');
     if (stock.quantity < quantity) throw new HttpError(409, 'insufficient_stock', 'Not enough units.');
     const left = stock.quantity - quantity;
     await client.query(`UPDATE stock SET quantity = $2 WHERE pet_id = $1`, [petId, left]);
     if (left === 0) await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
-    const order = (
-      await client.query(
-        `INSERT INTO orders (pet_id, owner_id, quantity, ship_date, complete, created_at)
-         VALUES ($1, $2, $3, NULL, false, $4) RETURNING id, created_at`,
-        [petId, request.account.id, quantity, new Date()],
-      )
-    ).rows[0];
+    await client.query(
+      `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, complete) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [id, petId, request.account.id, quantity, null, false],
+    );
+    await client.query(SUBSCRIBERS, ['order.placed', request.account.id]);
     await client.query('COMMIT');
-    reply.code(201).header('Location', `/store/orders/${order.id}`);
-    return { id: Number(order.id), petId, quantity, complete: false };
+    reply.code(201).header('Location', `/store/orders/${id}`);
+    return { id: Number(id), petId, quantity, complete: false };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -201,20 +209,31 @@ app.post('/store/orders', async (request, reply) => {
   }
 });
 
-// The service's QueueMessage: one statement inserting the message and notifying the workers.
+// The service's QueueMessage: one transaction inserting the message and its delivery job, with pg-boss's own
+// job-insert statement (the service sends the job through pg-boss on the transaction's connection).
 app.post('/messages', async (request, reply) => {
   const text = request.body?.message;
   if (typeof text !== 'string' || text.length < 1 || text.length > 2000) throw new HttpError(400, 'validation', 'bad');
   const id = randomUUID();
   const now = new Date();
-  await pool.query(
-    `WITH added AS (
-       INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       RETURNING id)
-     SELECT pg_notify($9, '') FROM added`,
-    [id, request.account.id, text, 'queued', now, null, 0, now, MESSAGES_CHANNEL],
-  );
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, last_error)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, NULL)`,
+      [id, request.account.id, text, 'queued', now, null],
+    );
+    const job = [id, MESSAGE_DELIVERY_QUEUE, { messageId: id }, ...Array(16).fill(null)];
+    const { rows } = await client.query(INSERT_JOB, job);
+    if (rows.length !== 1) throw new HttpError(500, 'error', 'the job was not queued');
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
   reply.code(202).header('Location', `/messages/${id}`);
   return { id, message: text, status: 'queued', createdAt: now.toISOString() };
 });
