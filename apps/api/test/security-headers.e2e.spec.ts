@@ -1,3 +1,6 @@
+import fastifyHelmet from '@fastify/helmet';
+import Fastify from 'fastify';
+import { API_CSP, DOCS_CSP } from '../src/common/http/security-headers.hooks';
 import { TestApp } from './support/test-app';
 
 /** A Content-Security-Policy header as directive → sources. */
@@ -52,6 +55,39 @@ describe('response headers: no caching of API responses, helmet, and /docs still
     const error = await api.get('/no/such/route');
     expect(error.headers.get('x-content-type-options')).toBe('nosniff');
     expect(error.headers.get('content-security-policy')).toBe(response.headers.get('content-security-policy'));
+  });
+
+  it('sends exactly the headers @fastify/helmet sends with the same options, on the API and on /docs', async () => {
+    // The reference: the plugin the app used to register, computing them on every request.
+    const reference = Fastify();
+    await reference.register(fastifyHelmet, {
+      global: true,
+      contentSecurityPolicy: API_CSP,
+      frameguard: { action: 'deny' },
+    });
+    reference.get('/api', async () => ({}));
+    reference.get('/docs', { config: { helmet: { contentSecurityPolicy: DOCS_CSP } } } as object, async () => ({}));
+    const own = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+    const helmetHeaders = async (path: string) => {
+      const response = await reference.inject({ method: 'GET', url: path });
+      return Object.fromEntries(Object.entries(response.headers).filter(([name]) => !own.has(name)));
+    };
+    const [forApi, forDocs] = [await helmetHeaders('/api'), await helmetHeaders('/docs')];
+    await reference.close();
+    expect(Object.keys(forApi).length).toBeGreaterThanOrEqual(10);
+    expect(forDocs['content-security-policy']).not.toBe(forApi['content-security-policy']);
+
+    for (const [path, expected] of [
+      ['/health/live', forApi],
+      ['/no/such/route', forApi],
+      ['/docs', forDocs],
+      ['/openapi.json', forDocs],
+    ] as const) {
+      const response = await fetch(`${api.baseUrl}${path}`);
+      for (const [name, value] of Object.entries(expected)) {
+        expect({ path, name, value: response.headers.get(name) }).toEqual({ path, name, value });
+      }
+    }
   });
 
   it('serves /docs and every script and stylesheet it loads, under a CSP that lets Swagger UI run', async () => {
