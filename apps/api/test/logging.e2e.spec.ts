@@ -1,5 +1,8 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { createRootLogger } from '../src/common/logging/logging';
+import pinoHttp, { Options as HttpLoggerOptions } from 'pino-http';
+import { createRootLogger, httpLoggerParams } from '../src/common/logging/logging';
 import { ADMIN_KEY, TestApp } from './support/test-app';
 
 /** Every line the app logs, as written (JSON text) and parsed. */
@@ -114,6 +117,46 @@ describe('logs: one JSON line per request, nothing secret (HTTP, real PostgreSQL
     expect(sink.lines.join('\n')).not.toMatch(/psk_|c=1|"z"/);
     expect(sink.entries[0]).toEqual(
       expect.objectContaining({ headers: { authorization: '[redacted]', cookie: '[redacted]' } }),
+    );
+  });
+
+  it('does not serialise the request for a logger nothing writes through, and still serialises a logged `req`', () => {
+    const sink = new LogCapture();
+    const middleware = pinoHttp(
+      httpLoggerParams(createRootLogger({ logLevel: 'info', logFormat: 'json' }, sink)).pinoHttp as HttpLoggerOptions,
+    );
+    const request = new IncomingMessage(new Socket());
+    Object.assign(request, { method: 'GET', url: '/categories', id: 'unit-1' });
+    let headerReads = 0;
+    Object.defineProperty(request, 'headers', {
+      get: () => {
+        headerReads++;
+        return { authorization: 'Bearer psk_secret', host: 'example' };
+      },
+    });
+    const response = new ServerResponse(request);
+    headerReads = 0;
+    middleware(request, response, () => undefined);
+    expect(headerReads).toBe(0);
+
+    // In-request application logs: the request id, and a `req` put in the object is written, redacted.
+    request.log.info('inside');
+    request.log.info({ req: request }, 'with the request');
+    const [inside, withRequest] = sink.entries;
+    expect(inside).toEqual({
+      level: 'info',
+      time: expect.any(String),
+      pid: process.pid,
+      requestId: 'unit-1',
+      msg: 'inside',
+    });
+    expect(withRequest['req']).toEqual(
+      expect.objectContaining({
+        id: 'unit-1',
+        method: 'GET',
+        url: '/categories',
+        headers: { authorization: '[redacted]', host: 'example' },
+      }),
     );
   });
 });

@@ -97,17 +97,28 @@ function requestLine(req: IncomingMessage, res: ServerResponse, durationMs: unkn
   };
 }
 
+/** The key of pino-http's per-request binding of the whole request, which is never written (see below). */
+const UNUSED_REQUEST_BINDING = 'petstoreUnusedRequest';
+
 /**
  * nestjs-pino's settings: one line per request, written when the response ends, with the request
  * id (Fastify's, from X-Request-Id), method, route template, status, duration in ms and the account
  * id; nothing of the headers or bodies. Application logs inside a request carry its `requestId`.
  */
 export function httpLoggerParams(root: RootLogger): Params {
+  const { req, res, err } = pino.stdSerializers;
   const pinoHttp: HttpLoggerOptions = {
     logger: root,
     quietReqLogger: true,
     quietResLogger: true,
-    customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
+    // pino-http also makes, for every request, a child logger bound to the whole request (`log.child({ req })`),
+    // which pino serialises and redacts at once; with quietReqLogger and quietResLogger nothing ever logs through
+    // it (about 6% of a small request's CPU). Bound under a key of its own whose serializer yields nothing, that
+    // child costs next to nothing. The serializers are pino-http's own otherwise (its wrapping of the standard
+    // ones is the identity), so a log call that puts a `req`, `res` or `err` in its object is written as before.
+    customAttributeKeys: { req: UNUSED_REQUEST_BINDING, reqId: 'requestId', responseTime: 'durationMs' },
+    wrapSerializers: false,
+    serializers: { req, res, err, [UNUSED_REQUEST_BINDING]: () => undefined },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     customSuccessObject: (req, res, value: Record<string, unknown>) => requestLine(req, res, value['durationMs']),
     customSuccessMessage: () => 'request completed',
