@@ -65,8 +65,11 @@ free_port='const s = require("net").createServer().listen(0, "127.0.0.1", () => 
 });'
 port=$(node -e "$free_port")
 admin_key="bundle-admin-key-$(node -e "console.log(require('crypto').randomBytes(16).toString('hex'))")"
-env -i PATH="$PATH" NODE_ENV=production DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 \
-  ADMIN_API_KEY="$admin_key" node dist/apps/api/main.js >>"$log" 2>&1 &
+# NODE_OPTIONS as the image sets it (its ENV line), so the heap ceiling is proved with the bundle.
+node_options=$(sed -n 's/^ENV .*NODE_OPTIONS=\([^ ]*\).*$/\1/p' "$root/docker/Dockerfile")
+[ -n "$node_options" ] || fail "docker/Dockerfile sets no NODE_OPTIONS"
+env -i PATH="$PATH" NODE_ENV=production NODE_OPTIONS="$node_options" DATABASE_URL="$database_url" PORT="$port" \
+  HOST=127.0.0.1 ADMIN_API_KEY="$admin_key" node dist/apps/api/main.js >>"$log" 2>&1 &
 pid=$!
 for _ in $(seq 1 120); do
   curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1 && break

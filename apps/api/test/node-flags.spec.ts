@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The heap ceiling (README, "Memory") is not in the bundle: every way of starting the service passes it.
+// These are the two the repository owns; tools/check-bundle.sh reads the image's value from the Dockerfile.
+const root = join(__dirname, '../../..');
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+
+/** The --max-old-space-size flags in a command line or a NODE_OPTIONS value. */
+const heapFlags = (text: string): string[] => text.match(/--max-old-space-size=\d+/g) ?? [];
+
+describe('the node flags of the start paths', () => {
+  const start: string = JSON.parse(read('package.json')).scripts.start;
+  const imageOptions = /^ENV .*\bNODE_OPTIONS=(\S+)/m.exec(read('docker/Dockerfile'))?.[1] ?? '';
+
+  it('npm start runs the bundle with a heap ceiling', () => {
+    expect(start).toMatch(/exec node --max-old-space-size=\d+ dist\/apps\/api\/main\.js$/);
+  });
+
+  it('the image sets the same ceiling in NODE_OPTIONS', () => {
+    expect(heapFlags(imageOptions)).toEqual(heapFlags(start));
+    expect(heapFlags(start)).toHaveLength(1);
+  });
+
+  it('leaves V8 room above the ~40 MB live heap and makes it collect well before 4x it', () => {
+    const megabytes = Number(heapFlags(start)[0]?.split('=')[1]);
+    expect(megabytes).toBeGreaterThanOrEqual(512);
+    expect(megabytes).toBeLessThanOrEqual(1024);
+  });
+});
