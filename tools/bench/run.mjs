@@ -70,6 +70,14 @@ function freePort() {
   });
 }
 
+/** The Node flags `npm start` gives the service (package.json), so that the bench runs it as it is run. */
+function startFlags() {
+  const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const match = /\bnode((?: --[\w-]+(?:=\S+)?)*) dist\/apps\/api\/main\.js/.exec(script);
+  if (!match) throw new Error(`cannot find "node … dist/apps/api/main.js" in the start script: ${script}`);
+  return match[1].trim().split(' ').filter(Boolean);
+}
+
 function start(name, args, env) {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -375,7 +383,11 @@ async function main() {
   if (PROFILE) mkdirSync(profileDir, { recursive: true });
   const app = start(
     'app',
-    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'app')}`] : []), 'dist/apps/api/main.js'],
+    [
+      ...startFlags(),
+      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'app')}`] : []),
+      'dist/apps/api/main.js',
+    ],
     {
       PORT: String(appPort),
       HOST: '127.0.0.1',
