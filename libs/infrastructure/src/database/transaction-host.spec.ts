@@ -65,7 +65,7 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
     expect(await host.query('SELECT id FROM host_statements WHERE id IN (10, 11)')).toEqual([]);
   });
 
-  it('a unique violation, outside and inside a transaction: as violated() reads it (QueryFailedError: cause)', async () => {
+  it('a unique violation, in and out of a transaction, as violated() reads it (QueryFailedError: cause)', async () => {
     await host.query(`INSERT INTO host_statements (id) VALUES (20)`);
     const outside = await failure(host.query(`INSERT INTO host_statements (id) VALUES (20)`));
     expect(outside).toBeInstanceOf(ConstraintViolationError);
