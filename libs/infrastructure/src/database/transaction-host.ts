@@ -68,7 +68,7 @@ export class TransactionHost {
     // Released: the connection broke (pg reported it, TypeORM released the runner) or the
     // transaction is over; its client may be someone else's by now.
     if (runner.isReleased) throw translateDriverError(new QueryRunnerAlreadyReleasedError());
-    const client = await connectionOf(runner);
+    const client = connectionOf(runner) ?? ((await runner.connect()) as PoolClient);
     try {
       return await client.query(sql, params);
     } catch (error) {
@@ -116,9 +116,9 @@ export class TransactionHost {
 
 type PgConnection = { connection?: { stream?: { destroy(): void } } };
 
-/** The pg client under a postgres query runner (connected: a transaction has started on it). */
-function connectionOf(runner: QueryRunner): PoolClient | Promise<PoolClient> {
-  return (runner as unknown as { databaseConnection?: PoolClient }).databaseConnection ?? runner.connect();
+/** The pg client under a postgres query runner, once connected (a transaction has started on it). */
+function connectionOf(runner: QueryRunner): PoolClient | undefined {
+  return (runner as unknown as { databaseConnection?: PoolClient }).databaseConnection;
 }
 
 @Injectable()
