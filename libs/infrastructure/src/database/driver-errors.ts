@@ -129,7 +129,8 @@ export function translateDriverErrors(dataSource: DataSource): DataSource {
   return dataSource;
 }
 
-function isClientReadTimeout(error: unknown): boolean {
+/** A reply that pg gave up waiting for (`query_timeout`): the connection is still busy with the statement. */
+export function isClientReadTimeout(error: unknown): boolean {
   const driverError = error instanceof QueryFailedError ? error.driverError : error;
   return READ_TIMEOUT.test((driverError as { message?: string } | null)?.message ?? '');
 }
@@ -140,7 +141,7 @@ type PgClient = NodeJS.EventEmitter & { connection?: { stream?: { destroy(): voi
  * Closes the runner's connection and waits until pg has reported it lost: by then TypeORM has
  * released the runner with that error, which makes the pool discard the connection.
  */
-async function dropConnection(runner: QueryRunner): Promise<void> {
+export async function dropConnection(runner: QueryRunner): Promise<void> {
   if (runner.isReleased) return;
   // connect() resolves at once with the runner's pg client.
   const client = (await runner.connect().catch(() => undefined)) as PgClient | undefined;

@@ -61,7 +61,7 @@ export class PgKeyRevocations extends KeyRevocations {
   async announce(hashes: readonly string[]): Promise<void> {
     for (let i = 0; i < hashes.length; i += HASHES_PER_NOTIFICATION) {
       const payload = hashes.slice(i, i + HASHES_PER_NOTIFICATION).join(',');
-      await this.host.manager.query('SELECT pg_notify($1, $2)', [KEY_REVOCATIONS_CHANNEL, payload]);
+      await this.host.query('SELECT pg_notify($1, $2)', [KEY_REVOCATIONS_CHANNEL, payload]);
     }
   }
 

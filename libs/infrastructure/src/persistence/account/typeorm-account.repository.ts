@@ -20,12 +20,12 @@ export class TypeOrmAccountRepository extends AccountRepository {
   }
 
   async lock(id: number): Promise<boolean> {
-    const rows: unknown[] = await this.host.manager.query(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, [id]);
+    const rows = await this.host.query(`SELECT id FROM accounts WHERE id = $1 FOR UPDATE`, [id]);
     return rows.length > 0;
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host.manager, 'accounts');
+    return nextSequenceId(this.host, 'accounts');
   }
 
   async add(account: Account): Promise<void> {
@@ -74,7 +74,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   }
 
   async findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null> {
-    const [row]: ApiKeyWithAccountRow[] = await this.host.manager.query(FIND_API_KEY_BY_HASH_SQL, [hash]);
+    const [row] = await this.host.query<ApiKeyWithAccountRow>(FIND_API_KEY_BY_HASH_SQL, [hash]);
     if (!row) return null;
     const accountId = Number(row.account_id);
     return {
@@ -121,7 +121,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   }
 
   async revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<string[]> {
-    const [rows]: [Array<{ hash: string }>, number] = await this.host.manager.query(
+    const rows = await this.host.query<{ hash: string }>(
       `UPDATE api_keys SET revoked_at = $2 WHERE bootstrap AND revoked_at IS NULL AND hash <> $1 RETURNING hash`,
       [keepHash, at],
     );
@@ -129,7 +129,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host.manager, 'api_keys');
+    return nextSequenceId(this.host, 'api_keys');
   }
 
   async add(key: ApiKey): Promise<boolean> {
@@ -155,7 +155,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     if (previous !== undefined && at.getTime() - previous < TOUCH_EVERY_MS) return;
     if (this.lastTouched.size > 100_000) this.lastTouched.clear();
     this.lastTouched.set(keyId, at.getTime());
-    await this.host.manager.query(
+    await this.host.query(
       `UPDATE api_keys SET last_used_at = $2
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
       [keyId, at],

@@ -8,7 +8,7 @@ import { TransactionHost } from '../../database/transaction-host';
 const CATEGORIES_NAME_UNIQUE = 'categories_name_lower_uq';
 
 /*
- * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one CategoryOrmEntity describes.
  */
 const FIND_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1`;
@@ -34,27 +34,27 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
   }
 
   async findById(id: number): Promise<Category | null> {
-    const [row] = await this.host.manager.query<CategoryRow[]>(FIND_BY_ID, [id]);
+    const [row] = await this.host.query<CategoryRow>(FIND_BY_ID, [id]);
     return row ? toCategory(row) : null;
   }
 
   async list({ limit, afterId }: PageRequest): Promise<Page<Category>> {
-    const rows = await this.host.manager.query<CategoryRow[]>(LIST, [afterId || null, limit + 1]);
+    const rows = await this.host.query<CategoryRow>(LIST, [afterId || null, limit + 1]);
     return pageFromRows(rows.map(toCategory), limit, (c) => c.id);
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host.manager, 'categories');
+    return nextSequenceId(this.host, 'categories');
   }
 
   async add(category: Category): Promise<void> {
     const { id, name, description } = category.toSnapshot();
-    await this.nameChecked(category, () => this.host.manager.query(INSERT, [id, name, description]));
+    await this.nameChecked(category, () => this.host.query(INSERT, [id, name, description]));
   }
 
   async save(category: Category): Promise<void> {
     const { id, name, description } = category.toSnapshot();
-    await this.nameChecked(category, () => this.host.manager.query(UPDATE, [id, name, description]));
+    await this.nameChecked(category, () => this.host.query(UPDATE, [id, name, description]));
   }
 
   /** The unique index on lower(name) decides, race-free; an id stored already stays a plain unique violation. */
@@ -69,7 +69,7 @@ export class TypeOrmCategoryRepository extends CategoryRepository {
 
   async delete(id: number): Promise<boolean> {
     try {
-      const [, affected] = await this.host.manager.query<[unknown[], number]>(DELETE, [id]);
+      const { affected } = await this.host.execute(DELETE, [id]);
       return affected > 0;
     } catch (error) {
       // Pets reference their category with ON DELETE RESTRICT: the database has the last word.

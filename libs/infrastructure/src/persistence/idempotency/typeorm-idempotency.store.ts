@@ -14,7 +14,7 @@ export class TypeOrmIdempotencyStore extends IdempotencyStore {
 
   async tryLock(accountId: number, key: string): Promise<boolean> {
     if (!this.host.inTransaction) throw new Error('IdempotencyStore.tryLock needs a transaction (UnitOfWork.run).');
-    const rows: Array<{ locked: boolean }> = await this.host.manager.query(
+    const rows = await this.host.query<{ locked: boolean }>(
       `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0)) AS locked`,
       [accountId, key],
     );
@@ -23,7 +23,7 @@ export class TypeOrmIdempotencyStore extends IdempotencyStore {
 
   async find(accountId: number, key: string, now: Date): Promise<IdempotencyRecord | null> {
     type Row = { fingerprint: string; result: string; created_resource: string | null };
-    const rows: Row[] = await this.host.manager.query(
+    const rows = await this.host.query<Row>(
       `SELECT fingerprint, result, created_resource
          FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`,
       [accountId, key, now],
@@ -35,7 +35,7 @@ export class TypeOrmIdempotencyStore extends IdempotencyStore {
 
   async save(accountId: number, key: string, record: IdempotencyRecord, expiresAt: Date): Promise<void> {
     // An expired record under the same key is replaced. The result is text, stored as given.
-    await this.host.manager.query(
+    await this.host.query(
       `INSERT INTO idempotency_keys (account_id, key, fingerprint, result, created_resource, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (account_id, key) DO UPDATE SET
@@ -46,10 +46,7 @@ export class TypeOrmIdempotencyStore extends IdempotencyStore {
   }
 
   async purgeExpired(now: Date): Promise<number> {
-    const result: [unknown[], number] = await this.host.manager.query(
-      `DELETE FROM idempotency_keys WHERE expires_at <= $1`,
-      [now],
-    );
-    return result[1];
+    const { affected } = await this.host.execute(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [now]);
+    return affected;
   }
 }

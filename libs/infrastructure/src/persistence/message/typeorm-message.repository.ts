@@ -12,7 +12,7 @@ import { Message, MessageStatus } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
- * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one MessageOrmEntity describes.
  */
 /** A newly queued message: no attempt made yet (seq is left to its sequence: insertion order). */
@@ -57,16 +57,16 @@ export class TypeOrmMessageRepository extends MessageRepository {
 
   async add(message: Message): Promise<void> {
     const { id, ownerId, text, status, createdAt, deliveredAt } = message.toSnapshot();
-    await this.host.manager.query(INSERT, [id, ownerId, text, status, createdAt, deliveredAt]);
+    await this.host.query(INSERT, [id, ownerId, text, status, createdAt, deliveredAt]);
   }
 
   async findById(id: string): Promise<Message | null> {
-    const [row] = await this.host.manager.query<MessageRow[]>(FIND_BY_ID, [id]);
+    const [row] = await this.host.query<MessageRow>(FIND_BY_ID, [id]);
     return row ? toMessage(row) : null;
   }
 
   async list(filter: MessageListFilter, { limit, afterId }: PageRequest): Promise<Page<Message>> {
-    const rows = await this.host.manager.query<MessageRow[]>(LIST, [afterId || null, filter.status || null, limit + 1]);
+    const rows = await this.host.query<MessageRow>(LIST, [afterId || null, filter.status || null, limit + 1]);
     const page = pageFromRows(rows, limit, (row) => Number(row.seq));
     return { items: page.items.map(toMessage), nextAfterId: page.nextAfterId };
   }
@@ -76,7 +76,7 @@ export class TypeOrmMessageRepository extends MessageRepository {
     // One statement, no lock held beyond it; only a message still queued changes (a late duplicate
     // attempt leaves a settled message as it is). A delivery clears the last error; a failure or
     // a give-up without an error of its own keeps the previous one.
-    const [, updated]: [unknown[], number] = await this.host.manager.query(
+    const { affected: updated } = await this.host.execute(
       `UPDATE messages
           SET status = $2::varchar, delivered_at = $3, attempts = GREATEST(attempts, $4),
               last_error = CASE WHEN $2::varchar = 'delivered' THEN NULL ELSE COALESCE($5, last_error) END
@@ -87,7 +87,7 @@ export class TypeOrmMessageRepository extends MessageRepository {
   }
 
   async queueStats(): Promise<MessageQueueStats> {
-    const [row]: Array<{ queued: number; oldest: Date | null; failed: number }> = await this.host.manager.query(
+    const [row] = await this.host.query<{ queued: number; oldest: Date | null; failed: number }>(
       `SELECT (SELECT count(*)::int FROM messages WHERE status = 'queued') AS queued,
               (SELECT created_at FROM messages WHERE status = 'queued' ORDER BY seq LIMIT 1) AS oldest,
               (SELECT count(*)::int FROM messages WHERE status = 'failed') AS failed`,

@@ -5,7 +5,7 @@ import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
- * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one OrderOrmEntity describes.
  */
 const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, complete`;
@@ -55,18 +55,18 @@ export class TypeOrmOrderRepository extends OrderRepository {
   }
 
   async findById(id: number): Promise<Order | null> {
-    const [row] = await this.host.manager.query<OrderRow[]>(FIND_BY_ID, [id]);
+    const [row] = await this.host.query<OrderRow>(FIND_BY_ID, [id]);
     return row ? toOrder(row) : null;
   }
 
   async lockById(id: number): Promise<Order | null> {
     if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
-    const [row] = await this.host.manager.query<OrderRow[]>(LOCK_BY_ID, [id]);
+    const [row] = await this.host.query<OrderRow>(LOCK_BY_ID, [id]);
     return row ? toOrder(row) : null;
   }
 
   async list(filter: OrderFilter, { limit, afterId }: PageRequest): Promise<Page<Order>> {
-    const rows = await this.host.manager.query<OrderRow[]>(LIST, [
+    const rows = await this.host.query<OrderRow>(LIST, [
       afterId || null,
       filter.ownerId ?? null,
       filter.petId ?? null,
@@ -77,10 +77,7 @@ export class TypeOrmOrderRepository extends OrderRepository {
   }
 
   async countOpenForPet(petId: number, exceptOrderId?: number): Promise<number> {
-    const [{ count }] = await this.host.manager.query<Array<{ count: number }>>(COUNT_OPEN_FOR_PET, [
-      petId,
-      exceptOrderId ?? null,
-    ]);
+    const [{ count }] = await this.host.query<{ count: number }>(COUNT_OPEN_FOR_PET, [petId, exceptOrderId ?? null]);
     return count;
   }
 
@@ -90,13 +87,13 @@ export class TypeOrmOrderRepository extends OrderRepository {
    */
   async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
     if (!this.host.inTransaction) throw new Error('lockOwnerAndCountOpenUnits needs a transaction (UnitOfWork.run).');
-    await this.host.manager.query(LOCK_OWNER, [ownerId]);
-    const [{ units }] = await this.host.manager.query<Array<{ units: number }>>(COUNT_OPEN_UNITS, [ownerId]);
+    await this.host.query(LOCK_OWNER, [ownerId]);
+    const [{ units }] = await this.host.query<{ units: number }>(COUNT_OPEN_UNITS, [ownerId]);
     return units;
   }
 
   async listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]> {
-    const rows = await this.host.manager.query<Array<{ id: string }>>(LIST_OPEN_PLACED_BEFORE, [
+    const rows = await this.host.query<{ id: string }>(LIST_OPEN_PLACED_BEFORE, [
       placedBefore,
       page.afterId,
       page.limit,
@@ -105,20 +102,20 @@ export class TypeOrmOrderRepository extends OrderRepository {
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host.manager, 'orders');
+    return nextSequenceId(this.host, 'orders');
   }
 
   async add(order: Order): Promise<void> {
     const { id, petId, ownerId, quantity, shipDate, complete } = order.toSnapshot();
-    await this.host.manager.query(INSERT, [id, petId, ownerId, quantity, shipDate, complete]);
+    await this.host.query(INSERT, [id, petId, ownerId, quantity, shipDate, complete]);
   }
 
   async save(order: Order): Promise<void> {
     const { id, shipDate, complete } = order.toSnapshot();
-    await this.host.manager.query(UPDATE, [id, shipDate, complete]);
+    await this.host.query(UPDATE, [id, shipDate, complete]);
   }
 
   async delete(id: number): Promise<void> {
-    await this.host.manager.query(DELETE, [id]);
+    await this.host.query(DELETE, [id]);
   }
 }

@@ -9,7 +9,7 @@ import { TransactionHost } from '../../database/transaction-host';
 const PETS_CATEGORY_FK = 'pets_category_fk';
 
 /*
- * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one PetOrmEntity describes.
  */
 const COLUMNS = `id, name, category_id, status`;
@@ -50,13 +50,13 @@ export class TypeOrmPetRepository extends PetRepository {
   }
 
   async findById(id: number): Promise<Pet | null> {
-    const [row] = await this.host.manager.query<PetRow[]>(FIND_BY_ID, [id]);
+    const [row] = await this.host.query<PetRow>(FIND_BY_ID, [id]);
     return row ? toPet(row) : null;
   }
 
   async lockById(id: number): Promise<Pet | null> {
     if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
-    const [row] = await this.host.manager.query<PetRow[]>(LOCK_BY_ID, [id]);
+    const [row] = await this.host.query<PetRow>(LOCK_BY_ID, [id]);
     return row ? toPet(row) : null;
   }
 
@@ -72,22 +72,22 @@ export class TypeOrmPetRepository extends PetRepository {
     }
     const sql =
       LIST_HEAD + (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') + LIST_TAIL(params.push(limit + 1));
-    const rows = await this.host.manager.query<PetRow[]>(sql, params);
+    const rows = await this.host.query<PetRow>(sql, params);
     return pageFromRows(rows.map(toPet), limit, (pet) => pet.id);
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host.manager, 'pets');
+    return nextSequenceId(this.host, 'pets');
   }
 
   async add(pet: Pet): Promise<void> {
     const { id, name, categoryId, status } = pet.toSnapshot();
-    await this.categoryChecked(pet, () => this.host.manager.query(INSERT, [id, name, categoryId, status]));
+    await this.categoryChecked(pet, () => this.host.query(INSERT, [id, name, categoryId, status]));
   }
 
   async save(pet: Pet): Promise<void> {
     const { id, name, categoryId, status } = pet.toSnapshot();
-    await this.categoryChecked(pet, () => this.host.manager.query(UPDATE, [id, name, categoryId, status]));
+    await this.categoryChecked(pet, () => this.host.query(UPDATE, [id, name, categoryId, status]));
   }
 
   private async categoryChecked(pet: Pet, write: () => Promise<unknown>): Promise<void> {
@@ -104,7 +104,7 @@ export class TypeOrmPetRepository extends PetRepository {
 
   async delete(id: number): Promise<boolean> {
     // The stock entry goes with the pet (stock.pet_id … ON DELETE CASCADE).
-    const [, affected] = await this.host.manager.query<[unknown[], number]>(DELETE, [id]);
+    const { affected } = await this.host.execute(DELETE, [id]);
     return affected > 0;
   }
 }

@@ -5,7 +5,7 @@ import { TransactionHost } from '../../database/transaction-host';
 
 /*
  * Stock entries joined to their pets (one row each: `stock.pet_id` is the pets' key), in fixed SQL
- * through the manager of the transaction host (no query building).
+ * run straight on pg by the transaction host (no query building).
  */
 const SELECT = `SELECT stock.pet_id, stock.quantity, pet.status
   FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id`;
@@ -29,13 +29,13 @@ export class TypeOrmStockLevels extends StockLevels {
   }
 
   async find(petId: number): Promise<StockLevel | null> {
-    const [row] = await this.host.manager.query<StockLevelRow[]>(FIND, [petId]);
+    const [row] = await this.host.query<StockLevelRow>(FIND, [petId]);
     return row ? toStockLevel(row) : null;
   }
 
   async list(filter: StockLevelFilter, { limit, afterId }: PageRequest): Promise<Page<StockLevel>> {
     const params = [afterId ?? null, filter.statuses ?? null, limit + 1];
-    const rows = await this.host.manager.query<StockLevelRow[]>(LIST, params);
+    const rows = await this.host.query<StockLevelRow>(LIST, params);
     return pageFromRows(rows.map(toStockLevel), limit, (level) => level.petId);
   }
 }

@@ -4,7 +4,7 @@ import { Stock } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
- * Fixed SQL through the manager of the transaction host (no query building, no entity hydration):
+ * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one StockOrmEntity describes.
  */
 const INSERT = `INSERT INTO stock (pet_id, quantity) VALUES ($1, $2)`;
@@ -25,19 +25,19 @@ export class TypeOrmStockRepository extends StockRepository {
 
   async create(item: Stock): Promise<Stock> {
     const { petId, quantity } = item.toSnapshot();
-    await this.host.manager.query(INSERT, [petId, quantity]);
+    await this.host.query(INSERT, [petId, quantity]);
     return item;
   }
 
   async lockByPetId(petId: number): Promise<Stock | null> {
     if (!this.host.inTransaction) throw new Error('lockByPetId needs a transaction (UnitOfWork.run).');
-    const [row] = await this.host.manager.query<StockRow[]>(LOCK_BY_PET_ID, [petId]);
+    const [row] = await this.host.query<StockRow>(LOCK_BY_PET_ID, [petId]);
     return row ? Stock.restore({ petId: Number(row.pet_id), quantity: row.quantity }) : null;
   }
 
   async save(item: Stock): Promise<Stock> {
     const { petId, quantity } = item.toSnapshot();
-    const [, affected] = await this.host.manager.query<[unknown[], number]>(UPDATE, [petId, quantity]);
+    const { affected } = await this.host.execute(UPDATE, [petId, quantity]);
     if (!affected) throw new Error(`Pet ${petId} has no stock entry to update.`);
     return item;
   }

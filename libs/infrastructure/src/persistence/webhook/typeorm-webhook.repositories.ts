@@ -59,8 +59,8 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
     super();
   }
 
-  private query<T>(text: string, values: unknown[] = []): Promise<T> {
-    return this.host.manager.query(text, values);
+  private query<T>(text: string, values: unknown[] = []): Promise<T[]> {
+    return this.host.query<T>(text, values);
   }
 
   async lockOwner(ownerId: number): Promise<void> {
@@ -68,7 +68,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async countByOwner(ownerId: number): Promise<number> {
-    const [row] = await this.query<Array<{ n: number }>>(
+    const [row] = await this.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhook_endpoints WHERE owner_id = $1`,
       [ownerId],
     );
@@ -76,7 +76,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host.manager, 'webhook_endpoints');
+    return nextSequenceId(this.host, 'webhook_endpoints');
   }
 
   async add(endpoint: WebhookEndpoint): Promise<void> {
@@ -88,12 +88,12 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async findById(id: number): Promise<WebhookEndpoint | null> {
-    const [row] = await this.query<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE id = $1`, [id]);
+    const [row] = await this.query<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = $1`, [id]);
     return row ? toEndpoint(row) : null;
   }
 
   async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
-    const rows = await this.query<EndpointRow[]>(
+    const rows = await this.query<EndpointRow>(
       `SELECT * FROM webhook_endpoints WHERE owner_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
       [ownerId, afterId ?? 0, limit + 1],
     );
@@ -106,7 +106,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]> {
-    const rows = await this.query<EndpointRow[]>(
+    const rows = await this.query<EndpointRow>(
       `SELECT e.*, a.role = 'admin' AS owner_is_admin
          FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
         WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')
@@ -117,7 +117,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean> {
-    const [row] = await this.query<Array<{ found: boolean }>>(
+    const [row] = await this.query<{ found: boolean }>(
       `SELECT EXISTS (
          SELECT 1 FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
           WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')) AS found`,
@@ -136,7 +136,7 @@ export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async disableFailingSince(since: Date, now: Date): Promise<number> {
-    const [, count] = await this.query<[unknown, number]>(
+    const { affected: count } = await this.host.execute(
       `UPDATE webhook_endpoints SET disabled_at = $2 WHERE disabled_at IS NULL AND failing_since <= $1`,
       [since, now],
     );
@@ -183,13 +183,13 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
     super();
   }
 
-  private query<T>(text: string, values: unknown[] = []): Promise<T> {
-    return this.host.manager.query(text, values);
+  private query<T>(text: string, values: unknown[] = []): Promise<T[]> {
+    return this.host.query<T>(text, values);
   }
 
   async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
     if (endpointIds.length === 0) return [];
-    const rows = await this.query<Array<{ id: string }>>(
+    const rows = await this.query<{ id: string }>(
       `INSERT INTO webhook_deliveries (event_id, endpoint_id, created_at, next_attempt_at)
        SELECT $1, endpoint_id, $3, $3 FROM unnest($2::bigint[]) AS endpoint_id
        ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`,
@@ -199,9 +199,7 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
   }
 
   async findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null> {
-    const [row] = await this.query<
-      Array<DeliveryRow & { url: string; secret: string; disabled: boolean; body: string }>
-    >(
+    const [row] = await this.query<DeliveryRow & { url: string; secret: string; disabled: boolean; body: string }>(
       `SELECT ${DELIVERY_COLUMNS}, e.url, e.secret, e.disabled_at IS NOT NULL AS disabled, ev.body
          FROM webhook_deliveries d
          JOIN webhook_events ev ON ev.id = d.event_id
@@ -220,7 +218,7 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
   }
 
   async recordAttempt(o: WebhookAttemptOutcome): Promise<boolean> {
-    const [, count] = await this.query<[unknown, number]>(
+    const { affected: count } = await this.host.execute(
       `UPDATE webhook_deliveries
           SET attempts = $2, status = $4::varchar, last_status_code = $5, last_error = $6, next_attempt_at = $7,
               delivered_at = CASE WHEN $4::varchar = 'delivered' THEN $8::timestamptz END
@@ -240,7 +238,7 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
   }
 
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
-    const rows = await this.query<DeliveryRow[]>(
+    const rows = await this.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
         WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2) ORDER BY d.id DESC LIMIT $3`,
       [endpointId, afterId ?? null, limit + 1],
@@ -265,7 +263,7 @@ export class SqlWebhookOutboxStore extends WebhookOutboxStore {
 
   async add(event: WebhookEvent): Promise<void> {
     if (!this.host.inTransaction) throw new Error('A webhook event must be recorded inside UnitOfWork.run.');
-    await this.host.manager.query(
+    await this.host.query(
       `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
        VALUES ($1, $2, $3, $4, $5, $6)`,
       [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
@@ -274,7 +272,7 @@ export class SqlWebhookOutboxStore extends WebhookOutboxStore {
   }
 
   async findById(id: string): Promise<WebhookEvent | null> {
-    const [row] = await this.host.manager.query(`SELECT * FROM webhook_events WHERE id = $1`, [id]);
+    const [row] = await this.host.query<EventRow>(`SELECT * FROM webhook_events WHERE id = $1`, [id]);
     if (!row) return null;
     return {
       id: row.id,
@@ -285,6 +283,16 @@ export class SqlWebhookOutboxStore extends WebhookOutboxStore {
       createdAt: row.created_at,
     };
   }
+}
+
+/** A row of webhook_events (bigint ids as pg gives them: text). */
+interface EventRow {
+  id: string;
+  type: WebhookEvent['type'];
+  subject_owner_id: string | null;
+  endpoint_id: string | null;
+  body: string;
+  created_at: Date;
 }
 
 /** A delivery's attempt jobs, sent in the transaction that records why one is due. */
