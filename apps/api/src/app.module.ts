@@ -17,6 +17,7 @@ import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { MessagesModule } from './messages/messages.module';
 import { StoreModule } from './store/store.module';
 import { WebhookCoreModule } from './webhooks/webhook-core.module';
+import { ChangeSignalsModule } from './accounts/change-signals.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
@@ -39,7 +40,8 @@ export class AppModule {
         MetricsModule.register(config, { http: true }),
         JobQueueModule,
         IdempotencyModule,
-        AccountsModule.register(databaseUrl),
+        ChangeSignalsModule.register(databaseUrl, true),
+        AccountsModule.register(),
         CategoriesModule,
         CatalogueRepositoriesModule,
         PetsModule,

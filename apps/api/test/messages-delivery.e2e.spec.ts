@@ -6,6 +6,8 @@ import {
   MessageDeliverySettings,
   MessageTransport,
   QueueMessage,
+  SubscriberCache,
+  SubscriberCacheSettings,
   WebhookEvents,
   WebhookSettings,
 } from '@petstore/application';
@@ -18,6 +20,7 @@ import {
   messageQueues,
   PgBossJobQueue,
   PgBossMessageQueue,
+  PgKeyRevocations,
   TransactionHost,
   SqlWebhookEndpointRepository,
   SqlWebhookOutboxStore,
@@ -80,7 +83,10 @@ class Worker {
     // A delivery records its webhook event (message.delivered) in the outbox, on the same transaction.
     const outbox = new SqlWebhookOutboxStore(host, worker.jobs);
     const endpoints = new SqlWebhookEndpointRepository(host);
-    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), clock, endpoints);
+    // Not listening for endpoint changes: the subscriber cache asks the database every time.
+    const changes = new PgKeyRevocations(host, { url }).endpointChanges;
+    const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
+    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), clock, subscribers);
     const uow = new TypeOrmUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = {

@@ -12,12 +12,11 @@ import {
 import { CryptoApiKeySecrets, TypeOrmAccountRepository, TypeOrmApiKeyRepository } from '@petstore/infrastructure';
 import { BearerStrategy } from '../common/auth/bearer.strategy';
 import { MyAccountController, SignUpController } from './accounts.controller';
-import { keyRevocationProviders } from './key-revocations.providers';
 
-/** Accounts and keys; verified keys are cached, and revocations announced to every instance (databaseUrl's). */
+/** Accounts and keys; the key cache and the revocation signal come from the global ChangeSignalsModule. */
 @Module({})
 export class AccountsModule {
-  static register(databaseUrl: string): DynamicModule {
+  static register(): DynamicModule {
     return {
       module: AccountsModule,
       controllers: [SignUpController, MyAccountController],
@@ -25,7 +24,6 @@ export class AccountsModule {
         { provide: AccountRepository, useClass: TypeOrmAccountRepository },
         { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
         { provide: ApiKeySecrets, useClass: CryptoApiKeySecrets },
-        ...keyRevocationProviders(databaseUrl, true),
         SignUp,
         IssueApiKey,
         ManageApiKeys,

@@ -1,5 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Provider } from '@nestjs/common';
-import { Clock, KeyRevocations, VerifiedKeyCache, VerifiedKeyCacheSettings } from '@petstore/application';
+import {
+  Clock,
+  KeyRevocations,
+  VerifiedKeyCache,
+  VerifiedKeyCacheSettings,
+  WebhookEndpointChanges,
+} from '@petstore/application';
 import { PgKeyRevocations, TransactionHost } from '@petstore/infrastructure';
 import { AppConfig } from '../config/app-config';
 
@@ -14,9 +20,10 @@ class KeyRevocationsCloser implements OnApplicationShutdown {
 }
 
 /**
- * The cache of verified keys and the revocation signal it relies on (PostgreSQL LISTEN/NOTIFY on
- * the service's database). `listen` false (the seed): revocations are announced to the running
- * instances, but this process caches nothing and listens to nothing.
+ * The cache of verified keys and the signals between instances (PostgreSQL LISTEN/NOTIFY on the
+ * service's database, one connection): key revocations, and webhook endpoint changes (for
+ * WebhookCoreModule's SubscriberCache). `listen` false (the seed, a worker-only process): changes
+ * are announced to the running instances, but this process caches nothing and listens to nothing.
  */
 export function keyRevocationProviders(databaseUrl: string, listen: boolean): Provider[] {
   return [
@@ -27,20 +34,25 @@ export function keyRevocationProviders(databaseUrl: string, listen: boolean): Pr
     },
     {
       provide: PgKeyRevocations,
-      useFactory: async (host: TransactionHost, settings: VerifiedKeyCacheSettings) => {
+      useFactory: async (host: TransactionHost) => {
         const logger = new Logger('KeyRevocations');
         const revocations = new PgKeyRevocations(host, {
           url: databaseUrl,
           onError: (error) =>
-            logger.warn(`Not receiving key revocations (cached keys unused until back): ${String(error)}`),
+            logger.warn(`Not receiving key revocations nor endpoint changes (caches unused until back): ${String(error)}`),
         });
-        // With no cache there is nothing to keep fresh: announcing is enough.
-        if (settings.ttlSeconds > 0) await revocations.listen();
+        // Listening keeps the caches fresh (the webhook subscribers' one even with API_KEY_CACHE_SECONDS=0).
+        if (listen) await revocations.listen();
         return revocations;
       },
-      inject: [TransactionHost, VerifiedKeyCacheSettings],
+      inject: [TransactionHost],
     },
     { provide: KeyRevocations, useExisting: PgKeyRevocations },
+    {
+      provide: WebhookEndpointChanges,
+      useFactory: (revocations: PgKeyRevocations) => revocations.endpointChanges,
+      inject: [PgKeyRevocations],
+    },
     KeyRevocationsCloser,
     {
       provide: VerifiedKeyCache,

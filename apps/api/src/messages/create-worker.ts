@@ -9,6 +9,7 @@ import { JobQueueModule } from '../jobs/job-queue.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MessageWorkerModule } from './message-worker.module';
 import { WebhookCoreModule } from '../webhooks/webhook-core.module';
+import { ChangeSignalsModule } from '../accounts/change-signals.module';
 
 export interface CreateWorkerOptions {
   config: AppConfig;
@@ -32,6 +33,8 @@ class WorkerModule {
         IdempotencyModule,
         CatalogueRepositoriesModule,
         MessageWorkerModule,
+        // Endpoints disabled by the scheduled job are announced; this process caches no subscribers.
+        ChangeSignalsModule.register(databaseUrl, false),
         WebhookCoreModule,
       ],
       providers: [{ provide: AppConfig, useValue: config }],

@@ -3,6 +3,8 @@ import {
   DeliverWebhook,
   FanOutWebhookEvent,
   GiveUpWebhookDelivery,
+  SubscriberCache,
+  SubscriberCacheSettings,
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
@@ -68,7 +70,7 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
 /**
  * Webhooks' outbox (WebhookEvents, which the order, pet and message use cases call), stores,
  * network adapters and workers: global, part of the API and of a worker-only process. Needs the
- * global DatabaseModule, JobQueueModule, CatalogueRepositoriesModule and AppConfig.
+ * global DatabaseModule, JobQueueModule, CatalogueRepositoriesModule, ChangeSignalsModule and AppConfig.
  */
 @Global()
 @Module({
@@ -86,6 +88,8 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
     { provide: WebhookSender, useClass: HttpWebhookSender },
     { provide: WebhookUrlPolicy, useClass: DnsWebhookUrlPolicy },
     { provide: WebhookSecrets, useClass: RandomWebhookSecrets },
+    { provide: SubscriberCacheSettings, useValue: new SubscriberCacheSettings() },
+    SubscriberCache,
     WebhookEvents,
     FanOutWebhookEvent,
     DeliverWebhook,
@@ -94,6 +98,7 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
   ],
   exports: [
     WebhookEvents,
+    SubscriberCache,
     WebhookOutboxStore,
     WebhookEndpointRepository,
     WebhookDeliveryRepository,

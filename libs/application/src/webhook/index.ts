@@ -1,3 +1,4 @@
 export * from './webhook.ports';
 export * from './webhook-events';
 export * from './webhook.use-cases';
+export * from './subscriber-cache';

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Message, Order, OrderEventType, Pet, PetStatus, WebhookEventType } from '@petstore/domain';
 import { Clock } from '../ports';
 import type { WebhookEventName } from './webhook.ports';
-import { WebhookEndpointRepository, WebhookEvent, WebhookOutboxStore, WebhookPayloads } from './webhook.ports';
+import { WebhookEvent, WebhookOutboxStore, WebhookPayloads } from './webhook.ports';
+import { SubscriberCache } from './subscriber-cache';
 
 /**
  * What use cases call, inside their `UnitOfWork.run`, to report a change to webhook endpoints: the
@@ -16,7 +17,7 @@ export class WebhookEvents {
     private readonly outbox: WebhookOutboxStore,
     private readonly payloads: WebhookPayloads,
     private readonly clock: Clock,
-    private readonly endpoints: WebhookEndpointRepository,
+    private readonly subscribers: SubscriberCache,
   ) {}
 
   async order(type: OrderEventType, order: Order): Promise<Order> {
@@ -47,10 +48,11 @@ export class WebhookEvents {
 
   /**
    * Written only when some endpoint may receive it: most changes have no subscriber, and then cost one
-   * read instead of an event and its job. An endpoint created while the change commits may miss it.
+   * read (usually none: the answer is cached) instead of an event and its job. An endpoint created
+   * less than a second before the change commits may miss it (SubscriberCache).
    */
   private async add(type: WebhookEventType, subjectOwnerId: number | null, data: unknown): Promise<void> {
-    if (!(await this.endpoints.hasSubscribers(type, subjectOwnerId))) return;
+    if (!(await this.subscribers.hasSubscribers(type, subjectOwnerId))) return;
     await this.outbox.add(this.event(type, subjectOwnerId, data, null));
   }
 

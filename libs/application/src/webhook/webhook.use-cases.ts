@@ -10,6 +10,7 @@ import {
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { WebhookEvents } from './webhook-events';
+import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import {
   WebhookDelivery,
   WebhookDeliveryQueue,
@@ -38,8 +39,11 @@ export class CreateWebhookEndpoint {
     private readonly urls: WebhookUrlPolicy,
     private readonly secrets: WebhookSecrets,
     private readonly clock: Clock,
+    private readonly changes: WebhookEndpointChanges,
+    private readonly subscribers: SubscriberCache,
   ) {}
 
+  /** Receives events from the next change on this instance, and within a second on the others. */
   async execute(command: CreateWebhookEndpointCommand): Promise<WebhookEndpoint> {
     const endpoint = WebhookEndpoint.create({
       id: await this.endpoints.nextId(),
@@ -52,14 +56,16 @@ export class CreateWebhookEndpoint {
     });
     // Resolving a name takes time: done before the transaction, so no lock waits on DNS.
     await this.urls.check(endpoint.url);
-    return this.uow.run(async () => {
+    await this.uow.run(async () => {
       await this.endpoints.lockOwner(endpoint.ownerId);
       if ((await this.endpoints.countByOwner(endpoint.ownerId)) >= MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT) {
         throw new TooManyWebhookEndpointsError();
       }
       await this.endpoints.add(endpoint);
-      return endpoint;
+      await this.changes.announce();
     });
+    this.subscribers.changed();
+    return endpoint;
   }
 }
 
@@ -93,14 +99,18 @@ export class DeleteWebhookEndpoint {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly endpoints: WebhookEndpointRepository,
+    private readonly changes: WebhookEndpointChanges,
+    private readonly subscribers: SubscriberCache,
   ) {}
 
-  execute(id: number, viewer: Account): Promise<void> {
-    return this.uow.run(async () => {
+  async execute(id: number, viewer: Account): Promise<void> {
+    await this.uow.run(async () => {
       const endpoint = await this.endpoints.findById(id);
       if (!endpoint || !viewer.mayActFor(endpoint.ownerId)) throw new WebhookEndpointNotFoundError(id);
       await this.endpoints.delete(id);
+      await this.changes.announce();
     });
+    this.subscribers.changed();
   }
 }
 
@@ -242,18 +252,30 @@ export class GiveUpWebhookDelivery {
   }
 }
 
-/** Scheduled: endpoints whose every delivery failed for WebhookSettings.disableAfterMs are disabled. */
+/**
+ * Scheduled: endpoints whose every delivery failed for WebhookSettings.disableAfterMs are disabled
+ * (and the instances told, so that they stop recording events only those endpoints would receive).
+ */
 @Injectable()
 export class DisableFailingWebhookEndpoints {
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly endpoints: WebhookEndpointRepository,
     private readonly settings: WebhookSettings,
     private readonly clock: Clock,
+    private readonly changes: WebhookEndpointChanges,
+    private readonly subscribers: SubscriberCache,
   ) {}
 
   async execute(): Promise<{ disabled: number }> {
     const now = this.clock.now();
     const since = new Date(now.getTime() - this.settings.disableAfterMs);
-    return { disabled: await this.endpoints.disableFailingSince(since, now) };
+    const disabled = await this.uow.run(async () => {
+      const count = await this.endpoints.disableFailingSince(since, now);
+      if (count > 0) await this.changes.announce();
+      return count;
+    });
+    if (disabled > 0) this.subscribers.changed();
+    return { disabled };
   }
 }

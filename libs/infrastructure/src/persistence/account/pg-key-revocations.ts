@@ -1,9 +1,16 @@
-import { KeyRevocations, RevocationSubscriber } from '@petstore/application';
+import {
+  EndpointChangeSubscriber,
+  KeyRevocations,
+  RevocationSubscriber,
+  WebhookEndpointChanges,
+} from '@petstore/application';
 import { Client, ClientConfig, Notification } from 'pg';
 import { TransactionHost } from '../../database/transaction-host';
 
 /** The PostgreSQL channel revocations are announced on (one per database). */
 export const KEY_REVOCATIONS_CHANNEL = 'api_key_revocations';
+/** The channel webhook endpoint changes are announced on, LISTENed on the same connection. */
+export const WEBHOOK_ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoint_changes';
 
 /** Hashes per NOTIFY: 100 × 65 characters stays well under PostgreSQL's 8000-byte payload limit. */
 const HASHES_PER_NOTIFICATION = 100;
@@ -32,9 +39,15 @@ export interface KeyRevocationListenerOptions {
  * notification to the subscribers. When that connection is lost the subscribers are reset and
  * `listening` is false until a new connection LISTENs again (then they are reset once more:
  * notifications sent meanwhile were missed).
+ *
+ * The same connection carries webhook endpoint changes (`endpointChanges`, on a second channel):
+ * one listening connection per instance for both caches.
  */
 export class PgKeyRevocations extends KeyRevocations {
   private readonly subscribers: RevocationSubscriber[] = [];
+  private readonly endpointSubscribers: EndpointChangeSubscriber[] = [];
+  /** WebhookEndpointChanges over this listener's connection. */
+  readonly endpointChanges: WebhookEndpointChanges;
   private client: Client | null = null;
   private connected = false;
   private closed = false;
@@ -48,6 +61,7 @@ export class PgKeyRevocations extends KeyRevocations {
   ) {
     super();
     this.reconnectDelayMs = this.minReconnectDelayMs;
+    this.endpointChanges = new PgWebhookEndpointChanges(host, this, this.endpointSubscribers);
   }
 
   private get minReconnectDelayMs(): number {
@@ -101,7 +115,7 @@ export class PgKeyRevocations extends KeyRevocations {
     client.on('end', () => this.lost(client, new Error('The key revocation listener connection ended.')));
     try {
       await client.connect();
-      await client.query(`LISTEN ${KEY_REVOCATIONS_CHANNEL}`);
+      await client.query(`LISTEN ${KEY_REVOCATIONS_CHANNEL}; LISTEN ${WEBHOOK_ENDPOINT_CHANGES_CHANNEL}`);
     } catch (error) {
       this.lost(client, error);
       return;
@@ -119,6 +133,10 @@ export class PgKeyRevocations extends KeyRevocations {
   }
 
   private receive(message: Notification): void {
+    if (message.channel === WEBHOOK_ENDPOINT_CHANGES_CHANNEL) {
+      for (const subscriber of this.endpointSubscribers) subscriber.changed();
+      return;
+    }
     if (message.channel !== KEY_REVOCATIONS_CHANNEL || !message.payload) return;
     const hashes = message.payload.split(',');
     for (const subscriber of this.subscribers) subscriber.revoked(hashes);
@@ -150,5 +168,29 @@ export class PgKeyRevocations extends KeyRevocations {
 
   private reset(): void {
     for (const subscriber of this.subscribers) subscriber.reset();
+    for (const subscriber of this.endpointSubscribers) subscriber.reset();
+  }
+}
+
+/** Webhook endpoint changes, announced with `pg_notify` in the changing transaction, received by PgKeyRevocations. */
+class PgWebhookEndpointChanges extends WebhookEndpointChanges {
+  constructor(
+    private readonly host: TransactionHost,
+    private readonly listener: PgKeyRevocations,
+    private readonly subscribers: EndpointChangeSubscriber[],
+  ) {
+    super();
+  }
+
+  get listening(): boolean {
+    return this.listener.listening;
+  }
+
+  async announce(): Promise<void> {
+    await this.host.query('SELECT pg_notify($1, $2)', [WEBHOOK_ENDPOINT_CHANGES_CHANNEL, 'changed']);
+  }
+
+  subscribe(subscriber: EndpointChangeSubscriber): void {
+    this.subscribers.push(subscriber);
   }
 }

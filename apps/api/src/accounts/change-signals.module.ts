@@ -1,0 +1,20 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { KeyRevocations, VerifiedKeyCache, WebhookEndpointChanges } from '@petstore/application';
+import { keyRevocationProviders } from './key-revocations.providers';
+
+/**
+ * The signals between instances (revoked keys, changed webhook endpoints) over one listening
+ * connection, and the cache of verified keys: global, for AccountsModule and WebhookCoreModule.
+ * `listen` false (a worker-only process): changes are announced, nothing is received or cached.
+ */
+@Module({})
+export class ChangeSignalsModule {
+  static register(databaseUrl: string, listen: boolean): DynamicModule {
+    return {
+      module: ChangeSignalsModule,
+      global: true,
+      providers: keyRevocationProviders(databaseUrl, listen),
+      exports: [KeyRevocations, VerifiedKeyCache, WebhookEndpointChanges],
+    };
+  }
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import type { WebhookEventType } from '@petstore/domain';
+import { Clock } from '../ports';
+import { WebhookEndpointRepository } from './webhook.ports';
+
+/** Told that webhook endpoints changed, on every instance (each instance's SubscriberCache). */
+export interface EndpointChangeSubscriber {
+  /** An endpoint was created, deleted or disabled somewhere: forget every answer. */
+  changed(): void;
+  /** Announcements may have been missed (the signal's connection was lost, or was just regained). */
+  reset(): void;
+}
+
+/**
+ * The signal between instances that webhook endpoints changed. A changing use case announces it
+ * inside its transaction: it reaches every instance's subscriber once the transaction commits (not
+ * at all if it rolls back), within a second while `listening`.
+ */
+export abstract class WebhookEndpointChanges {
+  /** Inside the changing transaction: delivered to every instance at commit. */
+  abstract announce(): Promise<void>;
+  abstract subscribe(subscriber: EndpointChangeSubscriber): void;
+  /** Whether this instance receives announcements now; while it does not, nothing is cached. */
+  abstract get listening(): boolean;
+}
+
+/** Seconds an answer of `hasSubscribers` is kept: changes reach the cache through the signal, this only bounds a miss. */
+export const SUBSCRIBER_CACHE_SECONDS = 5;
+
+export class SubscriberCacheSettings {
+  constructor(
+    readonly ttlSeconds = SUBSCRIBER_CACHE_SECONDS,
+    /** Answers kept at most (one per event type and subject owner); the oldest makes room. */
+    readonly maxEntries = 10_000,
+  ) {}
+}
+
+interface Entry {
+  found: boolean;
+  expiresAt: number;
+}
+
+/**
+ * `WebhookEndpointRepository.hasSubscribers`, answered from memory for a few seconds: an order
+ * then reports its event without a database round trip (under its pet's lock). Endpoint changes
+ * reach it through WebhookEndpointChanges (this instance's at commit, the others' within a
+ * second); while those are not received, every question goes to the database.
+ *
+ * A lookup that began before a change must not store what it read: the generation is taken
+ * before the lookup, and the answer is kept only if no change (or reset) arrived since.
+ */
+@Injectable()
+export class SubscriberCache implements EndpointChangeSubscriber {
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped by every change and reset. */
+  private generation = 0;
+
+  constructor(
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly changes: WebhookEndpointChanges,
+    private readonly clock: Clock,
+    private readonly settings: SubscriberCacheSettings,
+  ) {
+    if (this.enabled) changes.subscribe(this);
+  }
+
+  get enabled(): boolean {
+    return this.settings.ttlSeconds > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Whether any endpoint may receive an event of `type` about `subjectOwnerId`'s resource. */
+  async hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean> {
+    if (!this.enabled || !this.changes.listening) return this.endpoints.hasSubscribers(type, subjectOwnerId);
+    const key = `${type} ${subjectOwnerId ?? ''}`;
+    const now = this.clock.now().getTime();
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt > now) return entry.found;
+    if (entry) this.entries.delete(key);
+    const ticket = this.generation;
+    const found = await this.endpoints.hasSubscribers(type, subjectOwnerId);
+    if (ticket === this.generation && this.changes.listening) this.remember(key, found);
+    return found;
+  }
+
+  /** Endpoints changed (announced by any instance, or just committed here): everything is forgotten. */
+  changed(): void {
+    this.reset();
+  }
+
+  reset(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  private remember(key: string, found: boolean): void {
+    this.entries.delete(key); // re-inserted last: the Map's order is the age order
+    if (this.entries.size >= this.settings.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, { found, expiresAt: this.clock.now().getTime() + this.settings.ttlSeconds * 1000 });
+  }
+}
