@@ -1,4 +1,4 @@
-import { RevocationSubscriber } from '@petstore/application';
+import { EndpointChangeSubscriber, RevocationSubscriber } from '@petstore/application';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -7,8 +7,8 @@ import { TransactionHost } from '../../database/transaction-host';
 import { KEY_REVOCATIONS_CHANNEL, PgKeyRevocations } from './pg-key-revocations';
 
 /** What a subscriber was told, in order; `next()` resolves at the next call. */
-class Recorder implements RevocationSubscriber {
-  readonly calls: Array<string[] | 'reset'> = [];
+class Recorder implements RevocationSubscriber, EndpointChangeSubscriber {
+  readonly calls: Array<string[] | 'reset' | 'changed'> = [];
   private waiting: Array<() => void> = [];
 
   revoked(hashes: readonly string[]): void {
@@ -19,11 +19,15 @@ class Recorder implements RevocationSubscriber {
     this.record('reset');
   }
 
+  changed(): void {
+    this.record('changed');
+  }
+
   next(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private record(call: string[] | 'reset'): void {
+  private record(call: string[] | 'reset' | 'changed'): void {
     this.calls.push(call);
     const waiting = this.waiting;
     this.waiting = [];
@@ -108,5 +112,35 @@ describe('PgKeyRevocations (real database)', () => {
     } finally {
       await killer.end();
     }
+  });
+
+  it('carries webhook endpoint changes on the same connection: delivered at commit, reset with the connection', async () => {
+    const endpoints = new Recorder();
+    revocations.endpointChanges.subscribe(endpoints);
+    expect(revocations.endpointChanges.listening).toBe(true);
+    await host
+      .transaction(async () => {
+        await revocations.endpointChanges.announce();
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    const told = endpoints.next();
+    await host.transaction(() => revocations.endpointChanges.announce());
+    await told;
+    expect(endpoints.calls).toEqual(['changed']);
+    expect(subscriber.calls).toEqual(['reset']); // the key cache is not told of endpoints
+    const [{ n }] = await host.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'petstore-key-revocations'
+         AND datname = current_database()`,
+    );
+    expect(n).toBe(1);
+    const lost = endpoints.next();
+    await host.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'petstore-key-revocations'
+         AND datname = current_database()`,
+    );
+    await lost;
+    expect(revocations.endpointChanges.listening).toBe(false);
+    expect(endpoints.calls).toEqual(['changed', 'reset']);
   });
 });
