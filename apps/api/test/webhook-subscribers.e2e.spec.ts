@@ -39,7 +39,7 @@ describe('webhook subscribers cached across two instances (one database)', () =>
     return api.post('/webhooks/endpoints', { key, body });
   }
 
-  it("an endpoint created on one instance receives the other's orders within 1 s, though it cached 'none'", async () => {
+  it("an endpoint created on one instance gets the other's orders within 1 s, though it cached 'none'", async () => {
     const { key } = await a.customer('Subscriber');
     const petId = await store.pet({ quantity: 1000 });
     // Instance B records no event (no subscriber) and caches that answer.

@@ -39,7 +39,7 @@ export function keyRevocationProviders(databaseUrl: string, listen: boolean): Pr
         const revocations = new PgKeyRevocations(host, {
           url: databaseUrl,
           onError: (error) =>
-            logger.warn(`Not receiving key revocations nor endpoint changes (caches unused until back): ${String(error)}`),
+            logger.warn(`Not receiving key revocations nor endpoint changes (no caching until back): ${String(error)}`),
         });
         // Listening keeps the caches fresh (the webhook subscribers' one even with API_KEY_CACHE_SECONDS=0).
         if (listen) await revocations.listen();

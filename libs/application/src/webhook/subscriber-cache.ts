@@ -24,7 +24,7 @@ export abstract class WebhookEndpointChanges {
   abstract get listening(): boolean;
 }
 
-/** Seconds an answer of `hasSubscribers` is kept: changes reach the cache through the signal, this only bounds a miss. */
+/** Seconds an answer of `hasSubscribers` is kept: changes arrive through the signal, this only bounds a miss. */
 export const SUBSCRIBER_CACHE_SECONDS = 5;
 
 export class SubscriberCacheSettings {

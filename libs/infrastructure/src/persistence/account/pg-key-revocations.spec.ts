@@ -114,7 +114,7 @@ describe('PgKeyRevocations (real database)', () => {
     }
   });
 
-  it('carries webhook endpoint changes on the same connection: delivered at commit, reset with the connection', async () => {
+  it('carries webhook endpoint changes on the same connection: at commit, reset with the connection', async () => {
     const endpoints = new Recorder();
     revocations.endpointChanges.subscribe(endpoints);
     expect(revocations.endpointChanges.listening).toBe(true);
