@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Account } from '@petstore/domain';
+import { ExpiringCache } from '../common/expiring-cache';
 import { Clock } from '../ports';
 import { KeyRevocations, RevocationSubscriber } from './key-revocations';
 
@@ -18,10 +19,6 @@ export interface VerifiedKey {
   keyId: number;
 }
 
-interface Entry extends VerifiedKey {
-  expiresAt: number;
-}
-
 /**
  * Keys found valid in the database, by hash (never by the secret), for a few seconds: a cached
  * key costs no database round trip. Only valid keys are kept: an unknown or revoked key is
@@ -34,15 +31,14 @@ interface Entry extends VerifiedKey {
  */
 @Injectable()
 export class VerifiedKeyCache implements RevocationSubscriber {
-  private readonly entries = new Map<string, Entry>();
-  /** Bumped by every revocation and reset. */
-  private generation = 0;
+  private readonly cache: ExpiringCache<VerifiedKey>;
 
   constructor(
     private readonly revocations: KeyRevocations,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly settings: VerifiedKeyCacheSettings,
   ) {
+    this.cache = new ExpiringCache(clock, settings.ttlSeconds, settings.maxEntries);
     if (this.enabled) revocations.subscribe(this);
   }
 
@@ -51,46 +47,32 @@ export class VerifiedKeyCache implements RevocationSubscriber {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.cache.size;
   }
 
   /** The cached key with this hash, if it is fresh and revocations are being received. */
   get(hash: string): VerifiedKey | null {
     if (!this.enabled || !this.revocations.listening) return null;
-    const entry = this.entries.get(hash);
-    if (!entry) return null;
-    if (entry.expiresAt <= this.clock.now().getTime()) {
-      this.entries.delete(hash);
-      return null;
-    }
-    return entry;
+    return this.cache.get(hash) ?? null;
   }
 
   /** Taken before looking a key up in the database; `remember` needs it. */
   ticket(): number {
-    return this.generation;
+    return this.cache.ticket();
   }
 
   /** Keeps a key found valid by a lookup that began at `ticket`, unless a revocation came since. */
   remember(hash: string, key: VerifiedKey, ticket: number): void {
-    if (!this.enabled || !this.revocations.listening || ticket !== this.generation) return;
-    this.entries.delete(hash); // re-inserted last: the Map's order is the age order
-    if (this.entries.size >= this.settings.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    const expiresAt = this.clock.now().getTime() + this.settings.ttlSeconds * 1000;
-    this.entries.set(hash, { account: key.account, keyId: key.keyId, expiresAt });
+    if (!this.enabled || !this.revocations.listening) return;
+    this.cache.set(hash, { account: key.account, keyId: key.keyId }, ticket);
   }
 
   /** Revoked keys (announced by any instance, or just revoked here): forgotten at once. */
   revoked(hashes: readonly string[]): void {
-    this.generation++;
-    for (const hash of hashes) this.entries.delete(hash);
+    this.cache.delete(hashes);
   }
 
   reset(): void {
-    this.generation++;
-    this.entries.clear();
+    this.cache.clear();
   }
 }

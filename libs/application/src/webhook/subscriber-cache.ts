@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { WebhookEventType } from '@petstore/domain';
+import { ExpiringCache } from '../common/expiring-cache';
 import { Clock } from '../ports';
 import { WebhookEndpointRepository } from './webhook.ports';
 
@@ -35,32 +36,25 @@ export class SubscriberCacheSettings {
   ) {}
 }
 
-interface Entry {
-  found: boolean;
-  expiresAt: number;
-}
-
 /**
  * `WebhookEndpointRepository.hasSubscribers`, answered from memory for a few seconds: an order
  * then reports its event without a database round trip (under its pet's lock). Endpoint changes
  * reach it through WebhookEndpointChanges (this instance's at commit, the others' within a
  * second); while those are not received, every question goes to the database.
  *
- * A lookup that began before a change must not store what it read: the generation is taken
- * before the lookup, and the answer is kept only if no change (or reset) arrived since.
+ * A lookup that began before a change must not store what it read (ExpiringCache's ticket).
  */
 @Injectable()
 export class SubscriberCache implements EndpointChangeSubscriber {
-  private readonly entries = new Map<string, Entry>();
-  /** Bumped by every change and reset. */
-  private generation = 0;
+  private readonly cache: ExpiringCache<boolean>;
 
   constructor(
     private readonly endpoints: WebhookEndpointRepository,
     private readonly changes: WebhookEndpointChanges,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly settings: SubscriberCacheSettings,
   ) {
+    this.cache = new ExpiringCache(clock, settings.ttlSeconds, settings.maxEntries);
     if (this.enabled) changes.subscribe(this);
   }
 
@@ -69,39 +63,27 @@ export class SubscriberCache implements EndpointChangeSubscriber {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.cache.size;
   }
 
   /** Whether any endpoint may receive an event of `type` about `subjectOwnerId`'s resource. */
   async hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean> {
     if (!this.enabled || !this.changes.listening) return this.endpoints.hasSubscribers(type, subjectOwnerId);
     const key = `${type} ${subjectOwnerId ?? ''}`;
-    const now = this.clock.now().getTime();
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt > now) return entry.found;
-    if (entry) this.entries.delete(key);
-    const ticket = this.generation;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const ticket = this.cache.ticket();
     const found = await this.endpoints.hasSubscribers(type, subjectOwnerId);
-    if (ticket === this.generation && this.changes.listening) this.remember(key, found);
+    if (this.changes.listening) this.cache.set(key, found, ticket);
     return found;
   }
 
   /** Endpoints changed (announced by any instance, or just committed here): everything is forgotten. */
   changed(): void {
-    this.reset();
+    this.cache.clear();
   }
 
   reset(): void {
-    this.generation++;
-    this.entries.clear();
-  }
-
-  private remember(key: string, found: boolean): void {
-    this.entries.delete(key); // re-inserted last: the Map's order is the age order
-    if (this.entries.size >= this.settings.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, { found, expiresAt: this.clock.now().getTime() + this.settings.ttlSeconds * 1000 });
+    this.cache.clear();
   }
 }
