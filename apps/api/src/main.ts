@@ -22,9 +22,9 @@ async function main(): Promise<void> {
     throw error;
   }
   // One pino logger for the whole process: start-up, framework, application and request logs.
-  const rootLogger = createRootLogger(config);
+  const rootLogger = createRootLogger(config.observability);
   const logger = nestLogger(rootLogger);
-  const signals = new ShutdownSignals(config.shutdownTimeoutMs, logger);
+  const signals = new ShutdownSignals(config.process.shutdownTimeoutMs, logger);
   const database = await openDatabase(config, logger);
   signals.onStop(() => database.stop());
   signals.atDeadline(() => database.stop());
@@ -53,9 +53,9 @@ async function main(): Promise<void> {
     // Readiness 503 and new requests refused while the ones in flight finish, then the worker and the pool
     // close, then the embedded database stops.
     signals.onStop(async () => {
-      const drained = !app || (await app.get(Drain).drain(config.shutdownTimeoutMs));
+      const drained = !app || (await app.get(Drain).drain(config.process.shutdownTimeoutMs));
       if (!drained) {
-        logger.warn(`Requests in flight after ${config.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
+        logger.warn(`Requests in flight after ${config.process.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
         app?.getHttpServer().closeAllConnections();
       }
       await started.close();
@@ -68,14 +68,14 @@ async function main(): Promise<void> {
       logger.log('Message worker running alone (--worker-only): no HTTP');
       return;
     }
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.http.port, host: config.http.host });
   } catch (error) {
     // A start-up failure (port in use, a module that fails to start…) leaves nothing running behind it.
     await context?.close().catch(() => undefined);
     await database.stop();
     throw error;
   }
-  logger.log(`Listening on http://${config.host}:${config.port} (OpenAPI: /openapi.json, docs: /docs)`);
+  logger.log(`Listening on http://${config.http.host}:${config.http.port} (OpenAPI: /openapi.json, docs: /docs)`);
 }
 
 main().catch((error: unknown) => {

@@ -31,7 +31,8 @@ import { AppConfig } from '../config/app-config';
     StockCommand,
     {
       provide: OrderHoldSettings,
-      useFactory: (config: AppConfig) => new OrderHoldSettings(config.maxOpenUnitsPerCustomer, config.orderHoldMinutes),
+      useFactory: ({ ordering }: AppConfig) =>
+        new OrderHoldSettings(ordering.maxOpenUnitsPerCustomer, ordering.orderHoldMinutes),
       inject: [AppConfig],
     },
   ],

@@ -36,7 +36,7 @@ export class ScheduledJobsHost implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.messageWorker) return;
+    if (!this.config.messaging.worker) return;
     for (const job of SCHEDULED_JOBS) {
       const useCase = this.moduleRef.get(job.useCase, { strict: false });
       await this.jobs.work(job.name, { batchSize: 1, pollingIntervalSeconds: 5 }, async () => {
@@ -63,7 +63,8 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
 
   /** How long the jobs in progress may still run. */
   get stopTimeoutMs(): number {
-    return this.drain ? this.drain.timeLeft(this.config.shutdownTimeoutMs) : this.config.shutdownTimeoutMs;
+    const { shutdownTimeoutMs } = this.config.process;
+    return this.drain ? this.drain.timeLeft(shutdownTimeoutMs) : shutdownTimeoutMs;
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -80,13 +81,13 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
   providers: [
     {
       provide: MessageDeliverySettings,
-      useFactory: (config: AppConfig) => new MessageDeliverySettings(config.messageMaxAttempts),
+      useFactory: (config: AppConfig) => new MessageDeliverySettings(config.messaging.maxAttempts),
       inject: [AppConfig],
     },
     {
       provide: WebhookSettings,
       useFactory: (config: AppConfig) =>
-        new WebhookSettings(config.webhookRetryDelaysMs ?? WebhookSettings.DEFAULT_RETRY_DELAYS_MS),
+        new WebhookSettings(config.webhooks.retryDelaysMs ?? WebhookSettings.DEFAULT_RETRY_DELAYS_MS),
       inject: [AppConfig],
     },
     {
@@ -97,7 +98,7 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
         settings: MessageDeliverySettings,
         hooks: WebhookSettings,
       ) => {
-        const jobs = new PgBossJobQueue(dataSource, { supervise: config.messageWorker });
+        const jobs = new PgBossJobQueue(dataSource, { supervise: config.messaging.worker });
         await jobs.start([...messageQueues(settings), ...webhookQueues(hooks), ...SCHEDULED_JOBS.map(scheduledQueue)]);
         return jobs;
       },

@@ -1,7 +1,7 @@
 import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createRootLogger, nestLogger, RootLogger, silentLogger } from '../common/logging/logging';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, withConfig } from '../config/app-config';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { CatalogueRepositoriesModule } from '../database/catalogue-repositories.module';
 import { DatabaseModule } from '../database/database.module';
@@ -49,8 +49,8 @@ class WorkerModule {
  * MESSAGE_WORKER says. `close()` stops it after its current batch.
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<INestApplicationContext> {
-  const config = new AppConfig({ ...options.config, messageWorker: true });
-  const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(config));
+  const config = withConfig(options.config, { messaging: { worker: true } });
+  const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(config.observability));
   return NestFactory.createApplicationContext(WorkerModule.register({ ...options, config }), {
     logger: nestLogger(logger),
     abortOnError: false,

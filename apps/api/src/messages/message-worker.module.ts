@@ -41,7 +41,7 @@ export class MessageQueueMetrics {
   }
 }
 
-/** Starts this process's message workers when AppConfig.messageWorker is on (the job queue stops them). */
+/** Starts this process's message workers when MESSAGE_WORKER is on (the job queue stops them). */
 @Injectable()
 export class MessageWorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('MessageWorker');
@@ -55,7 +55,7 @@ export class MessageWorkerHost implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.messageWorker) return;
+    if (!this.config.messaging.worker) return;
     const options = { ...DEFAULT_MESSAGE_WORKER_OPTIONS, onFailure: () => this.metrics.failures.inc() };
     await new MessageDeliveryWorker(this.jobs, this.deliver, this.giveUp, options, this.logger).start();
     this.logger.log('Message worker started');

@@ -66,7 +66,7 @@ export async function seedDemoData(options: {
   });
   try {
     const outcome = await context.get(SeedDemoCatalogue).execute();
-    process.stdout.write(describe(outcome, options.config.port));
+    process.stdout.write(describe(outcome, options.config.http.port));
     return outcome;
   } finally {
     await context.close();

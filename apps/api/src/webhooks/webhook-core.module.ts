@@ -47,7 +47,7 @@ export class ApiWebhookPayloads extends WebhookPayloads {
   }
 }
 
-/** Starts this process's webhook workers when AppConfig.messageWorker is on (the job queue stops them). */
+/** Starts this process's webhook workers when MESSAGE_WORKER is on (the job queue stops them). */
 @Injectable()
 export class WebhookWorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('WebhookWorker');
@@ -61,7 +61,7 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.messageWorker) return;
+    if (!this.config.messaging.worker) return;
     await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger).start();
     this.logger.log('Webhook worker started');
   }
@@ -77,7 +77,7 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
   providers: [
     {
       provide: WebhookNetworkSettings,
-      useFactory: (config: AppConfig) => new WebhookNetworkSettings(config.webhooksAllowPrivate),
+      useFactory: (config: AppConfig) => new WebhookNetworkSettings(config.webhooks.allowPrivate),
       inject: [AppConfig],
     },
     { provide: WebhookPayloads, useClass: ApiWebhookPayloads },
