@@ -114,8 +114,15 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
     await withLimits({ auth: { rateLimitPerMinute: 100, authFailureLimitPerMinute: 3 } }, async (app) => {
       const { key } = await app.customer('Neighbour');
       const statuses = [];
-      for (let i = 0; i < 5; i++) statuses.push((await app.get('/accounts/me', { key: madeUpKey() })).status);
+      const codes = [];
+      for (let i = 0; i < 5; i++) {
+        const response = await app.get('/accounts/me', { key: madeUpKey() });
+        statuses.push(response.status);
+        codes.push(response.body.code);
+      }
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      // Its own code: waiting will not make those credentials work (the typed client does not retry it).
+      expect(codes.slice(3)).toEqual(['too_many_auth_failures', 'too_many_auth_failures']);
       expect((await app.get('/accounts/me', { key })).status).toBe(200);
     });
   });

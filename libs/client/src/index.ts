@@ -1,4 +1,5 @@
-export type { components, operations, paths } from './generated/schema';
+export type { components, operations, paths } from './generated/schema.js';
+export type { ErrorCode, KnownErrorCode } from './error-codes.js';
 export {
   createPetstoreClient,
   nextPage,
@@ -12,5 +13,7 @@ export {
   type PetstoreClient,
   type PetstoreClientOptions,
   type Schemas,
+  type SucceedingMethod,
+  type Success,
   type SuccessData,
-} from './petstore-client';
+} from './petstore-client.js';

@@ -1,5 +1,7 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ErrorCode } from './error-codes';
+import type { components } from './generated/schema';
 import { createPetstoreClient, PetstoreApiError, retryAfterMs, unwrap } from './petstore-client';
 
 interface Seen {
@@ -100,6 +102,48 @@ describe('the Petstore client', () => {
     await expect(api.GET('/pets')).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
     expect(delays).toEqual([]);
     expect(server.seen).toHaveLength(1);
+  });
+
+  it('stops retrying when the next wait would take the total past maxTotalRetryMs', async () => {
+    server = await ScriptedServer.start(() => ({
+      ...error(503, 'service_unavailable'),
+      headers: { 'retry-after': '2' },
+    }));
+    const delays: number[] = [];
+    const api = createPetstoreClient({
+      baseUrl: server.baseUrl,
+      retries: 5,
+      maxTotalRetryMs: 5000,
+      sleep: async (ms) => void delays.push(ms),
+    });
+    await expect(api.GET('/categories')).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(delays).toEqual([2000, 2000]);
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('does not wait on a 429 too_many_auth_failures: the key is wrong, a wait ends in the same error', async () => {
+    server = await ScriptedServer.start(() => ({
+      ...error(429, 'too_many_auth_failures'),
+      headers: { 'retry-after': '1' },
+    }));
+    const delays: number[] = [];
+    const api = createPetstoreClient({ baseUrl: server.baseUrl, sleep: async (ms) => void delays.push(ms) });
+    await expect(api.GET('/accounts/me')).rejects.toMatchObject({ status: 429, code: 'too_many_auth_failures' });
+    expect(delays).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('types a resolved call as the success: data is the body, not T | undefined, and codes are ErrorCode', async () => {
+    server = await ScriptedServer.start(() => ({ status: 202, body: MESSAGE }));
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    // These assignments compile only if `data` is the operation's body type (the type-check of this spec).
+    const { data } = await api.POST('/messages', { body: { message: 'hi' } });
+    const message: components['schemas']['Message'] = data;
+    const status: string = data.status;
+    expect([message.id, status]).toEqual(['m-1', 'queued']);
+    const known: ErrorCode = 'too_many_auth_failures';
+    const newer: ErrorCode = 'a_code_added_later';
+    expect([known, newer]).toHaveLength(2);
   });
 
   it('rejects any other error at once with its code, status, message and request id', async () => {

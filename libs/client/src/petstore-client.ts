@@ -1,5 +1,6 @@
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from './generated/schema';
+import createClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+import type { components, paths } from './generated/schema.js';
+import { type ErrorCode } from './error-codes.js';
 
 export type Schemas = components['schemas'];
 export type ApiErrorBody = Schemas['Error'];
@@ -13,6 +14,11 @@ export interface PetstoreClientOptions {
   retries?: number;
   /** A `Retry-After` longer than this (default 60 s) is not waited for: the 429/503 is returned as an error. */
   maxRetryDelayMs?: number;
+  /**
+   * The most one call waits in all its retries (default 60 s): a retry whose wait would take the total past it is
+   * not made, and the last 429/503 is the error.
+   */
+  maxTotalRetryMs?: number;
   /** The key of a POST that gives none (default: a random UUID). */
   idempotencyKey?: () => string;
   /** Default: the global fetch. */
@@ -27,7 +33,8 @@ export class PetstoreApiError extends Error {
 
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** One of the codes the API documents (`ErrorCode`), or a newer one this version of the client does not know. */
+    readonly code: ErrorCode,
     message: string,
     /** The `X-Request-Id` of the response: the server logged the failure under it. */
     readonly requestId: string | null,
@@ -54,7 +61,45 @@ export type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters
   ? Omit<NonNullable<Query>, 'cursor'>
   : never;
 
-export type PetstoreClient = Client<paths, 'application/json'> & {
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+/** The paths that have an operation for the method (openapi-typescript writes `get?: never` for the others). */
+type PathsWith<M extends Method> = {
+  [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never;
+}[keyof paths];
+type RequiredKeysOf<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+/** The second argument of a call: required when the operation has a required parameter or body (as openapi-fetch). */
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+/**
+ * What a call resolves to: only ever openapi-fetch's success branch, since every non-2xx answer rejects with a
+ * PetstoreApiError. So `data` is the operation's body type (not `T | undefined`), and no `unwrap` is needed.
+ */
+export type Success<R> = R extends { data: infer Data; response: Response }
+  ? { data: Data; error?: never; response: Response }
+  : never;
+
+/** One HTTP method of the client: openapi-fetch's signature, resolving to the success branch only. */
+export type SucceedingMethod<M extends Method> = <
+  Path extends PathsWith<M>,
+  Init extends MaybeOptionalInit<paths[Path], M>,
+>(
+  url: Path,
+  ...init: InitParam<Init>
+) => Promise<
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- openapi-fetch's own constraint of an operation
+  paths[Path][M] extends infer Op extends Record<string | number, any>
+    ? Success<FetchResponse<Op, Init, 'application/json'>>
+    : never
+>;
+
+export type PetstoreClient = Omit<Client<paths, 'application/json'>, 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH'> & {
+  /** `const { data: pet } = await api.GET('/pets/{petId}', …)`: `data` is the body; a non-2xx rejects. */
+  GET: SucceedingMethod<'get'>;
+  PUT: SucceedingMethod<'put'>;
+  POST: SucceedingMethod<'post'>;
+  DELETE: SucceedingMethod<'delete'>;
+  PATCH: SucceedingMethod<'patch'>;
   /**
    * Every item of a list, page after page: follows `Link: <…>; rel="next"` until there is none.
    * `for await (const pet of api.list('/pets', { status: ['available'] })) …`
@@ -63,10 +108,12 @@ export type PetstoreClient = Client<paths, 'application/json'> & {
 };
 
 const RETRIED_STATUSES = new Set([429, 503]);
+/** 429 codes no wait can cure: the credentials did not authenticate (the API's failed-authentication budget). */
+const NOT_WORTH_WAITING = new Set<string>(['too_many_auth_failures']);
 
 /**
  * The typed client of the Petstore API: openapi-fetch over the generated types, plus what every caller needs.
- * Every non-2xx answer rejects with a PetstoreApiError; `unwrap` gives the typed body of the others.
+ * Every non-2xx answer rejects with a PetstoreApiError; a call that resolves carries the typed body in `data`.
  */
 export function createPetstoreClient(options: PetstoreClientOptions): PetstoreClient {
   const fetchOnce = options.fetch ?? ((request: Request) => globalThis.fetch(request));
@@ -96,12 +143,15 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
     } while (next);
   }
 
-  return Object.assign(client, { list });
+  // The same openapi-fetch client: errorsAsExceptions makes every call that resolves a success, which is what the
+  // narrower method types say.
+  return Object.assign(client, { list }) as unknown as PetstoreClient;
 }
 
 /**
- * The body of a successful call, typed: `const pet = await unwrap(api.GET('/pets/{petId}', …))`.
- * (Errors already rejected with a PetstoreApiError.)
+ * The body of a successful call: kept for code written before the calls were typed as successes
+ * (`const pet = await unwrap(api.GET('/pets/{petId}', …))` is `(await api.GET(…)).data`). A 2xx without the body
+ * its operation documents rejects.
  */
 export async function unwrap<R extends { data?: unknown; response: Response }>(
   call: Promise<R>,
@@ -139,10 +189,7 @@ function authAndIdempotency(options: PetstoreClientOptions): Middleware {
 const errorsAsExceptions: Middleware = {
   async onResponse({ response }) {
     if (response.ok) return response;
-    const body = (await response
-      .clone()
-      .json()
-      .catch(() => undefined)) as Partial<ApiErrorBody> | undefined;
+    const body = await errorBodyOf(response);
     throw new PetstoreApiError(
       response.status,
       typeof body?.code === 'string' ? body.code : 'http_error',
@@ -153,19 +200,36 @@ const errorsAsExceptions: Middleware = {
   },
 };
 
-/** Answers 429 and 503 again after their `Retry-After`, with the same request (so the same Idempotency-Key). */
+async function errorBodyOf(response: Response): Promise<Partial<ApiErrorBody> | undefined> {
+  return (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as Partial<ApiErrorBody> | undefined;
+}
+
+/**
+ * Answers 429 and 503 again after their `Retry-After`, with the same request (so the same Idempotency-Key), as long
+ * as waiting can help: not past `retries`, not a wait over `maxRetryDelayMs`, not a total over `maxTotalRetryMs`,
+ * and not a 429 whose code says no wait cures it (too many failed authentications: the key is wrong).
+ */
 function retrying(fetchOnce: (request: Request) => Promise<Response>, options: PetstoreClientOptions) {
   const retries = options.retries ?? 3;
   const maxDelayMs = options.maxRetryDelayMs ?? 60_000;
+  const maxTotalMs = options.maxTotalRetryMs ?? 60_000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return async (request: Request): Promise<Response> => {
+    let waitedMs = 0;
     for (let attempt = 0; ; attempt++) {
       const response = await fetchOnce(request.clone());
       if (attempt >= retries || !RETRIED_STATUSES.has(response.status)) return response;
       const delayMs = retryAfterMs(response.headers.get('retry-after')) ?? 2 ** attempt * 1000;
-      if (delayMs > maxDelayMs) return response;
+      if (delayMs > maxDelayMs || waitedMs + delayMs > maxTotalMs) return response;
+      if (response.status === 429 && NOT_WORTH_WAITING.has(String((await errorBodyOf(response))?.code))) {
+        return response;
+      }
       await response.body?.cancel();
       await sleep(delayMs);
+      waitedMs += delayMs;
     }
   };
 }

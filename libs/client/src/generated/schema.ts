@@ -471,7 +471,7 @@ export interface components {
     /** @description Every error response has this shape; `status` equals the HTTP status. */
     Error: {
       /**
-       * @description Machine-readable error code.
+       * @description Machine-readable error code: one of `ErrorCode`, or a newer one.
        * @example validation_failed
        */
       code: string;
@@ -961,6 +961,45 @@ export interface components {
       /** @enum {string} */
       type: 'ping';
     };
+    /**
+     * @description Every `code` an `Error` can carry today (docs/api.md lists when). A client must also accept codes it
+     * does not know: new ones may be added.
+     * @enum {string}
+     */
+    ErrorCode:
+      | 'invalid_json'
+      | 'missing_content_type'
+      | 'validation_failed'
+      | 'invalid_webhook_url'
+      | 'bad_request'
+      | 'unauthorized'
+      | 'forbidden'
+      | 'not_found'
+      | 'method_not_allowed'
+      | 'request_timeout'
+      | 'category_name_taken'
+      | 'category_in_use'
+      | 'pet_not_available'
+      | 'insufficient_stock'
+      | 'invalid_status_transition'
+      | 'order_already_complete'
+      | 'pet_has_open_orders'
+      | 'stock_limit_exceeded'
+      | 'hold_limit_reached'
+      | 'too_many_keys'
+      | 'too_many_endpoints'
+      | 'idempotency_key_in_use'
+      | 'conflict'
+      | 'operation_sunset'
+      | 'payload_too_large'
+      | 'unknown_category'
+      | 'unknown_pet'
+      | 'idempotency_key_reused'
+      | 'rate_limited'
+      | 'too_many_auth_failures'
+      | 'headers_too_large'
+      | 'internal_error'
+      | 'service_unavailable';
     Pets: components['schemas']['Pet'][];
   };
   responses: never;
@@ -1188,7 +1227,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1306,7 +1348,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1405,7 +1450,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1513,7 +1561,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1628,7 +1679,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1732,7 +1786,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1839,7 +1896,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1988,7 +2048,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2101,7 +2164,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2231,7 +2297,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2392,7 +2461,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2511,7 +2583,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2662,7 +2737,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2819,7 +2897,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2967,7 +3048,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3144,7 +3228,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3268,7 +3355,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3432,7 +3522,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3548,7 +3641,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3660,7 +3756,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3773,7 +3872,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3921,7 +4023,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4034,7 +4139,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4205,7 +4313,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4320,7 +4431,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4440,7 +4554,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4604,7 +4721,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4714,7 +4834,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4857,7 +4980,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4973,7 +5099,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5077,7 +5206,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5204,7 +5336,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5316,7 +5451,10 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many requests (`rate_limited`); retry after `Retry-After` seconds. */
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -21,7 +21,7 @@ export class Metrics {
   });
   readonly rateLimitRejections = new Counter({
     name: 'rate_limit_rejections_total',
-    help: 'Requests refused with 429 rate_limited.',
+    help: 'Requests refused with 429 (rate_limited, too_many_auth_failures).',
     registers: [this.registry],
   });
 

@@ -5,6 +5,7 @@ import { BEARER_SCHEME } from '../auth/auth.decorators';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
 import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
+import { describeErrorCodes } from './error-codes.openapi';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /**
@@ -94,7 +95,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const description = 'This deployment (local, staging or production): the address serving it.';
   const server = { url: '/', description, 'x-internal': false };
   document.servers = [server as NonNullable<OpenAPIObject['servers']>[number]];
-  return addExamples(unwrapSingleAllOf(addDeprecationHeaders(addArraySchemas(completeDocument(document)))));
+  return addExamples(
+    unwrapSingleAllOf(addDeprecationHeaders(addArraySchemas(describeErrorCodes(completeDocument(document))))),
+  );
 }
 
 /**
@@ -140,7 +143,13 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.security?.length) {
         add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
       }
-      if (rateLimited) add(429, 'Too many requests (`rate_limited`); retry after `Retry-After` seconds.');
+      if (rateLimited) {
+        add(
+          429,
+          'Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed ' +
+            'authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.',
+        );
+      }
       add(500, 'Unexpected error (`internal_error`); logged with the request id.');
       add(503, 'The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds.');
       const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');

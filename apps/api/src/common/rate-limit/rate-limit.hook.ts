@@ -28,6 +28,8 @@ interface Policy {
   /** Its item of the RateLimit-Policy header. */
   header: string;
   refusal: string;
+  /** The code of its 429: `rate_limited`, or `too_many_auth_failures` where waiting cannot help. */
+  code: string;
 }
 
 /** A budget applied to one client (an account, an address). */
@@ -36,8 +38,8 @@ interface Bucket {
   client: string;
 }
 
-function policy(name: string, limit: number, windowMs: number, refusal: string): Policy {
-  return { name, limit, windowMs, header: `"${name}";q=${limit};w=${windowMs / 1000}`, refusal };
+function policy(name: string, limit: number, windowMs: number, refusal: string, code = 'rate_limited'): Policy {
+  return { name, limit, windowMs, header: `"${name}";q=${limit};w=${windowMs / 1000}`, refusal, code };
 }
 
 /**
@@ -71,6 +73,9 @@ export function registerRateLimit(
       limits.authFailuresPerMinute,
       MINUTE_MS,
       `Too many failed authentications from this address: the limit is ${limits.authFailuresPerMinute} a minute.`,
+      // Its own code: the credentials did not authenticate, so a client that waits and sends them again gets 401 at
+      // best. A client's retry stops here (libs/client), where it would wait for `rate_limited`.
+      'too_many_auth_failures',
     ),
     signUp: policy(
       'sign-up',
@@ -93,7 +98,8 @@ export function registerRateLimit(
       return;
     }
     // RateLimit reports the policy closest to its limit (the first of equals); RateLimit-Policy lists every one
-    // applied. A refusal names the first budget exceeded and the longest wait among those exceeded.
+    // applied. A refusal names the failed-authentications budget when it is exceeded (its code tells a client that
+    // waiting cannot help), else the first budget exceeded, and the longest wait among those exceeded.
     let policyHeader = '';
     let closest = -1;
     let closestRemaining = 0;
@@ -108,7 +114,7 @@ export function registerRateLimit(
         closestRemaining = remaining;
       }
       if (counts[i].count > limit) {
-        if (exceeded === -1) exceeded = i;
+        if (exceeded === -1 || buckets[i].policy === policies.authFailures) exceeded = i;
         wait = Math.max(wait, resetIn(counts[i]));
       }
     }
@@ -116,8 +122,9 @@ export function registerRateLimit(
       .header('RateLimit-Policy', policyHeader)
       .header('RateLimit', `"${buckets[closest].policy.name}";r=${closestRemaining};t=${resetIn(counts[closest])}`);
     if (exceeded !== -1) {
-      const message = `${buckets[exceeded].policy.refusal} Retry after ${wait} seconds.`;
-      throw new ApiError(429, 'rate_limited', message, undefined, { 'Retry-After': String(wait) });
+      const { refusal, code } = buckets[exceeded].policy;
+      const message = `${refusal} Retry after ${wait} seconds.`;
+      throw new ApiError(429, code, message, undefined, { 'Retry-After': String(wait) });
     }
   });
   fastify.addHook('onClose', async () => store.close());

@@ -1,0 +1,42 @@
+/**
+ * Every `code` the service can answer, with the statuses that carry it: the list clients get (`ErrorCode` in the
+ * OpenAPI description, the typed client's `ErrorCode` union). docs/api.md's errors table has one row per pair, and
+ * a test holds this list, that table and the codes written in the sources equal.
+ */
+export const ERROR_CODES = {
+  invalid_json: [400],
+  missing_content_type: [400],
+  validation_failed: [400],
+  invalid_webhook_url: [400],
+  bad_request: [400],
+  unauthorized: [401],
+  forbidden: [403],
+  not_found: [404],
+  method_not_allowed: [405],
+  request_timeout: [408],
+  category_name_taken: [409],
+  category_in_use: [409],
+  pet_not_available: [409],
+  insufficient_stock: [409],
+  invalid_status_transition: [409],
+  order_already_complete: [409],
+  pet_has_open_orders: [409],
+  stock_limit_exceeded: [409],
+  hold_limit_reached: [409],
+  too_many_keys: [409],
+  too_many_endpoints: [409],
+  idempotency_key_in_use: [409],
+  conflict: [409],
+  operation_sunset: [410],
+  payload_too_large: [413],
+  unknown_category: [422],
+  unknown_pet: [422],
+  idempotency_key_reused: [422],
+  rate_limited: [429],
+  too_many_auth_failures: [429],
+  headers_too_large: [431],
+  internal_error: [500],
+  service_unavailable: [503],
+} as const satisfies Record<string, readonly number[]>;
+
+export type PublicErrorCode = keyof typeof ERROR_CODES;

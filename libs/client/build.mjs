@@ -1,0 +1,35 @@
+// Builds the publishable @petstore/client into dist/libs/client (`nx build client`): the sources compiled twice by
+// the workspace's TypeScript, as ES modules (esm/, `import`) and as CommonJS (cjs/, `require`), each with its
+// declarations, beside the package.json and README. Two tsc runs rather than a bundler: the package is a few files
+// with one dependency (openapi-fetch, left external), tsc already type-checks them, and its declarations are exact
+// for both formats; each folder gets a package.json with its `type`, so Node and TypeScript read each as it is.
+// `npm pack dist/libs/client` then makes the tarball.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const lib = dirname(fileURLToPath(import.meta.url));
+const root = resolve(lib, '../..');
+const out = join(root, 'dist/libs/client');
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+
+rmSync(out, { recursive: true, force: true });
+const formats = [
+  ['esm', 'module', ['--module', 'esnext', '--moduleResolution', 'bundler']],
+  ['cjs', 'commonjs', ['--module', 'nodenext', '--moduleResolution', 'nodenext']],
+];
+for (const [dir, type, options] of formats) {
+  execFileSync(
+    process.execPath,
+    [tsc, '-p', join(lib, 'tsconfig.build.json'), '--outDir', join(out, dir), ...options],
+    {
+      stdio: 'inherit',
+    },
+  );
+  writeFileSync(join(out, dir, 'package.json'), `${JSON.stringify({ type }, null, 2)}\n`);
+}
+mkdirSync(out, { recursive: true });
+copyFileSync(join(lib, 'package.json'), join(out, 'package.json'));
+copyFileSync(join(lib, 'README.md'), join(out, 'README.md'));
+console.log(`Built ${out} (esm, cjs)`);
