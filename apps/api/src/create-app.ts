@@ -4,7 +4,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Clock, EnsureAdministrator } from '@petstore/application';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
-import { AppModule, AppModuleOptions } from './app.module';
+import { AssemblyOptions, ProcessModule } from './assembly/assembly';
+import { apiRoles, Roles } from './assembly/roles';
 import { BearerStrategy } from './common/auth/bearer.strategy';
 import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
@@ -30,7 +31,9 @@ import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
 import { createValidationPipe } from './common/validation/validation.pipe';
 
-export interface CreateAppOptions extends Omit<AppModuleOptions, 'logger'> {
+export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'roles'> {
+  /** What the process runs besides HTTP (main.ts: rolesOf); else HTTP, with MESSAGE_WORKER the workers. */
+  roles?: Roles;
   /** The process's pino logger (main.ts: createRootLogger); false logs nothing. */
   logger?: RootLogger | false;
   /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
@@ -61,12 +64,17 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
       connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs),
     },
   });
+  const roles = options.roles ?? apiRoles(options.config);
   const logger =
     options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(options.config.observability));
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register({ ...options, logger }), adapter, {
-    bufferLogs: true,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ProcessModule.compose({ ...options, roles, logger }),
+    adapter,
+    {
+      bufferLogs: true,
+      abortOnError: false,
+    },
+  );
   try {
     app.useLogger(app.get(PinoNestLogger));
     app.flushLogs();

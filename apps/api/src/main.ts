@@ -7,7 +7,8 @@ import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
 import { Drain } from './lifecycle/drain.service';
 import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
-import { createWorker } from './messages/create-worker';
+import { createContext } from './assembly/assembly';
+import { rolesOf } from './assembly/roles';
 import { seedDemoData } from './seed/seed';
 
 async function main(): Promise<void> {
@@ -29,26 +30,30 @@ async function main(): Promise<void> {
   signals.onStop(() => database.stop());
   signals.atDeadline(() => database.stop());
   if (signals.stopping) return; // a signal came while the database opened: it is being stopped
-  if (process.argv.includes('--migrate-only')) {
+  // What this process runs: the API (with MESSAGE_WORKER its workers and scheduled jobs), --worker-only,
+  // --seed (npm run seed) or --migrate-only (npm run db:migrate); openDatabase has migrated already.
+  const roles = rolesOf(process.argv, config);
+  const options = { roles, config, databaseUrl: database.url, logger: rootLogger };
+  if (!roles.has('http') && !roles.has('worker') && !roles.has('seed')) {
     await database.stop();
     return;
   }
-  // --seed (npm run seed): the demo catalogue into an empty database, then exit.
-  if (process.argv.includes('--seed')) {
+  // The demo catalogue into an empty database, then exit.
+  if (roles.has('seed')) {
     try {
-      await seedDemoData({ config, databaseUrl: database.url, logger: rootLogger });
+      const seeding = await createContext(options);
+      await seedDemoData(seeding, config.http.port).finally(() => seeding.close());
     } finally {
       await database.stop();
     }
     return;
   }
 
-  // --worker-only: the message worker alone, no HTTP; any number of such processes may share the database.
-  const workerOnly = process.argv.includes('--worker-only');
+  // Without HTTP (--worker-only): any number of such processes may share the database.
   let context: INestApplicationContext | undefined;
   try {
-    const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger: rootLogger });
-    context = app ?? (await createWorker({ config, databaseUrl: database.url, logger: rootLogger }));
+    const app = roles.has('http') ? await createApp(options) : null;
+    context = app ?? (await createContext(options));
     const started = context;
     // Readiness 503 and new requests refused while the ones in flight finish, then the worker and the pool
     // close, then the embedded database stops.

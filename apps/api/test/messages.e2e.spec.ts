@@ -1,5 +1,5 @@
 import { loadConfig, withConfig } from '../src/config/app-config';
-import { createWorker } from '../src/messages/create-worker';
+import { createWorker } from '../src/assembly/assembly';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 import { eventually } from './support/eventually';
 

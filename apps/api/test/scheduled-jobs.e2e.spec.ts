@@ -2,11 +2,12 @@ import { Clock, ExpireHeldOrders, IdempotencyStore } from '@petstore/application
 import { PgBossJobQueue } from '@petstore/infrastructure';
 import { loadConfig, withConfig } from '../src/config/app-config';
 import { JobQueueCloser } from '../src/jobs/job-queue.module';
-import { SCHEDULED_JOBS } from '../src/jobs/scheduled-jobs';
-import { createWorker } from '../src/messages/create-worker';
+import { createWorker, scheduledJobs } from '../src/assembly/assembly';
 import { StoreFixtures } from './support/store-fixtures';
 import { TestApp } from './support/test-app';
 import { eventually } from './support/eventually';
+
+const SCHEDULED_JOBS = scheduledJobs(loadConfig({}));
 
 jest.setTimeout(30_000);
 
