@@ -29,8 +29,8 @@ import {
   webhookQueues,
 } from '@petstore/infrastructure';
 import { MessageDto } from '../src/messages/message.dto';
-import { PetDto } from '../src/pets/pet.dto';
-import { OrderDto } from '../src/store/order.dto';
+import { PetDto } from '../src/catalogue/pet.dto';
+import { OrderDto } from '../src/ordering/order.dto';
 import { WebhookPayloadShapes } from '../src/webhooks/webhook-payloads';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';

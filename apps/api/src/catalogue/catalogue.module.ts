@@ -13,11 +13,11 @@ import {
   UpdatePet,
 } from '@petstore/application';
 import { TypeOrmCategoryRepository } from '@petstore/infrastructure';
-import { CategoriesController } from '../categories/categories.controller';
-import { CatalogueRepositoriesModule } from '../database/catalogue-repositories.module';
-import { PetsController } from '../pets/pets.controller';
-import { PetDto } from '../pets/pet.dto';
-import { InventoryController } from '../store/inventory.controller';
+import { CategoriesController } from './categories.controller';
+import { CatalogueRepositoriesModule } from './catalogue-repositories.module';
+import { PetsController } from './pets.controller';
+import { PetDto } from './pet.dto';
+import { InventoryController } from './inventory.controller';
 import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 

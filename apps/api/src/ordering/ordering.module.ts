@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { CancelOrder, CompleteOrder, ExpireHeldOrders, OrderQueries, PlaceOrder } from '@petstore/application';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
-import { CatalogueRepositoriesModule } from '../database/catalogue-repositories.module';
+import { CatalogueRepositoriesModule } from '../catalogue/catalogue-repositories.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
-import { OrdersController } from '../store/orders.controller';
-import { OrderDto } from '../store/order.dto';
+import { OrdersController } from './orders.controller';
+import { OrderDto } from './order.dto';
 import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 
