@@ -80,7 +80,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   }
 }
 
-/** Prometheus metrics: one registry per application instance, GET /metrics on PORT or METRICS_PORT. */
+/**
+ * Prometheus metrics: one registry per process (global for that reason: every slice may add its gauges and
+ * counters to it), GET /metrics on PORT or METRICS_PORT.
+ */
 @Global()
 @Module({})
 export class MetricsModule {
