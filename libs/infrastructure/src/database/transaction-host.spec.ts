@@ -1,9 +1,9 @@
 import { ConstraintViolationError, StoreUnavailableError } from '@petstore/application';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { createDataSource, DEFAULT_POOL_LIMITS } from './data-source';
+import { createDataSource, DEFAULT_POOL_LIMITS, transactionBoundsSql } from './data-source';
 import { violated } from './driver-errors';
-import { TransactionHost } from './transaction-host';
+import { TransactionHost, TransactionPreamble } from './transaction-host';
 
 /** What a promise rejected with (fails when it did not). */
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -143,6 +143,41 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
       expect(await pid(one)).not.toBe(second);
     } finally {
       await bounded.destroy();
+    }
+  });
+});
+
+describe('TransactionHost behind a transaction pooler (PoolLimits.viaPooler): the bounds ride each transaction', () => {
+  it('sends no start-up bounds, and sets both with SET LOCAL at the start of every transaction', async () => {
+    const url = await testDatabaseUrl();
+    const limits = {
+      ...DEFAULT_POOL_LIMITS,
+      statementTimeoutMs: 1234,
+      idleInTransactionTimeoutMs: 4321,
+      viaPooler: true,
+    };
+    const pooled = await createDataSource(url, {}, limits).initialize();
+    const host = new TransactionHost(pooled, new TransactionPreamble(transactionBoundsSql(limits)));
+    const bounds = (on: TransactionHost) =>
+      on.query<{ name: string; setting: string }>(
+        `SELECT name, setting FROM pg_settings
+          WHERE name IN ('statement_timeout', 'idle_in_transaction_session_timeout') ORDER BY name`,
+      );
+    try {
+      // Outside a transaction: the session's own values (no start-up parameters were sent).
+      const outside = await bounds(host);
+      expect(outside.map((row) => row.setting)).not.toContain('1234');
+      const inside = await host.transaction(() => bounds(host));
+      expect(inside).toEqual([
+        { name: 'idle_in_transaction_session_timeout', setting: '4321' },
+        { name: 'statement_timeout', setting: '1234' },
+      ]);
+      // SET LOCAL ends with its transaction: the session handed back to the pooler is as it was.
+      expect(await bounds(host)).toEqual(outside);
+      // And it is enforced: a statement over the bound is cancelled inside a transaction.
+      await expect(host.transaction(() => host.query('SELECT pg_sleep(2)'))).rejects.toThrow();
+    } finally {
+      await pooled.destroy();
     }
   });
 });

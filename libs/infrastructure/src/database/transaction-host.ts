@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { StoreUnavailableError, UnitOfWork } from '@petstore/application';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager, QueryFailedError, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
@@ -22,11 +22,22 @@ export interface StatementResult<T> {
  * logger and broadcaster on every statement). The errors are those of `manager.query`: pg's
  * error wrapped in a QueryFailedError, then translated (driver-errors.ts).
  */
+/**
+ * Behind a transaction pooler: the statement every transaction starts with (data-source.ts,
+ * `transactionBoundsSql`), so the server-side bounds hold on whichever server session the pooler lends.
+ */
+export class TransactionPreamble {
+  constructor(readonly sql: string) {}
+}
+
 @Injectable()
 export class TransactionHost {
   private readonly current = new AsyncLocalStorage<EntityManager>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() private readonly preamble?: TransactionPreamble,
+  ) {}
 
   /** The transaction's manager inside `UnitOfWork.run`, else the pool's. */
   get manager(): EntityManager {
@@ -52,8 +63,12 @@ export class TransactionHost {
     if (this.inTransaction) return work();
     // A transaction whose connection broke between statements fails in TypeORM itself, outside
     // the query runner's translation (driver-errors.ts): translated here.
+    const preamble = this.preamble?.sql;
     return this.dataSource
-      .transaction((manager) => this.current.run(manager, work))
+      .transaction(async (manager) => {
+        if (preamble) await manager.query(preamble);
+        return this.current.run(manager, work);
+      })
       .catch((error: unknown) => {
         throw translateDriverError(error);
       });

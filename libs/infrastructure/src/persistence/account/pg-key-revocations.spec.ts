@@ -144,3 +144,41 @@ describe('PgKeyRevocations (real database)', () => {
     expect(endpoints.calls).toEqual(['changed', 'reset']);
   });
 });
+
+describe('PgKeyRevocations: a connection that LISTENs but does not receive (as through a transaction pooler)', () => {
+  it('never counts as listening, and says so once', async () => {
+    const url = await testDatabaseUrl();
+    await resetDatabase(url);
+    const dataSource = await createDataSource(url).initialize();
+    // NOTIFY reaches the sessions of its own database only: a listener on another database LISTENs without
+    // error, answers every query, and never receives what this pool announces, as behind a pooler.
+    const elsewhere = new URL(url);
+    elsewhere.pathname = '/postgres';
+    const errors: string[] = [];
+    let recovered = 0;
+    const deaf = new PgKeyRevocations(new TransactionHost(dataSource), {
+      url: elsewhere.toString(),
+      pingEveryMs: 50,
+      timeoutMs: 100,
+      minReconnectDelayMs: 20,
+      maxReconnectDelayMs: 40,
+      onError: (error) => errors.push(String(error)),
+      onRecovered: () => recovered++,
+    });
+    const subscriber = new Recorder();
+    deaf.subscribe(subscriber);
+    try {
+      await deaf.listen();
+      expect(deaf.listening).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 600)); // several heartbeats and reconnections
+      expect(deaf.listening).toBe(false);
+      expect(errors).toHaveLength(1); // one line for the operator, not one per attempt
+      expect(errors[0]).toMatch(/heartbeat notification did not arrive within 100 ms/);
+      expect(subscriber.calls.every((call) => call === 'reset')).toBe(true);
+      expect(recovered).toBe(0);
+    } finally {
+      await deaf.close();
+      await dataSource.destroy();
+    }
+  });
+});

@@ -4,6 +4,7 @@ import {
   RevocationSubscriber,
   WebhookEndpointChanges,
 } from '@petstore/application';
+import { randomUUID } from 'node:crypto';
 import { Client, ClientConfig, Notification } from 'pg';
 import { TransactionHost } from '../../database/transaction-host';
 
@@ -12,24 +13,36 @@ export const KEY_REVOCATIONS_CHANNEL = 'api_key_revocations';
 /** The channel webhook endpoint changes are announced on, LISTENed on the same connection. */
 export const WEBHOOK_ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoint_changes';
 
+/**
+ * The channel each listener proves itself on: it NOTIFYs its own token there through the pool (another
+ * session) and counts as listening only while that notification comes back. A connection that LISTENs
+ * without receiving (through a transaction-mode pooler, which lends the LISTENing server session to others
+ * and forwards nothing) is thereby down, and nothing is cached: a misconfiguration costs speed, never a
+ * revoked key living longer than promised.
+ */
+export const LISTENER_HEARTBEAT_CHANNEL = 'petstore_listener_heartbeat';
+
 /** Hashes per NOTIFY: 100 × 65 characters stays well under PostgreSQL's 8000-byte payload limit. */
 const HASHES_PER_NOTIFICATION = 100;
 
 export interface KeyRevocationListenerOptions {
-  /** The database to LISTEN on (the pool's). */
+  /** The database to LISTEN on: a direct session (DATABASE_DIRECT_URL, else DATABASE_URL). */
   url: string;
   /** First wait before reconnecting; doubled on each failure up to `maxReconnectDelayMs`. */
   minReconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
   /**
-   * A `SELECT 1` this often (1 s) on the listening connection, so that one gone silent (a frozen
-   * server, a partition) is noticed within this and `timeoutMs`, not when TCP gives up.
+   * A heartbeat NOTIFY this often (1 s), sent through the pool and expected back on the listening
+   * connection, so that one gone silent (a frozen server, a partition) or one that cannot receive (a
+   * pooler) is noticed within this and `timeoutMs`, not when TCP gives up.
    */
   pingEveryMs?: number;
-  /** How long connecting or a ping may take before the connection counts as lost. */
+  /** How long connecting, or a heartbeat's way back, may take before the connection counts as lost. */
   timeoutMs?: number;
-  /** Told when the connection is lost or a reconnection fails (a log line). */
+  /** Told once when the listener stops receiving (lost, or never proved), not again until it is back (a log line). */
   onError?: (error: unknown) => void;
+  /** Told when the listener receives again after `onError` (a log line). */
+  onRecovered?: () => void;
 }
 
 /**
@@ -54,6 +67,11 @@ export class PgKeyRevocations extends KeyRevocations {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
   private reconnectDelayMs: number;
+  /** This instance's heartbeat payload (other instances' heartbeats arrive on the same channel). */
+  private readonly token = randomUUID();
+  private lastHeartbeatAt = 0;
+  /** Whether `onError` was told and `onRecovered` was not since. */
+  private reportedDown = false;
 
   constructor(
     private readonly host: TransactionHost,
@@ -83,10 +101,17 @@ export class PgKeyRevocations extends KeyRevocations {
     this.subscribers.push(subscriber);
   }
 
-  /** Starts listening; resolves after the first attempt (a failed one is retried in the background). */
+  /**
+   * Starts listening; resolves after the first attempt has proved itself (its heartbeat came back) or failed
+   * (then it is retried in the background).
+   */
   async listen(): Promise<void> {
     this.closed = false;
     await this.connect();
+    const deadline = Date.now() + (this.options.pingEveryMs ?? 1000) + (this.options.timeoutMs ?? 2000);
+    while (!this.connected && this.client && !this.reconnectTimer && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
 
   /** Stops listening and closes the connection (app.close). */
@@ -115,24 +140,55 @@ export class PgKeyRevocations extends KeyRevocations {
     client.on('end', () => this.lost(client, new Error('The key revocation listener connection ended.')));
     try {
       await client.connect();
-      await client.query(`LISTEN ${KEY_REVOCATIONS_CHANNEL}; LISTEN ${WEBHOOK_ENDPOINT_CHANGES_CHANNEL}`);
+      await client.query(
+        [KEY_REVOCATIONS_CHANNEL, WEBHOOK_ENDPOINT_CHANGES_CHANNEL, LISTENER_HEARTBEAT_CHANNEL]
+          .map((channel) => `LISTEN ${channel}`)
+          .join('; '),
+      );
     } catch (error) {
       this.lost(client, error);
       return;
     }
     if (this.client !== client || this.closed) return;
+    // Listening only once its own heartbeat has come back (proved()); until then, and whenever one is late,
+    // nothing is cached.
+    const startedAt = Date.now();
+    const pingEveryMs = this.options.pingEveryMs ?? 1000;
+    const beat = () => {
+      const last = Math.max(this.lastHeartbeatAt, startedAt);
+      if (Date.now() - last > pingEveryMs + timeoutMs) {
+        const what = this.connected ? 'stopped arriving' : 'did not arrive';
+        this.lost(client, new Error(`The listener's own heartbeat notification ${what} within ${timeoutMs} ms.`));
+        return;
+      }
+      this.host
+        .query('SELECT pg_notify($1, $2)', [LISTENER_HEARTBEAT_CHANNEL, this.token])
+        .catch((error: unknown) => this.lost(client, error));
+    };
+    this.pingTimer = setInterval(beat, pingEveryMs);
+    this.pingTimer.unref();
+    beat();
+  }
+
+  /** Its own heartbeat came back: the connection receives what other sessions announce. */
+  private proved(): void {
+    this.lastHeartbeatAt = Date.now();
+    if (this.connected) return;
+    this.connected = true;
     // Whatever was announced before LISTEN took effect was missed.
     this.reset();
-    this.connected = true;
     this.reconnectDelayMs = this.minReconnectDelayMs;
-    const pingEveryMs = this.options.pingEveryMs ?? 1000;
-    this.pingTimer = setInterval(() => {
-      client.query('SELECT 1').catch((error: unknown) => this.lost(client, error));
-    }, pingEveryMs);
-    this.pingTimer.unref();
+    if (this.reportedDown) {
+      this.reportedDown = false;
+      this.options.onRecovered?.();
+    }
   }
 
   private receive(message: Notification): void {
+    if (message.channel === LISTENER_HEARTBEAT_CHANNEL) {
+      if (message.payload === this.token) this.proved();
+      return;
+    }
     if (message.channel === WEBHOOK_ENDPOINT_CHANGES_CHANNEL) {
       for (const subscriber of this.endpointSubscribers) subscriber.changed();
       return;
@@ -148,7 +204,10 @@ export class PgKeyRevocations extends KeyRevocations {
     this.drop();
     client.end().catch(() => undefined);
     if (this.closed) return;
-    this.options.onError?.(error);
+    if (!this.reportedDown) {
+      this.reportedDown = true;
+      this.options.onError?.(error);
+    }
     this.reset();
     const delay = this.reconnectDelayMs;
     this.reconnectDelayMs = Math.min(delay * 2, this.options.maxReconnectDelayMs ?? 5000);
@@ -161,6 +220,7 @@ export class PgKeyRevocations extends KeyRevocations {
 
   private drop(): void {
     this.connected = false;
+    this.lastHeartbeatAt = 0;
     this.client = null;
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
