@@ -22,7 +22,13 @@ import { registerCompression, registerCors, registerMethodSemantics } from './co
 import { registerJsonParser, registerNulCheck } from './common/http/input-limits.hooks';
 import { registerSecurityHeaders } from './common/http/security-headers.hooks';
 import { buildOpenApiDocument } from './common/openapi/openapi';
-import { createRootLogger, registerRequestLogContext, RootLogger, silentLogger } from './common/logging/logging';
+import {
+  createRootLogger,
+  startupNestLogger,
+  registerRequestLogContext,
+  RootLogger,
+  silentLogger,
+} from './common/logging/logging';
 import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
 import { registerTracingHooks } from './common/tracing/tracing';
 import { Drain } from './lifecycle/drain.service';
@@ -72,6 +78,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     adapter,
     {
       bufferLogs: true,
+      logger: startupNestLogger(logger), // a failure while composing is main.ts's one line, not Nest's stack
       abortOnError: false,
     },
   );

@@ -1,8 +1,8 @@
 import './tracing'; // first: OpenTelemetry (when configured) must load before http and pg
-import { createRootLogger, nestLogger } from './common/logging/logging';
+import { createRootLogger, nestLogger, RootLogger } from './common/logging/logging';
 import { stopTracing } from './common/tracing/tracing';
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { ConfigError, loadConfig, loggingSettings } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
 import { Drain } from './lifecycle/drain.service';
@@ -11,19 +11,13 @@ import { createContext } from './assembly/assembly';
 import { rolesOf } from './assembly/roles';
 import { seedDemoData } from './seed/seed';
 
+/** The process's logger once the configuration is read; until then a start-up failure uses loggingSettings. */
+let rootLogger: RootLogger | undefined;
+
 async function main(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfig(process.env);
   // One pino logger for the whole process: start-up, framework, application and request logs.
-  const rootLogger = createRootLogger(config.observability);
+  rootLogger = createRootLogger(config.observability);
   const logger = nestLogger(rootLogger);
   const signals = new ShutdownSignals(config.process.shutdownTimeoutMs, logger);
   const database = await openDatabase(config, logger);
@@ -33,7 +27,13 @@ async function main(): Promise<void> {
   // What this process runs: the API (with MESSAGE_WORKER its workers and scheduled jobs), --worker-only,
   // --seed (npm run seed) or --migrate-only (npm run db:migrate); openDatabase has migrated already.
   const roles = rolesOf(process.argv, config);
-  const options = { roles, config, databaseUrl: database.url, logger: rootLogger };
+  const options = {
+    roles,
+    config,
+    databaseUrl: database.url,
+    directDatabaseUrl: database.directUrl,
+    logger: rootLogger,
+  };
   if (!roles.has('http') && !roles.has('worker') && !roles.has('seed')) {
     await database.stop();
     return;
@@ -83,7 +83,16 @@ async function main(): Promise<void> {
   logger.log(`Listening on http://${config.http.host}:${config.http.port} (OpenAPI: /openapi.json, docs: /docs)`);
 }
 
+/**
+ * A start-up failure, whatever its cause, is one line in the configured format (JSON by default) that names it,
+ * then exit 1: what an operator's log pipeline reads. The stack only at LOG_LEVEL=debug.
+ */
 main().catch((error: unknown) => {
-  console.error('Start-up failed:', error instanceof Error ? error.message : error);
+  const settings = loggingSettings(process.env);
+  const logger = rootLogger ?? createRootLogger(settings);
+  const cause = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
+  const stack = settings.logLevel === 'debug' && error instanceof Error ? { stack: error.stack } : {};
+  logger.fatal({ context: 'Startup', ...stack }, `Start-up failed: ${cause}`);
+  logger.flush?.();
   process.exit(1);
 });

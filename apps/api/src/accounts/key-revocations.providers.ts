@@ -40,6 +40,7 @@ export function keyRevocationProviders(databaseUrl: string, listen: boolean): Pr
           url: databaseUrl,
           onError: (error) =>
             logger.warn(`Not receiving key revocations nor endpoint changes (no caching until back): ${String(error)}`),
+          onRecovered: () => logger.log('Receiving key revocations and endpoint changes again (caching resumes)'),
         });
         // Listening keeps the caches fresh (the webhook subscribers' one even with API_KEY_CACHE_SECONDS=0).
         if (listen) await revocations.listen();

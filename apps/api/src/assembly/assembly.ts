@@ -7,7 +7,7 @@ import { ChangeSignalsModule } from '../accounts/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
-import { httpLoggerParams, nestLogger, RootLogger, silentLogger } from '../common/logging/logging';
+import { httpLoggerParams, startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -31,8 +31,10 @@ export interface AssemblyOptions {
   /** What this process runs (roles.ts). */
   roles: Roles;
   config: AppConfig;
-  /** The opened, migrated database (main.ts: openDatabase). */
+  /** The opened, migrated database (main.ts: openDatabase): where the pool connects. */
   databaseUrl: string;
+  /** A direct session to it when `databaseUrl` is a transaction pooler (DATABASE_DIRECT_URL); else `databaseUrl`. */
+  directDatabaseUrl?: string;
   /** The process's logger (request lines through nestjs-pino, application logs). */
   logger: RootLogger;
 }
@@ -70,7 +72,8 @@ export function scheduledJobs(config: AppConfig): ScheduledJob[] {
  */
 @Module({})
 export class ProcessModule {
-  static compose({ roles, config, databaseUrl, logger }: AssemblyOptions): DynamicModule {
+  static compose({ roles, config, databaseUrl, directDatabaseUrl, logger }: AssemblyOptions): DynamicModule {
+    const directUrl = directDatabaseUrl ?? databaseUrl;
     const http = roles.has('http');
     const runsSlices = http || roles.worksJobs;
     return {
@@ -83,9 +86,10 @@ export class ProcessModule {
           slices: sliceJobs(config),
           supervise: roles.worksJobs,
           schedule: roles.has('scheduler'),
+          startupLockUrl: directUrl,
         }),
         // Only a process that serves HTTP keeps caches (API keys, webhook subscribers), so only it listens.
-        ChangeSignalsModule.register(databaseUrl, http),
+        ChangeSignalsModule.register(directUrl, http),
         ...(runsSlices
           ? [
               MetricsModule.register(config, { http }),
@@ -128,7 +132,7 @@ export interface ContextOptions extends Omit<AssemblyOptions, 'logger'> {
 export function createContext(options: ContextOptions): Promise<INestApplicationContext> {
   const logger = options.logger === false ? silentLogger() : options.logger;
   return NestFactory.createApplicationContext(ProcessModule.compose({ ...options, logger }), {
-    logger: nestLogger(logger),
+    logger: startupNestLogger(logger),
     abortOnError: false,
   });
 }

@@ -82,6 +82,22 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return deepFreeze(result);
 }
 
+/**
+ * The log level and format alone, each its default when unset or invalid: how a start-up failure is written
+ * when the configuration itself could not be read (one line, in the format the operator asked for).
+ */
+export function loggingSettings(env: Env = process.env): Pick<ConfigPart<'observability'>, 'logLevel' | 'logFormat'> {
+  const { logLevel, logFormat } = CONFIG_SCHEMA.observability.settings;
+  const lenient = <T>(setting: Setting<T>): T => {
+    try {
+      return read(setting as Setting<unknown>, env) as T;
+    } catch {
+      return read(setting as Setting<unknown>, {}) as T;
+    }
+  };
+  return { logLevel: lenient(logLevel), logFormat: lenient(logFormat) };
+}
+
 /** The rules that relate two settings. */
 function checkTogether(config: AppConfig): void {
   // Node refuses a headers timeout longer than the request timeout.
@@ -98,6 +114,9 @@ function checkTogether(config: AppConfig): void {
       'DATABASE_URL',
       'must be set when NODE_ENV=production: the embedded PostgreSQL is for development only.',
     );
+  }
+  if (config.database.directUrl !== null && config.database.url === null) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'is set without DATABASE_URL: it is the direct way to that database.');
   }
 }
 

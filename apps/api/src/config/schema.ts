@@ -122,6 +122,11 @@ export const CONFIG_SCHEMA = {
       url('postgres', 'postgresql'),
       'PostgreSQL URL; unset = embedded PostgreSQL with its data in `DATA_DIR` (refused under `NODE_ENV=production`)',
     ),
+    directUrl: optional(
+      'DATABASE_DIRECT_URL',
+      url('postgres', 'postgresql'),
+      'a direct (session) connection when `DATABASE_URL` is a transaction pooler: migrations, locks, LISTEN',
+    ),
     dataDir: setting(
       'DATA_DIR',
       text(),

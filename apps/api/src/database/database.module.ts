@@ -1,12 +1,15 @@
-import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Clock, UnitOfWork } from '@petstore/application';
 import {
   DEFAULT_POOL_LIMITS,
   PoolLimits,
   SystemClock,
   TransactionHost,
+  TransactionPreamble,
   TypeOrmUnitOfWork,
   createDataSource,
+  poolBoundsHold,
+  transactionBoundsSql,
 } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -28,7 +31,16 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       providers: [
-        { provide: DataSource, useFactory: () => createDataSource(databaseUrl, {}, poolLimits(config)).initialize() },
+        { provide: DataSource, useFactory: () => openPool(databaseUrl, poolLimits(config)) },
+        // Behind a pooler every transaction starts by setting its bounds (PoolLimits.viaPooler).
+        ...(poolLimits(config).viaPooler
+          ? [
+              {
+                provide: TransactionPreamble,
+                useValue: new TransactionPreamble(transactionBoundsSql(poolLimits(config))),
+              },
+            ]
+          : []),
         DataSourceCloser,
         TransactionHost,
         { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
@@ -47,5 +59,31 @@ export function poolLimits({ database }: AppConfig): PoolLimits {
     statementTimeoutMs: database.statementTimeoutMs,
     idleInTransactionTimeoutMs: database.idleInTransactionTimeoutMs,
     queryTimeoutMs: database.queryTimeoutMs,
+    // DATABASE_DIRECT_URL beside a different DATABASE_URL: the pool goes through a transaction pooler.
+    viaPooler: !!database.url && !!database.directUrl && database.directUrl !== database.url,
   };
+}
+
+/**
+ * The pool, once its sessions are known to carry the server-side bounds. Direct, a pooler that drops the
+ * start-up parameters (PgBouncer's `ignore_startup_parameters`) would leave every statement unbounded: refused.
+ * Through a pooler, sessions it opened before start-up set the role's defaults keep their old values until it
+ * renews them; each transaction sets its own, so that is said, not refused.
+ */
+async function openPool(url: string, limits: PoolLimits): Promise<DataSource> {
+  const dataSource = await createDataSource(url, {}, limits).initialize();
+  const wrong = await poolBoundsHold(dataSource, limits).catch(() => null);
+  if (wrong && !limits.viaPooler) {
+    await dataSource.destroy();
+    throw new Error(
+      `DATABASE_URL's sessions lack the server-side bounds (${wrong}): a connection pooler ignoring start-up ` +
+        'parameters? Set DATABASE_DIRECT_URL to a direct connection; see docs/operations.md.',
+    );
+  }
+  if (wrong) {
+    new Logger('Database').warn(
+      `A pooled session has other bounds (${wrong}): it predates the role's defaults; transactions set their own.`,
+    );
+  }
+  return dataSource;
 }

@@ -10,7 +10,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { PgBossJobQueue, QueueDefinition } from '@petstore/infrastructure';
+import { PgBossJobQueue, QueueDefinition, withStartupLock } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { Drain } from '../lifecycle/drain.service';
@@ -82,7 +82,13 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
 @Global()
 @Module({})
 export class JobQueueModule {
-  static forRoot(options: { slices: SliceJobs[]; supervise: boolean; schedule: boolean }): DynamicModule {
+  static forRoot(options: {
+    slices: SliceJobs[];
+    supervise: boolean;
+    schedule: boolean;
+    /** A direct session's URL: pg-boss creates its schema and queues under the start-up lock there. */
+    startupLockUrl: string;
+  }): DynamicModule {
     const scheduled = options.slices.flatMap((slice) => slice.scheduled ?? []);
     const queues = [...options.slices.flatMap((slice) => slice.queues ?? []), ...scheduled.map(scheduledQueue)];
     return {
@@ -92,7 +98,9 @@ export class JobQueueModule {
           provide: PgBossJobQueue,
           useFactory: async (dataSource: DataSource) => {
             const jobs = new PgBossJobQueue(dataSource, { supervise: options.supervise });
-            await jobs.start(queues);
+            // Instances starting together would deadlock creating the same queues: they take turns, as for
+            // the migrations.
+            await withStartupLock(options.startupLockUrl, () => jobs.start(queues));
             return jobs;
           },
           inject: [DataSource],

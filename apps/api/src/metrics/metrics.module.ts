@@ -8,7 +8,9 @@ import {
   Module,
   OnApplicationBootstrap,
   OnApplicationShutdown,
+  Optional,
 } from '@nestjs/common';
+import { KeyRevocations } from '@petstore/application';
 import { DataSource } from 'typeorm';
 import { Metrics } from '../common/metrics/metrics';
 import { AppConfig } from '../config/app-config';
@@ -32,6 +34,23 @@ export class DatabasePoolMetrics {
       'db_pool_waiting_requests',
       'Queries waiting for a pool connection.',
       () => pool()?.waitingCount ?? 0,
+    );
+  }
+}
+
+/**
+ * Whether this process receives the signals between instances (its LISTEN connection proves itself with a
+ * heartbeat): 0 means the key and webhook-subscriber caches are off, from a lost connection or a pooler between
+ * the listener and PostgreSQL (DATABASE_DIRECT_URL), and every request looks its key up.
+ */
+@Injectable()
+export class ChangeListenerMetrics {
+  constructor(metrics: Metrics, @Optional() revocations?: KeyRevocations) {
+    if (!revocations) return;
+    metrics.gauge(
+      'db_change_listener_up',
+      'Whether the LISTEN connection receives (its own heartbeat comes back): 1 yes, 0 no (caches off).',
+      () => (revocations.listening ? 1 : 0),
     );
   }
 }
@@ -91,7 +110,12 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       controllers: options.http && config.observability.metricsPort === null ? [MetricsController] : [],
-      providers: [{ provide: Metrics, useFactory: () => new Metrics() }, DatabasePoolMetrics, MetricsServer],
+      providers: [
+        { provide: Metrics, useFactory: () => new Metrics() },
+        DatabasePoolMetrics,
+        ChangeListenerMetrics,
+        MetricsServer,
+      ],
       exports: [Metrics],
     };
   }

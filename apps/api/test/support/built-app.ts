@@ -35,7 +35,7 @@ export function ensureBuilt(): string {
   return BUILT_MAIN;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);

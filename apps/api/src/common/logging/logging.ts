@@ -72,6 +72,21 @@ export function nestLogger(root: RootLogger): LoggerService {
   return new NestPinoLogger(new PinoLogger({ pinoHttp: { logger: root } }), {});
 }
 
+/**
+ * Nest's logger while a process is composed: as `nestLogger`, but Nest's ExceptionHandler, which logs a failed
+ * start with its stack before the failure reaches main.ts, logs at debug. main.ts writes the one line an
+ * operator's pipeline reads; the stack stays visible with LOG_LEVEL=debug.
+ */
+export function startupNestLogger(root: RootLogger): LoggerService {
+  const logger = nestLogger(root);
+  const error = logger.error.bind(logger);
+  logger.error = (message: unknown, ...rest: unknown[]) => {
+    if (rest[rest.length - 1] === 'ExceptionHandler') logger.debug?.(message, ...rest);
+    else error(message, ...rest);
+  };
+  return logger;
+}
+
 const FASTIFY_REQUEST = Symbol('petstore.fastifyRequest');
 type RawRequest = IncomingMessage & { [FASTIFY_REQUEST]?: FastifyRequest & { user?: { id: number } } };
 
