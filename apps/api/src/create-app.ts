@@ -4,7 +4,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Clock, EnsureAdministrator } from '@petstore/application';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
-import { AppModule, AppModuleOptions } from './app.module';
+import { AssemblyOptions, ProcessModule } from './assembly/assembly';
+import { apiRoles, Roles } from './assembly/roles';
 import { BearerStrategy } from './common/auth/bearer.strategy';
 import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
@@ -30,7 +31,9 @@ import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
 import { createValidationPipe } from './common/validation/validation.pipe';
 
-export interface CreateAppOptions extends Omit<AppModuleOptions, 'logger'> {
+export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'roles'> {
+  /** What the process runs besides HTTP (main.ts: rolesOf); else HTTP, with MESSAGE_WORKER the workers. */
+  roles?: Roles;
   /** The process's pino logger (main.ts: createRootLogger); false logs nothing. */
   logger?: RootLogger | false;
   /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
@@ -43,7 +46,7 @@ export interface CreateAppOptions extends Omit<AppModuleOptions, 'logger'> {
  * lists sent by a Fastify hook (no global interceptor), the OpenAPI description at /openapi.json and /docs.
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
-  const { timeouts } = options.config;
+  const { http, auth } = options.config;
   const adapter = new PetstoreFastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
@@ -52,20 +55,26 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     clientErrorHandler,
     frameworkErrors,
     return503OnClosing: false,
-    trustProxy: options.config.trustProxy,
-    connectionTimeout: timeouts.httpConnectionMs,
-    requestTimeout: timeouts.httpRequestMs,
+    trustProxy: http.trustProxy,
+    connectionTimeout: http.connectionTimeoutMs,
+    requestTimeout: http.requestTimeoutMs,
     // Node checks the request and headers timeouts every connectionsCheckingInterval (30 s by default).
     http: {
-      headersTimeout: timeouts.httpHeadersMs,
-      connectionsCheckingInterval: Math.min(1000, timeouts.httpHeadersMs),
+      headersTimeout: http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs),
     },
   });
-  const logger = options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(options.config));
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register({ ...options, logger }), adapter, {
-    bufferLogs: true,
-    abortOnError: false,
-  });
+  const roles = options.roles ?? apiRoles(options.config);
+  const logger =
+    options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(options.config.observability));
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ProcessModule.compose({ ...options, roles, logger }),
+    adapter,
+    {
+      bufferLogs: true,
+      abortOnError: false,
+    },
+  );
   try {
     app.useLogger(app.get(PinoNestLogger));
     app.flushLogs();
@@ -74,28 +83,28 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     registerHttpMetrics(fastify, app.get(Metrics));
     registerTracingHooks(fastify);
     registerHttpHooks(fastify);
-    registerHandlerTimeout(fastify, timeouts.httpHandlerMs);
+    registerHandlerTimeout(fastify, http.handlerTimeoutMs);
     await registerSecurityHeaders(app);
     await registerCompression(app);
-    registerMethodSemantics(fastify, await registerCors(app, options.config.corsOrigins));
+    registerMethodSemantics(fastify, await registerCors(app, http.corsOrigins));
     registerJsonParser(app, BODY_LIMIT_BYTES);
     registerNulCheck(fastify);
     registerPagination(fastify);
     app.get(Drain).register(fastify);
-    const { rateLimitPerMinute, redisUrl } = options.config;
+    const { rateLimitPerMinute, redisUrl } = auth;
     if (rateLimitPerMinute > 0) {
       const store = redisUrl
         ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix)
         : new InMemoryRateLimitStore();
       const limits = {
         perMinute: rateLimitPerMinute,
-        signUpsPerHour: options.config.signupLimitPerHour,
-        authFailuresPerMinute: options.config.authFailureLimitPerMinute,
+        signUpsPerHour: auth.signupLimitPerHour,
+        authFailuresPerMinute: auth.authFailureLimitPerMinute,
       };
       const bearer = app.get(BearerStrategy);
       registerRateLimit(fastify, store, limits, (request) => bearer.authenticateRequest(request));
     }
-    registerDeprecationHooks(fastify, options.config, app.get(Clock));
+    registerDeprecationHooks(fastify, options.config.deprecations, app.get(Clock));
     app.useGlobalFilters(new GlobalExceptionFilter());
     app.useGlobalPipes(createValidationPipe());
 
@@ -107,8 +116,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     });
 
     await app.init();
-    if (options.config.adminApiKey) {
-      const outcome = await app.get(EnsureAdministrator).execute(options.config.adminApiKey);
+    if (auth.adminApiKey) {
+      const outcome = await app.get(EnsureAdministrator).execute(auth.adminApiKey);
       const accounts = new Logger('Accounts');
       if (outcome === 'revoked') accounts.warn('ADMIN_API_KEY is a revoked key: it stays refused; set a new one');
       else if (outcome === 'created') accounts.log('Created the administrator key for ADMIN_API_KEY');

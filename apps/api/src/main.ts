@@ -7,7 +7,8 @@ import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
 import { Drain } from './lifecycle/drain.service';
 import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
-import { createWorker } from './messages/create-worker';
+import { createContext } from './assembly/assembly';
+import { rolesOf } from './assembly/roles';
 import { seedDemoData } from './seed/seed';
 
 async function main(): Promise<void> {
@@ -22,40 +23,44 @@ async function main(): Promise<void> {
     throw error;
   }
   // One pino logger for the whole process: start-up, framework, application and request logs.
-  const rootLogger = createRootLogger(config);
+  const rootLogger = createRootLogger(config.observability);
   const logger = nestLogger(rootLogger);
-  const signals = new ShutdownSignals(config.shutdownTimeoutMs, logger);
+  const signals = new ShutdownSignals(config.process.shutdownTimeoutMs, logger);
   const database = await openDatabase(config, logger);
   signals.onStop(() => database.stop());
   signals.atDeadline(() => database.stop());
   if (signals.stopping) return; // a signal came while the database opened: it is being stopped
-  if (process.argv.includes('--migrate-only')) {
+  // What this process runs: the API (with MESSAGE_WORKER its workers and scheduled jobs), --worker-only,
+  // --seed (npm run seed) or --migrate-only (npm run db:migrate); openDatabase has migrated already.
+  const roles = rolesOf(process.argv, config);
+  const options = { roles, config, databaseUrl: database.url, logger: rootLogger };
+  if (!roles.has('http') && !roles.has('worker') && !roles.has('seed')) {
     await database.stop();
     return;
   }
-  // --seed (npm run seed): the demo catalogue into an empty database, then exit.
-  if (process.argv.includes('--seed')) {
+  // The demo catalogue into an empty database, then exit.
+  if (roles.has('seed')) {
     try {
-      await seedDemoData({ config, databaseUrl: database.url, logger: rootLogger });
+      const seeding = await createContext(options);
+      await seedDemoData(seeding, config.http.port).finally(() => seeding.close());
     } finally {
       await database.stop();
     }
     return;
   }
 
-  // --worker-only: the message worker alone, no HTTP; any number of such processes may share the database.
-  const workerOnly = process.argv.includes('--worker-only');
+  // Without HTTP (--worker-only): any number of such processes may share the database.
   let context: INestApplicationContext | undefined;
   try {
-    const app = workerOnly ? null : await createApp({ config, databaseUrl: database.url, logger: rootLogger });
-    context = app ?? (await createWorker({ config, databaseUrl: database.url, logger: rootLogger }));
+    const app = roles.has('http') ? await createApp(options) : null;
+    context = app ?? (await createContext(options));
     const started = context;
     // Readiness 503 and new requests refused while the ones in flight finish, then the worker and the pool
     // close, then the embedded database stops.
     signals.onStop(async () => {
-      const drained = !app || (await app.get(Drain).drain(config.shutdownTimeoutMs));
+      const drained = !app || (await app.get(Drain).drain(config.process.shutdownTimeoutMs));
       if (!drained) {
-        logger.warn(`Requests in flight after ${config.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
+        logger.warn(`Requests in flight after ${config.process.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
         app?.getHttpServer().closeAllConnections();
       }
       await started.close();
@@ -68,14 +73,14 @@ async function main(): Promise<void> {
       logger.log('Message worker running alone (--worker-only): no HTTP');
       return;
     }
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.http.port, host: config.http.host });
   } catch (error) {
     // A start-up failure (port in use, a module that fails to start…) leaves nothing running behind it.
     await context?.close().catch(() => undefined);
     await database.stop();
     throw error;
   }
-  logger.log(`Listening on http://${config.host}:${config.port} (OpenAPI: /openapi.json, docs: /docs)`);
+  logger.log(`Listening on http://${config.http.host}:${config.http.port} (OpenAPI: /openapi.json, docs: /docs)`);
 }
 
 main().catch((error: unknown) => {

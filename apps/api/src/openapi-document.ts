@@ -1,7 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { AppModule } from './app.module';
+import { ProcessModule } from './assembly/assembly';
+import { Roles } from './assembly/roles';
 import { silentLogger } from './common/logging/logging';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { AppConfig } from './config/app-config';
@@ -13,7 +14,12 @@ import { AppConfig } from './config/app-config';
  * tools/openapi/generate.ts writes this one to docs/openapi.json and a test checks that the two are equal.
  */
 export async function createOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
-  const module = AppModule.register({ config, databaseUrl: 'postgres://unused.invalid/none', logger: silentLogger() });
+  const module = ProcessModule.compose({
+    roles: new Roles(['http']),
+    config,
+    databaseUrl: 'postgres://unused.invalid/none',
+    logger: silentLogger(),
+  });
   const app = await NestFactory.create(module, new FastifyAdapter(), {
     preview: true,
     logger: false,

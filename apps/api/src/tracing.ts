@@ -7,7 +7,7 @@ import { startTracing } from './common/tracing/tracing';
 import { loadConfig } from './config/app-config';
 
 try {
-  startTracing(loadConfig(process.env).otlpEndpoint);
+  startTracing(loadConfig(process.env).observability.otlpEndpoint);
 } catch {
   // main() loads the configuration again and reports the problem in one line.
 }

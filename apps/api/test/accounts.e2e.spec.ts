@@ -182,7 +182,7 @@ describe('accounts and API keys (HTTP, real PostgreSQL)', () => {
     const admin = (await api.get('/accounts/me', { key: ADMIN_KEY })).body;
     const extra = (await api.post('/accounts/me/api-keys', { key: ADMIN_KEY })).body.key; // not a bootstrap key
     const rotated = `${ADMIN_KEY}-rotated`;
-    const restarted = await TestApp.startOn(api.databaseUrl, { adminApiKey: rotated });
+    const restarted = await TestApp.startOn(api.databaseUrl, { auth: { adminApiKey: rotated } });
     try {
       expectError(await restarted.get('/accounts/me', { key: ADMIN_KEY }), 401, 'unauthorized');
       const me = await restarted.get('/accounts/me', { key: rotated });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { EmbeddedPostgresServer, startEmbeddedPostgres } from '@petstore/embedded-postgres';
 import { migrateDatabase } from '@petstore/infrastructure';
 import { Client } from 'pg';
-import { loadConfig } from '../src/config/app-config';
 import { ADMIN_KEY, TestApp } from './support/test-app';
 
 /**
@@ -18,11 +17,10 @@ const HANG_MS = 20_000;
 jest.setTimeout(120_000);
 
 const BOUNDS = {
-  ...loadConfig({}).timeouts,
-  dbAcquireMs: 1000,
-  dbStatementMs: 1500,
-  dbQueryMs: 2000,
-  dbIdleInTransactionMs: 3000,
+  acquireTimeoutMs: 1000,
+  statementTimeoutMs: 1500,
+  queryTimeoutMs: 2000,
+  idleInTransactionTimeoutMs: 3000,
 };
 
 interface Answer {
@@ -104,7 +102,7 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
     await migrateDatabase(server.url);
     // No cache of verified keys: every request here must reach the database (a cached key answers
     // GET /accounts/me without it until the revocation listener notices the outage).
-    api = await TestApp.startOn(server.url, { timeouts: BOUNDS, apiKeyCacheSeconds: 0 });
+    api = await TestApp.startOn(server.url, { database: BOUNDS, auth: { apiKeyCacheSeconds: 0 } });
     customer = (await api.customer('Outage')).key;
     const category = await call(api, 'POST', '/categories', ADMIN_KEY, { name: 'Outage kind' });
     const pet = await call(api, 'POST', '/pets', ADMIN_KEY, {

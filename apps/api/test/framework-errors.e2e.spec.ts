@@ -1,6 +1,5 @@
 import { connect } from 'node:net';
 import { Client } from 'pg';
-import { loadConfig } from '../src/config/app-config';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
@@ -54,7 +53,7 @@ describe('responses the framework produces itself are in the Error shape, with a
   let api: TestApp;
 
   beforeAll(async () => {
-    api = await TestApp.start({ timeouts: { ...loadConfig({}).timeouts, httpHeadersMs: 500, httpRequestMs: 1000 } });
+    api = await TestApp.start({ http: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
   });
   afterAll(() => api.close());
 
@@ -98,7 +97,7 @@ describe('a request not answered within HTTP_HANDLER_TIMEOUT_MS', () => {
   let store: StoreFixtures;
 
   beforeAll(async () => {
-    api = await TestApp.start({ timeouts: { ...loadConfig({}).timeouts, httpHandlerMs: 500 } });
+    api = await TestApp.start({ http: { handlerTimeoutMs: 500 } });
     store = await StoreFixtures.on(api);
   });
   afterAll(async () => {

@@ -71,7 +71,7 @@ describe('Health during shutdown, and readiness of the dependencies (HTTP, real 
 
   it('is not ready (503) while the configured Redis does not answer', async () => {
     await locker.query('COMMIT');
-    const withRedis = await TestApp.startOn(api.databaseUrl, { redisUrl: 'redis://127.0.0.1:1' });
+    const withRedis = await TestApp.startOn(api.databaseUrl, { auth: { redisUrl: 'redis://127.0.0.1:1' } });
     try {
       const ready = await withRedis.get('/health/ready');
       expectError(ready, 503, 'service_unavailable');
@@ -84,7 +84,7 @@ describe('Health during shutdown, and readiness of the dependencies (HTTP, real 
   const withTestRedis = process.env['TEST_REDIS_URL'] ? it : it.skip;
   withTestRedis('is ready with a Redis that answers (TEST_REDIS_URL)', async () => {
     await locker.query('COMMIT');
-    const withRedis = await TestApp.startOn(api.databaseUrl, { redisUrl: process.env['TEST_REDIS_URL'] });
+    const withRedis = await TestApp.startOn(api.databaseUrl, { auth: { redisUrl: process.env['TEST_REDIS_URL'] } });
     try {
       expect((await withRedis.get('/health/ready')).body).toEqual({ status: 'ok' });
     } finally {

@@ -178,7 +178,7 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
     let cors: TestApp;
 
     beforeAll(async () => {
-      cors = await TestApp.startOn(api.databaseUrl, { corsOrigins: [shop, 'http://localhost:5173'] });
+      cors = await TestApp.startOn(api.databaseUrl, { http: { corsOrigins: [shop, 'http://localhost:5173'] } });
     });
     afterAll(() => cors.close());
 
@@ -247,7 +247,7 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
     let open: TestApp;
 
     beforeAll(async () => {
-      open = await TestApp.startOn(api.databaseUrl, { corsOrigins: '*' });
+      open = await TestApp.startOn(api.databaseUrl, { http: { corsOrigins: '*' } });
     });
     afterAll(() => open.close());
 

@@ -14,8 +14,8 @@ describe('API key cache and revocation across two instances (one database)', () 
   let b: TestApp;
 
   beforeAll(async () => {
-    a = await TestApp.start({ apiKeyCacheSeconds: CACHE_SECONDS });
-    b = await TestApp.startOn(a.databaseUrl, { apiKeyCacheSeconds: CACHE_SECONDS });
+    a = await TestApp.start({ auth: { apiKeyCacheSeconds: CACHE_SECONDS } });
+    b = await TestApp.startOn(a.databaseUrl, { auth: { apiKeyCacheSeconds: CACHE_SECONDS } });
   });
   afterAll(async () => {
     await b?.close();
@@ -73,10 +73,14 @@ describe('API key cache and revocation across two instances (one database)', () 
   it('a new ADMIN_API_KEY started elsewhere revokes the previous one on the running instances within 1 s', async () => {
     const previous = 'key-revocation-admin-previous-0123456789';
     const next = 'key-revocation-admin-next-0123456789abcdef';
-    const first = await TestApp.startOn(a.databaseUrl, { apiKeyCacheSeconds: CACHE_SECONDS, adminApiKey: previous });
+    const first = await TestApp.startOn(a.databaseUrl, {
+      auth: { apiKeyCacheSeconds: CACHE_SECONDS, adminApiKey: previous },
+    });
     await first.close();
     expect((await b.get('/accounts/me', { key: previous })).status).toBe(200);
-    const rotating = await TestApp.startOn(a.databaseUrl, { apiKeyCacheSeconds: CACHE_SECONDS, adminApiKey: next });
+    const rotating = await TestApp.startOn(a.databaseUrl, {
+      auth: { apiKeyCacheSeconds: CACHE_SECONDS, adminApiKey: next },
+    });
     try {
       const rotatedAt = Date.now();
       expect(await refusedAfter(b, previous, rotatedAt)).toBeLessThanOrEqual(REVOCATION_BOUND_MS);

@@ -28,9 +28,21 @@ import {
   TypeOrmUnitOfWork,
   webhookQueues,
 } from '@petstore/infrastructure';
-import { ApiWebhookPayloads } from '../src/webhooks/webhook-core.module';
+import { MessageDto } from '../src/messages/message.dto';
+import { PetDto } from '../src/catalogue/pet.dto';
+import { OrderDto } from '../src/ordering/order.dto';
+import { WebhookPayloadShapes } from '../src/webhooks/webhook-payloads';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
+
+/** The payload shapes the slices define in the application (catalogue, ordering, messaging). */
+function apiPayloads(): WebhookPayloadShapes {
+  const payloads = new WebhookPayloadShapes();
+  payloads.define('order', (order) => OrderDto.from(order));
+  payloads.define('pet', (pet) => PetDto.from(pet));
+  payloads.define('message', (message) => MessageDto.from(message));
+  return payloads;
+}
 
 // Deliveries wait for pg-boss's polling (0.5 s) and retries for its back-off (1–2 s, then 2–4 s).
 jest.setTimeout(30_000);
@@ -86,7 +98,7 @@ class Worker {
     // Not listening for endpoint changes: the subscriber cache asks the database every time.
     const changes = new PgKeyRevocations(host, { url }).endpointChanges;
     const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-    const events = new WebhookEvents(outbox, new ApiWebhookPayloads(), clock, subscribers);
+    const events = new WebhookEvents(outbox, apiPayloads(), clock, subscribers);
     const uow = new TypeOrmUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = {

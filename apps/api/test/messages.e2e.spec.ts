@@ -1,5 +1,5 @@
-import { loadConfig } from '../src/config/app-config';
-import { createWorker } from '../src/messages/create-worker';
+import { loadConfig, withConfig } from '../src/config/app-config';
+import { createWorker } from '../src/assembly/assembly';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 import { eventually } from './support/eventually';
 
@@ -367,7 +367,7 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
     // Four messages delivered by an instance with the worker on, then three left queued.
     for (let i = 1; i <= 4; i++)
       delivered.push((await api.post('/messages', { key: customer, body: { message: `early ${i}` } })).body.id);
-    const worker = await TestApp.startOn(api.databaseUrl, { messageWorker: true });
+    const worker = await TestApp.startOn(api.databaseUrl, { messaging: { worker: true } });
     try {
       await eventually(
         () => worker.get('/messages?status=delivered&limit=100', { key: ADMIN_KEY }),
@@ -449,7 +449,7 @@ describe('GET /messages, the store inbox (HTTP, real PostgreSQL)', () => {
 
 describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
   it('moves a posted message to delivered within seconds', async () => {
-    const api = await TestApp.start({ messageWorker: true });
+    const api = await TestApp.start({ messaging: { worker: true } });
     try {
       const customer = (await api.customer()).key;
       const posted = await api.post('/messages', { key: customer, body: { message: 'deliver me' } });
@@ -468,7 +468,7 @@ describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
   });
 
   it('loses no message when the process stops between queueing and delivery: the next start delivers it', async () => {
-    const first = await TestApp.start({ messageWorker: false });
+    const first = await TestApp.start({ messaging: { worker: false } });
     const customer = (await first.customer()).key;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
@@ -476,7 +476,7 @@ describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
     for (const id of ids) expect((await first.get(`/messages/${id}`, { key: customer })).body.status).toBe('queued');
     await first.close();
 
-    const second = await TestApp.startOn(first.databaseUrl, { messageWorker: true });
+    const second = await TestApp.startOn(first.databaseUrl, { messaging: { worker: true } });
     try {
       for (const id of ids) {
         const read = await eventually(
@@ -491,9 +491,9 @@ describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
   });
 
   it('runs alone in a worker-only process (no HTTP) beside an API without a worker', async () => {
-    const api = await TestApp.start({ messageWorker: false });
+    const api = await TestApp.start({ messaging: { worker: false } });
     const worker = await createWorker({
-      config: Object.assign(loadConfig({}), { messageWorker: false }),
+      config: withConfig(loadConfig({}), { messaging: { worker: false } }),
       databaseUrl: api.databaseUrl,
       logger: false,
     });
@@ -512,8 +512,8 @@ describe('message delivery by the worker (HTTP, real PostgreSQL)', () => {
   });
 
   it('delivers every message when two instances run workers on one database', async () => {
-    const one = await TestApp.start({ messageWorker: true });
-    const two = await TestApp.startOn(one.databaseUrl, { messageWorker: true });
+    const one = await TestApp.start({ messaging: { worker: true } });
+    const two = await TestApp.startOn(one.databaseUrl, { messaging: { worker: true } });
     try {
       const customer = (await one.customer()).key;
       const posted = await Promise.all(

@@ -71,7 +71,7 @@ describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
   });
 
   it('counts rate-limit rejections (429)', async () => {
-    const limited = await TestApp.startOn(api.databaseUrl, { rateLimitPerMinute: 3 });
+    const limited = await TestApp.startOn(api.databaseUrl, { auth: { rateLimitPerMinute: 3 } });
     try {
       const key = (await api.customer('Limited')).key; // 3 requests a minute on the limited instance
       const statuses: number[] = [];
@@ -110,7 +110,7 @@ describe('METRICS_PORT: /metrics on a port of its own, without auth', () => {
   let api: TestApp;
 
   beforeAll(async () => {
-    api = await TestApp.start({ metricsPort: METRICS_PORT, host: '127.0.0.1' });
+    api = await TestApp.start({ observability: { metricsPort: METRICS_PORT }, http: { host: '127.0.0.1' } });
   });
   afterAll(() => api.close());
 
@@ -123,7 +123,10 @@ describe('METRICS_PORT: /metrics on a port of its own, without auth', () => {
   });
 
   it('frees the port when the application closes', async () => {
-    const other = await TestApp.startOn(api.databaseUrl, { metricsPort: METRICS_PORT + 1, host: '127.0.0.1' });
+    const other = await TestApp.startOn(api.databaseUrl, {
+      observability: { metricsPort: METRICS_PORT + 1 },
+      http: { host: '127.0.0.1' },
+    });
     await other.close();
     await expect(fetch(`http://127.0.0.1:${METRICS_PORT + 1}/metrics`)).rejects.toThrow();
   });

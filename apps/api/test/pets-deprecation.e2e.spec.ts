@@ -26,7 +26,7 @@ describe('GET /pets/{petId} before its sunset (HTTP, real PostgreSQL)', () => {
   let pet: { id: number; name: string; categoryId: number; status: string };
 
   beforeAll(async () => {
-    api = await TestApp.start({ petByIdSunset: SUNSET });
+    api = await TestApp.start({ deprecations: { petByIdSunset: SUNSET } });
     customer = (await api.customer()).key;
     pet = await createPet(api);
   });
@@ -161,7 +161,7 @@ describe('GET /pets/{petId} after its sunset (HTTP, real PostgreSQL)', () => {
   let pet: { id: number };
 
   beforeAll(async () => {
-    api = await TestApp.start({ petByIdSunset: new Date('2020-01-01T00:00:00Z') });
+    api = await TestApp.start({ deprecations: { petByIdSunset: new Date('2020-01-01T00:00:00Z') } });
     pet = await createPet(api);
   });
   afterAll(() => api.close());

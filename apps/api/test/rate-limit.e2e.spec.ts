@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import type { AppConfig } from '../src/config/app-config';
+import type { ConfigOverrides } from '../src/config/app-config';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
 describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   let api: TestApp;
 
   beforeAll(async () => {
-    api = await TestApp.start({ rateLimitPerMinute: 3 });
+    api = await TestApp.start({ auth: { rateLimitPerMinute: 3 } });
   });
   afterAll(() => api.close());
 
@@ -41,7 +41,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
    * Another instance on the same database with its own (in-process) counters. Starting, the test app
    * fetched /openapi.json from 127.0.0.1: that request is already counted against the address.
    */
-  const withLimits = async (overrides: Partial<AppConfig>, test: (app: TestApp) => Promise<void>) => {
+  const withLimits = async (overrides: ConfigOverrides, test: (app: TestApp) => Promise<void>) => {
     const app = await TestApp.startOn(api.databaseUrl, overrides);
     try {
       await test(app);
@@ -53,7 +53,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   const madeUpKey = () => `psk_${randomBytes(32).toString('base64url')}`;
 
   it('gives made-up keys no fresh budget: 12 sign-ups with new random Bearer values, 5 a minute', async () => {
-    await withLimits({ rateLimitPerMinute: 5 }, async (app) => {
+    await withLimits({ auth: { rateLimitPerMinute: 5 } }, async (app) => {
       const statuses = [];
       for (let i = 0; i < 12; i++) {
         const response = await app.post('/accounts', { key: madeUpKey(), body: { name: `Sybil ${i}` } });
@@ -65,7 +65,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   });
 
   it('counts a missing, an unknown and a revoked key against the one client address', async () => {
-    await withLimits({ rateLimitPerMinute: 4 + SPENT_AT_START }, async (app) => {
+    await withLimits({ auth: { rateLimitPerMinute: 4 + SPENT_AT_START } }, async (app) => {
       const { key } = await app.customer('Address'); // 1 against the address
       const spare = await app.post('/accounts/me/api-keys', { key }); // against the account
       expect((await app.delete(`/accounts/me/api-keys/${spare.body.id}`, { key })).status).toBe(204);
@@ -78,7 +78,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   });
 
   it('counts per verified account: two keys of one account share one budget', async () => {
-    await withLimits({ rateLimitPerMinute: 3 }, async (app) => {
+    await withLimits({ auth: { rateLimitPerMinute: 3 } }, async (app) => {
       const { key } = await app.customer('Two keys');
       const second = (await app.post('/accounts/me/api-keys', { key })).body.key; // 1
       expect((await app.get('/accounts/me', { key: second })).status).toBe(200); // 2
@@ -88,7 +88,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   });
 
   it('limits sign-ups per address an hour (SIGNUP_LIMIT_PER_HOUR), apart from the minute budget', async () => {
-    await withLimits({ rateLimitPerMinute: 100, signupLimitPerHour: 2 }, async (app) => {
+    await withLimits({ auth: { rateLimitPerMinute: 100, signupLimitPerHour: 2 } }, async (app) => {
       const { key } = await app.customer('First');
       expect((await app.post('/accounts', { body: { name: 'Second' } })).status).toBe(201);
       const third = await app.post('/accounts', { body: { name: 'Third' } });
@@ -111,7 +111,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   });
 
   it('limits failed authentications per address, without refusing valid keys from it', async () => {
-    await withLimits({ rateLimitPerMinute: 100, authFailureLimitPerMinute: 3 }, async (app) => {
+    await withLimits({ auth: { rateLimitPerMinute: 100, authFailureLimitPerMinute: 3 } }, async (app) => {
       const { key } = await app.customer('Neighbour');
       const statuses = [];
       const codes = [];
@@ -132,7 +132,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
       app.get('/accounts/me', { headers: { 'x-forwarded-for': address } }).then((r) => r.status);
 
     it('ignores X-Forwarded-For by default: every request counts against the proxy', async () => {
-      await withLimits({ rateLimitPerMinute: 2 + SPENT_AT_START }, async (app) => {
+      await withLimits({ auth: { rateLimitPerMinute: 2 + SPENT_AT_START } }, async (app) => {
         const statuses = [];
         for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) statuses.push(await from(app, address));
         expect(statuses).toEqual([401, 401, 429]);
@@ -144,7 +144,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
       ['a hop count', 1],
       ['a list of addresses and CIDRs', ['192.0.2.7', '127.0.0.0/8']],
     ])('counts the forwarded client when the proxy is trusted (%s)', async (_, trustProxy) => {
-      await withLimits({ rateLimitPerMinute: 2, trustProxy }, async (app) => {
+      await withLimits({ auth: { rateLimitPerMinute: 2 }, http: { trustProxy } }, async (app) => {
         const statuses = [];
         for (let i = 0; i < 3; i++) statuses.push(await from(app, '203.0.113.1'));
         expect(statuses).toEqual([401, 401, 429]);
@@ -154,7 +154,7 @@ describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   });
 
   it('is off at 0: no headers, no limit', async () => {
-    const unlimited = await TestApp.startOn(api.databaseUrl, { rateLimitPerMinute: 0 });
+    const unlimited = await TestApp.startOn(api.databaseUrl, { auth: { rateLimitPerMinute: 0 } });
     try {
       for (let i = 0; i < 5; i++) {
         const response = await unlimited.get('/accounts/me', { key: ADMIN_KEY });
@@ -180,10 +180,13 @@ const redisUrl = process.env['TEST_REDIS_URL'];
     const prefix = `petstore:test:${randomUUID()}:`;
 
     beforeAll(async () => {
-      first = await TestApp.start({ rateLimitPerMinute: 4, redisUrl: redisUrl! }, { rateLimitPrefix: prefix });
+      first = await TestApp.start(
+        { auth: { rateLimitPerMinute: 4, redisUrl: redisUrl! } },
+        { rateLimitPrefix: prefix },
+      );
       second = await TestApp.startOn(
         first.databaseUrl,
-        { rateLimitPerMinute: 4, redisUrl: redisUrl! },
+        { auth: { rateLimitPerMinute: 4, redisUrl: redisUrl! } },
         { rateLimitPrefix: prefix },
       );
     });

@@ -1,12 +1,13 @@
 import { Clock, ExpireHeldOrders, IdempotencyStore } from '@petstore/application';
 import { PgBossJobQueue } from '@petstore/infrastructure';
-import { loadConfig } from '../src/config/app-config';
+import { loadConfig, withConfig } from '../src/config/app-config';
 import { JobQueueCloser } from '../src/jobs/job-queue.module';
-import { SCHEDULED_JOBS } from '../src/jobs/scheduled-jobs';
-import { createWorker } from '../src/messages/create-worker';
+import { createWorker, scheduledJobs } from '../src/assembly/assembly';
 import { StoreFixtures } from './support/store-fixtures';
 import { TestApp } from './support/test-app';
 import { eventually } from './support/eventually';
+
+const SCHEDULED_JOBS = scheduledJobs(loadConfig({}));
 
 jest.setTimeout(30_000);
 
@@ -15,8 +16,8 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
   let two: TestApp;
 
   beforeAll(async () => {
-    one = await TestApp.start({ messageWorker: true });
-    two = await TestApp.startOn(one.databaseUrl, { messageWorker: true });
+    one = await TestApp.start({ messaging: { worker: true } });
+    two = await TestApp.startOn(one.databaseUrl, { messaging: { worker: true } });
   });
   afterAll(async () => {
     await two.close();
@@ -65,7 +66,7 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
       expect(await store.stock(petId)).toEqual({ quantity: 0, status: 'pending' });
       // Both instances' clocks a minute past the hold: whichever worker takes the job sees the order expired.
       const [{ placed }] = await one.sql(`SELECT created_at AS placed FROM orders WHERE id = $1`, [orderId]);
-      const later = new Date(placed.getTime() + (loadConfig({}).orderHoldMinutes + 1) * 60_000);
+      const later = new Date(placed.getTime() + (loadConfig({}).ordering.orderHoldMinutes + 1) * 60_000);
       for (const app of [one, two]) jest.spyOn(app.app.get(Clock), 'now').mockReturnValue(later);
 
       const jobs = one.app.get(PgBossJobQueue);
@@ -89,7 +90,7 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
 
   it('has what the order expiry needs in a worker-only process too', async () => {
     const worker = await createWorker({
-      config: Object.assign(loadConfig({}), { messageWorker: false }),
+      config: withConfig(loadConfig({}), { messaging: { worker: false } }),
       databaseUrl: one.databaseUrl,
       logger: false,
     });
@@ -101,7 +102,10 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
   });
 
   it('gives the jobs in progress SHUTDOWN_TIMEOUT_MS to finish when the queue stops', async () => {
-    const three = await TestApp.startOn(one.databaseUrl, { messageWorker: true, shutdownTimeoutMs: 2_500 });
+    const three = await TestApp.startOn(one.databaseUrl, {
+      messaging: { worker: true },
+      process: { shutdownTimeoutMs: 2_500 },
+    });
     const stop = jest.spyOn(three.app.get(PgBossJobQueue), 'stop');
     expect(three.app.get(JobQueueCloser).stopTimeoutMs).toBe(2_500);
     await three.close();

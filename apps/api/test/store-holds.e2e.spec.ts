@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config/app-config';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, expectError, TestApp, TestResponse } from './support/test-app';
 
-const DEFAULTS = loadConfig({});
+const DEFAULTS = loadConfig({}).ordering;
 
 async function eventually(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -24,7 +24,9 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
 
   beforeAll(async () => {
     // The documented defaults, which the test helper turns off for the other tests.
-    api = await TestApp.start({ maxOpenUnitsPerCustomer: DEFAULTS.maxOpenUnitsPerCustomer, orderHoldMinutes: 60 });
+    api = await TestApp.start({
+      ordering: { maxOpenUnitsPerCustomer: DEFAULTS.maxOpenUnitsPerCustomer, orderHoldMinutes: 60 },
+    });
     store = await StoreFixtures.on(api);
   });
   afterAll(async () => {

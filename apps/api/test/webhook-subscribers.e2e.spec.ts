@@ -15,8 +15,8 @@ describe('webhook subscribers cached across two instances (one database)', () =>
   let store: StoreFixtures;
 
   beforeAll(async () => {
-    a = await TestApp.start({ webhooksAllowPrivate: true });
-    b = await TestApp.startOn(a.databaseUrl, { webhooksAllowPrivate: true });
+    a = await TestApp.start({ webhooks: { allowPrivate: true } });
+    b = await TestApp.startOn(a.databaseUrl, { webhooks: { allowPrivate: true } });
     store = await StoreFixtures.on(b);
   });
   afterAll(async () => {

@@ -87,9 +87,8 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
   beforeAll(async () => {
     receiver = await Receiver.start();
     api = await TestApp.start({
-      messageWorker: true,
-      webhooksAllowPrivate: true,
-      webhookRetryDelaysMs: [100, 100, 100],
+      messaging: { worker: true },
+      webhooks: { allowPrivate: true, retryDelaysMs: [100, 100, 100] },
     });
     store = await StoreFixtures.on(api);
   });
@@ -366,7 +365,7 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     const adminHook = await endpoint(ADMIN_KEY, ['pet.status_changed']);
     const petId = await store.pet({ quantity: 2 });
     const orderId = await store.placed(customer.key, petId, 2); // the last units: the pet becomes pending
-    const later = new Date(Date.now() + (loadConfig({}).orderHoldMinutes + 1) * 60_000);
+    const later = new Date(Date.now() + (loadConfig({}).ordering.orderHoldMinutes + 1) * 60_000);
     jest.spyOn(api.app.get(Clock), 'now').mockReturnValue(later);
     try {
       await api.app.get(ExpireHeldOrders).execute(); // the units go back: the pet is available again
@@ -511,7 +510,7 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
 
   beforeAll(async () => {
     receiver = await Receiver.start();
-    api = await TestApp.start({ webhooksAllowPrivate: false });
+    api = await TestApp.start({ webhooks: { allowPrivate: false } });
   });
   afterAll(async () => {
     await api?.close();

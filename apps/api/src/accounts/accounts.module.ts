@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import {
   AccountRepository,
   ApiKeyRepository,
@@ -13,25 +13,27 @@ import { CryptoApiKeySecrets, TypeOrmAccountRepository, TypeOrmApiKeyRepository 
 import { BearerStrategy } from '../common/auth/bearer.strategy';
 import { MyAccountController, SignUpController } from './accounts.controller';
 
-/** Accounts and keys; the key cache and the revocation signal come from the global ChangeSignalsModule. */
-@Module({})
-export class AccountsModule {
-  static register(): DynamicModule {
-    return {
-      module: AccountsModule,
-      controllers: [SignUpController, MyAccountController],
-      providers: [
-        { provide: AccountRepository, useClass: TypeOrmAccountRepository },
-        { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
-        { provide: ApiKeySecrets, useClass: CryptoApiKeySecrets },
-        SignUp,
-        IssueApiKey,
-        ManageApiKeys,
-        Authenticate,
-        EnsureAdministrator,
-        BearerStrategy,
-      ],
-      exports: [EnsureAdministrator, BearerStrategy],
-    };
-  }
-}
+/**
+ * Accounts, their API keys and authentication (the bearer strategy the guard uses). The key cache and the
+ * revocation signal are the process's ChangeSignalsModule. Its controllers are AccountsHttpModule, which the
+ * assembly adds for the `http` role; the seed uses EnsureAdministrator.
+ */
+@Module({
+  providers: [
+    { provide: AccountRepository, useClass: TypeOrmAccountRepository },
+    { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
+    { provide: ApiKeySecrets, useClass: CryptoApiKeySecrets },
+    SignUp,
+    IssueApiKey,
+    ManageApiKeys,
+    Authenticate,
+    EnsureAdministrator,
+    BearerStrategy,
+  ],
+  exports: [SignUp, IssueApiKey, ManageApiKeys, EnsureAdministrator, BearerStrategy, ApiKeySecrets],
+})
+export class AccountsModule {}
+
+/** `/accounts` (the `http` role). */
+@Module({ imports: [AccountsModule], controllers: [SignUpController, MyAccountController] })
+export class AccountsHttpModule {}

@@ -3,9 +3,10 @@ import { KeyRevocations, VerifiedKeyCache, WebhookEndpointChanges } from '@petst
 import { keyRevocationProviders } from './key-revocations.providers';
 
 /**
- * The signals between instances (revoked keys, changed webhook endpoints) over one listening
- * connection, and the cache of verified keys: global, for AccountsModule and WebhookCoreModule.
- * `listen` false (a worker-only process): changes are announced, nothing is received or cached.
+ * The signals between instances (revoked keys, changed webhook endpoints) over one listening connection, and
+ * the cache of verified keys. Global because it is process-wide: one LISTEN connection per process, read by
+ * accounts (keys) and webhooks (endpoints). `listen` false (a process without the `http` role): changes are
+ * announced, nothing is received or cached.
  */
 @Module({})
 export class ChangeSignalsModule {

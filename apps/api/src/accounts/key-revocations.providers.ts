@@ -29,7 +29,7 @@ export function keyRevocationProviders(databaseUrl: string, listen: boolean): Pr
   return [
     {
       provide: VerifiedKeyCacheSettings,
-      useFactory: (config: AppConfig) => new VerifiedKeyCacheSettings(listen ? config.apiKeyCacheSeconds : 0),
+      useFactory: (config: AppConfig) => new VerifiedKeyCacheSettings(listen ? config.auth.apiKeyCacheSeconds : 0),
       inject: [AppConfig],
     },
     {

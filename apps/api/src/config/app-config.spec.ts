@@ -1,24 +1,31 @@
-import { ConfigError, loadConfig } from './app-config';
+import { AppConfig, ConfigError, loadConfig } from './app-config';
+
+/** The eight time bounds, as the flat `timeouts` object the loader handed out before the schema grouped them. */
+function timeouts({ http, database }: AppConfig) {
+  return {
+    httpConnectionMs: http.connectionTimeoutMs,
+    httpRequestMs: http.requestTimeoutMs,
+    httpHeadersMs: http.headersTimeoutMs,
+    httpHandlerMs: http.handlerTimeoutMs,
+    dbAcquireMs: database.acquireTimeoutMs,
+    dbStatementMs: database.statementTimeoutMs,
+    dbIdleInTransactionMs: database.idleInTransactionTimeoutMs,
+    dbQueryMs: database.queryTimeoutMs,
+  };
+}
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      port: 3000,
-      databaseUrl: null,
-      dataDir: '.data',
-      adminApiKey: null,
-      rateLimitPerMinute: 600,
-      redisUrl: null,
-      logLevel: 'info',
-      logFormat: 'json',
-      messageWorker: true,
-      messageMaxAttempts: 10,
-      metricsPort: null,
-      otlpEndpoint: null,
-      shutdownTimeoutMs: 10000,
+      http: { port: 3000 },
+      database: { url: null, dataDir: '.data' },
+      auth: { adminApiKey: null, rateLimitPerMinute: 600, redisUrl: null },
+      observability: { logLevel: 'info', logFormat: 'json', metricsPort: null, otlpEndpoint: null },
+      messaging: { worker: true, maxAttempts: 10 },
+      process: { shutdownTimeoutMs: 10000 },
     });
-    expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
+    expect(config.deprecations.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
   });
 
   it('reads every variable', () => {
@@ -38,20 +45,19 @@ describe('loadConfig', () => {
       SHUTDOWN_TIMEOUT_MS: '2500',
     });
     expect(config).toMatchObject({
-      port: 8080,
-      databaseUrl: 'postgres://u@db:5432/petstore',
-      adminApiKey: 'a'.repeat(32),
-      rateLimitPerMinute: 0,
-      redisUrl: 'redis://localhost:6379',
-      logLevel: 'debug',
-      messageWorker: false,
-      logFormat: 'pretty',
-      messageMaxAttempts: 3,
-      metricsPort: 9464,
-      otlpEndpoint: 'http://collector:4318',
-      shutdownTimeoutMs: 2500,
+      http: { port: 8080 },
+      database: { url: 'postgres://u@db:5432/petstore' },
+      auth: { adminApiKey: 'a'.repeat(32), rateLimitPerMinute: 0, redisUrl: 'redis://localhost:6379' },
+      observability: {
+        logLevel: 'debug',
+        logFormat: 'pretty',
+        metricsPort: 9464,
+        otlpEndpoint: 'http://collector:4318',
+      },
+      messaging: { worker: false, maxAttempts: 3 },
+      process: { shutdownTimeoutMs: 2500 },
     });
-    expect(config.petByIdSunset.toISOString()).toBe('2030-01-01T00:00:00.000Z');
+    expect(config.deprecations.petByIdSunset.toISOString()).toBe('2030-01-01T00:00:00.000Z');
   });
 
   it.each([
@@ -77,7 +83,7 @@ describe('loadConfig', () => {
   });
 
   it('has the documented time bounds, each settable, and keeps the headers bound within the request bound', () => {
-    expect(loadConfig({}).timeouts).toEqual({
+    expect(timeouts(loadConfig({}))).toEqual({
       httpConnectionMs: 60_000,
       httpRequestMs: 30_000,
       httpHeadersMs: 10_000,
@@ -87,16 +93,18 @@ describe('loadConfig', () => {
       dbIdleInTransactionMs: 10_000,
       dbQueryMs: 6000,
     });
-    const set = loadConfig({
-      HTTP_CONNECTION_TIMEOUT_MS: '1001',
-      HTTP_REQUEST_TIMEOUT_MS: '1002',
-      HTTP_HEADERS_TIMEOUT_MS: '1000',
-      HTTP_HANDLER_TIMEOUT_MS: '1004',
-      DB_ACQUIRE_TIMEOUT_MS: '1005',
-      DB_STATEMENT_TIMEOUT_MS: '1006',
-      DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1007',
-      DB_QUERY_TIMEOUT_MS: '1008',
-    }).timeouts;
+    const set = timeouts(
+      loadConfig({
+        HTTP_CONNECTION_TIMEOUT_MS: '1001',
+        HTTP_REQUEST_TIMEOUT_MS: '1002',
+        HTTP_HEADERS_TIMEOUT_MS: '1000',
+        HTTP_HANDLER_TIMEOUT_MS: '1004',
+        DB_ACQUIRE_TIMEOUT_MS: '1005',
+        DB_STATEMENT_TIMEOUT_MS: '1006',
+        DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1007',
+        DB_QUERY_TIMEOUT_MS: '1008',
+      }),
+    );
     expect(Object.values(set)).toEqual([1001, 1002, 1000, 1004, 1005, 1006, 1007, 1008]);
     expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0' })).toThrow(
       /^Invalid configuration: DB_STATEMENT_TIMEOUT_MS /,
@@ -110,16 +118,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
       /^Invalid configuration: DATABASE_URL must be set when NODE_ENV=production: .*$/,
     );
-    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db/petstore' }).databaseUrl).toBe(
+    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db/petstore' }).database.url).toBe(
       'postgres://u@db/petstore',
     );
-    expect(loadConfig({ NODE_ENV: 'development' }).databaseUrl).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'development' }).database.url).toBeNull();
   });
 
   it('reads CORS_ORIGINS: none by default, * or a list of origins, and refuses anything else in one line', () => {
-    expect(loadConfig({}).corsOrigins).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
-    expect(loadConfig({ CORS_ORIGINS: 'https://shop.example, http://localhost:5173' }).corsOrigins).toEqual([
+    expect(loadConfig({}).http.corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: 'https://shop.example, http://localhost:5173' }).http.corsOrigins).toEqual([
       'https://shop.example',
       'http://localhost:5173',
     ]);
@@ -131,9 +139,9 @@ describe('loadConfig', () => {
   });
 
   it('reads the order-hold limits: MAX_OPEN_UNITS_PER_CUSTOMER (100, 0 = off) and ORDER_HOLD_MINUTES (1440)', () => {
-    expect(loadConfig({})).toMatchObject({ maxOpenUnitsPerCustomer: 100, orderHoldMinutes: 1440 });
+    expect(loadConfig({}).ordering).toMatchObject({ maxOpenUnitsPerCustomer: 100, orderHoldMinutes: 1440 });
     const set = loadConfig({ MAX_OPEN_UNITS_PER_CUSTOMER: '0', ORDER_HOLD_MINUTES: '30' });
-    expect(set).toMatchObject({ maxOpenUnitsPerCustomer: 0, orderHoldMinutes: 30 });
+    expect(set.ordering).toMatchObject({ maxOpenUnitsPerCustomer: 0, orderHoldMinutes: 30 });
     for (const [variable, value] of [
       ['MAX_OPEN_UNITS_PER_CUSTOMER', '-1'],
       ['MAX_OPEN_UNITS_PER_CUSTOMER', 'lots'],
@@ -147,9 +155,9 @@ describe('loadConfig', () => {
 
 describe('loadConfig: API_KEY_CACHE_SECONDS', () => {
   it('caches verified keys for 5 seconds by default; 0 turns the cache off; at most 300', () => {
-    expect(loadConfig({}).apiKeyCacheSeconds).toBe(5);
-    expect(loadConfig({ API_KEY_CACHE_SECONDS: '0' }).apiKeyCacheSeconds).toBe(0);
-    expect(loadConfig({ API_KEY_CACHE_SECONDS: ' 30 ' }).apiKeyCacheSeconds).toBe(30);
+    expect(loadConfig({}).auth.apiKeyCacheSeconds).toBe(5);
+    expect(loadConfig({ API_KEY_CACHE_SECONDS: '0' }).auth.apiKeyCacheSeconds).toBe(0);
+    expect(loadConfig({ API_KEY_CACHE_SECONDS: ' 30 ' }).auth.apiKeyCacheSeconds).toBe(30);
     for (const value of ['-1', '301', '1.5', '5s']) {
       expect(() => loadConfig({ API_KEY_CACHE_SECONDS: value })).toThrow(
         /^Invalid configuration: API_KEY_CACHE_SECONDS must be a whole number from 0 to 300/,
@@ -160,7 +168,10 @@ describe('loadConfig: API_KEY_CACHE_SECONDS', () => {
 
 describe('loadConfig: abuse limits and TRUST_PROXY', () => {
   it('defaults to 20 sign-ups an hour, 20 failed authentications a minute, and no trusted proxy', () => {
-    expect(loadConfig({})).toMatchObject({ signupLimitPerHour: 20, authFailureLimitPerMinute: 20, trustProxy: false });
+    expect(loadConfig({})).toMatchObject({
+      auth: { signupLimitPerHour: 20, authFailureLimitPerMinute: 20 },
+      http: { trustProxy: false },
+    });
   });
 
   it.each([
@@ -170,12 +181,12 @@ describe('loadConfig: abuse limits and TRUST_PROXY', () => {
     ['10.0.0.1', ['10.0.0.1']],
     ['10.0.0.0/8, ::1, fd00::/8,loopback', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
   ])('reads TRUST_PROXY=%s as Fastify takes it', (value, expected) => {
-    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+    expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
   });
 
   it('reads the limits', () => {
     const config = loadConfig({ SIGNUP_LIMIT_PER_HOUR: '5', AUTH_FAILURE_LIMIT_PER_MINUTE: '7' });
-    expect(config).toMatchObject({ signupLimitPerHour: 5, authFailureLimitPerMinute: 7 });
+    expect(config.auth).toMatchObject({ signupLimitPerHour: 5, authFailureLimitPerMinute: 7 });
   });
 
   it.each([
@@ -188,5 +199,27 @@ describe('loadConfig: abuse limits and TRUST_PROXY', () => {
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});
+
+describe('loadConfig: one frozen part per concern', () => {
+  it('hands out an immutable configuration', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.http)).toBe(true);
+    expect(Object.isFrozen(config.http.corsOrigins)).toBe(true);
+    expect(() => Object.assign(config.http, { port: 1 })).toThrow(TypeError);
+    expect(config.http.port).toBe(3000);
+  });
+});
+
+describe('loadConfig: secrets', () => {
+  it.each([
+    ['ADMIN_API_KEY', 'short secret'],
+    ['DATABASE_URL', 'mysql://user:hunter2@db/petstore'],
+    ['REDIS_URL', 'http://:hunter2@cache'],
+  ])('does not repeat the value of %s in the error line', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} must `));
+    expect(() => loadConfig({ [variable]: value })).not.toThrow(value);
   });
 });

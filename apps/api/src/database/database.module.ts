@@ -40,12 +40,12 @@ export class DatabaseModule {
 }
 
 /** The configured time bounds of the pool's connections (README, Security and limits). */
-export function poolLimits({ timeouts }: AppConfig): PoolLimits {
+export function poolLimits({ database }: AppConfig): PoolLimits {
   return {
     ...DEFAULT_POOL_LIMITS,
-    acquireTimeoutMs: timeouts.dbAcquireMs,
-    statementTimeoutMs: timeouts.dbStatementMs,
-    idleInTransactionTimeoutMs: timeouts.dbIdleInTransactionMs,
-    queryTimeoutMs: timeouts.dbQueryMs,
+    acquireTimeoutMs: database.acquireTimeoutMs,
+    statementTimeoutMs: database.statementTimeoutMs,
+    idleInTransactionTimeoutMs: database.idleInTransactionTimeoutMs,
+    queryTimeoutMs: database.queryTimeoutMs,
   };
 }

@@ -15,9 +15,9 @@ export interface OpenDatabase {
  * `<DATA_DIR>/postgres` and survives restarts. Then the pending migrations run.
  */
 export async function openDatabase(config: AppConfig, logger: LoggerService): Promise<OpenDatabase> {
-  let database: OpenDatabase = { url: config.databaseUrl ?? '', stop: async () => undefined };
-  if (!config.databaseUrl) {
-    const dataDir = resolve(config.dataDir, 'postgres');
+  let database: OpenDatabase = { url: config.database.url ?? '', stop: async () => undefined };
+  if (!config.database.url) {
+    const dataDir = resolve(config.database.dataDir, 'postgres');
     logger.log(`DATABASE_URL is not set: starting an embedded PostgreSQL with its data in ${dataDir}`, 'Database');
     database = await startEmbeddedPostgres({ dataDir, log: (line) => logger.debug?.(line, 'EmbeddedPostgres') });
   }

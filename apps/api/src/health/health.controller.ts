@@ -24,12 +24,12 @@ export class RedisProbe implements OnApplicationShutdown {
   constructor(private readonly config: AppConfig) {}
 
   get configured(): boolean {
-    return this.config.redisUrl !== null;
+    return this.config.auth.redisUrl !== null;
   }
 
   async ping(): Promise<void> {
-    if (!this.config.redisUrl) return;
-    this.redis ??= new Redis(this.config.redisUrl, {
+    if (!this.config.auth.redisUrl) return;
+    this.redis ??= new Redis(this.config.auth.redisUrl, {
       lazyConnect: true,
       enableOfflineQueue: true,
       maxRetriesPerRequest: 0,

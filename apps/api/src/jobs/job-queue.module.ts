@@ -1,5 +1,6 @@
 import {
   BeforeApplicationShutdown,
+  DynamicModule,
   Global,
   Inject,
   Injectable,
@@ -9,12 +10,13 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { MessageDeliverySettings, WebhookSettings } from '@petstore/application';
-import { messageQueues, PgBossJobQueue, QueueDefinition, webhookQueues } from '@petstore/infrastructure';
+import { PgBossJobQueue, QueueDefinition } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { Drain } from '../lifecycle/drain.service';
-import { SCHEDULED_JOBS, ScheduledJob } from './scheduled-jobs';
+import { ScheduledJob, SliceJobs } from './scheduled-jobs';
+
+const SCHEDULED_JOBS = Symbol('ScheduledJobs');
 
 /** A scheduled run that fails is not retried: the next tick runs it again. */
 function scheduledQueue(job: ScheduledJob): QueueDefinition {
@@ -22,22 +24,21 @@ function scheduledQueue(job: ScheduledJob): QueueDefinition {
 }
 
 /**
- * Runs the scheduled use cases in processes with a worker: each cron tick sends one job, across
- * all instances, and one worker runs it.
+ * Runs the slices' scheduled use cases in a process with the `scheduler` role: each cron tick sends one job,
+ * across all instances, and one such process runs it.
  */
 @Injectable()
 export class ScheduledJobsHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('ScheduledJobs');
 
   constructor(
-    private readonly config: AppConfig,
+    @Inject(SCHEDULED_JOBS) private readonly scheduled: ScheduledJob[],
     private readonly jobs: PgBossJobQueue,
     private readonly moduleRef: ModuleRef,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.messageWorker) return;
-    for (const job of SCHEDULED_JOBS) {
+    for (const job of this.scheduled) {
       const useCase = this.moduleRef.get(job.useCase, { strict: false });
       await this.jobs.work(job.name, { batchSize: 1, pollingIntervalSeconds: 5 }, async () => {
         const result = await useCase.execute();
@@ -63,7 +64,8 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
 
   /** How long the jobs in progress may still run. */
   get stopTimeoutMs(): number {
-    return this.drain ? this.drain.timeLeft(this.config.shutdownTimeoutMs) : this.config.shutdownTimeoutMs;
+    const { shutdownTimeoutMs } = this.config.process;
+    return this.drain ? this.drain.timeLeft(shutdownTimeoutMs) : shutdownTimeoutMs;
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -72,41 +74,33 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
 }
 
 /**
- * The job queue (pg-boss, in the service's database): started with the application, its schema
- * and queues created if need be; the message and webhook queues and the scheduled jobs.
+ * The job queue (pg-boss, in the service's database): started with the application, its schema and the
+ * slices' queues created if need be. Global because it is process-wide, as the database it lives in is: one
+ * pg-boss per process, which the slices' adapters send to. It knows no feature: the assembly hands it the
+ * slices' queues and scheduled jobs, and says whether this process works jobs.
  */
 @Global()
-@Module({
-  providers: [
-    {
-      provide: MessageDeliverySettings,
-      useFactory: (config: AppConfig) => new MessageDeliverySettings(config.messageMaxAttempts),
-      inject: [AppConfig],
-    },
-    {
-      provide: WebhookSettings,
-      useFactory: (config: AppConfig) =>
-        new WebhookSettings(config.webhookRetryDelaysMs ?? WebhookSettings.DEFAULT_RETRY_DELAYS_MS),
-      inject: [AppConfig],
-    },
-    {
-      provide: PgBossJobQueue,
-      useFactory: async (
-        dataSource: DataSource,
-        config: AppConfig,
-        settings: MessageDeliverySettings,
-        hooks: WebhookSettings,
-      ) => {
-        const jobs = new PgBossJobQueue(dataSource, { supervise: config.messageWorker });
-        await jobs.start([...messageQueues(settings), ...webhookQueues(hooks), ...SCHEDULED_JOBS.map(scheduledQueue)]);
-        return jobs;
-      },
-      inject: [DataSource, AppConfig, MessageDeliverySettings, WebhookSettings],
-    },
-    JobQueueCloser,
-    ...SCHEDULED_JOBS.map((job) => job.useCase),
-    ScheduledJobsHost,
-  ],
-  exports: [PgBossJobQueue, MessageDeliverySettings, WebhookSettings],
-})
-export class JobQueueModule {}
+@Module({})
+export class JobQueueModule {
+  static forRoot(options: { slices: SliceJobs[]; supervise: boolean; schedule: boolean }): DynamicModule {
+    const scheduled = options.slices.flatMap((slice) => slice.scheduled ?? []);
+    const queues = [...options.slices.flatMap((slice) => slice.queues ?? []), ...scheduled.map(scheduledQueue)];
+    return {
+      module: JobQueueModule,
+      providers: [
+        {
+          provide: PgBossJobQueue,
+          useFactory: async (dataSource: DataSource) => {
+            const jobs = new PgBossJobQueue(dataSource, { supervise: options.supervise });
+            await jobs.start(queues);
+            return jobs;
+          },
+          inject: [DataSource],
+        },
+        JobQueueCloser,
+        ...(options.schedule ? [{ provide: SCHEDULED_JOBS, useValue: scheduled }, ScheduledJobsHost] : []),
+      ],
+      exports: [PgBossJobQueue],
+    };
+  }
+}

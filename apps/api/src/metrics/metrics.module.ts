@@ -51,7 +51,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const port = this.config.metricsPort;
+    const port = this.config.observability.metricsPort;
     if (port === null) return;
     const server = createServer((request, response) => {
       if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
@@ -65,10 +65,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, this.config.host, () => resolve());
+      server.listen(port, this.config.http.host, () => resolve());
     });
     this.server = server;
-    this.logger.log(`Metrics on http://${this.config.host}:${port}/metrics (no auth)`);
+    this.logger.log(`Metrics on http://${this.config.http.host}:${port}/metrics (no auth)`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -80,14 +80,17 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   }
 }
 
-/** Prometheus metrics: one registry per application instance, GET /metrics on PORT or METRICS_PORT. */
+/**
+ * Prometheus metrics: one registry per process (global for that reason: every slice may add its gauges and
+ * counters to it), GET /metrics on PORT or METRICS_PORT.
+ */
 @Global()
 @Module({})
 export class MetricsModule {
   static register(config: AppConfig, options: { http: boolean }): DynamicModule {
     return {
       module: MetricsModule,
-      controllers: options.http && config.metricsPort === null ? [MetricsController] : [],
+      controllers: options.http && config.observability.metricsPort === null ? [MetricsController] : [],
       providers: [{ provide: Metrics, useFactory: () => new Metrics() }, DatabasePoolMetrics, MetricsServer],
       exports: [Metrics],
     };

@@ -1,76 +1,17 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import {
-  AccountRepository,
-  ApiKeyRepository,
-  ApiKeySecrets,
-  CategoryQueries,
-  CategoryRepository,
-  CreateCategory,
-  CreatePet,
-  EnsureAdministrator,
-  PetQueries,
-  SetStock,
-} from '@petstore/application';
-import {
-  CryptoApiKeySecrets,
-  TypeOrmAccountRepository,
-  TypeOrmApiKeyRepository,
-  TypeOrmCategoryRepository,
-} from '@petstore/infrastructure';
-import { nestLogger, RootLogger } from '../common/logging/logging';
-import { AppConfig } from '../config/app-config';
-import { keyRevocationProviders } from '../accounts/key-revocations.providers';
-import { CatalogueRepositoriesModule } from '../database/catalogue-repositories.module';
-import { DatabaseModule } from '../database/database.module';
+import { INestApplicationContext, Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { CatalogueModule } from '../catalogue/catalogue.module';
 import { SeedDemoCatalogue, SeedOutcome } from './demo-catalogue';
 
-/** The composition root of `main.js --seed`: the database and the use cases the seed calls, no HTTP, no queue. */
-@Module({})
-class SeedModule {
-  static register(config: AppConfig, databaseUrl: string): DynamicModule {
-    return {
-      module: SeedModule,
-      global: true, // AppConfig for the catalogue's settings (OrderHoldSettings), as in the app and the worker
-      imports: [DatabaseModule.forRoot(databaseUrl, config), CatalogueRepositoriesModule],
-      providers: [
-        { provide: AppConfig, useValue: config },
-        { provide: CategoryRepository, useClass: TypeOrmCategoryRepository },
-        { provide: AccountRepository, useClass: TypeOrmAccountRepository },
-        { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
-        { provide: ApiKeySecrets, useClass: CryptoApiKeySecrets },
-        // A rotated administrator key is announced to running instances; the seed itself caches nothing.
-        ...keyRevocationProviders(databaseUrl, false),
-        CategoryQueries,
-        PetQueries,
-        CreateCategory,
-        CreatePet,
-        SetStock,
-        EnsureAdministrator,
-        SeedDemoCatalogue,
-      ],
-      exports: [AppConfig],
-    };
-  }
-}
+/** The demo catalogue (the `seed` role): the catalogue's and accounts' use cases, no HTTP. */
+@Module({ imports: [CatalogueModule, AccountsModule], providers: [SeedDemoCatalogue] })
+export class SeedModule {}
 
-/** Runs the seed on an open (migrated) database and says what it did, on stdout, for a person. */
-export async function seedDemoData(options: {
-  config: AppConfig;
-  databaseUrl: string;
-  logger: RootLogger;
-}): Promise<SeedOutcome> {
-  const context = await NestFactory.createApplicationContext(SeedModule.register(options.config, options.databaseUrl), {
-    logger: nestLogger(options.logger),
-    abortOnError: false,
-  });
-  try {
-    const outcome = await context.get(SeedDemoCatalogue).execute();
-    process.stdout.write(describe(outcome, options.config.port));
-    return outcome;
-  } finally {
-    await context.close();
-  }
+/** Runs the seed in a process composed for it and says what it did, on stdout, for a person. */
+export async function seedDemoData(context: INestApplicationContext, port: number): Promise<SeedOutcome> {
+  const outcome = await context.get(SeedDemoCatalogue).execute();
+  process.stdout.write(describe(outcome, port));
+  return outcome;
 }
 
 function describe(outcome: SeedOutcome, port: number): string {

@@ -1,15 +1,132 @@
-import { Module } from '@nestjs/common';
+import { Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
 import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
+  DeliverWebhook,
+  DisableFailingWebhookEndpoints,
+  FanOutWebhookEvent,
+  GiveUpWebhookDelivery,
   PingWebhookEndpoint,
+  SubscriberCache,
+  SubscriberCacheSettings,
+  WebhookDeliveryQueue,
+  WebhookDeliveryRepository,
   WebhookEndpointQueries,
+  WebhookEndpointRepository,
+  WebhookEvents,
+  WebhookOutboxStore,
+  WebhookPayloads,
+  WebhookSecrets,
+  WebhookSender,
+  WebhookSettings,
+  WebhookUrlPolicy,
 } from '@petstore/application';
+import {
+  DnsWebhookUrlPolicy,
+  HttpWebhookSender,
+  PgBossJobQueue,
+  PgBossWebhookDeliveryQueue,
+  RandomWebhookSecrets,
+  SqlWebhookDeliveryRepository,
+  SqlWebhookEndpointRepository,
+  SqlWebhookOutboxStore,
+  webhookQueues,
+  WebhookNetworkSettings,
+  WebhookWorker,
+} from '@petstore/infrastructure';
+import { AppConfig, ConfigPart } from '../config/app-config';
+import { SliceJobs } from '../jobs/scheduled-jobs';
+import { WebhookPayloadShapes } from './webhook-payloads';
 import { WebhooksController } from './webhooks.controller';
 
-/** `/webhooks/endpoints`; the ports come from the global WebhookCoreModule. */
+function webhookSettings(webhooks: ConfigPart<'webhooks'>): WebhookSettings {
+  return new WebhookSettings(webhooks.retryDelaysMs ?? WebhookSettings.DEFAULT_RETRY_DELAYS_MS);
+}
+
+/** The webhooks' queues and scheduled job, for the job queue. */
+export function webhookJobs(config: AppConfig): SliceJobs {
+  return {
+    queues: webhookQueues(webhookSettings(config.webhooks)),
+    scheduled: [
+      { name: 'disable-failing-webhook-endpoints', cron: '17 * * * *', useCase: DisableFailingWebhookEndpoints },
+    ],
+  };
+}
+
+/**
+ * Webhooks: the outbox (WebhookEvents, which the stock, order and message use cases call), the endpoints'
+ * use cases, the stores, the network adapters and the delivery use cases. Its controller and its worker are
+ * the two modules below, which the assembly adds for the `http` and `worker` roles.
+ */
 @Module({
-  controllers: [WebhooksController],
-  providers: [CreateWebhookEndpoint, DeleteWebhookEndpoint, PingWebhookEndpoint, WebhookEndpointQueries],
+  providers: [
+    {
+      provide: WebhookSettings,
+      useFactory: (config: AppConfig) => webhookSettings(config.webhooks),
+      inject: [AppConfig],
+    },
+    {
+      provide: WebhookNetworkSettings,
+      useFactory: (config: AppConfig) => new WebhookNetworkSettings(config.webhooks.allowPrivate),
+      inject: [AppConfig],
+    },
+    WebhookPayloadShapes,
+    { provide: WebhookPayloads, useExisting: WebhookPayloadShapes },
+    { provide: WebhookOutboxStore, useClass: SqlWebhookOutboxStore },
+    { provide: WebhookEndpointRepository, useClass: SqlWebhookEndpointRepository },
+    { provide: WebhookDeliveryRepository, useClass: SqlWebhookDeliveryRepository },
+    { provide: WebhookDeliveryQueue, useClass: PgBossWebhookDeliveryQueue },
+    { provide: WebhookSender, useClass: HttpWebhookSender },
+    { provide: WebhookUrlPolicy, useClass: DnsWebhookUrlPolicy },
+    { provide: WebhookSecrets, useClass: RandomWebhookSecrets },
+    { provide: SubscriberCacheSettings, useValue: new SubscriberCacheSettings() },
+    SubscriberCache,
+    WebhookEvents,
+    CreateWebhookEndpoint,
+    DeleteWebhookEndpoint,
+    PingWebhookEndpoint,
+    WebhookEndpointQueries,
+    FanOutWebhookEvent,
+    DeliverWebhook,
+    GiveUpWebhookDelivery,
+    DisableFailingWebhookEndpoints,
+  ],
+  exports: [
+    WebhookEvents,
+    WebhookPayloadShapes,
+    CreateWebhookEndpoint,
+    DeleteWebhookEndpoint,
+    PingWebhookEndpoint,
+    WebhookEndpointQueries,
+    FanOutWebhookEvent,
+    DeliverWebhook,
+    GiveUpWebhookDelivery,
+  ],
 })
 export class WebhooksModule {}
+
+/** `/webhooks/endpoints` (the `http` role). */
+@Module({ imports: [WebhooksModule], controllers: [WebhooksController] })
+export class WebhooksHttpModule {}
+
+/** Starts this process's webhook workers (the `worker` role; the job queue stops them). */
+@Injectable()
+export class WebhookWorkerHost implements OnApplicationBootstrap {
+  private readonly logger = new Logger('WebhookWorker');
+
+  constructor(
+    private readonly jobs: PgBossJobQueue,
+    private readonly fanOut: FanOutWebhookEvent,
+    private readonly deliver: DeliverWebhook,
+    private readonly giveUp: GiveUpWebhookDelivery,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger).start();
+    this.logger.log('Webhook worker started');
+  }
+}
+
+/** The webhook workers (the `worker` role). */
+@Module({ imports: [WebhooksModule], providers: [WebhookWorkerHost] })
+export class WebhooksWorkerModule {}

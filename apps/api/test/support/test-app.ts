@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { Client } from 'pg';
 import type { RootLogger } from '../../src/common/logging/logging';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { ConfigOverrides, loadConfig, withConfig } from '../../src/config/app-config';
 import { createApp } from '../../src/create-app';
 import { OpenApiContract } from './openapi-contract';
 
@@ -48,7 +48,7 @@ export class TestApp {
   ) {}
 
   /** Starts on this worker's database, emptied first. */
-  static async start(overrides: Partial<AppConfig> = {}, options: StartOptions = {}): Promise<TestApp> {
+  static async start(overrides: ConfigOverrides = {}, options: StartOptions = {}): Promise<TestApp> {
     const databaseUrl = await testDatabaseUrl();
     await resetDatabase(databaseUrl);
     return TestApp.startOn(databaseUrl, overrides, options);
@@ -57,17 +57,16 @@ export class TestApp {
   /** Starts another instance on a database as it is (a restart, or a second instance). */
   static async startOn(
     databaseUrl: string,
-    overrides: Partial<AppConfig> = {},
+    overrides: ConfigOverrides = {},
     options: StartOptions = {},
   ): Promise<TestApp> {
     // Limits off unless a test sets them: other tests hold many units per customer.
-    const defaults = {
-      adminApiKey: ADMIN_KEY,
-      rateLimitPerMinute: 0,
-      messageWorker: false,
-      maxOpenUnitsPerCustomer: 0,
-    };
-    const config = Object.assign(loadConfig({}), defaults, overrides);
+    const defaults = withConfig(loadConfig({}), {
+      auth: { adminApiKey: ADMIN_KEY, rateLimitPerMinute: 0 },
+      messaging: { worker: false },
+      ordering: { maxOpenUnitsPerCustomer: 0 },
+    });
+    const config = withConfig(defaults, overrides);
     const app = await createApp({ config, databaseUrl, logger: false, ...options });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };

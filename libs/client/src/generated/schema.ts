@@ -224,54 +224,6 @@ export interface paths {
     patch: operations['updatePet'];
     trace?: never;
   };
-  '/messages': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The store's inbox: every message, oldest first
-     * @description Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); paginated
-     * like every list.
-     */
-    get: operations['listMessages'];
-    put?: never;
-    /**
-     * Queue a message (the quickstart operation)
-     * @description Accepts the message and queues it: `status: "queued"` means it was only queued. A background worker
-     * delivers it shortly afterwards (at least once; a message is never lost, even if the service restarts meanwhile);
-     * follow `Location` (`GET /messages/{messageId}`) to see `status` become `delivered` (or `failed`, should every
-     * delivery attempt fail).
-     */
-    post: operations['postMessage'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/messages/{messageId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a message and its delivery status
-     * @description Its sender or an administrator; another customer's message is a 404.
-     */
-    get: operations['getMessage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/store/inventory': {
     parameters: {
       query?: never;
@@ -376,6 +328,54 @@ export interface paths {
      * `complete: false` is refused (400).
      */
     patch: operations['completeOrder'];
+    trace?: never;
+  };
+  '/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The store's inbox: every message, oldest first
+     * @description Ordered by the time they were queued (an internal sequence, as message ids are UUIDs); paginated
+     * like every list.
+     */
+    get: operations['listMessages'];
+    put?: never;
+    /**
+     * Queue a message (the quickstart operation)
+     * @description Accepts the message and queues it: `status: "queued"` means it was only queued. A background worker
+     * delivers it shortly afterwards (at least once; a message is never lost, even if the service restarts meanwhile);
+     * follow `Location` (`GET /messages/{messageId}`) to see `status` become `delivered` (or `failed`, should every
+     * delivery attempt fail).
+     */
+    post: operations['postMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/messages/{messageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a message and its delivery status
+     * @description Its sender or an administrator; another customer's message is a 404.
+     */
+    get: operations['getMessage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/webhooks/endpoints': {
@@ -655,58 +655,6 @@ export interface components {
       categoryId?: number;
       status?: components['schemas']['PetStatus'];
     };
-    /** @description Input of the quickstart operation `POST /messages`. */
-    NewMessage: {
-      /**
-       * @description The text to deliver, kept exactly as sent (not trimmed). Its length is counted in UTF-16 code
-       * units, so a character outside the Basic Multilingual Plane (most emoji) counts as two.
-       * @example Hello from the quickstart!
-       */
-      message: string;
-    };
-    /**
-     * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered
-     * by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried
-     * again.
-     * @enum {string}
-     */
-    MessageStatus: 'queued' | 'delivered' | 'failed';
-    /**
-     * @description A message posted to `POST /messages`. A background worker moves it from `queued` to `delivered`, or
-     * to `failed` once every attempt allowed has failed.
-     */
-    Message: {
-      /**
-       * Format: uuid
-       * @description Unique identifier (a UUID) assigned on creation.
-       * @example 3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f
-       */
-      id: string;
-      /**
-       * @description The text, as sent.
-       * @example Hello from the quickstart!
-       */
-      message: string;
-      /**
-       * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered
-       * by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried
-       * again.
-       * @example queued
-       */
-      status: components['schemas']['MessageStatus'];
-      /**
-       * Format: date-time
-       * @description When it was queued (ISO 8601, UTC).
-       * @example 2026-11-21T10:00:00.000Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description When it was delivered (ISO 8601, UTC); present once `status` is `delivered`.
-       * @example 2026-11-21T10:00:00.250Z
-       */
-      deliveredAt?: string;
-    };
     /** @description The stock entry of one pet; its status is the pet's. */
     InventoryItem: {
       /**
@@ -817,6 +765,58 @@ export interface components {
        * @example 2026-11-21T10:00:00.000Z
        */
       shipDate?: string;
+    };
+    /** @description Input of the quickstart operation `POST /messages`. */
+    NewMessage: {
+      /**
+       * @description The text to deliver, kept exactly as sent (not trimmed). Its length is counted in UTF-16 code
+       * units, so a character outside the Basic Multilingual Plane (most emoji) counts as two.
+       * @example Hello from the quickstart!
+       */
+      message: string;
+    };
+    /**
+     * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered
+     * by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried
+     * again.
+     * @enum {string}
+     */
+    MessageStatus: 'queued' | 'delivered' | 'failed';
+    /**
+     * @description A message posted to `POST /messages`. A background worker moves it from `queued` to `delivered`, or
+     * to `failed` once every attempt allowed has failed.
+     */
+    Message: {
+      /**
+       * Format: uuid
+       * @description Unique identifier (a UUID) assigned on creation.
+       * @example 3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f
+       */
+      id: string;
+      /**
+       * @description The text, as sent.
+       * @example Hello from the quickstart!
+       */
+      message: string;
+      /**
+       * @description `queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered
+       * by the worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried
+       * again.
+       * @example queued
+       */
+      status: components['schemas']['MessageStatus'];
+      /**
+       * Format: date-time
+       * @description When it was queued (ISO 8601, UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When it was delivered (ISO 8601, UTC); present once `status` is `delivered`.
+       * @example 2026-11-21T10:00:00.250Z
+       */
+      deliveredAt?: string;
     };
     /** @description Input of `POST /webhooks/endpoints`. */
     NewWebhookEndpoint: {
@@ -3682,481 +3682,6 @@ export interface operations {
       };
     };
   };
-  listMessages: {
-    parameters: {
-      query?: {
-        /** @description Items per page (1–100). */
-        limit?: number;
-        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
-        cursor?: string;
-        /** @description Only messages in this status. */
-        status?: components['schemas']['MessageStatus'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description An array of Message, in id order; more pages: `Link: rel="next"`. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
-          Link?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example [
-           *       {
-           *         "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
-           *         "message": "Hello from the quickstart!",
-           *         "status": "queued",
-           *         "createdAt": "2026-11-21T10:00:00.000Z",
-           *         "deliveredAt": "2026-11-21T10:00:00.250Z"
-           *       }
-           *     ]
-           */
-          'application/json': components['schemas']['Message'][];
-        };
-      };
-      /**
-       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
-       * `bad_request`); `details` names each field.
-       */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
-          };
-        };
-      };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthorized';
-          };
-        };
-      };
-      /** @description The API key is not an administrator's. */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'forbidden';
-          };
-        };
-      };
-      /**
-       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
-       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
-       */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'rate_limited' | 'too_many_auth_failures';
-          };
-        };
-      };
-      /** @description Unexpected error (`internal_error`); logged with the request id. */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'internal_error';
-          };
-        };
-      };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable';
-          };
-        };
-      };
-    };
-  };
-  postMessage: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Makes the request safe to retry: the same key with the same body returns the first response
-         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
-         */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "message": "Hello from the quickstart!"
-         *     }
-         */
-        'application/json': components['schemas']['NewMessage'];
-      };
-    };
-    responses: {
-      /** @description Queued. */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          /** @description The message's URL, where its status can be followed. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
-           *       "message": "Hello from the quickstart!",
-           *       "status": "queued",
-           *       "createdAt": "2026-11-21T10:00:00.000Z",
-           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
-           *     }
-           */
-          'application/json': components['schemas']['Message'];
-        };
-      };
-      /**
-       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
-       * `bad_request`); `details` names each field.
-       */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
-          };
-        };
-      };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthorized';
-          };
-        };
-      };
-      /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
-       *
-       *     A concurrent change got there first (`conflict`); read the resource again.
-       */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'idempotency_key_in_use' | 'conflict';
-          };
-        };
-      };
-      /** @description The body is larger than 64 KiB (`payload_too_large`). */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'payload_too_large';
-          };
-        };
-      };
-      /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
-       */
-      422: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'idempotency_key_reused';
-          };
-        };
-      };
-      /**
-       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
-       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
-       */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'rate_limited' | 'too_many_auth_failures';
-          };
-        };
-      };
-      /** @description Unexpected error (`internal_error`); logged with the request id. */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'internal_error';
-          };
-        };
-      };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable';
-          };
-        };
-      };
-    };
-  };
-  getMessage: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The message's id (a UUID). */
-        messageId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The Message. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
-           *       "message": "Hello from the quickstart!",
-           *       "status": "queued",
-           *       "createdAt": "2026-11-21T10:00:00.000Z",
-           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
-           *     }
-           */
-          'application/json': components['schemas']['Message'];
-        };
-      };
-      /**
-       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
-       * `bad_request`); `details` names each field.
-       */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
-          };
-        };
-      };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthorized';
-          };
-        };
-      };
-      /** @description No such resource (`not_found`). */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'not_found';
-          };
-        };
-      };
-      /**
-       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
-       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
-       */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'rate_limited' | 'too_many_auth_failures';
-          };
-        };
-      };
-      /** @description Unexpected error (`internal_error`); logged with the request id. */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'internal_error';
-          };
-        };
-      };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'Cache-Control': components['headers']['Cache-Control'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable';
-          };
-        };
-      };
-    };
-  };
   listInventory: {
     parameters: {
       query?: {
@@ -5374,6 +4899,481 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  listMessages: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+        /** @description Only messages in this status. */
+        status?: components['schemas']['MessageStatus'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An array of Message, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
+           *         "message": "Hello from the quickstart!",
+           *         "status": "queued",
+           *         "createdAt": "2026-11-21T10:00:00.000Z",
+           *         "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['Message'][];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /** @description The API key is not an administrator's. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  postMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key.
+         */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "message": "Hello from the quickstart!"
+         *     }
+         */
+        'application/json': components['schemas']['NewMessage'];
+      };
+    };
+    responses: {
+      /** @description Queued. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          /** @description The message's URL, where its status can be followed. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
+           *       "message": "Hello from the quickstart!",
+           *       "status": "queued",
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
+       * conflicts.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_in_use' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
+        };
+      };
+      /**
+       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
+       * names something that does not exist.
+       */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  getMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message's id (a UUID). */
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Message. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f",
+           *       "message": "Hello from the quickstart!",
+           *       "status": "queued",
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
           };
         };
       };

@@ -1,10 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiExtension } from '@nestjs/swagger';
-import type { AppConfig } from '../../config/app-config';
+import type { ConfigPart } from '../../config/app-config';
 
-/** The settings of AppConfig that hold a date: a sunset is configuration (e.g. PET_BY_ID_SUNSET). */
-export type DateSetting = { [K in keyof AppConfig]: AppConfig[K] extends Date ? K : never }[keyof AppConfig];
+/** The sunsets are configuration (e.g. PET_BY_ID_SUNSET): the `deprecations` part of AppConfig. */
+export type Sunsets = ConfigPart<'deprecations'>;
+
+/** The settings that hold a sunset. */
+export type DateSetting = { [K in keyof Sunsets]: Sunsets[K] extends Date ? K : never }[keyof Sunsets];
 
 export interface DeprecationPolicy {
   /** When the operation was deprecated: `Deprecation: @<unix seconds>` (RFC 9745). A fixed date. */

@@ -1,6 +1,6 @@
 import type { Clock } from '@petstore/application';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../../config/app-config';
+import type { Sunsets } from './deprecated.decorator';
 import { ApiError } from '../errors/api-error';
 import { DEPRECATION_ROUTE_CONFIG, DeprecationPolicy, deprecationHeaders, successorUrl } from './deprecated.decorator';
 
@@ -12,7 +12,7 @@ import { DEPRECATION_ROUTE_CONFIG, DeprecationPolicy, deprecationHeaders, succes
  *   request;
  * - `onSend` (every response, errors included): the `Deprecation`, `Sunset` and `Link` headers.
  */
-export function registerDeprecationHooks(fastify: FastifyInstance, settings: AppConfig, clock: Clock): void {
+export function registerDeprecationHooks(fastify: FastifyInstance, settings: Sunsets, clock: Clock): void {
   // Callback-style (a thrown error is handled like a rejection): no promise per request.
   fastify.addHook('onRequest', (request, _reply, done) => {
     const policy = policyOf(request);

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { AppConfig } from '../../config/app-config';
+import type { Sunsets } from './deprecated.decorator';
 import { DEPRECATION_OPENAPI_MARKER, DeprecationPolicy } from './deprecated.decorator';
 
 type Operation = {
@@ -32,7 +32,7 @@ const HEADERS = {
  * Runs before the shared responses and headers are added (`completeDocument`), so that the 410
  * gets them too; `addDeprecationHeaders` runs after.
  */
-export function describeDeprecations(document: OpenAPIObject, settings: AppConfig): OpenAPIObject {
+export function describeDeprecations(document: OpenAPIObject, settings: Sunsets): OpenAPIObject {
   for (const operation of operations(document)) {
     const policy = operation[DEPRECATION_OPENAPI_MARKER] as DeprecationPolicy | undefined;
     if (!policy) continue;

@@ -1,14 +1,18 @@
-import { Global, Module } from '@nestjs/common';
-import { IdempotencyStore, RunIdempotently } from '@petstore/application';
+import { Module } from '@nestjs/common';
+import { IdempotencyStore, PurgeExpiredIdempotencyKeys, RunIdempotently } from '@petstore/application';
 import { TypeOrmIdempotencyStore } from '@petstore/infrastructure';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
-@Global()
+/**
+ * `@Idempotent()` operations (placing orders, sending messages): the store, the use case, the interceptor, and
+ * the purge of expired keys (scheduled by the assembly).
+ */
 @Module({
   providers: [
     { provide: IdempotencyStore, useClass: TypeOrmIdempotencyStore },
     RunIdempotently,
     IdempotencyInterceptor,
+    PurgeExpiredIdempotencyKeys,
   ],
   exports: [RunIdempotently, IdempotencyInterceptor, IdempotencyStore],
 })

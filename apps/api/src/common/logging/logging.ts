@@ -5,7 +5,7 @@ import { Logger as NestPinoLogger, Params, PinoLogger } from 'nestjs-pino';
 import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import type { Options as HttpLoggerOptions } from 'pino-http';
 import pretty from 'pino-pretty';
-import { AppConfig, LogLevelName } from '../../config/app-config';
+import { ConfigPart, LogLevelName } from '../../config/app-config';
 import { routeOf } from '../http/route-label';
 
 export type RootLogger = Logger;
@@ -44,7 +44,7 @@ export const REDACTED_PATHS = [
  * or, with LOG_FORMAT=pretty, pino-pretty's coloured lines. `destination` is for tests.
  */
 export function createRootLogger(
-  config: Pick<AppConfig, 'logLevel' | 'logFormat'>,
+  config: Pick<ConfigPart<'observability'>, 'logLevel' | 'logFormat'>,
   destination?: DestinationStream,
 ): RootLogger {
   const options: LoggerOptions = {

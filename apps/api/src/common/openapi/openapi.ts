@@ -90,7 +90,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SCHEME,
     )
     .build();
-  const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig));
+  const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig).deprecations);
   // Relative: the deployment serving the description is the one it describes.
   const description = 'This deployment (local, staging or production): the address serving it.';
   const server = { url: '/', description, 'x-internal': false };

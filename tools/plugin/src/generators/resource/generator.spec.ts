@@ -108,7 +108,7 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     expect(await read('libs/infrastructure/src/database/migrations/index.ts')).toMatch(
       new RegExp(`MIGRATIONS = \\[[^\\]]*\\bShelters${TIMESTAMP}\\b`),
     );
-    expect(await read('apps/api/src/app.module.ts')).toMatch(/imports: \[[^\]]*\bSheltersModule\b/);
+    expect(await read('apps/api/src/assembly/assembly.ts')).toMatch(/HTTP_SLICES = \[[^\]]*\bSheltersModule\b/);
     expect(await read('apps/api/src/common/errors/error-codes.ts')).toMatch(
       /ERROR_CODES = \{[^}]*\bshelter_name_taken: \[409\],?\n\};/,
     );
@@ -117,11 +117,11 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
   it(
     'refuses to generate the same resource twice, changing nothing',
     async () => {
-      const before = await read('apps/api/src/app.module.ts');
+      const before = await read('apps/api/src/assembly/assembly.ts');
       const again = await run([bin('nx'), 'g', '@petstore/tools:resource', NAME, '--no-interactive'], 2 * MINUTE);
       expect(again.code).not.toBe(0);
       expect(again.stdout + again.stderr).toContain('exists already');
-      expect(await read('apps/api/src/app.module.ts')).toBe(before);
+      expect(await read('apps/api/src/assembly/assembly.ts')).toBe(before);
     },
     3 * MINUTE,
   );

@@ -10,7 +10,7 @@ export const WIRING = {
   infrastructureIndex: 'libs/infrastructure/src/index.ts',
   entities: 'libs/infrastructure/src/persistence/entities.ts',
   migrations: 'libs/infrastructure/src/database/migrations/index.ts',
-  appModule: 'apps/api/src/app.module.ts',
+  assembly: 'apps/api/src/assembly/assembly.ts',
   domainErrorKinds: 'libs/domain/src/common/domain-error.ts',
   errorTable: 'apps/api/src/common/errors/error-response.ts',
   errorCodes: 'apps/api/src/common/errors/error-codes.ts',
@@ -72,7 +72,7 @@ export function resourceNames(name: string, plural?: string): ResourceNames {
  * `nx g @petstore/tools:resource <name>`: a new aggregate through every layer, modelled on categories
  * (see README, Architecture): domain entity and errors, repository port and use cases, TypeORM entity,
  * mapper, repository and migration, the HTTP slice (controller, DTOs, module, OpenAPI), a unit test of
- * the entity and an HTTP test on PostgreSQL; then wires it into the shared indexes and the app module.
+ * the entity and an HTTP test on PostgreSQL; then wires it into the shared indexes and the assembly.
  */
 export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSchema): Promise<void> {
   const n = resourceNames(options.name, options.plural);
@@ -101,8 +101,8 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
   appendToArray(tree, WIRING.migrations, { variable: 'MIGRATIONS' }, migration);
 
   const nestModule = `${n.pluralClassName}Module`;
-  addImport(tree, WIRING.appModule, nestModule, `./${n.pluralFileName}/${n.pluralFileName}.module`);
-  appendToArray(tree, WIRING.appModule, { property: 'imports' }, nestModule);
+  addImport(tree, WIRING.assembly, nestModule, `../${n.pluralFileName}/${n.pluralFileName}.module`);
+  appendToArray(tree, WIRING.assembly, { variable: 'HTTP_SLICES' }, nestModule);
 
   // The new refusal's kind, and its row in the API's one table of kinds → status and code.
   const nameTaken = `${n.snakeName}_name_taken`;

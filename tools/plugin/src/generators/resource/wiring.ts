@@ -3,7 +3,7 @@ import * as ts from 'typescript';
 
 /**
  * Small edits of the shared TypeScript files a new resource is wired into (indexes, the entity and
- * migration lists, the app module). They find their place with the TypeScript parser, not a regular
+ * migration lists, the assembly). They find their place with the TypeScript parser, not a regular
  * expression, and insert one line in the file's own layout, leaving the rest of it byte for byte.
  */
 

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import {
   StockRepository,
   OrderHoldSettings,
@@ -14,15 +14,15 @@ import {
   TypeOrmStockLevels,
 } from '@petstore/infrastructure';
 import { AppConfig } from '../config/app-config';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /**
- * The repositories the pets and store slices share (pets, their stock, orders), bound
- * to their TypeORM adapters once: deleting a pet counts its open orders, ordering locks
- * the pet and its stock. With them the one StockCommand over them and the order-hold settings,
- * which the scheduled order expiry also needs (in a worker-only process too).
+ * The repositories the catalogue and ordering slices share (pets, their stock, orders), bound to their
+ * adapters once: deleting a pet counts its open orders, ordering locks the pet and its stock. With them the
+ * one StockCommand over them (which records stock events in the webhooks' outbox) and the order-hold settings.
  */
-@Global()
 @Module({
+  imports: [WebhooksModule],
   providers: [
     { provide: PetRepository, useClass: TypeOrmPetRepository },
     { provide: StockRepository, useClass: TypeOrmStockRepository },
@@ -31,7 +31,8 @@ import { AppConfig } from '../config/app-config';
     StockCommand,
     {
       provide: OrderHoldSettings,
-      useFactory: (config: AppConfig) => new OrderHoldSettings(config.maxOpenUnitsPerCustomer, config.orderHoldMinutes),
+      useFactory: ({ ordering }: AppConfig) =>
+        new OrderHoldSettings(ordering.maxOpenUnitsPerCustomer, ordering.orderHoldMinutes),
       inject: [AppConfig],
     },
   ],

@@ -21,7 +21,7 @@ import { PetListQueryDto } from './pet-list.query.dto';
 
 /**
  * When `GET /pets/{petId}` was deprecated (its `Deprecation` header). Fixed: a deprecation does
- * not move. Its sunset is configuration: PET_BY_ID_SUNSET (AppConfig.petByIdSunset).
+ * not move. Its sunset is configuration: PET_BY_ID_SUNSET (AppConfig.deprecations.petByIdSunset).
  */
 export const PET_BY_ID_DEPRECATED_AT = new Date('2026-11-21T00:00:00Z');
 

@@ -2,20 +2,35 @@ import { Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/comm
 import {
   DeliverMessage,
   GiveUpMessage,
+  MessageDeliverySettings,
+  MessageQueries,
   MessageQueue,
   MessageRepository,
   MessageTransport,
+  QueueMessage,
 } from '@petstore/application';
 import {
   DEFAULT_MESSAGE_WORKER_OPTIONS,
   InboxMessageTransport,
   MessageDeliveryWorker,
+  messageQueues,
   PgBossJobQueue,
   PgBossMessageQueue,
   TypeOrmMessageRepository,
 } from '@petstore/infrastructure';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { Metrics } from '../common/metrics/metrics';
 import { AppConfig } from '../config/app-config';
+import { SliceJobs } from '../jobs/scheduled-jobs';
+import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { MessageDto } from './message.dto';
+import { MessagesController } from './messages.controller';
+
+/** The message queues, for the job queue. */
+export function messagingJobs(config: AppConfig): SliceJobs {
+  return { queues: messageQueues(new MessageDeliverySettings(config.messaging.maxAttempts)) };
+}
 
 /** Gauges of the message queue (read from the messages when scraped) and the failed attempts of this process. */
 @Injectable()
@@ -41,13 +56,46 @@ export class MessageQueueMetrics {
   }
 }
 
-/** Starts this process's message workers when AppConfig.messageWorker is on (the job queue stops them). */
+/**
+ * Messages: queued through the outbox of webhooks (message events), stored, delivered by the workers through
+ * the transport, and measured (the queue's gauges, in every process). Its controller and its worker are the
+ * two modules below, which the assembly adds for the `http` and `worker` roles.
+ */
+@Module({
+  imports: [WebhooksModule],
+  providers: [
+    {
+      provide: MessageDeliverySettings,
+      useFactory: (config: AppConfig) => new MessageDeliverySettings(config.messaging.maxAttempts),
+      inject: [AppConfig],
+    },
+    { provide: MessageRepository, useClass: TypeOrmMessageRepository },
+    { provide: MessageQueue, useClass: PgBossMessageQueue },
+    { provide: MessageTransport, useClass: InboxMessageTransport },
+    QueueMessage,
+    MessageQueries,
+    DeliverMessage,
+    GiveUpMessage,
+    MessageQueueMetrics,
+  ],
+  exports: [QueueMessage, MessageQueries, DeliverMessage, GiveUpMessage, MessageQueueMetrics],
+})
+export class MessagingModule {
+  constructor(payloads: WebhookPayloadShapes) {
+    payloads.define('message', (message) => MessageDto.from(message));
+  }
+}
+
+/** `/messages` (the `http` role); sending a message is idempotent (Idempotency-Key). */
+@Module({ imports: [MessagingModule, IdempotencyModule], controllers: [MessagesController] })
+export class MessagingHttpModule {}
+
+/** Starts this process's message workers (the `worker` role; the job queue stops them). */
 @Injectable()
 export class MessageWorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('MessageWorker');
 
   constructor(
-    private readonly config: AppConfig,
     private readonly jobs: PgBossJobQueue,
     private readonly deliver: DeliverMessage,
     private readonly giveUp: GiveUpMessage,
@@ -55,28 +103,12 @@ export class MessageWorkerHost implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.messageWorker) return;
     const options = { ...DEFAULT_MESSAGE_WORKER_OPTIONS, onFailure: () => this.metrics.failures.inc() };
     await new MessageDeliveryWorker(this.jobs, this.deliver, this.giveUp, options, this.logger).start();
     this.logger.log('Message worker started');
   }
 }
 
-/**
- * The delivery side of messages: the store, the queue (pg-boss, from JobQueueModule), the transport
- * and the workers. Part of the API application (MessagesModule) and, alone, of the worker-only
- * process (`--worker-only`). Needs the global DatabaseModule, JobQueueModule, MetricsModule and AppConfig.
- */
-@Module({
-  providers: [
-    { provide: MessageRepository, useClass: TypeOrmMessageRepository },
-    { provide: MessageQueue, useClass: PgBossMessageQueue },
-    { provide: MessageTransport, useClass: InboxMessageTransport },
-    DeliverMessage,
-    GiveUpMessage,
-    MessageQueueMetrics,
-    MessageWorkerHost,
-  ],
-  exports: [MessageRepository, MessageQueue],
-})
-export class MessageWorkerModule {}
+/** The message workers (the `worker` role). */
+@Module({ imports: [MessagingModule], providers: [MessageWorkerHost] })
+export class MessagingWorkerModule {}

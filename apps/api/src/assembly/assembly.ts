@@ -1,0 +1,142 @@
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { PurgeExpiredIdempotencyKeys } from '@petstore/application';
+import { LoggerModule } from 'nestjs-pino';
+import { AccountsHttpModule, AccountsModule } from '../accounts/accounts.module';
+import { ChangeSignalsModule } from '../accounts/change-signals.module';
+import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
+import { ApiKeyGuard } from '../common/auth/api-key.guard';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { httpLoggerParams, nestLogger, RootLogger, silentLogger } from '../common/logging/logging';
+import { AppConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { HealthController, RedisProbe } from '../health/health.controller';
+import { JobQueueModule } from '../jobs/job-queue.module';
+import { ScheduledJob, SliceJobs } from '../jobs/scheduled-jobs';
+import { Drain } from '../lifecycle/drain.service';
+import {
+  MessagingHttpModule,
+  MessagingModule,
+  MessagingWorkerModule,
+  messagingJobs,
+} from '../messages/messaging.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { ORDERING_JOBS, OrderingHttpModule, OrderingModule } from '../ordering/ordering.module';
+import { SeedModule } from '../seed/seed';
+import { webhookJobs, WebhooksHttpModule, WebhooksModule, WebhooksWorkerModule } from '../webhooks/webhooks.module';
+import { Roles } from './roles';
+
+export interface AssemblyOptions {
+  /** What this process runs (roles.ts). */
+  roles: Roles;
+  config: AppConfig;
+  /** The opened, migrated database (main.ts: openDatabase). */
+  databaseUrl: string;
+  /** The process's logger (request lines through nestjs-pino, application logs). */
+  logger: RootLogger;
+}
+
+/** Expired Idempotency-Key records are purged every ten minutes (IdempotencyModule provides the use case). */
+const IDEMPOTENCY_JOBS: SliceJobs = {
+  scheduled: [{ name: 'purge-expired-idempotency-keys', cron: '*/10 * * * *', useCase: PurgeExpiredIdempotencyKeys }],
+};
+
+/** The slices' HTTP modules (their controllers), for the `http` role; a generated resource is added here. */
+const HTTP_SLICES = [
+  AccountsHttpModule,
+  CatalogueHttpModule,
+  OrderingHttpModule,
+  MessagingHttpModule,
+  WebhooksHttpModule,
+];
+
+/** Every slice's queues and scheduled jobs. */
+function sliceJobs(config: AppConfig): SliceJobs[] {
+  return [messagingJobs(config), webhookJobs(config), ORDERING_JOBS, IDEMPOTENCY_JOBS];
+}
+
+/** The use cases run on a schedule, once across all instances, by a process with the `scheduler` role. */
+export function scheduledJobs(config: AppConfig): ScheduledJob[] {
+  return sliceJobs(config).flatMap((slice) => slice.scheduled ?? []);
+}
+
+/**
+ * The one assembly: what a process runs, decided here from its roles. The process-wide modules (configuration,
+ * database, job queue, change signals, metrics) and, per role, the slices — catalogue, ordering, accounts,
+ * messaging, webhooks — with their HTTP controllers (`http`), their workers (`worker`), the scheduled jobs
+ * (`scheduler`), or the seed (`seed`). main.ts (the API, `--worker-only`, `--seed`), createApp and the tests
+ * are calls of it; `--migrate-only` needs no module at all (main.ts opens, migrates and stops).
+ */
+@Module({})
+export class ProcessModule {
+  static compose({ roles, config, databaseUrl, logger }: AssemblyOptions): DynamicModule {
+    const http = roles.has('http');
+    const runsSlices = http || roles.worksJobs;
+    return {
+      module: ProcessModule,
+      global: true, // Drain, for the job queue's closer (what is left of SHUTDOWN_TIMEOUT_MS after the drain)
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(databaseUrl, config),
+        JobQueueModule.forRoot({
+          slices: sliceJobs(config),
+          supervise: roles.worksJobs,
+          schedule: roles.has('scheduler'),
+        }),
+        // Only a process that serves HTTP keeps caches (API keys, webhook subscribers), so only it listens.
+        ChangeSignalsModule.register(databaseUrl, http),
+        ...(runsSlices
+          ? [
+              MetricsModule.register(config, { http }),
+              CatalogueModule,
+              OrderingModule,
+              MessagingModule,
+              WebhooksModule,
+              IdempotencyModule,
+            ]
+          : []),
+        ...(http
+          ? [
+              LoggerModule.forRoot(httpLoggerParams(logger)),
+              AccountsModule, // the guard's bearer strategy
+              ...HTTP_SLICES,
+            ]
+          : []),
+        ...(roles.has('worker') ? [MessagingWorkerModule, WebhooksWorkerModule] : []),
+        ...(roles.has('seed') ? [SeedModule] : []),
+      ],
+      controllers: http ? [HealthController] : [],
+      providers: http
+        ? [
+            { provide: APP_GUARD, useClass: ApiKeyGuard },
+            Drain, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
+            RedisProbe,
+          ]
+        : [],
+      exports: http ? [Drain] : [],
+    };
+  }
+}
+
+export interface ContextOptions extends Omit<AssemblyOptions, 'logger'> {
+  /** The process's pino logger; false logs nothing. */
+  logger: RootLogger | false;
+}
+
+/** A process without HTTP (`--worker-only`, `--seed`): the slices its roles need, no server. */
+export function createContext(options: ContextOptions): Promise<INestApplicationContext> {
+  const logger = options.logger === false ? silentLogger() : options.logger;
+  return NestFactory.createApplicationContext(ProcessModule.compose({ ...options, logger }), {
+    logger: nestLogger(logger),
+    abortOnError: false,
+  });
+}
+
+/**
+ * The message and webhook workers and the scheduled jobs alone, no HTTP (`main.js --worker-only`): any number
+ * of such processes may share the database. `close()` stops the workers after their current batch.
+ */
+export function createWorker(options: Omit<ContextOptions, 'roles'>): Promise<INestApplicationContext> {
+  return createContext({ ...options, roles: new Roles(['worker', 'scheduler']) });
+}

@@ -1,0 +1,64 @@
+import { Module } from '@nestjs/common';
+import {
+  CategoryQueries,
+  CategoryRepository,
+  CreateCategory,
+  CreatePet,
+  DeleteCategory,
+  DeletePet,
+  PetQueries,
+  SetStock,
+  StockQueries,
+  UpdateCategory,
+  UpdatePet,
+} from '@petstore/application';
+import { TypeOrmCategoryRepository } from '@petstore/infrastructure';
+import { CategoriesController } from './categories.controller';
+import { CatalogueRepositoriesModule } from './catalogue-repositories.module';
+import { PetsController } from './pets.controller';
+import { PetDto } from './pet.dto';
+import { InventoryController } from './inventory.controller';
+import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+
+/**
+ * The catalogue: categories, pets and their stock. Its controllers are CatalogueHttpModule, which the
+ * assembly adds for the `http` role; the seed uses its use cases.
+ */
+@Module({
+  imports: [CatalogueRepositoriesModule, WebhooksModule],
+  providers: [
+    { provide: CategoryRepository, useClass: TypeOrmCategoryRepository },
+    CreateCategory,
+    UpdateCategory,
+    DeleteCategory,
+    CategoryQueries,
+    CreatePet,
+    UpdatePet,
+    DeletePet,
+    PetQueries,
+    SetStock,
+    StockQueries,
+  ],
+  exports: [
+    CreateCategory,
+    UpdateCategory,
+    DeleteCategory,
+    CategoryQueries,
+    CreatePet,
+    UpdatePet,
+    DeletePet,
+    PetQueries,
+    SetStock,
+    StockQueries,
+  ],
+})
+export class CatalogueModule {
+  constructor(payloads: WebhookPayloadShapes) {
+    payloads.define('pet', (pet) => PetDto.from(pet));
+  }
+}
+
+/** `/categories`, `/pets`, `/store/inventory` (the `http` role). */
+@Module({ imports: [CatalogueModule], controllers: [CategoriesController, PetsController, InventoryController] })
+export class CatalogueHttpModule {}

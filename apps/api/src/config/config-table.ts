@@ -1,0 +1,46 @@
+/**
+ * The configuration section of docs/operations.md, generated from the schema (`npm run docs:config`
+ * writes it, config-table.spec.ts fails when the file and the schema differ).
+ */
+import { allSettings } from './app-config';
+
+export const TABLE_START = '<!-- configuration:start -->';
+export const TABLE_END = '<!-- configuration:end -->';
+
+/** One table per concern, in the schema's order: variable, type and range, default, meaning. */
+export function configurationTable(): string {
+  const lines = [
+    TABLE_START,
+    '<!-- Generated from apps/api/src/config/schema.ts by `npm run docs:config`: edit the schema, not this. -->',
+    '',
+    'Every setting is an environment variable. An invalid value stops start-up with one line naming the',
+    'variable; `apps/api/src/config/` alone reads the environment.',
+  ];
+  let title = '';
+  for (const entry of allSettings()) {
+    if (entry.title !== title) {
+      title = entry.title;
+      lines.push('', `### ${title}`, '', '| Variable | Type | Default | Meaning |', '|---|---|---|---|');
+    }
+    const { variable, kind, fallback, doc } = entry.setting;
+    const shown = fallback === null ? 'unset' : `\`${fallback}\``;
+    lines.push(`| \`${variable}\` | ${cell(kind.type)} | ${shown} | ${cell(doc)} |`);
+  }
+  lines.push('', TABLE_END);
+  return lines.join('\n');
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}
+
+/** `document` with its configuration section replaced by the generated one (appended when it has none). */
+export function withConfigurationTable(document: string): string {
+  const start = document.indexOf(TABLE_START);
+  const end = document.indexOf(TABLE_END);
+  if (start === -1 || end < start) {
+    const separator = document === '' || document.endsWith('\n\n') ? '' : document.endsWith('\n') ? '\n' : '\n\n';
+    return `${document}${separator}## Configuration\n\n${configurationTable()}\n`;
+  }
+  return document.slice(0, start) + configurationTable() + document.slice(end + TABLE_END.length);
+}

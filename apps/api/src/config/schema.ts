@@ -1,0 +1,277 @@
+/**
+ * Every setting of the service, declared once (variable, type and range, default, one line of doc) and
+ * grouped by concern. The loader (app-config.ts) reads the environment through it, and the configuration
+ * table of docs/operations.md is generated from it (`npm run docs:config`).
+ */
+import { z } from 'zod';
+import {
+  boolean,
+  dateTime,
+  integer,
+  integerList,
+  Kind,
+  milliseconds,
+  oneOf,
+  optional,
+  secret,
+  setting,
+  Setting,
+  text,
+  url,
+} from './setting';
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'verbose'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export const DEFAULT_PET_BY_ID_SUNSET = '2027-06-30T00:00:00Z';
+export const ADMIN_API_KEY_MIN_LENGTH = 32;
+/** The longest time bound any *_TIMEOUT_MS may take. */
+const MAX_TIMEOUT_MS = 3_600_000;
+
+/** false, true (any proxy), a hop count, or the proxies' addresses/CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+/** Named ranges proxy-addr (Fastify's trustProxy) knows. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'] as const;
+
+/** TRUST_PROXY as Fastify's trustProxy takes it; checked so that a typo stops start-up instead of trusting nobody. */
+function trustProxy(): Kind<TrustProxy> {
+  const entry = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6(), z.enum(PROXY_RANGES)]);
+  return {
+    type: `\`true\`, \`false\`, a hop count 1–100, or addresses, CIDRs, ${PROXY_RANGES.join('/')}, comma-separated`,
+    problem: `must be true, false, a hop count, or a list of addresses, CIDRs or ${PROXY_RANGES.join('/')}`,
+    schema: z.union([
+      z.stringbool({ truthy: ['true'], falsy: ['false'] }),
+      integer(1, 100).schema,
+      z
+        .string()
+        .transform((value) => value.split(',').map((item) => item.trim()))
+        .pipe(z.array(entry)),
+    ]),
+  };
+}
+
+/** `*`, or origins (`https://shop.example`: a scheme, a host, maybe a port, no path) separated by commas. */
+function corsOrigins(): Kind<'*' | string[]> {
+  const origin = z
+    .string()
+    .trim()
+    .pipe(z.url({ protocol: /^https?$/ }))
+    .refine((value) => URL.canParse(value) && new URL(value).origin === value);
+  return {
+    type: '`*` or origins, comma-separated',
+    problem: 'must be * or comma-separated origins such as https://shop.example',
+    schema: z.union([
+      z.literal('*'),
+      z
+        .string()
+        .transform((value) => value.split(','))
+        .pipe(z.array(origin)),
+    ]),
+  };
+}
+
+function group<S extends Record<string, Setting<unknown>>>(title: string, settings: S) {
+  return { title, settings };
+}
+
+export const CONFIG_SCHEMA = {
+  http: group('HTTP', {
+    port: setting('PORT', integer(0, 65535), '3000', 'HTTP port'),
+    host: setting('HOST', text(), '0.0.0.0', 'interface to listen on'),
+    trustProxy: setting('TRUST_PROXY', trustProxy(), 'false', "which proxies' `X-Forwarded-For` names the client"),
+    corsOrigins: optional(
+      'CORS_ORIGINS',
+      corsOrigins(),
+      'browser origins allowed to call the API: unset = none (no CORS header at all); `*` = any origin may read ' +
+        '(GET/HEAD, no API key, no credentials); `https://a.example,https://b.example` = those origins may use every ' +
+        'method with `Authorization` and `Idempotency-Key`. Preflights are answered; `X-Request-Id`, `Link`, ' +
+        '`RateLimit*`, `Retry-After`, `Deprecation`, `Sunset`, `Idempotent-Replayed` are exposed',
+      [] as string[],
+    ),
+    connectionTimeoutMs: setting(
+      'HTTP_CONNECTION_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '60000',
+      'a socket idle this long is closed',
+    ),
+    requestTimeoutMs: setting(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '30000',
+      'a whole request (headers and body) must arrive within this',
+    ),
+    headersTimeoutMs: setting(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '10000',
+      'the headers must arrive within this (at most `HTTP_REQUEST_TIMEOUT_MS`)',
+    ),
+    handlerTimeoutMs: setting(
+      'HTTP_HANDLER_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '30000',
+      'a handler that has not answered by then gets 503',
+    ),
+  }),
+  database: group('Database', {
+    url: optional(
+      'DATABASE_URL',
+      url('postgres', 'postgresql'),
+      'PostgreSQL URL; unset = embedded PostgreSQL with its data in `DATA_DIR` (refused under `NODE_ENV=production`)',
+    ),
+    dataDir: setting(
+      'DATA_DIR',
+      text(),
+      '.data',
+      'where the embedded PostgreSQL keeps its data (run as root, the `postgres` user must be able to enter it)',
+    ),
+    acquireTimeoutMs: setting(
+      'DB_ACQUIRE_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '5000',
+      'wait for a pooled connection before 503 `service_unavailable`',
+    ),
+    statementTimeoutMs: setting(
+      'DB_STATEMENT_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '5000',
+      'PostgreSQL `statement_timeout` of every pooled connection',
+    ),
+    idleInTransactionTimeoutMs: setting(
+      'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '10000',
+      'PostgreSQL `idle_in_transaction_session_timeout`',
+    ),
+    queryTimeoutMs: setting(
+      'DB_QUERY_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '6000',
+      'client-side bound of one query (`pg` `query_timeout`): a database that stops answering gives 503',
+    ),
+  }),
+  auth: group('Authentication and limits', {
+    adminApiKey: optional(
+      'ADMIN_API_KEY',
+      secret(ADMIN_API_KEY_MIN_LENGTH),
+      'bootstrap administrator key; idempotent; a new one revokes the previous',
+    ),
+    apiKeyCacheSeconds: setting(
+      'API_KEY_CACHE_SECONDS',
+      integer(0, 300),
+      '5',
+      'seconds a verified API key is trusted without a database lookup (0 = no cache); a revocation still ' +
+        'reaches every instance within a second (PostgreSQL `LISTEN`/`NOTIFY`)',
+    ),
+    rateLimitPerMinute: setting(
+      'RATE_LIMIT_PER_MINUTE',
+      integer(0, 1_000_000),
+      '600',
+      'requests a minute per account (per client address without a valid key); 0 = every limit off',
+    ),
+    signupLimitPerHour: setting(
+      'SIGNUP_LIMIT_PER_HOUR',
+      integer(1, 1_000_000),
+      '20',
+      'sign-ups an hour per client address',
+    ),
+    authFailureLimitPerMinute: setting(
+      'AUTH_FAILURE_LIMIT_PER_MINUTE',
+      integer(1, 1_000_000),
+      '20',
+      'failed authentications a minute per client address',
+    ),
+    redisUrl: optional(
+      'REDIS_URL',
+      url('redis', 'rediss'),
+      'share rate-limit counters between instances; unset = per process',
+    ),
+  }),
+  deprecations: group('Deprecations', {
+    petByIdSunset: setting(
+      'PET_BY_ID_SUNSET',
+      dateTime(DEFAULT_PET_BY_ID_SUNSET),
+      DEFAULT_PET_BY_ID_SUNSET,
+      'sunset of the deprecated `GET /pets/{petId}`',
+    ),
+  }),
+  ordering: group('Ordering', {
+    maxOpenUnitsPerCustomer: setting(
+      'MAX_OPEN_UNITS_PER_CUSTOMER',
+      integer(0, 1_000_000_000),
+      '100',
+      'units a customer may hold in open orders (admins exempt); 0 = off',
+    ),
+    orderHoldMinutes: setting(
+      'ORDER_HOLD_MINUTES',
+      integer(1, 525_600),
+      '1440',
+      'an order open this long after it was placed is cancelled by the service',
+    ),
+  }),
+  messaging: group('Messaging and workers', {
+    worker: setting(
+      'MESSAGE_WORKER',
+      boolean(),
+      'true',
+      'run the message and webhook workers and the scheduled jobs inside the API process',
+    ),
+    maxAttempts: setting(
+      'MESSAGE_MAX_ATTEMPTS',
+      integer(1, 100),
+      '10',
+      'delivery attempts before a message is `failed`',
+    ),
+  }),
+  webhooks: group('Webhooks', {
+    allowPrivate: setting(
+      'WEBHOOKS_ALLOW_PRIVATE',
+      boolean(),
+      'false',
+      '**unsafe**, development and tests only: webhook URLs may be `http://` and reach private, loopback and ' +
+        'link-local addresses',
+    ),
+    retryDelaysMs: optional(
+      'WEBHOOK_RETRY_DELAYS_MS',
+      integerList(100, 0, 86_400_000),
+      'for tests: the waits between webhook attempts in milliseconds (`100,100,100`); unset = the standard schedule',
+    ),
+  }),
+  observability: group('Observability', {
+    logLevel: setting('LOG_LEVEL', oneOf(LOG_LEVELS), 'info', 'the least severe level logged'),
+    logFormat: setting(
+      'LOG_FORMAT',
+      oneOf(LOG_FORMATS),
+      'json',
+      '`json`: one JSON object a line; `pretty`: coloured lines for people (`nx serve api` sets it in ' +
+        '`apps/api/serve.env`)',
+    ),
+    metricsPort: optional(
+      'METRICS_PORT',
+      integer(1, 65535),
+      'serve `GET /metrics` on this port without auth (and not on `PORT`); unset = on `PORT`, administrator key only',
+    ),
+    otlpEndpoint: optional(
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      url('http', 'https'),
+      'OTLP/HTTP collector (`http://collector:4318`): export OpenTelemetry traces to `<it>/v1/traces`; ' +
+        'unset = no tracing code loaded',
+    ),
+  }),
+  process: group('Process', {
+    shutdownTimeoutMs: setting(
+      'SHUTDOWN_TIMEOUT_MS',
+      integer(0, 600_000),
+      '10000',
+      'at most this long from SIGTERM/SIGINT to exit (drain, then stop)',
+    ),
+    nodeEnv: optional(
+      'NODE_ENV',
+      text(),
+      "`production` (the image's; not `npm start`'s) refuses the embedded PostgreSQL",
+    ),
+  }),
+};

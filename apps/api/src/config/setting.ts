@@ -1,0 +1,131 @@
+/**
+ * The vocabulary of the configuration schema (schema.ts): a setting is one environment variable with its
+ * kind (type and range, checked by zod), its default as one would write it in the environment, and one line
+ * of documentation. The loader (app-config.ts) and the generated docs table (config-table.ts) read the same
+ * declarations, so a default, a range or a description is written once.
+ */
+import { z } from 'zod';
+
+/** What a variable may hold: the zod schema reading its (trimmed, non-empty) text; how docs and errors say it. */
+export interface Kind<T> {
+  /** For the docs table: `integer, 0–65535`, `URL (redis://, rediss://)`. */
+  readonly type: string;
+  /** For the one-line error, after the variable's name: `must be a whole number from 0 to 65535`. */
+  readonly problem: string;
+  readonly schema: z.ZodType<T, string>;
+  /** False for values that may hold a secret (keys, URLs with passwords): the error line does not repeat them. */
+  readonly echo?: boolean;
+}
+
+export interface Setting<T> {
+  readonly variable: string;
+  readonly kind: Kind<unknown>;
+  /** The default as written in the environment (parsed by the same kind); null = unset unless given. */
+  readonly fallback: string | null;
+  /** One line for the docs table (Markdown). */
+  readonly doc: string;
+  /** The value of an optional setting left unset. */
+  readonly unset?: unknown;
+  /** Phantom: the value the loader hands out. */
+  readonly __value?: T;
+}
+
+/** A setting with a default: always a value. */
+export function setting<T>(variable: string, kind: Kind<T>, fallback: string, doc: string): Setting<T> {
+  return { variable, kind, fallback, doc };
+}
+
+/** A setting without a default: `unset` (null unless given) when unset; its doc says what that means. */
+export function optional<T>(variable: string, kind: Kind<T>, doc: string): Setting<T | null>;
+export function optional<T, U>(variable: string, kind: Kind<T>, doc: string, unset: U): Setting<T | U>;
+export function optional<T, U>(variable: string, kind: Kind<T>, doc: string, unset?: U): Setting<T | U | null> {
+  return { variable, kind, fallback: null, doc, unset: unset ?? null };
+}
+
+export type ValueOf<S> = S extends Setting<infer T> ? T : never;
+
+const WHOLE = /^\d+$/;
+
+export function integer(min: number, max: number): Kind<number> {
+  return {
+    type: `integer, ${min}–${max}`,
+    problem: `must be a whole number from ${min} to ${max}`,
+    schema: z.string().regex(WHOLE).transform(Number).pipe(z.number().min(min).max(max)),
+  };
+}
+
+/** Milliseconds of a time bound. */
+export function milliseconds(min: number, max: number): Kind<number> {
+  return { ...integer(min, max), type: `milliseconds, ${min}–${max}` };
+}
+
+/** Up to `maxItems` comma-separated whole numbers. */
+export function integerList(maxItems: number, min: number, max: number): Kind<number[]> {
+  const item = z.string().trim().regex(WHOLE).transform(Number).pipe(z.number().min(min).max(max));
+  return {
+    type: `up to ${maxItems} integers ${min}–${max}, comma-separated`,
+    problem: `must be up to ${maxItems} comma-separated whole numbers from ${min} to ${max}`,
+    schema: z
+      .string()
+      .transform((value) => value.split(','))
+      .pipe(z.array(item).max(maxItems)),
+  };
+}
+
+export function text(): Kind<string> {
+  return { type: 'text', problem: 'must be text', schema: z.string() };
+}
+
+/** A secret: at least `minLength` characters, no white space. */
+export function secret(minLength: number): Kind<string> {
+  return {
+    type: `text, ${minLength}+ characters, no spaces`,
+    problem: `must be at least ${minLength} characters without spaces`,
+    schema: z.string().min(minLength).regex(/^\S+$/),
+    echo: false,
+  };
+}
+
+/** A URL of one of these schemes (`redis`, `rediss`). */
+export function url(...schemes: string[]): Kind<string> {
+  const names = schemes.map((scheme) => `${scheme}://`).join(' or ');
+  return {
+    type: `URL (${schemes.map((scheme) => `${scheme}://`).join(', ')})`,
+    problem: `must be a ${names} URL`,
+    schema: z.url({ protocol: new RegExp(`^(${schemes.join('|')})$`) }),
+    echo: false, // a URL may hold a password
+  };
+}
+
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T): Kind<T[number]> {
+  return {
+    type: values.map((value) => `\`${value}\``).join(', '),
+    problem: `must be one of ${values.join(', ')}`,
+    schema: z.enum(values) as unknown as z.ZodType<T[number], string>,
+  };
+}
+
+export const BOOLEAN_TRUE = ['1', 'true', 'on', 'yes'];
+export const BOOLEAN_FALSE = ['0', 'false', 'off', 'no'];
+
+/** true/false (also 1/0, on/off, yes/no; any case): zod's stringbool. */
+export function boolean(): Kind<boolean> {
+  return {
+    type: 'boolean',
+    problem: 'must be true or false',
+    schema: z.stringbool({ truthy: BOOLEAN_TRUE, falsy: BOOLEAN_FALSE }),
+  };
+}
+
+/** An ISO 8601 date-time (`example` shows how one looks in the error line). */
+export function dateTime(example: string): Kind<Date> {
+  return {
+    type: 'ISO 8601 date-time',
+    problem: `must be an ISO 8601 date-time such as ${example}`,
+    schema: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}/)
+      .transform((value) => new Date(value))
+      .pipe(z.date()),
+  };
+}

@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { CancelOrder, CompleteOrder, ExpireHeldOrders, OrderQueries, PlaceOrder } from '@petstore/application';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { CatalogueRepositoriesModule } from '../catalogue/catalogue-repositories.module';
+import { SliceJobs } from '../jobs/scheduled-jobs';
+import { OrdersController } from './orders.controller';
+import { OrderDto } from './order.dto';
+import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+
+/** Ordering's scheduled job: open orders past ORDER_HOLD_MINUTES are cancelled. */
+export const ORDERING_JOBS: SliceJobs = {
+  scheduled: [{ name: 'expire-held-orders', cron: '* * * * *', useCase: ExpireHeldOrders }],
+};
+
+/**
+ * Ordering: orders and the holds they put on stock (with the catalogue's repositories and StockCommand).
+ * Its controller is OrderingHttpModule, which the assembly adds for the `http` role.
+ */
+@Module({
+  imports: [CatalogueRepositoriesModule, IdempotencyModule, WebhooksModule],
+  providers: [PlaceOrder, CompleteOrder, CancelOrder, OrderQueries, ExpireHeldOrders],
+  exports: [PlaceOrder, CompleteOrder, CancelOrder, OrderQueries],
+})
+export class OrderingModule {
+  constructor(payloads: WebhookPayloadShapes) {
+    payloads.define('order', (order) => OrderDto.from(order));
+  }
+}
+
+/** `/store/orders` (the `http` role); placing an order is idempotent (Idempotency-Key). */
+@Module({ imports: [OrderingModule, IdempotencyModule], controllers: [OrdersController] })
+export class OrderingHttpModule {}
