@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { AppConfig } from '../../config/app-config';
+import { configToken } from '../../config/config.module';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
@@ -90,7 +90,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SCHEME,
     )
     .build();
-  const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig).deprecations);
+  const document = describeDeprecations(
+    SwaggerModule.createDocument(app, config),
+    app.get(configToken('deprecations')),
+  );
   // Relative: the deployment serving the description is the one it describes.
   const description = 'This deployment (local, staging or production): the address serving it.';
   const server = { url: '/', description, 'x-internal': false };
