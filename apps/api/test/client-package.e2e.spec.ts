@@ -31,6 +31,17 @@ console.log(JSON.stringify({ key: signUp.apiKey.key, pets: pets.map((pet) => pet
 `;
 const REPORT_IMPORTS = "import { PetstoreApiError, type ErrorCode } from '@petstore/client';";
 
+/** The typed codes, as a consumer sees them: the per-operation union and the open ErrorCode. */
+const CODES = `import type { ErrorCode, KnownErrorCode, OperationErrorCode } from '@petstore/client';
+
+export const placing: OperationErrorCode<'/store/orders', 'post'>[] = ['insufficient_stock', 'unknown_pet'];
+// @ts-expect-error placing an order never answers too_many_keys
+export const notPlacing: OperationErrorCode<'/store/orders', 'post'> = 'too_many_keys';
+export const newer: ErrorCode = 'a_code_added_later';
+// @ts-expect-error KnownErrorCode is the documented list only
+export const unknown: KnownErrorCode = 'a_code_added_later';
+`;
+
 const TSCONFIG = {
   compilerOptions: {
     strict: true,
@@ -72,7 +83,8 @@ async function install(project: string, tarball: string): Promise<string> {
 /**
  * A project outside the workspace, as a third party would have: the client installed from the tarball `npm pack`
  * made, TypeScript strict with NodeNext resolution, in an ES module project and in a CommonJS one. Each type-checks
- * the README's quickstart (no `!` but the Order id the specification leaves optional) and runs it against the built
+ * the README's quickstart (no `!` but the Order id the specification leaves optional) and the typed error codes
+ * (per operation, and open to codes added later), and runs the quickstart against the built
  * service on the seeded demo catalogue, one after the other: the second run finds the pet the first one ordered
  * available again.
  */
@@ -122,6 +134,7 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
       writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${format}`, private: true, type }));
       writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
       writeFileSync(join(project, 'src/quickstart.ts'), source);
+      writeFileSync(join(project, 'src/codes.ts'), CODES);
       const tsc = join(scratch, 'node_modules/typescript/bin/tsc');
       const version = (await run(process.execPath, [tsc, '--version'])).stdout;
       expect(version).toMatch(/^Version 6\./);

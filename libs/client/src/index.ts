@@ -1,5 +1,5 @@
 export type { components, operations, paths } from './generated/schema.js';
-export type { ErrorCode, KnownErrorCode } from './error-codes.js';
+export type { ErrorCode, KnownErrorCode, OperationErrorCode } from './error-codes.js';
 export {
   createPetstoreClient,
   nextPage,

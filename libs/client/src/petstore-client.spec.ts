@@ -1,6 +1,6 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ErrorCode } from './error-codes';
+import type { ErrorCode, KnownErrorCode, OperationErrorCode } from './error-codes';
 import type { components } from './generated/schema';
 import { createPetstoreClient, PetstoreApiError, retryAfterMs, unwrap } from './petstore-client';
 
@@ -143,7 +143,12 @@ describe('the Petstore client', () => {
     expect([message.id, status]).toEqual(['m-1', 'queued']);
     const known: ErrorCode = 'too_many_auth_failures';
     const newer: ErrorCode = 'a_code_added_later';
-    expect([known, newer]).toHaveLength(2);
+    // @ts-expect-error KnownErrorCode is the documented list only
+    const unknown: KnownErrorCode = 'a_code_added_later';
+    const placing: OperationErrorCode<'/store/orders', 'post'>[] = ['insufficient_stock', 'unknown_pet', 'conflict'];
+    // @ts-expect-error placing an order never answers too_many_keys
+    const notPlacing: OperationErrorCode<'/store/orders', 'post'> = 'too_many_keys';
+    expect([known, newer, unknown, placing, notPlacing]).toHaveLength(5);
   });
 
   it('rejects any other error at once with its code, status, message and request id', async () => {

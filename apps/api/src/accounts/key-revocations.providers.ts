@@ -7,7 +7,8 @@ import {
   WebhookEndpointChanges,
 } from '@petstore/application';
 import { PgKeyRevocations, TransactionHost } from '@petstore/infrastructure';
-import { AppConfig } from '../config/app-config';
+import { ConfigPart } from '../config/app-config';
+import { configToken } from '../config/config.module';
 
 /** Stops listening for revocations when the application closes (app.close, shutdown signals). */
 @Injectable()
@@ -29,8 +30,8 @@ export function keyRevocationProviders(databaseUrl: string, listen: boolean): Pr
   return [
     {
       provide: VerifiedKeyCacheSettings,
-      useFactory: (config: AppConfig) => new VerifiedKeyCacheSettings(listen ? config.auth.apiKeyCacheSeconds : 0),
-      inject: [AppConfig],
+      useFactory: (auth: ConfigPart<'auth'>) => new VerifiedKeyCacheSettings(listen ? auth.apiKeyCacheSeconds : 0),
+      inject: [configToken('auth')],
     },
     {
       provide: PgKeyRevocations,

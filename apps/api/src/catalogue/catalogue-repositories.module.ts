@@ -13,7 +13,8 @@ import {
   TypeOrmPetRepository,
   TypeOrmStockLevels,
 } from '@petstore/infrastructure';
-import { AppConfig } from '../config/app-config';
+import { ConfigPart } from '../config/app-config';
+import { configToken } from '../config/config.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /**
@@ -31,9 +32,9 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     StockCommand,
     {
       provide: OrderHoldSettings,
-      useFactory: ({ ordering }: AppConfig) =>
+      useFactory: (ordering: ConfigPart<'ordering'>) =>
         new OrderHoldSettings(ordering.maxOpenUnitsPerCustomer, ordering.orderHoldMinutes),
-      inject: [AppConfig],
+      inject: [configToken('ordering')],
     },
   ],
   exports: [PetRepository, StockRepository, OrderRepository, StockLevels, StockCommand, OrderHoldSettings],

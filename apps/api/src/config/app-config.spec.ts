@@ -1,4 +1,4 @@
-import { AppConfig, ConfigError, loadConfig } from './app-config';
+import { AppConfig, ConfigError, defaultOf, loadConfig } from './app-config';
 
 /** The eight time bounds, as the flat `timeouts` object the loader handed out before the schema grouped them. */
 function timeouts({ http, database }: AppConfig) {
@@ -221,5 +221,13 @@ describe('loadConfig: secrets', () => {
   ])('does not repeat the value of %s in the error line', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} must `));
     expect(() => loadConfig({ [variable]: value })).not.toThrow(value);
+  });
+});
+
+describe('defaultOf', () => {
+  it('gives the default the loader uses, as prose that names a setting shows it', () => {
+    expect(defaultOf('ordering', 'orderHoldMinutes')).toBe(String(loadConfig({}).ordering.orderHoldMinutes));
+    expect(defaultOf('messaging', 'maxAttempts')).toBe('10');
+    expect(() => defaultOf('database', 'url')).toThrow('DATABASE_URL has no default');
   });
 });

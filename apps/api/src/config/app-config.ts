@@ -120,6 +120,13 @@ function checkTogether(config: AppConfig): void {
   }
 }
 
+/** A setting's default as written in the environment, for prose that names it (OpenAPI descriptions). */
+export function defaultOf<G extends ConfigGroup>(group: G, key: keyof Schema[G]['settings'] & string): string {
+  const setting = (CONFIG_SCHEMA[group].settings as Record<string, Setting<unknown>>)[key];
+  if (setting.fallback === null) throw new Error(`${setting.variable} has no default`);
+  return setting.fallback;
+}
+
 /** A deep partial of the configuration, for `withConfig`. */
 export type ConfigOverrides = { readonly [G in ConfigGroup]?: Partial<ConfigPart<G>> };
 

@@ -1,15 +1,32 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig } from './app-config';
+import { DynamicModule, Global, Inject, Module } from '@nestjs/common';
+import { AppConfig, ConfigGroup } from './app-config';
 
-/** The process's configuration (loaded and frozen by main.ts or a test), for every module: process-wide. */
+/** The injection token of one concern's settings, typed where injected as ConfigPart<G>. */
+export function configToken(group: ConfigGroup): string {
+  return `config.${group}`;
+}
+
+/** Injects one concern's settings: `@InjectConfig('webhooks') webhooks: ConfigPart<'webhooks'>`. */
+export function InjectConfig(group: ConfigGroup): ParameterDecorator {
+  return Inject(configToken(group));
+}
+
+/**
+ * The process's configuration (loaded and frozen by main.ts or a test): the whole, and each concern's part,
+ * which is what a slice is handed. Global, as the configuration is process-wide.
+ */
 @Global()
 @Module({})
 export class ConfigModule {
   static forRoot(config: AppConfig): DynamicModule {
+    const parts = (Object.keys(config) as ConfigGroup[]).map((group) => ({
+      provide: configToken(group),
+      useValue: config[group],
+    }));
     return {
       module: ConfigModule,
-      providers: [{ provide: AppConfig, useValue: config }],
-      exports: [AppConfig],
+      providers: [{ provide: AppConfig, useValue: config }, ...parts],
+      exports: [AppConfig, ...parts.map((part) => part.provide)],
     };
   }
 }

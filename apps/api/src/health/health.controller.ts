@@ -4,7 +4,8 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
-import { AppConfig } from '../config/app-config';
+import { ConfigPart } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
 import { Drain } from '../lifecycle/drain.service';
 
 /** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
@@ -21,15 +22,15 @@ class HealthDto {
 export class RedisProbe implements OnApplicationShutdown {
   private redis: Redis | null = null;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(@InjectConfig('auth') private readonly auth: ConfigPart<'auth'>) {}
 
   get configured(): boolean {
-    return this.config.auth.redisUrl !== null;
+    return this.auth.redisUrl !== null;
   }
 
   async ping(): Promise<void> {
-    if (!this.config.auth.redisUrl) return;
-    this.redis ??= new Redis(this.config.auth.redisUrl, {
+    if (!this.auth.redisUrl) return;
+    this.redis ??= new Redis(this.auth.redisUrl, {
       lazyConnect: true,
       enableOfflineQueue: true,
       maxRetriesPerRequest: 0,

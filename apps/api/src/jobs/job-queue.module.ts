@@ -12,7 +12,8 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import { PgBossJobQueue, QueueDefinition, withStartupLock } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { ConfigPart } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
 import { Drain } from '../lifecycle/drain.service';
 import { ScheduledJob, SliceJobs } from './scheduled-jobs';
 
@@ -58,13 +59,13 @@ export class ScheduledJobsHost implements OnApplicationBootstrap {
 export class JobQueueCloser implements BeforeApplicationShutdown {
   constructor(
     @Inject(PgBossJobQueue) private readonly jobs: PgBossJobQueue,
-    private readonly config: AppConfig,
+    @InjectConfig('process') private readonly settings: ConfigPart<'process'>,
     @Optional() private readonly drain?: Drain,
   ) {}
 
   /** How long the jobs in progress may still run. */
   get stopTimeoutMs(): number {
-    const { shutdownTimeoutMs } = this.config.process;
+    const { shutdownTimeoutMs } = this.settings;
     return this.drain ? this.drain.timeLeft(shutdownTimeoutMs) : shutdownTimeoutMs;
   }
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { LIMITS, Message, MESSAGE_STATUSES, MessageStatus } from '@petstore/domain';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
+import { defaultOf } from '../config/app-config';
 
 @ApiSchema({ name: 'NewMessage', description: 'Input of the quickstart operation `POST /messages`.' })
 export class NewMessageDto {
@@ -40,7 +41,8 @@ export class MessageDto {
     enumName: 'MessageStatus',
     description:
       '`queued`: accepted, not delivered yet (attempts are retried with back-off); `delivered`: delivered by the ' +
-      'worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts (10 by default), never tried again.',
+      'worker; `failed`: given up after `MESSAGE_MAX_ATTEMPTS` failed attempts ' +
+      `(${defaultOf('messaging', 'maxAttempts')} by default), never tried again.`,
     example: 'queued',
   })
   status: MessageStatus;

@@ -20,7 +20,8 @@ import {
 } from '@petstore/infrastructure';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { Metrics } from '../common/metrics/metrics';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, ConfigPart } from '../config/app-config';
+import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -66,8 +67,8 @@ export class MessageQueueMetrics {
   providers: [
     {
       provide: MessageDeliverySettings,
-      useFactory: (config: AppConfig) => new MessageDeliverySettings(config.messaging.maxAttempts),
-      inject: [AppConfig],
+      useFactory: (messaging: ConfigPart<'messaging'>) => new MessageDeliverySettings(messaging.maxAttempts),
+      inject: [configToken('messaging')],
     },
     { provide: MessageRepository, useClass: TypeOrmMessageRepository },
     { provide: MessageQueue, useClass: PgBossMessageQueue },

@@ -13,7 +13,8 @@ import {
 import { KeyRevocations } from '@petstore/application';
 import { DataSource } from 'typeorm';
 import { Metrics } from '../common/metrics/metrics';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, ConfigPart } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
 import { MetricsController } from './metrics.controller';
 
 /** The pool node-postgres keeps behind TypeORM's PostgreSQL driver. */
@@ -66,11 +67,12 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   constructor(
     private readonly metrics: Metrics,
-    private readonly config: AppConfig,
+    @InjectConfig('observability') private readonly observability: ConfigPart<'observability'>,
+    @InjectConfig('http') private readonly http: ConfigPart<'http'>,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const port = this.config.observability.metricsPort;
+    const port = this.observability.metricsPort;
     if (port === null) return;
     const server = createServer((request, response) => {
       if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
@@ -84,10 +86,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, this.config.http.host, () => resolve());
+      server.listen(port, this.http.host, () => resolve());
     });
     this.server = server;
-    this.logger.log(`Metrics on http://${this.config.http.host}:${port}/metrics (no auth)`);
+    this.logger.log(`Metrics on http://${this.http.host}:${port}/metrics (no auth)`);
   }
 
   async onApplicationShutdown(): Promise<void> {

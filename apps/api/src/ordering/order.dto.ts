@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { LIMITS, Order } from '@petstore/domain';
 import { Equals, IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
+import { defaultOf } from '../config/app-config';
 import { IsDateTime } from '../common/validation/date-time';
 import { IsIdNumber, IsPositiveInt64String } from '../common/validation/int64';
 import { IsOmittable } from '../common/validation/optional';
@@ -76,7 +77,8 @@ export class OrderUpdateDto {
   name: 'Order',
   description:
     "A customer's order for units of one pet. The account that placed it is kept but never shown. " +
-    'An order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed is cancelled by the service ' +
+    `An order still open \`ORDER_HOLD_MINUTES\` (default ${defaultOf('ordering', 'orderHoldMinutes')}) ` +
+    'after it was placed is cancelled by the service ' +
     '(see `placeOrder`).',
 })
 export class OrderDto {

@@ -9,6 +9,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { defaultOf } from '../config/app-config';
 import { NewOrderDto, OrderDto, OrderQueryDto, OrderUpdateDto } from './order.dto';
 
 @ApiTags('store')
@@ -30,9 +31,11 @@ export class OrdersController {
       "Takes `quantity` units from the pet's stock in one transaction; " +
       'when the stock reaches 0 the pet becomes `pending`. ' +
       'Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. ' +
-      'A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open ' +
+      'A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units ' +
+      `(default ${defaultOf('ordering', 'maxOpenUnitsPerCustomer')}; administrators exempt) in open ` +
       'orders (placed, not completed), concurrent orders included: past it, 409 `hold_limit_reached`. ' +
-      'An order still open `ORDER_HOLD_MINUTES` (default 1440, a day) after it was placed is cancelled by the ' +
+      `An order still open \`ORDER_HOLD_MINUTES\` (default ${defaultOf('ordering', 'orderHoldMinutes')}, a day) ` +
+      'after it was placed is cancelled by the ' +
       'service, with the same effects as a cancel by its owner: its units go back to stock, a `pending` pet ' +
       'becomes `available`, and the order no longer exists.',
   })

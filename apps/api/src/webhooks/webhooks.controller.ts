@@ -53,7 +53,10 @@ export class WebhooksController {
     type: CreatedWebhookEndpointDto,
     headers: { Location: { description: "The endpoint's URL.", schema: { type: 'string' } } },
   })
-  @ApiErrors({ 409: 'The account has 10 endpoints already (`too_many_endpoints`).' })
+  @ApiErrors({
+    400: 'The URL is not `https`, or points inside the network (`invalid_webhook_url`).',
+    409: 'The account has 10 endpoints already (`too_many_endpoints`).',
+  })
   async create(
     @Body() body: NewWebhookEndpointDto,
     @CurrentAccount() account: Account,

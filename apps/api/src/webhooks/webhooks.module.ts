@@ -35,6 +35,7 @@ import {
   WebhookWorker,
 } from '@petstore/infrastructure';
 import { AppConfig, ConfigPart } from '../config/app-config';
+import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { WebhookPayloadShapes } from './webhook-payloads';
 import { WebhooksController } from './webhooks.controller';
@@ -62,13 +63,13 @@ export function webhookJobs(config: AppConfig): SliceJobs {
   providers: [
     {
       provide: WebhookSettings,
-      useFactory: (config: AppConfig) => webhookSettings(config.webhooks),
-      inject: [AppConfig],
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => webhookSettings(webhooks),
+      inject: [configToken('webhooks')],
     },
     {
       provide: WebhookNetworkSettings,
-      useFactory: (config: AppConfig) => new WebhookNetworkSettings(config.webhooks.allowPrivate),
-      inject: [AppConfig],
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookNetworkSettings(webhooks.allowPrivate),
+      inject: [configToken('webhooks')],
     },
     WebhookPayloadShapes,
     { provide: WebhookPayloads, useExisting: WebhookPayloadShapes },

@@ -8,7 +8,8 @@ describe('OpenApiContract: response headers', () => {
     JSON.parse(readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8')),
   );
   const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }];
-  const error = (status: number) => ({ code: 'x', message: 'x', status });
+  const CODES: Record<number, string> = { 401: 'unauthorized', 429: 'rate_limited' };
+  const error = (status: number, code = CODES[status]) => ({ code, message: 'x', status });
   const check = (path: string, status: number, body: unknown, headers: Record<string, string>) =>
     contract.check('GET', path, status, 'application/json', body, new Headers(headers));
 
@@ -34,5 +35,13 @@ describe('OpenApiContract: response headers', () => {
       'GET /pets 401 sent deprecation, which it does not declare',
     ]);
     expect(check('/pets', 200, pets, {})).toEqual(['GET /pets 200 did not send x-request-id']);
+  });
+
+  it('refuses an error code the operation does not list for the status', () => {
+    const headers = { 'x-request-id': 'r1', 'retry-after': '3' };
+    expect(check('/pets', 429, error(429, 'too_many_auth_failures'), headers)).toEqual([]);
+    expect(check('/pets', 429, error(429, 'not_found'), headers)).toEqual([
+      expect.stringContaining('GET /pets 429: /code must be equal to one of the allowed values'),
+    ]);
   });
 });

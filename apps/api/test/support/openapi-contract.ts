@@ -129,10 +129,29 @@ function rewriteRefs<T>(node: T): T {
 function closeSchemas<T>(node: T): T {
   if (Array.isArray(node)) return node.map(closeSchemas) as T;
   if (node && typeof node === 'object') {
-    const copy = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, closeSchemas(v)])) as Json;
+    const copy = Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [
+        k,
+        // The members of an allOf describe one object together (an Error whose `code` one operation narrows):
+        // closing each alone would refuse the others' fields. Their own nested objects are still closed.
+        k === 'allOf' && Array.isArray(v) ? v.map(closeNested) : closeSchemas(v),
+      ]),
+    ) as Json;
     if (copy['properties'] && copy['additionalProperties'] === undefined && !copy['allOf'])
       copy['additionalProperties'] = false;
     return copy as T;
   }
   return node;
+}
+
+/** A member of an allOf: left open itself, its properties' schemas closed. */
+function closeNested<T>(node: T): T {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return closeSchemas(node);
+  const copy = { ...(node as Json) };
+  if (copy['properties'] && typeof copy['properties'] === 'object') {
+    copy['properties'] = Object.fromEntries(
+      Object.entries(copy['properties'] as Json).map(([name, schema]) => [name, closeSchemas(schema)]),
+    );
+  }
+  return copy as T;
 }

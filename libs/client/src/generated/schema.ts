@@ -962,8 +962,9 @@ export interface components {
       type: 'ping';
     };
     /**
-     * @description Every `code` an `Error` can carry today (docs/api.md lists when). A client must also accept codes it
-     * does not know: new ones may be added.
+     * @description Every `code` an `Error` can carry today (docs/api.md says when). Each operation lists its own per
+     * status; `method_not_allowed`, `request_timeout`, `headers_too_large` are answered before a request reaches an
+     * operation. A client must also accept codes it does not know: new ones may be added.
      * @enum {string}
      */
     ErrorCode:
@@ -1065,7 +1066,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1076,7 +1080,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1088,7 +1095,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1129,7 +1139,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1140,7 +1153,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1152,7 +1168,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1197,7 +1216,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -1211,7 +1233,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -1224,7 +1249,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /**
@@ -1241,7 +1269,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1252,7 +1283,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1264,7 +1298,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1332,7 +1369,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -1345,7 +1401,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -1362,7 +1421,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1373,7 +1435,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1385,7 +1450,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1433,7 +1501,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -1447,7 +1518,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -1464,7 +1538,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1475,7 +1552,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1487,7 +1567,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1544,7 +1627,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -1558,7 +1644,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -1575,7 +1664,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1586,7 +1678,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1598,7 +1693,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1649,7 +1747,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -1663,10 +1764,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
-      /** @description The account already holds 20 active keys (`too_many_keys`). */
+      /**
+       * @description The account already holds 20 active keys (`too_many_keys`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1676,7 +1784,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'too_many_keys' | 'conflict';
+          };
         };
       };
       /**
@@ -1693,7 +1804,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1704,7 +1818,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1716,7 +1833,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1756,7 +1876,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -1770,7 +1893,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -1783,7 +1909,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
         };
       };
       /**
@@ -1800,7 +1945,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1811,7 +1959,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1823,7 +1974,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1879,7 +2033,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -1893,7 +2050,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -1910,7 +2070,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -1921,7 +2084,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -1933,7 +2099,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -1992,7 +2161,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -2006,7 +2178,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -2019,10 +2194,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
-      /** @description A category with that name exists, in any letter case (`category_name_taken`). */
+      /**
+       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2032,7 +2214,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'category_name_taken' | 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -2045,7 +2230,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -2062,7 +2250,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -2073,7 +2264,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -2085,7 +2279,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -2134,7 +2331,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -2148,7 +2348,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -2161,7 +2364,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /**
@@ -2178,7 +2384,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -2189,7 +2398,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -2201,7 +2413,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -2241,7 +2456,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -2255,7 +2473,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -2268,7 +2489,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -2281,10 +2505,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
-      /** @description Pets still belong to the category (`category_in_use`). */
+      /**
+       * @description Pets still belong to the category (`category_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2294,7 +2525,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'category_in_use' | 'conflict';
+          };
         };
       };
       /**
@@ -2311,7 +2545,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -2322,7 +2559,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -2334,7 +2574,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -2392,7 +2635,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -2406,7 +2652,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -2419,7 +2668,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -2432,10 +2684,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
-      /** @description A category with that name exists, in any letter case (`category_name_taken`). */
+      /**
+       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2445,7 +2704,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'category_name_taken' | 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -2458,7 +2720,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -2475,7 +2740,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -2486,7 +2754,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -2498,7 +2769,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -2566,7 +2840,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -2580,7 +2857,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -2597,7 +2877,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -2608,7 +2891,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -2620,7 +2906,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -2681,7 +2970,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -2695,7 +2987,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -2708,7 +3003,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -2721,7 +3035,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /** @description The category does not exist (`unknown_category`). */
@@ -2734,7 +3051,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unknown_category';
+          };
         };
       };
       /**
@@ -2751,7 +3071,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -2762,7 +3085,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -2774,7 +3100,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -2836,7 +3165,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -2856,7 +3188,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -2875,7 +3210,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /** @description The operation is past its sunset (`operation_sunset`). */
@@ -2894,7 +3232,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'operation_sunset';
+          };
         };
       };
       /**
@@ -2917,7 +3258,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -2934,7 +3278,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -2952,7 +3299,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -2992,7 +3342,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -3006,7 +3359,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -3019,7 +3375,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -3032,10 +3391,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
-      /** @description The pet has open orders (`pet_has_open_orders`); complete or cancel them first. */
+      /**
+       * @description The pet has open orders (`pet_has_open_orders`); complete or cancel them first.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3045,7 +3411,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'pet_has_open_orders' | 'conflict';
+          };
         };
       };
       /**
@@ -3062,7 +3431,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -3073,7 +3445,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -3085,7 +3460,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -3146,7 +3524,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -3160,7 +3541,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -3173,7 +3557,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -3186,10 +3573,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
-      /** @description The status change is not allowed from the current status (`invalid_status_transition`). */
+      /**
+       * @description The status change is not allowed from the current status (`invalid_status_transition`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3199,7 +3593,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_status_transition' | 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -3212,7 +3609,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /** @description The category does not exist (`unknown_category`). */
@@ -3225,7 +3625,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unknown_category';
+          };
         };
       };
       /**
@@ -3242,7 +3645,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -3253,7 +3659,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -3265,7 +3674,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -3326,7 +3738,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -3340,7 +3755,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -3357,7 +3775,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -3368,7 +3789,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -3380,7 +3804,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -3429,7 +3856,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -3443,7 +3873,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -3456,7 +3889,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /**
@@ -3473,7 +3909,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -3484,7 +3923,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -3496,7 +3938,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -3554,7 +3999,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -3568,7 +4016,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -3581,7 +4032,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -3594,7 +4048,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -3607,7 +4080,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -3624,7 +4100,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -3635,7 +4114,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -3647,7 +4129,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -3709,7 +4194,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -3723,7 +4211,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -3740,7 +4231,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -3751,7 +4245,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -3763,7 +4260,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -3833,7 +4333,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -3847,7 +4350,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -3856,6 +4362,8 @@ export interface operations {
        *
        * The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`),
        * or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
         headers: {
@@ -3866,7 +4374,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code:
+              | 'pet_not_available'
+              | 'insufficient_stock'
+              | 'hold_limit_reached'
+              | 'idempotency_key_in_use'
+              | 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -3879,7 +4395,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -3897,7 +4416,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unknown_pet' | 'idempotency_key_reused';
+          };
         };
       };
       /**
@@ -3914,7 +4436,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -3925,7 +4450,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -3937,7 +4465,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -3988,7 +4519,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4002,7 +4536,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -4015,7 +4552,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /**
@@ -4032,7 +4572,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -4043,7 +4586,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -4055,7 +4601,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -4095,7 +4644,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4109,7 +4661,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -4122,12 +4677,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /**
        * @description The order is complete and cannot be cancelled (`order_already_complete`), or its units would lift
        * the stock above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
         headers: {
@@ -4138,7 +4698,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'order_already_complete' | 'stock_limit_exceeded' | 'conflict';
+          };
         };
       };
       /**
@@ -4155,7 +4718,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -4166,7 +4732,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -4178,7 +4747,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -4239,7 +4811,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4253,7 +4828,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -4266,7 +4844,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -4279,10 +4860,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
-      /** @description The order is already complete (`order_already_complete`). */
+      /**
+       * @description The order is already complete (`order_already_complete`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4292,7 +4880,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'order_already_complete' | 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -4305,7 +4896,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -4322,7 +4916,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -4333,7 +4930,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -4345,7 +4945,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -4405,7 +5008,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4419,7 +5025,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description The API key is not an administrator's. */
@@ -4432,7 +5041,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'forbidden';
+          };
         };
       };
       /**
@@ -4449,7 +5061,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -4460,7 +5075,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -4472,7 +5090,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -4540,7 +5161,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4554,12 +5178,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
        * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
        * conflicts.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
         headers: {
@@ -4570,7 +5199,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_in_use' | 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -4583,7 +5215,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -4599,7 +5234,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
+          };
         };
       };
       /**
@@ -4616,7 +5254,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -4627,7 +5268,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -4639,7 +5283,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -4691,7 +5338,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4705,7 +5355,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -4718,7 +5371,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /**
@@ -4735,7 +5391,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -4746,7 +5405,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -4758,7 +5420,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -4817,7 +5482,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4831,7 +5499,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /**
@@ -4848,7 +5519,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -4859,7 +5533,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -4871,7 +5548,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -4925,8 +5605,10 @@ export interface operations {
         };
       };
       /**
-       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
-       * `bad_request`); `details` names each field.
+       * @description The URL is not `https`, or points inside the network (`invalid_webhook_url`).
+       *
+       * The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details`
+       * names each field.
        */
       400: {
         headers: {
@@ -4937,7 +5619,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'invalid_webhook_url' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -4951,10 +5636,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
-      /** @description The account has 10 endpoints already (`too_many_endpoints`). */
+      /**
+       * @description The account has 10 endpoints already (`too_many_endpoints`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4964,7 +5656,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'too_many_endpoints' | 'conflict';
+          };
         };
       };
       /** @description The body is larger than 64 KiB (`payload_too_large`). */
@@ -4977,7 +5672,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
         };
       };
       /**
@@ -4994,7 +5692,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -5005,7 +5706,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -5017,7 +5721,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -5069,7 +5776,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -5083,7 +5793,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -5096,7 +5809,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /**
@@ -5113,7 +5829,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -5124,7 +5843,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -5136,7 +5858,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -5176,7 +5901,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -5190,7 +5918,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -5203,7 +5934,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
         };
       };
       /**
@@ -5220,7 +5970,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -5231,7 +5984,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -5243,7 +5999,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -5306,7 +6065,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -5320,7 +6082,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -5333,7 +6098,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
         };
       };
       /**
@@ -5350,7 +6118,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -5361,7 +6132,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -5373,7 +6147,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };
@@ -5421,7 +6198,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
         };
       };
       /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
@@ -5435,7 +6215,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
         };
       };
       /** @description No such resource (`not_found`). */
@@ -5448,7 +6231,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
         };
       };
       /**
@@ -5465,7 +6267,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
         };
       };
       /** @description Unexpected error (`internal_error`); logged with the request id. */
@@ -5476,7 +6281,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
         };
       };
       /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
@@ -5488,7 +6296,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
         };
       };
     };

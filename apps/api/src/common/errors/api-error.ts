@@ -1,3 +1,5 @@
+import type { PublicErrorCode } from './error-codes';
+
 export interface ErrorDetail {
   field: string;
   message: string;
@@ -7,7 +9,8 @@ export interface ErrorDetail {
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** One of ERROR_CODES (error-codes.ts): a new code is added there, and to docs/api.md, first. */
+    readonly code: PublicErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
     readonly headers: Record<string, string> = {},

@@ -1,7 +1,8 @@
 /**
  * Every `code` the service can answer, with the statuses that carry it: the list clients get (`ErrorCode` in the
  * OpenAPI description, the typed client's `ErrorCode` union). docs/api.md's errors table has one row per pair, and
- * a test holds this list, that table and the codes written in the sources equal.
+ * a test holds this list, that table and the codes written in the sources equal. A plain object literal (no
+ * `as const`), so that the resource generator (tools/plugin) can add a new resource's code to it.
  */
 export const ERROR_CODES = {
   invalid_json: [400],
@@ -37,6 +38,6 @@ export const ERROR_CODES = {
   headers_too_large: [431],
   internal_error: [500],
   service_unavailable: [503],
-} as const satisfies Record<string, readonly number[]>;
+};
 
 export type PublicErrorCode = keyof typeof ERROR_CODES;

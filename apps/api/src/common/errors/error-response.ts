@@ -1,6 +1,7 @@
 import { ApplicationError, ErrorKind } from '@petstore/application';
 import { DomainError, InvalidValueError } from '@petstore/domain';
 import { ApiError, ErrorDetail } from './api-error';
+import type { PublicErrorCode } from './error-codes';
 
 /** The one Error shape (specification: code, message, status) plus optional details. */
 export interface ErrorBody {
@@ -26,12 +27,12 @@ const UNAVAILABLE = 'The service is temporarily unavailable; try again shortly.'
  */
 interface ErrorAnswer {
   status: number;
-  code: string;
+  code: PublicErrorCode;
   message?: string;
   headers?: Record<string, string>;
 }
 
-const RETRY_SOON = { status: 503, code: 'service_unavailable', message: UNAVAILABLE };
+const RETRY_SOON = { status: 503, code: 'service_unavailable', message: UNAVAILABLE } as const;
 
 const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   invalid: { status: 400, code: 'validation_failed' },
@@ -68,7 +69,7 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   },
 };
 
-const GENERIC_CODE: Record<number, string> = {
+const GENERIC_CODE: Record<number, PublicErrorCode> = {
   400: 'validation_failed',
   401: 'unauthorized',
   403: 'forbidden',
@@ -81,7 +82,10 @@ const GENERIC_CODE: Record<number, string> = {
 };
 
 /** Fastify's own errors, raised before a request reaches NestJS (body parsing, limits). */
-const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string; details?: ErrorDetail[] }> = {
+const FASTIFY_ERRORS: Record<
+  string,
+  { status: number; code: PublicErrorCode; message: string; details?: ErrorDetail[] }
+> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413,
     code: 'payload_too_large',
@@ -153,7 +157,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
 
 function respond(
   status: number,
-  code: string,
+  code: PublicErrorCode,
   message: string,
   details?: ErrorDetail[],
   headers: Record<string, string> = {},

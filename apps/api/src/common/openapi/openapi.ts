@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { AppConfig } from '../../config/app-config';
+import { configToken } from '../../config/config.module';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
@@ -90,7 +90,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SCHEME,
     )
     .build();
-  const document = describeDeprecations(SwaggerModule.createDocument(app, config), app.get(AppConfig).deprecations);
+  const document = describeDeprecations(
+    SwaggerModule.createDocument(app, config),
+    app.get(configToken('deprecations')),
+  );
   // Relative: the deployment serving the description is the one it describes.
   const description = 'This deployment (local, staging or production): the address serving it.';
   const server = { url: '/', description, 'x-internal': false };
@@ -124,12 +127,13 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
           parameter.schema = { type: 'integer', format: 'int64', minimum: 1 };
         }
       }
-      const add = (status: number, description: string, headers?: Record<string, unknown>) => {
-        operation.responses[status] ??= {
-          description,
-          content: { 'application/json': { schema: ERROR_REF } },
-          ...(headers ? { headers } : {}),
-        };
+      /** `merge`: an operation's own response of that status (400, 409) gets these codes too (a new object). */
+      const add = (status: number, description: string, options: { merge?: boolean } = {}) => {
+        const own = operation.responses[status];
+        if (own && options.merge && !own.description.includes(description)) {
+          operation.responses[status] = { ...own, description: `${own.description}\n\n${description}` };
+        }
+        operation.responses[status] ??= { description, content: { 'application/json': { schema: ERROR_REF } } };
       };
       // Every operation: U+0000 in any query parameter, even one it ignores,
       // or a URL that is not valid percent-encoding.
@@ -137,7 +141,12 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
         400,
         'The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); ' +
           '`details` names each field.',
+        { merge: true },
       );
+      // Every write: a schema constraint no rule caught first (a concurrent change) is a 409 `conflict`.
+      if (method !== 'get' && rateLimited) {
+        add(409, 'A concurrent change got there first (`conflict`); read the resource again.', { merge: true });
+      }
       if ((operation.parameters ?? []).some((p) => p.in === 'path')) add(404, 'No such resource (`not_found`).');
       if (operation.requestBody) add(413, 'The body is larger than 64 KiB (`payload_too_large`).');
       if (operation.security?.length) {

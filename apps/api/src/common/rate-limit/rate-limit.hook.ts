@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
+import type { PublicErrorCode } from '../errors/error-codes';
 import { RateLimitStore, WindowCount } from './rate-limit.store';
 
 const MINUTE_MS = 60_000;
@@ -29,7 +30,7 @@ interface Policy {
   header: string;
   refusal: string;
   /** The code of its 429: `rate_limited`, or `too_many_auth_failures` where waiting cannot help. */
-  code: string;
+  code: PublicErrorCode;
 }
 
 /** A budget applied to one client (an account, an address). */
@@ -38,7 +39,13 @@ interface Bucket {
   client: string;
 }
 
-function policy(name: string, limit: number, windowMs: number, refusal: string, code = 'rate_limited'): Policy {
+function policy(
+  name: string,
+  limit: number,
+  windowMs: number,
+  refusal: string,
+  code: PublicErrorCode = 'rate_limited',
+): Policy {
   return { name, limit, windowMs, header: `"${name}";q=${limit};w=${windowMs / 1000}`, refusal, code };
 }
 

@@ -109,6 +109,9 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
       new RegExp(`MIGRATIONS = \\[[^\\]]*\\bShelters${TIMESTAMP}\\b`),
     );
     expect(await read('apps/api/src/assembly/assembly.ts')).toMatch(/HTTP_SLICES = \[[^\]]*\bSheltersModule\b/);
+    expect(await read('apps/api/src/common/errors/error-codes.ts')).toMatch(
+      /ERROR_CODES = \{[^}]*\bshelter_name_taken: \[409\],?\n\};/,
+    );
   });
 
   it(

@@ -13,6 +13,7 @@ export const WIRING = {
   assembly: 'apps/api/src/assembly/assembly.ts',
   domainErrorKinds: 'libs/domain/src/common/domain-error.ts',
   errorTable: 'apps/api/src/common/errors/error-response.ts',
+  errorCodes: 'apps/api/src/common/errors/error-codes.ts',
 } as const;
 
 export interface ResourceNames {
@@ -113,6 +114,8 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
     nameTaken,
     `${nameTaken}: { status: 409, code: '${nameTaken}' }`,
   );
+  // The public list of codes (the OpenAPI description's ErrorCode and per-operation lists, the typed client).
+  addObjectProperty(tree, WIRING.errorCodes, 'ERROR_CODES', nameTaken, `${nameTaken}: [409]`);
 }
 
 export default resourceGenerator;
