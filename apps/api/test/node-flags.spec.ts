@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// The heap ceiling (README, "Memory") is not in the bundle: every way of starting the service passes it.
+// The heap ceiling (docs/operations.md, "Memory") is not in the bundle: every way of starting the service passes it.
 // These are the two the repository owns; tools/check-bundle.sh reads the image's value from the Dockerfile.
 const root = join(__dirname, '../../..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');

@@ -51,7 +51,7 @@ export class DatabaseModule {
   }
 }
 
-/** The configured time bounds of the pool's connections (README, Security and limits). */
+/** The configured time bounds of the pool's connections (docs/operations.md, Security and limits). */
 export function poolLimits({ database }: AppConfig): PoolLimits {
   return {
     ...DEFAULT_POOL_LIMITS,
