@@ -7,7 +7,9 @@ import {
   MessageProps,
   OrderProps,
   PetProps,
+  WebhookEndpointProps,
 } from '@petstore/domain';
+import type { WebhookDelivery, WebhookEvent } from '../../src/webhook/webhook.ports';
 import { Clock, UnitOfWork } from '../../src/ports';
 
 /** An order row: the domain's props and the time it was placed (set at insert, like the database's default). */
@@ -22,6 +24,16 @@ export interface MessageRow extends MessageProps {
   lastError: string | null;
 }
 
+/** A webhook endpoint row: the domain's props and its failing streak (recordHealth). */
+export interface WebhookEndpointRow extends WebhookEndpointProps {
+  failingSince: Date | null;
+}
+
+/** A job of the webhook queues: one event's fan-out, or one attempt of a delivery (at `at`, null = now). */
+export type WebhookJob =
+  | { queue: 'fan-out'; eventId: string }
+  | { queue: 'delivery'; deliveryId: number; at: Date | null };
+
 /** The rows of every table the fakes keep; copied whole at the start of a transaction. */
 export interface InMemoryTables {
   categories: Map<number, CategoryProps>;
@@ -33,6 +45,11 @@ export interface InMemoryTables {
   messages: Map<string, MessageRow>;
   /** The delivery jobs queued (message ids, in order): committed or rolled back with the message. */
   deliveryJobs: string[];
+  webhookEndpoints: Map<number, WebhookEndpointRow>;
+  webhookEvents: Map<string, WebhookEvent>;
+  webhookDeliveries: Map<number, WebhookDelivery>;
+  /** The webhook jobs queued, in order: committed or rolled back with what queued them. */
+  webhookJobs: WebhookJob[];
 }
 
 const emptyTables = (): InMemoryTables => ({
@@ -44,6 +61,10 @@ const emptyTables = (): InMemoryTables => ({
   apiKeys: new Map(),
   messages: new Map(),
   deliveryJobs: [],
+  webhookEndpoints: new Map(),
+  webhookEvents: new Map(),
+  webhookDeliveries: new Map(),
+  webhookJobs: [],
 });
 
 /** Deep enough a copy: rows are flat records (a Date is copied as a new Date). */
@@ -59,6 +80,10 @@ function copyTables(tables: InMemoryTables): InMemoryTables {
     apiKeys: copyRows(tables.apiKeys),
     messages: copyRows(tables.messages),
     deliveryJobs: [...tables.deliveryJobs],
+    webhookEndpoints: copyRows(tables.webhookEndpoints),
+    webhookEvents: copyRows(tables.webhookEvents),
+    webhookDeliveries: copyRows(tables.webhookDeliveries),
+    webhookJobs: tables.webhookJobs.map((job) => ({ ...job })),
   };
 }
 

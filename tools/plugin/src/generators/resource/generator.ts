@@ -70,8 +70,8 @@ export function resourceNames(name: string, plural?: string): ResourceNames {
 
 /**
  * `nx g @petstore/tools:resource <name>`: a new aggregate through every layer, modelled on categories
- * (see docs/development.md, How to add a resource): domain entity and errors, repository port and use cases, TypeORM entity,
- * mapper, repository and migration, the HTTP slice (controller, DTOs, module, OpenAPI), a unit test of
+ * (docs/development.md, How to add a resource): domain entity and errors, repository port and use cases,
+ * TypeORM entity, mapper, repository and migration, the HTTP slice (controller, DTOs, module, OpenAPI), a unit test of
  * the entity and an HTTP test on PostgreSQL; then wires it into the shared indexes and the assembly.
  */
 export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSchema): Promise<void> {

@@ -1,0 +1,228 @@
+import {
+  Account,
+  MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT,
+  TooManyWebhookEndpointsError,
+  WebhookEndpointNotFoundError,
+  WebhookUrlRefusedError,
+} from '@petstore/domain';
+import {
+  anAccount,
+  anOrder,
+  CountingWebhookSecrets,
+  inMemoryPetstore,
+  InMemoryWebhookDeliveryQueue,
+  InMemoryWebhookDeliveryRepository,
+  InMemoryWebhookEndpointChanges,
+  InMemoryWebhookEndpointRepository,
+  InMemoryWebhookOutboxStore,
+  ListedWebhookUrlPolicy,
+  ScriptedWebhookSender,
+  SummaryWebhookPayloads,
+} from '../../testing';
+import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
+import { WebhookEvents } from './webhook-events';
+import { WebhookSettings } from './webhook.ports';
+import {
+  CreateWebhookEndpoint,
+  DeleteWebhookEndpoint,
+  DeliverWebhook,
+  DisableFailingWebhookEndpoints,
+  FanOutWebhookEvent,
+  GiveUpWebhookDelivery,
+  PingWebhookEndpoint,
+  WebhookEndpointQueries,
+} from './webhook.use-cases';
+
+/** Two retries 1 and 2 minutes apart, no jitter; endpoints failing for an hour are disabled. */
+const SETTINGS = new WebhookSettings([60_000, 120_000], 10_000, 0, 3_600_000);
+
+/** The webhook slice over in-memory fakes, wired as the composition root wires the real adapters. */
+function webhooks() {
+  const store = inMemoryPetstore();
+  const { db, uow, clock } = store;
+  const endpoints = new InMemoryWebhookEndpointRepository(db);
+  const deliveries = new InMemoryWebhookDeliveryRepository(db);
+  const outbox = new InMemoryWebhookOutboxStore(db);
+  const queue = new InMemoryWebhookDeliveryQueue(db);
+  const changes = new InMemoryWebhookEndpointChanges(db);
+  const sender = new ScriptedWebhookSender();
+  const urls = new ListedWebhookUrlPolicy();
+  const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
+  const events = new WebhookEvents(outbox, new SummaryWebhookPayloads(), clock, subscribers);
+  const secrets = new CountingWebhookSecrets();
+  return {
+    ...store,
+    endpoints,
+    sender,
+    urls,
+    changes,
+    events,
+    jobs: () => db.tables.webhookJobs,
+    create: new CreateWebhookEndpoint(uow, endpoints, urls, secrets, clock, changes, subscribers),
+    queries: new WebhookEndpointQueries(endpoints, deliveries),
+    remove: new DeleteWebhookEndpoint(uow, endpoints, changes, subscribers),
+    ping: new PingWebhookEndpoint(uow, endpoints, events),
+    fanOut: new FanOutWebhookEvent(uow, outbox, endpoints, deliveries, queue, clock),
+    deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock),
+    giveUp: new GiveUpWebhookDelivery(deliveries, clock),
+    disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
+    delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
+  };
+}
+
+type Slice = ReturnType<typeof webhooks>;
+
+async function subscribe(slice: Slice, owner: Account, events = ['order.placed']) {
+  return slice.create.execute({ url: `https://hooks.example/${owner.id}`, events, owner });
+}
+
+/** An order placed by `owner`, reported as the ordering use cases do (inside their transaction). */
+async function orderPlaced(slice: Slice, owner: Account): Promise<string> {
+  await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(owner.id).build()));
+  const fanOut = slice.jobs().find((job) => job.queue === 'fan-out');
+  if (fanOut?.queue !== 'fan-out') throw new Error('no event was written');
+  return fanOut.eventId;
+}
+
+describe('webhook use cases (in-memory fakes)', () => {
+  let slice: Slice;
+  let ada: Account;
+  let bob: Account;
+  let admin: Account;
+
+  beforeEach(async () => {
+    slice = webhooks();
+    ada = await anAccount().saveIn(slice);
+    bob = await anAccount().saveIn(slice);
+    admin = await anAccount().admin().saveIn(slice);
+  });
+
+  describe('CreateWebhookEndpoint', () => {
+    it('stores the endpoint with a new secret and announces the change at commit', async () => {
+      const endpoint = await subscribe(slice, ada);
+      expect(await slice.endpoints.findById(endpoint.id)).toMatchObject({ ownerId: ada.id, secret: 'whsec_1' });
+      expect(slice.changes.announced).toBe(1);
+    });
+
+    it('refuses a URL the policy refuses, and stores nothing', async () => {
+      slice.urls.refused.add('https://hooks.example/inside');
+      const create = slice.create.execute({
+        url: 'https://hooks.example/inside',
+        events: ['order.placed'],
+        owner: ada,
+      });
+      await expect(create).rejects.toBeInstanceOf(WebhookUrlRefusedError);
+      expect(await slice.endpoints.countByOwner(ada.id)).toBe(0);
+    });
+
+    it(`refuses an account's endpoint beyond ${MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT}`, async () => {
+      for (let i = 0; i < MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT; i++) await subscribe(slice, ada);
+      await expect(subscribe(slice, ada)).rejects.toBeInstanceOf(TooManyWebhookEndpointsError);
+      expect(await slice.endpoints.countByOwner(ada.id)).toBe(MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT);
+    });
+  });
+
+  describe("reads, deletes and pings: another account's endpoint is not found", () => {
+    it('hides it from another customer, shows it to its owner and an administrator', async () => {
+      const endpoint = await subscribe(slice, ada);
+      await expect(slice.queries.get(endpoint.id, bob)).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      await expect(slice.remove.execute(endpoint.id, bob)).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      await expect(slice.ping.execute(endpoint.id, bob)).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      expect((await slice.queries.get(endpoint.id, admin)).id).toBe(endpoint.id);
+      expect((await slice.queries.list(bob, { limit: 10 })).items).toEqual([]);
+    });
+
+    it('deletes its own and announces it', async () => {
+      const endpoint = await subscribe(slice, ada);
+      await slice.remove.execute(endpoint.id, ada);
+      expect(await slice.endpoints.findById(endpoint.id)).toBeNull();
+      expect(slice.changes.announced).toBe(2);
+    });
+
+    it('a ping is one event for that endpoint alone, fanned out to it', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const eventId = await slice.ping.execute(endpoint.id, ada);
+      expect(await slice.fanOut.execute(eventId)).toBe(1);
+      const [deliveryJob] = slice.jobs().filter((job) => job.queue === 'delivery');
+      expect(deliveryJob).toEqual({ queue: 'delivery', deliveryId: expect.any(Number), at: null });
+    });
+  });
+
+  describe('WebhookEvents and FanOutWebhookEvent', () => {
+    it('writes no event for a change no endpoint may receive', async () => {
+      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+      expect(slice.jobs()).toEqual([]);
+    });
+
+    it("sends an order's event to its owner's and administrators' endpoints, once however often it runs", async () => {
+      const adas = await subscribe(slice, ada);
+      await subscribe(slice, bob); // another customer's order is not bob's business
+      const stores = await subscribe(slice, admin);
+      const eventId = await orderPlaced(slice, ada);
+      expect(await slice.fanOut.execute(eventId)).toBe(2);
+      expect(await slice.fanOut.execute(eventId)).toBe(0); // a retried job creates nothing more
+      const page = await slice.queries.deliveries(adas.id, ada, { limit: 10 });
+      expect(page.items).toEqual([expect.objectContaining({ eventId, type: 'order.placed', status: 'pending' })]);
+      expect((await slice.queries.deliveries(stores.id, admin, { limit: 10 })).items).toHaveLength(1);
+    });
+  });
+
+  describe('DeliverWebhook', () => {
+    async function pendingDelivery(): Promise<number> {
+      await subscribe(slice, ada);
+      await slice.fanOut.execute(await orderPlaced(slice, ada));
+      const job = slice.jobs().find((j) => j.queue === 'delivery');
+      if (job?.queue !== 'delivery') throw new Error('no delivery');
+      return job.deliveryId;
+    }
+
+    it('a 2xx delivers it: the signed request carries the event, nothing more is scheduled', async () => {
+      const id = await pendingDelivery();
+      slice.sender.answer({ statusCode: 204, error: null });
+      expect(await slice.deliver.execute(id)).toBe('delivered');
+      expect(slice.sender.requests).toEqual([expect.objectContaining({ secret: 'whsec_1', timeoutMs: 10_000 })]);
+      expect(await slice.delivery(id)).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 204 });
+      expect(await slice.deliver.execute(id)).toBe('settled'); // a rerun of the job sends nothing
+      expect(slice.sender.requests).toHaveLength(1);
+    });
+
+    it('a failure is retried on the schedule, then the delivery fails', async () => {
+      const id = await pendingDelivery();
+      slice.sender.answer(
+        { statusCode: 500, error: null },
+        { statusCode: null, error: 'timeout' },
+        {
+          statusCode: 503,
+          error: null,
+        },
+      );
+      const jobsBefore = slice.jobs().length;
+      expect(await slice.deliver.execute(id)).toBe('retrying');
+      expect(slice.jobs().slice(jobsBefore)).toEqual([
+        { queue: 'delivery', deliveryId: id, at: new Date(slice.clock.now().getTime() + 60_000) },
+      ]);
+      expect(await slice.deliver.execute(id)).toBe('retrying');
+      expect(await slice.deliver.execute(id)).toBe('failed');
+      expect(await slice.delivery(id)).toMatchObject({ status: 'failed', attempts: 3, nextAttemptAt: null });
+      expect((await slice.delivery(id)).lastError).not.toBeNull();
+    });
+
+    it('an endpoint failing longer than the bound is disabled; its pending delivery then fails unsent', async () => {
+      const id = await pendingDelivery();
+      slice.sender.answer({ statusCode: 500, error: null });
+      await slice.deliver.execute(id);
+      slice.clock.advanceMinutes(61);
+      expect(await slice.disableFailing.execute()).toEqual({ disabled: 1 });
+      expect(slice.changes.announced).toBe(2); // created, then disabled
+      expect(await slice.deliver.execute(id)).toBe('failed');
+      expect(slice.sender.requests).toHaveLength(1);
+    });
+
+    it('a delivery whose job the queue gave up on becomes failed, unless already settled', async () => {
+      const id = await pendingDelivery();
+      expect(await slice.giveUp.execute(id)).toBe(true);
+      expect(await slice.delivery(id)).toMatchObject({ status: 'failed' });
+      expect(await slice.giveUp.execute(id)).toBe(false);
+    });
+  });
+});

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import { Message, Order, Pet, WebhookEndpoint, WebhookEventType, WebhookUrlRefusedError } from '@petstore/domain';
+import { Page, PageRequest, pageFromRows } from '../../src/common/page';
+import { ConstraintViolationError } from '../../src/ports';
+import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
+import {
+  WebhookAttemptOutcome,
+  WebhookAttemptTarget,
+  WebhookDelivery,
+  WebhookDeliveryQueue,
+  WebhookDeliveryRepository,
+  WebhookEndpointRepository,
+  WebhookEvent,
+  WebhookOutboxStore,
+  WebhookPayloads,
+  WebhookRequest,
+  WebhookResponse,
+  WebhookSecrets,
+  WebhookSender,
+  WebhookSubscriber,
+  WebhookUrlPolicy,
+} from '../../src/webhook/webhook.ports';
+import { InMemoryDatabase, WebhookEndpointRow } from './in-memory-database';
+
+const toEndpoint = ({ failingSince: _failingSince, ...props }: WebhookEndpointRow) => WebhookEndpoint.restore(props);
+
+/**
+ * Webhook endpoints as PostgreSQL keeps them (`webhook_endpoints`): ids from a sequence, the owner an account
+ * (foreign key; deleting an endpoint deletes its deliveries and its pings, as the cascades do), a failing streak
+ * per endpoint.
+ */
+export class InMemoryWebhookEndpointRepository extends WebhookEndpointRepository {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  private get rows(): WebhookEndpointRow[] {
+    return [...this.db.tables.webhookEndpoints.values()].sort((a, b) => a.id - b.id);
+  }
+
+  async lockOwner(): Promise<void> {
+    this.db.assertInTransaction('lockOwner');
+  }
+
+  async countByOwner(ownerId: number): Promise<number> {
+    return this.rows.filter((row) => row.ownerId === ownerId).length;
+  }
+
+  async nextId(): Promise<number> {
+    return this.db.nextId('webhookEndpoints');
+  }
+
+  async add(endpoint: WebhookEndpoint): Promise<void> {
+    const props = endpoint.toSnapshot();
+    if (this.db.tables.webhookEndpoints.has(props.id)) {
+      throw new ConstraintViolationError('unique', 'webhook_endpoints_pkey', `duplicate key: endpoint ${props.id}.`);
+    }
+    if (!this.db.tables.accounts.has(props.ownerId)) {
+      throw new ConstraintViolationError(
+        'foreign_key',
+        'webhook_endpoints_owner_id_fkey',
+        `No account ${props.ownerId}.`,
+      );
+    }
+    this.db.tables.webhookEndpoints.set(props.id, { ...props, failingSince: null });
+  }
+
+  async findById(id: number): Promise<WebhookEndpoint | null> {
+    const row = this.db.tables.webhookEndpoints.get(id);
+    return row ? toEndpoint(row) : null;
+  }
+
+  async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
+    const rows = this.rows.filter((row) => row.ownerId === ownerId && row.id > (afterId ?? 0)).slice(0, limit + 1);
+    return pageFromRows(rows.map(toEndpoint), limit, (endpoint) => endpoint.id);
+  }
+
+  async delete(id: number): Promise<void> {
+    const { webhookEndpoints, webhookEvents, webhookDeliveries } = this.db.tables;
+    webhookEndpoints.delete(id);
+    for (const [key, event] of webhookEvents) if (event.endpointId === id) webhookEvents.delete(key);
+    for (const [key, delivery] of webhookDeliveries) {
+      if (delivery.endpointId === id || !webhookEvents.has(delivery.eventId)) webhookDeliveries.delete(key);
+    }
+  }
+
+  async findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]> {
+    return this.candidates(type, subjectOwnerId).map((row) => ({
+      endpoint: toEndpoint(row),
+      ownerIsAdmin: this.isAdmin(row.ownerId),
+    }));
+  }
+
+  async hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean> {
+    return this.candidates(type, subjectOwnerId).length > 0;
+  }
+
+  async recordHealth(endpointId: number, delivered: boolean, at: Date): Promise<void> {
+    const row = this.db.tables.webhookEndpoints.get(endpointId);
+    if (!row) return;
+    if (delivered) row.failingSince = null;
+    else row.failingSince ??= at;
+  }
+
+  async disableFailingSince(since: Date, now: Date): Promise<number> {
+    const failing = this.rows.filter(
+      (row) => row.disabledAt === null && row.failingSince !== null && row.failingSince <= since,
+    );
+    for (const row of failing) row.disabledAt = now;
+    return failing.length;
+  }
+
+  private isAdmin(accountId: number): boolean {
+    return this.db.tables.accounts.get(accountId)?.role === 'admin';
+  }
+
+  /** Enabled, subscribed to `type`, and owned by the subject's owner or an administrator. */
+  private candidates(type: WebhookEventType, subjectOwnerId: number | null): WebhookEndpointRow[] {
+    return this.rows.filter(
+      (row) =>
+        row.events.includes(type) &&
+        row.disabledAt === null &&
+        (row.ownerId === subjectOwnerId || this.isAdmin(row.ownerId)),
+    );
+  }
+}
+
+/** Deliveries as `webhook_deliveries` keeps them: one per (event, endpoint), attempts recorded under a guard. */
+export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
+    const { webhookEvents, webhookEndpoints, webhookDeliveries } = this.db.tables;
+    const event = webhookEvents.get(eventId);
+    const created: number[] = [];
+    for (const endpointId of endpointIds) {
+      if (!event || !webhookEndpoints.has(endpointId)) {
+        throw new ConstraintViolationError('foreign_key', 'webhook_deliveries_fkey', `No event or endpoint.`);
+      }
+      const exists = [...webhookDeliveries.values()].some((d) => d.eventId === eventId && d.endpointId === endpointId);
+      if (exists) continue;
+      const id = this.db.nextId('webhookDeliveries');
+      webhookDeliveries.set(id, {
+        id,
+        eventId,
+        type: event.type,
+        endpointId,
+        status: 'pending',
+        attempts: 0,
+        lastStatusCode: null,
+        lastError: null,
+        nextAttemptAt: now,
+        createdAt: now,
+        deliveredAt: null,
+      });
+      created.push(id);
+    }
+    return created;
+  }
+
+  async findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null> {
+    const delivery = this.db.tables.webhookDeliveries.get(deliveryId);
+    const endpoint = delivery && this.db.tables.webhookEndpoints.get(delivery.endpointId);
+    const event = delivery && this.db.tables.webhookEvents.get(delivery.eventId);
+    if (!delivery || !endpoint || !event) return null;
+    return {
+      delivery: structuredClone(delivery),
+      url: endpoint.url,
+      secret: endpoint.secret,
+      endpointDisabled: endpoint.disabledAt !== null,
+      body: event.body,
+    };
+  }
+
+  async recordAttempt(outcome: WebhookAttemptOutcome): Promise<boolean> {
+    const row = this.db.tables.webhookDeliveries.get(outcome.deliveryId);
+    if (!row || row.attempts !== outcome.previousAttempts || row.status !== 'pending') return false;
+    row.attempts = outcome.attempt;
+    row.status = outcome.status;
+    row.lastStatusCode = outcome.statusCode;
+    row.lastError = outcome.error?.slice(0, 1000) ?? null;
+    row.nextAttemptAt = outcome.nextAttemptAt;
+    row.deliveredAt = outcome.status === 'delivered' ? outcome.at : null;
+    return true;
+  }
+
+  async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
+    const rows = [...this.db.tables.webhookDeliveries.values()]
+      .filter((row) => row.endpointId === endpointId && (afterId === undefined || row.id < afterId))
+      .sort((a, b) => b.id - a.id)
+      .slice(0, limit + 1);
+    return pageFromRows(
+      rows.map((row) => structuredClone(row)),
+      limit,
+      (delivery) => delivery.id,
+    );
+  }
+}
+
+/** The outbox: an event and its fan-out job, committed or rolled back with the change it reports. */
+export class InMemoryWebhookOutboxStore extends WebhookOutboxStore {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  nextId(): string {
+    return randomUUID();
+  }
+
+  async add(event: WebhookEvent): Promise<void> {
+    this.db.assertInTransaction('WebhookOutboxStore.add');
+    this.db.tables.webhookEvents.set(event.id, structuredClone(event));
+    this.db.tables.webhookJobs.push({ queue: 'fan-out', eventId: event.id });
+  }
+
+  async findById(id: string): Promise<WebhookEvent | null> {
+    const event = this.db.tables.webhookEvents.get(id);
+    return event ? structuredClone(event) : null;
+  }
+}
+
+/** The delivery jobs, in the store's transaction (as pg-boss's are in PostgreSQL's). */
+export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async schedule(deliveryId: number, at: Date | null): Promise<void> {
+    this.db.assertInTransaction('WebhookDeliveryQueue.schedule');
+    this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at });
+  }
+}
+
+/** Endpoint changes: announced in the transaction, delivered to the subscribers at commit; always listening. */
+export class InMemoryWebhookEndpointChanges extends WebhookEndpointChanges {
+  private readonly subscribers: EndpointChangeSubscriber[] = [];
+  /** Announcements delivered (committed). */
+  announced = 0;
+
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  get listening(): boolean {
+    return true;
+  }
+
+  async announce(): Promise<void> {
+    this.db.afterCommit(() => {
+      this.announced++;
+      for (const subscriber of this.subscribers) subscriber.changed();
+    });
+  }
+
+  subscribe(subscriber: EndpointChangeSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+}
+
+/** The receiver's side, scripted: each send takes the next answer (200 when none is left) and is recorded. */
+export class ScriptedWebhookSender extends WebhookSender {
+  readonly requests: WebhookRequest[] = [];
+  private readonly answers: WebhookResponse[] = [];
+
+  answer(...responses: WebhookResponse[]): this {
+    this.answers.push(...responses);
+    return this;
+  }
+
+  async send(request: WebhookRequest): Promise<WebhookResponse> {
+    this.requests.push(request);
+    return this.answers.shift() ?? { statusCode: 200, error: null };
+  }
+}
+
+/** `whsec_1`, `whsec_2`, …: secrets a test can predict. */
+export class CountingWebhookSecrets extends WebhookSecrets {
+  private issued = 0;
+
+  generate(): string {
+    return `whsec_${++this.issued}`;
+  }
+}
+
+/** Refuses the URLs it was told to (as an address inside the network would be); allows the rest. */
+export class ListedWebhookUrlPolicy extends WebhookUrlPolicy {
+  readonly refused = new Set<string>();
+
+  async check(url: string): Promise<void> {
+    if (this.refused.has(url)) throw new WebhookUrlRefusedError('the URL is not allowed');
+  }
+}
+
+/** The `data` of events: the resource's id and what a test checks. */
+export class SummaryWebhookPayloads extends WebhookPayloads {
+  order(order: Order): unknown {
+    return { id: order.id, petId: order.petId, complete: order.isComplete };
+  }
+
+  pet(pet: Pet): unknown {
+    return { id: pet.id, status: pet.status };
+  }
+
+  message(message: Message): unknown {
+    return { id: message.id, status: message.status };
+  }
+}
