@@ -22,9 +22,9 @@ import {
   PgBossMessageQueue,
   PgKeyRevocations,
   TransactionHost,
-  SqlWebhookEndpointRepository,
-  SqlWebhookOutboxStore,
-  TypeOrmMessageRepository,
+  PgWebhookEndpointRepository,
+  PgWebhookOutboxStore,
+  PgMessageRepository,
   TypeOrmUnitOfWork,
   webhookQueues,
 } from '@petstore/infrastructure';
@@ -91,10 +91,10 @@ class Worker {
     worker.jobs = new PgBossJobQueue(worker.dataSource, { supervise, maintenanceIntervalSeconds: 1 });
     await worker.jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
     const host = new TransactionHost(worker.dataSource);
-    const messages = new TypeOrmMessageRepository(host);
+    const messages = new PgMessageRepository(host);
     // A delivery records its webhook event (message.delivered) in the outbox, on the same transaction.
-    const outbox = new SqlWebhookOutboxStore(host, worker.jobs);
-    const endpoints = new SqlWebhookEndpointRepository(host);
+    const outbox = new PgWebhookOutboxStore(host, worker.jobs);
+    const endpoints = new PgWebhookEndpointRepository(host);
     // Not listening for endpoint changes: the subscriber cache asks the database every time.
     const changes = new PgKeyRevocations(host, { url }).endpointChanges;
     const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
@@ -121,7 +121,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
   let url: string;
   let dataSource: DataSource;
   let host: TransactionHost;
-  let messages: TypeOrmMessageRepository;
+  let messages: PgMessageRepository;
   let jobs: PgBossJobQueue;
   let queueMessage: QueueMessage;
   let clock: TestClock;
@@ -139,7 +139,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     url = await testDatabaseUrl();
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
-    messages = new TypeOrmMessageRepository(host);
+    messages = new PgMessageRepository(host);
     // The sending side (an API instance without a worker): creates the schema and the queues.
     jobs = new PgBossJobQueue(dataSource, { supervise: false });
     await jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);

@@ -9,7 +9,7 @@ import {
   ManageApiKeys,
   SignUp,
 } from '@petstore/application';
-import { CryptoApiKeySecrets, TypeOrmAccountRepository, TypeOrmApiKeyRepository } from '@petstore/infrastructure';
+import { CryptoApiKeySecrets, PgAccountRepository, PgApiKeyRepository } from '@petstore/infrastructure';
 import { BearerStrategy } from '../common/auth/bearer.strategy';
 import { MyAccountController, SignUpController } from './accounts.controller';
 
@@ -20,8 +20,8 @@ import { MyAccountController, SignUpController } from './accounts.controller';
  */
 @Module({
   providers: [
-    { provide: AccountRepository, useClass: TypeOrmAccountRepository },
-    { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
+    { provide: AccountRepository, useClass: PgAccountRepository },
+    { provide: ApiKeyRepository, useClass: PgApiKeyRepository },
     { provide: ApiKeySecrets, useClass: CryptoApiKeySecrets },
     SignUp,
     IssueApiKey,

@@ -7,12 +7,7 @@ import {
   StockCommand,
   StockLevels,
 } from '@petstore/application';
-import {
-  TypeOrmStockRepository,
-  TypeOrmOrderRepository,
-  TypeOrmPetRepository,
-  TypeOrmStockLevels,
-} from '@petstore/infrastructure';
+import { PgStockRepository, PgOrderRepository, PgPetRepository, PgStockLevels } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -25,10 +20,10 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 @Module({
   imports: [WebhooksModule],
   providers: [
-    { provide: PetRepository, useClass: TypeOrmPetRepository },
-    { provide: StockRepository, useClass: TypeOrmStockRepository },
-    { provide: OrderRepository, useClass: TypeOrmOrderRepository },
-    { provide: StockLevels, useClass: TypeOrmStockLevels },
+    { provide: PetRepository, useClass: PgPetRepository },
+    { provide: StockRepository, useClass: PgStockRepository },
+    { provide: OrderRepository, useClass: PgOrderRepository },
+    { provide: StockLevels, useClass: PgStockLevels },
     StockCommand,
     {
       provide: OrderHoldSettings,

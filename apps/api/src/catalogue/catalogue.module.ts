@@ -12,7 +12,7 @@ import {
   UpdateCategory,
   UpdatePet,
 } from '@petstore/application';
-import { TypeOrmCategoryRepository } from '@petstore/infrastructure';
+import { PgCategoryRepository } from '@petstore/infrastructure';
 import { CategoriesController } from './categories.controller';
 import { CatalogueRepositoriesModule } from './catalogue-repositories.module';
 import { PetsController } from './pets.controller';
@@ -28,7 +28,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 @Module({
   imports: [CatalogueRepositoriesModule, WebhooksModule],
   providers: [
-    { provide: CategoryRepository, useClass: TypeOrmCategoryRepository },
+    { provide: CategoryRepository, useClass: PgCategoryRepository },
     CreateCategory,
     UpdateCategory,
     DeleteCategory,

@@ -16,7 +16,7 @@ import {
   messageQueues,
   PgBossJobQueue,
   PgBossMessageQueue,
-  TypeOrmMessageRepository,
+  PgMessageRepository,
 } from '@petstore/infrastructure';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { Metrics } from '../common/metrics/metrics';
@@ -70,7 +70,7 @@ export class MessageQueueMetrics {
       useFactory: (messaging: ConfigPart<'messaging'>) => new MessageDeliverySettings(messaging.maxAttempts),
       inject: [configToken('messaging')],
     },
-    { provide: MessageRepository, useClass: TypeOrmMessageRepository },
+    { provide: MessageRepository, useClass: PgMessageRepository },
     { provide: MessageQueue, useClass: PgBossMessageQueue },
     { provide: MessageTransport, useClass: InboxMessageTransport },
     QueueMessage,

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DeliverWebhook, FanOutWebhookEvent, GiveUpWebhookDelivery, WebhookSettings } from '@petstore/application';
 import { PgBossJobQueue, QueueDefinition } from '../jobs/pg-boss-job-queue';
-import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_FAN_OUT_QUEUE } from '../persistence/webhook/typeorm-webhook.repositories';
+import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_FAN_OUT_QUEUE } from '../persistence/webhook/pg-webhook.repositories';
 
 /** Dead letters: delivery jobs that broke on every run (the database failed for a long while). */
 export const WEBHOOK_GIVE_UP_QUEUE = 'webhook-delivery-given-up';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyStore, PurgeExpiredIdempotencyKeys, RunIdempotently } from '@petstore/application';
-import { TypeOrmIdempotencyStore } from '@petstore/infrastructure';
+import { PgIdempotencyStore } from '@petstore/infrastructure';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
@@ -9,7 +9,7 @@ import { IdempotencyInterceptor } from './idempotency.interceptor';
  */
 @Module({
   providers: [
-    { provide: IdempotencyStore, useClass: TypeOrmIdempotencyStore },
+    { provide: IdempotencyStore, useClass: PgIdempotencyStore },
     RunIdempotently,
     IdempotencyInterceptor,
     PurgeExpiredIdempotencyKeys,

@@ -9,7 +9,7 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmIdempotencyStore } from './typeorm-idempotency.store';
+import { PgIdempotencyStore } from './pg-idempotency.store';
 
 class FixedClock extends Clock {
   constructor(public at: Date) {
@@ -23,7 +23,7 @@ class FixedClock extends Clock {
 describe('RunIdempotently with the PostgreSQL store (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
-  let store: TypeOrmIdempotencyStore;
+  let store: PgIdempotencyStore;
   let clock: FixedClock;
   let run: RunIdempotently;
   let accountId: number;
@@ -33,7 +33,7 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
-    store = new TypeOrmIdempotencyStore(host);
+    store = new PgIdempotencyStore(host);
     clock = new FixedClock(new Date('2026-11-21T10:00:00Z'));
     run = new RunIdempotently(new TypeOrmUnitOfWork(host), store, clock);
     const rows: Array<{ id: string }> = await dataSource.query(

@@ -90,7 +90,7 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
 
   addExport(tree, WIRING.domainIndex, `./${n.fileName}`);
   addExport(tree, WIRING.applicationIndex, `./${n.fileName}`);
-  addExport(tree, WIRING.infrastructureIndex, `./persistence/${n.fileName}/typeorm-${n.fileName}.repository`);
+  addExport(tree, WIRING.infrastructureIndex, `./persistence/${n.fileName}/pg-${n.fileName}.repository`);
 
   const entity = `${n.className}OrmEntity`;
   addImport(tree, WIRING.entities, entity, `./${n.fileName}/${n.fileName}.orm-entity`);
@@ -133,7 +133,7 @@ export function generatedFiles(name: string, timestamp: number, plural?: string)
     `libs/application/src/${n.fileName}/index.ts`,
     `libs/infrastructure/src/persistence/${n.fileName}/${n.fileName}.orm-entity.ts`,
     `libs/infrastructure/src/persistence/${n.fileName}/${n.fileName}.mapper.ts`,
-    `libs/infrastructure/src/persistence/${n.fileName}/typeorm-${n.fileName}.repository.ts`,
+    `libs/infrastructure/src/persistence/${n.fileName}/pg-${n.fileName}.repository.ts`,
     `libs/infrastructure/src/database/migrations/${timestamp}-${n.pluralFileName}.ts`,
     `apps/api/src/${n.pluralFileName}/${n.pluralFileName}.controller.ts`,
     `apps/api/src/${n.pluralFileName}/${n.pluralFileName}.module.ts`,

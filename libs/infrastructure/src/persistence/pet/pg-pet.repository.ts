@@ -44,7 +44,7 @@ const toPet = (row: PetRow): Pet =>
   Pet.restore({ id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status });
 
 @Injectable()
-export class TypeOrmPetRepository extends PetRepository {
+export class PgPetRepository extends PetRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }

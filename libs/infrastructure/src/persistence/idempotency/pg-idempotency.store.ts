@@ -7,7 +7,7 @@ import { TransactionHost } from '../../database/transaction-host';
  * (account, key), so it is released by commit or rollback, even if the process dies.
  */
 @Injectable()
-export class TypeOrmIdempotencyStore extends IdempotencyStore {
+export class PgIdempotencyStore extends IdempotencyStore {
   constructor(private readonly host: TransactionHost) {
     super();
   }

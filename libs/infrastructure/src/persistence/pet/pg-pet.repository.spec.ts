@@ -4,16 +4,16 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
-import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
-import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
-import { TypeOrmPetRepository } from './typeorm-pet.repository';
+import { PgCategoryRepository } from '../category/pg-category.repository';
+import { PgStockRepository } from '../stock/pg-stock.repository';
+import { PgStockLevels } from '../stock/pg-stock-levels';
+import { PgPetRepository } from './pg-pet.repository';
 
-describe('TypeOrmPetRepository and TypeOrmStockRepository (real database)', () => {
+describe('PgPetRepository and PgStockRepository (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
-  let pets: TypeOrmPetRepository;
-  let stocks: TypeOrmStockRepository;
+  let pets: PgPetRepository;
+  let stocks: PgStockRepository;
   let categoryId: number;
 
   beforeAll(async () => {
@@ -21,8 +21,8 @@ describe('TypeOrmPetRepository and TypeOrmStockRepository (real database)', () =
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
-    pets = new TypeOrmPetRepository(host);
-    stocks = new TypeOrmStockRepository(host);
+    pets = new PgPetRepository(host);
+    stocks = new PgStockRepository(host);
     const rows: Array<{ id: string }> = await dataSource.query(
       `INSERT INTO categories (name) VALUES ('Dogs') RETURNING id`,
     );
@@ -174,10 +174,10 @@ describe('TypeORM pet, stock and stock-level adapters (real database)', () => {
   describePetRepositoryContract('TypeORM on PostgreSQL', async () => {
     await resetDatabase(dataSource);
     return {
-      categories: new TypeOrmCategoryRepository(host),
-      pets: new TypeOrmPetRepository(host),
-      stocks: new TypeOrmStockRepository(host),
-      stockLevels: new TypeOrmStockLevels(host),
+      categories: new PgCategoryRepository(host),
+      pets: new PgPetRepository(host),
+      stocks: new PgStockRepository(host),
+      stockLevels: new PgStockLevels(host),
       uow: new TypeOrmUnitOfWork(host),
     };
   });

@@ -3,11 +3,11 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
-import { TypeOrmPetRepository } from '../pet/typeorm-pet.repository';
-import { TypeOrmCategoryRepository } from './typeorm-category.repository';
+import { PgStockRepository } from '../stock/pg-stock.repository';
+import { PgPetRepository } from '../pet/pg-pet.repository';
+import { PgCategoryRepository } from './pg-category.repository';
 
-describe('TypeOrmCategoryRepository (real database)', () => {
+describe('PgCategoryRepository (real database)', () => {
   let url: string;
   let dataSource: DataSource;
   let host: TransactionHost;
@@ -22,9 +22,9 @@ describe('TypeOrmCategoryRepository (real database)', () => {
   describeCategoryRepositoryContract('TypeORM on PostgreSQL', async () => {
     await resetDatabase(dataSource);
     return {
-      categories: new TypeOrmCategoryRepository(host),
-      pets: new TypeOrmPetRepository(host),
-      stocks: new TypeOrmStockRepository(host),
+      categories: new PgCategoryRepository(host),
+      pets: new PgPetRepository(host),
+      stocks: new PgStockRepository(host),
       uow: new TypeOrmUnitOfWork(host),
     };
   });

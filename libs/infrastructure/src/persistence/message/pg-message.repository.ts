@@ -46,7 +46,7 @@ const toMessage = (row: MessageRow): Message =>
   });
 
 @Injectable()
-export class TypeOrmMessageRepository extends MessageRepository {
+export class PgMessageRepository extends MessageRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }

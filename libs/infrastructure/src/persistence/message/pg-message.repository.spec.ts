@@ -4,10 +4,10 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmAccountRepository } from '../account/typeorm-account.repository';
-import { TypeOrmMessageRepository } from './typeorm-message.repository';
+import { PgAccountRepository } from '../account/pg-account.repository';
+import { PgMessageRepository } from './pg-message.repository';
 
-describe('TypeOrmMessageRepository (real database)', () => {
+describe('PgMessageRepository (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
 
@@ -19,9 +19,9 @@ describe('TypeOrmMessageRepository (real database)', () => {
 
   describeMessageRepositoryContract('TypeORM on PostgreSQL', async () => {
     await resetDatabase(dataSource);
-    const accounts = new TypeOrmAccountRepository(host);
+    const accounts = new PgAccountRepository(host);
     return {
-      messages: new TypeOrmMessageRepository(host),
+      messages: new PgMessageRepository(host),
       uow: new TypeOrmUnitOfWork(host),
       newAccountId: async () => {
         const account = Account.signUp({ id: await accounts.nextId(), name: 'Owner', now: new Date() });

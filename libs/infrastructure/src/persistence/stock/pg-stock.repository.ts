@@ -18,7 +18,7 @@ interface StockRow {
 }
 
 @Injectable()
-export class TypeOrmStockRepository extends StockRepository {
+export class PgStockRepository extends StockRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }

@@ -23,7 +23,7 @@ interface StockLevelRow {
 }
 
 @Injectable()
-export class TypeOrmStockLevels extends StockLevels {
+export class PgStockLevels extends StockLevels {
   constructor(private readonly host: TransactionHost) {
     super();
   }

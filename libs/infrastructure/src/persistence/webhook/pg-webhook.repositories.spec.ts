@@ -3,8 +3,8 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmAccountRepository } from '../account/typeorm-account.repository';
-import { SqlWebhookDeliveryRepository, SqlWebhookEndpointRepository } from './typeorm-webhook.repositories';
+import { PgAccountRepository } from '../account/pg-account.repository';
+import { PgWebhookDeliveryRepository, PgWebhookEndpointRepository } from './pg-webhook.repositories';
 
 describe('The webhook repositories on PostgreSQL (real database)', () => {
   let dataSource: DataSource;
@@ -18,11 +18,11 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
 
   describeWebhookRepositoryContract('SQL on PostgreSQL', async () => {
     await resetDatabase(dataSource);
-    const accounts = new TypeOrmAccountRepository(host);
+    const accounts = new PgAccountRepository(host);
     return {
       uow: new TypeOrmUnitOfWork(host),
-      endpoints: new SqlWebhookEndpointRepository(host),
-      deliveries: new SqlWebhookDeliveryRepository(host),
+      endpoints: new PgWebhookEndpointRepository(host),
+      deliveries: new PgWebhookDeliveryRepository(host),
       newAccountId: async (role) =>
         (await (role === 'admin' ? anAccount().admin() : anAccount()).saveIn({ accounts })).id,
       // The outbox's own adapter also sends the event's fan-out job (pg-boss, covered by the HTTP tests):

@@ -9,7 +9,7 @@ import { AccountMapper, ApiKeyMapper } from './account.mapper';
 import { AccountOrmEntity, ApiKeyOrmEntity } from './account.orm-entity';
 
 @Injectable()
-export class TypeOrmAccountRepository extends AccountRepository {
+export class PgAccountRepository extends AccountRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }
@@ -64,7 +64,7 @@ interface ApiKeyWithAccountRow {
 const TOUCH_EVERY_MS = 60_000;
 
 @Injectable()
-export class TypeOrmApiKeyRepository extends ApiKeyRepository {
+export class PgApiKeyRepository extends ApiKeyRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }

@@ -28,7 +28,7 @@ const toCategory = (row: CategoryRow): Category =>
   Category.restore({ id: Number(row.id), name: row.name, description: row.description });
 
 @Injectable()
-export class TypeOrmCategoryRepository extends CategoryRepository {
+export class PgCategoryRepository extends CategoryRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }

@@ -54,7 +54,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
 }
 
 @Injectable()
-export class SqlWebhookEndpointRepository extends WebhookEndpointRepository {
+export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }
@@ -178,7 +178,7 @@ const DELIVERY_COLUMNS = `d.id, d.event_id, ev.type, d.endpoint_id, d.status, d.
   d.last_error, d.next_attempt_at, d.created_at, d.delivered_at`;
 
 @Injectable()
-export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
+export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }
@@ -249,7 +249,7 @@ export class SqlWebhookDeliveryRepository extends WebhookDeliveryRepository {
 
 /** The outbox table; each event's fan-out job is sent on the same transaction. */
 @Injectable()
-export class SqlWebhookOutboxStore extends WebhookOutboxStore {
+export class PgWebhookOutboxStore extends WebhookOutboxStore {
   constructor(
     private readonly host: TransactionHost,
     private readonly jobs: PgBossJobQueue,

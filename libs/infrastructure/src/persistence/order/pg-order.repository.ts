@@ -49,7 +49,7 @@ const toOrder = (row: OrderRow): Order =>
   });
 
 @Injectable()
-export class TypeOrmOrderRepository extends OrderRepository {
+export class PgOrderRepository extends OrderRepository {
   constructor(private readonly host: TransactionHost) {
     super();
   }

@@ -3,9 +3,9 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmAccountRepository, TypeOrmApiKeyRepository } from './typeorm-account.repository';
+import { PgAccountRepository, PgApiKeyRepository } from './pg-account.repository';
 
-describe('TypeOrmAccountRepository and TypeOrmApiKeyRepository (real database)', () => {
+describe('PgAccountRepository and PgApiKeyRepository (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
 
@@ -18,9 +18,9 @@ describe('TypeOrmAccountRepository and TypeOrmApiKeyRepository (real database)',
   describeAccountRepositoryContract('TypeORM on PostgreSQL', async () => {
     await resetDatabase(dataSource);
     return {
-      accounts: new TypeOrmAccountRepository(host),
+      accounts: new PgAccountRepository(host),
       // A new repository each test: its once-a-minute memory of touched keys starts empty.
-      apiKeys: new TypeOrmApiKeyRepository(host),
+      apiKeys: new PgApiKeyRepository(host),
       uow: new TypeOrmUnitOfWork(host),
     };
   });

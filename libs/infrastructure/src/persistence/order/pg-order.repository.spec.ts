@@ -4,20 +4,20 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { TypeOrmAccountRepository } from '../account/typeorm-account.repository';
-import { TypeOrmCategoryRepository } from '../category/typeorm-category.repository';
-import { TypeOrmStockRepository } from '../stock/typeorm-stock.repository';
-import { TypeOrmPetRepository } from '../pet/typeorm-pet.repository';
-import { TypeOrmStockLevels } from '../stock/typeorm-stock-levels';
-import { TypeOrmOrderRepository } from './typeorm-order.repository';
+import { PgAccountRepository } from '../account/pg-account.repository';
+import { PgCategoryRepository } from '../category/pg-category.repository';
+import { PgStockRepository } from '../stock/pg-stock.repository';
+import { PgPetRepository } from '../pet/pg-pet.repository';
+import { PgStockLevels } from '../stock/pg-stock-levels';
+import { PgOrderRepository } from './pg-order.repository';
 
-describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => {
+describe('PgOrderRepository and PgStockLevels (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
-  let pets: TypeOrmPetRepository;
-  let stocks: TypeOrmStockRepository;
-  let orders: TypeOrmOrderRepository;
-  let levels: TypeOrmStockLevels;
+  let pets: PgPetRepository;
+  let stocks: PgStockRepository;
+  let orders: PgOrderRepository;
+  let levels: PgStockLevels;
   let categoryId: number;
   let alice: number;
   let bob: number;
@@ -28,10 +28,10 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
     host = new TransactionHost(dataSource);
-    pets = new TypeOrmPetRepository(host);
-    stocks = new TypeOrmStockRepository(host);
-    orders = new TypeOrmOrderRepository(host);
-    levels = new TypeOrmStockLevels(host);
+    pets = new PgPetRepository(host);
+    stocks = new PgStockRepository(host);
+    orders = new PgOrderRepository(host);
+    levels = new PgStockLevels(host);
     const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Fish') RETURNING id`);
     categoryId = Number(category.id);
     const accounts = await dataSource.query(
@@ -205,7 +205,7 @@ describe('TypeOrmOrderRepository and TypeOrmStockLevels (real database)', () => 
   });
 });
 
-describe('TypeOrmOrderRepository contract run (real database)', () => {
+describe('PgOrderRepository contract run (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
 
@@ -217,12 +217,12 @@ describe('TypeOrmOrderRepository contract run (real database)', () => {
 
   describeOrderRepositoryContract('TypeORM on PostgreSQL', async () => {
     await resetDatabase(dataSource);
-    const accounts = new TypeOrmAccountRepository(host);
+    const accounts = new PgAccountRepository(host);
     return {
-      categories: new TypeOrmCategoryRepository(host),
-      pets: new TypeOrmPetRepository(host),
-      stocks: new TypeOrmStockRepository(host),
-      orders: new TypeOrmOrderRepository(host),
+      categories: new PgCategoryRepository(host),
+      pets: new PgPetRepository(host),
+      stocks: new PgStockRepository(host),
+      orders: new PgOrderRepository(host),
       uow: new TypeOrmUnitOfWork(host),
       newAccountId: async () => {
         const account = Account.signUp({ id: await accounts.nextId(), name: 'Owner', now: new Date() });

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost } from '../../database/transaction-host';
-import { FIND_API_KEY_BY_HASH_SQL, TypeOrmApiKeyRepository } from './typeorm-account.repository';
+import { FIND_API_KEY_BY_HASH_SQL, PgApiKeyRepository } from './pg-account.repository';
 
 const KEYS = 200_000;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -17,16 +17,16 @@ interface PlanNode {
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-describe(`TypeOrmApiKeyRepository with ${KEYS} keys (real database)`, () => {
+describe(`PgApiKeyRepository with ${KEYS} keys (real database)`, () => {
   let dataSource: DataSource;
-  let keys: TypeOrmApiKeyRepository;
+  let keys: PgApiKeyRepository;
   let accountId: number;
 
   beforeAll(async () => {
     const url = await testDatabaseUrl();
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
-    keys = new TypeOrmApiKeyRepository(new TransactionHost(dataSource));
+    keys = new PgApiKeyRepository(new TransactionHost(dataSource));
     const [account] = await dataSource.query(
       `INSERT INTO accounts (name, role) VALUES ('Many keys', 'customer') RETURNING id`,
     );
