@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { translateDriverErrors } from './driver-errors';
-import { ENTITIES } from '../persistence/entities';
 import { MIGRATIONS } from './migrations';
 
 /** Bounds on every pooled connection, so that a slow or unreachable database costs seconds, not a hung request. */
@@ -35,8 +34,9 @@ export const DEFAULT_POOL_LIMITS: PoolLimits = {
 };
 
 /**
- * The one place that knows how the service talks to PostgreSQL. The schema comes
- * only from the migrations listed in `./migrations` (never `synchronize`).
+ * The one place that knows how the service talks to PostgreSQL. TypeORM's roles are the data source (the pool),
+ * transactions (UnitOfWork) and migrations; the repositories run fixed SQL through TransactionHost, so there are no
+ * entities. The schema comes only from the migrations listed in `./migrations` (never `synchronize`).
  */
 export function dataSourceOptions(
   url: string,
@@ -46,7 +46,6 @@ export function dataSourceOptions(
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',

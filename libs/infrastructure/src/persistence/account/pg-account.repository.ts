@@ -1,13 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRepository, ApiKeyRepository, Page, pageFromRows, PageRequest } from '@petstore/application';
 import { Account, ApiKey, Role } from '@petstore/domain';
-import { IsNull, MoreThan } from 'typeorm';
 import { violated } from '../../database/driver-errors';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
-import { AccountMapper, ApiKeyMapper } from './account.mapper';
-import { AccountOrmEntity, ApiKeyOrmEntity } from './account.orm-entity';
 
+interface AccountRow {
+  id: string;
+  name: string;
+  role: Role;
+  created_at: Date;
+}
+
+const toAccount = (row: AccountRow) =>
+  Account.restore({ id: Number(row.id), name: row.name, role: row.role, createdAt: row.created_at });
+
+/** Accounts, in fixed SQL through TransactionHost (the style of every repository: architecture.md). */
 @Injectable()
 export class PgAccountRepository extends AccountRepository {
   constructor(private readonly host: TransactionHost) {
@@ -15,8 +23,10 @@ export class PgAccountRepository extends AccountRepository {
   }
 
   async findById(id: number): Promise<Account | null> {
-    const row = await this.host.manager.getRepository(AccountOrmEntity).findOneBy({ id });
-    return row ? AccountMapper.toDomain(row) : null;
+    const [row] = await this.host.query<AccountRow>(`SELECT id, name, role, created_at FROM accounts WHERE id = $1`, [
+      id,
+    ]);
+    return row ? toAccount(row) : null;
   }
 
   async lock(id: number): Promise<boolean> {
@@ -29,7 +39,13 @@ export class PgAccountRepository extends AccountRepository {
   }
 
   async add(account: Account): Promise<void> {
-    await this.host.manager.getRepository(AccountOrmEntity).insert(AccountMapper.toPersistence(account));
+    const { id, name, role, createdAt } = account.toSnapshot();
+    await this.host.query(`INSERT INTO accounts (id, name, role, created_at) VALUES ($1, $2, $3, $4)`, [
+      id,
+      name,
+      role,
+      createdAt,
+    ]);
   }
 }
 
@@ -46,7 +62,7 @@ export const FIND_API_KEY_BY_HASH_SQL = `SELECT k.id, k.account_id, k.prefix, k.
   FROM api_keys k JOIN accounts a ON a.id = k.account_id
  WHERE k.hash = $1`;
 
-interface ApiKeyWithAccountRow {
+interface ApiKeyRow {
   id: string;
   account_id: string;
   prefix: string;
@@ -55,6 +71,23 @@ interface ApiKeyWithAccountRow {
   last_used_at: Date | null;
   revoked_at: Date | null;
   bootstrap: boolean;
+}
+
+const API_KEY_COLUMNS = 'id, account_id, prefix, hash, created_at, last_used_at, revoked_at, bootstrap';
+
+const toApiKey = (row: ApiKeyRow) =>
+  ApiKey.restore({
+    id: Number(row.id),
+    accountId: Number(row.account_id),
+    prefix: row.prefix,
+    hash: row.hash,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+    bootstrap: row.bootstrap,
+  });
+
+interface ApiKeyWithAccountRow extends ApiKeyRow {
   account_name: string;
   account_role: Role;
   account_created_at: Date;
@@ -69,27 +102,13 @@ export class PgApiKeyRepository extends ApiKeyRepository {
     super();
   }
 
-  private get rows() {
-    return this.host.manager.getRepository(ApiKeyOrmEntity);
-  }
-
   async findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null> {
     const [row] = await this.host.query<ApiKeyWithAccountRow>(FIND_API_KEY_BY_HASH_SQL, [hash]);
     if (!row) return null;
-    const accountId = Number(row.account_id);
     return {
-      key: ApiKey.restore({
-        id: Number(row.id),
-        accountId,
-        prefix: row.prefix,
-        hash: row.hash,
-        createdAt: row.created_at,
-        lastUsedAt: row.last_used_at,
-        revokedAt: row.revoked_at,
-        bootstrap: row.bootstrap,
-      }),
+      key: toApiKey(row),
       account: Account.restore({
-        id: accountId,
+        id: Number(row.account_id),
         name: row.account_name,
         role: row.account_role,
         createdAt: row.account_created_at,
@@ -98,26 +117,35 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   }
 
   async findForAccount(accountId: number, keyId: number): Promise<ApiKey | null> {
-    const row = await this.rows.findOneBy({ id: keyId, accountId });
-    return row ? ApiKeyMapper.toDomain(row) : null;
+    const [row] = await this.host.query<ApiKeyRow>(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2`,
+      [keyId, accountId],
+    );
+    return row ? toApiKey(row) : null;
   }
 
   async listForAccount(accountId: number, { limit, afterId }: PageRequest): Promise<Page<ApiKey>> {
-    const rows = await this.rows.find({
-      where: { accountId, revokedAt: IsNull(), ...(afterId ? { id: MoreThan(afterId) } : {}) },
-      order: { id: 'ASC' },
-      take: limit + 1,
-    });
-    return pageFromRows(rows.map(ApiKeyMapper.toDomain), limit, (k) => k.id);
+    const rows = await this.host.query<ApiKeyRow>(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys
+        WHERE account_id = $1 AND revoked_at IS NULL AND id > $2 ORDER BY id LIMIT $3`,
+      [accountId, afterId ?? 0, limit + 1],
+    );
+    return pageFromRows(rows.map(toApiKey), limit, (k) => k.id);
   }
 
-  countActiveForAccount(accountId: number): Promise<number> {
-    return this.rows.countBy({ accountId, revokedAt: IsNull() });
+  async countActiveForAccount(accountId: number): Promise<number> {
+    const [row] = await this.host.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL`,
+      [accountId],
+    );
+    return row.n;
   }
 
   async findBootstrapAccountId(): Promise<number | null> {
-    const row = await this.rows.findOne({ where: { bootstrap: true }, order: { id: 'DESC' } });
-    return row ? row.accountId : null;
+    const [row] = await this.host.query<{ account_id: string }>(
+      `SELECT account_id FROM api_keys WHERE bootstrap ORDER BY id DESC LIMIT 1`,
+    );
+    return row ? Number(row.account_id) : null;
   }
 
   async revokeBootstrapKeysExcept(keepHash: string, at: Date): Promise<string[]> {
@@ -133,8 +161,18 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   }
 
   async add(key: ApiKey): Promise<boolean> {
+    const k = key.toSnapshot();
     try {
-      await this.rows.insert(ApiKeyMapper.toPersistence(key));
+      await this.host.query(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+        k.id,
+        k.accountId,
+        k.prefix,
+        k.hash,
+        k.createdAt,
+        k.lastUsedAt,
+        k.revokedAt,
+        k.bootstrap,
+      ]);
       return true;
     } catch (error) {
       if (violated(error, 'unique', API_KEYS_HASH_UNIQUE)) return false;
@@ -143,8 +181,13 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   }
 
   async save(key: ApiKey): Promise<void> {
-    const { id, ...changes } = ApiKeyMapper.toPersistence(key);
-    await this.rows.update({ id }, changes);
+    const k = key.toSnapshot();
+    await this.host.query(
+      `UPDATE api_keys SET account_id = $2, prefix = $3, hash = $4, created_at = $5, last_used_at = $6,
+              revoked_at = $7, bootstrap = $8
+        WHERE id = $1`,
+      [k.id, k.accountId, k.prefix, k.hash, k.createdAt, k.lastUsedAt, k.revokedAt, k.bootstrap],
+    );
   }
 
   /** When this process last recorded each key's use: saves a write on most requests. */

@@ -9,7 +9,7 @@ const CATEGORIES_NAME_UNIQUE = 'categories_name_lower_uq';
 
 /*
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
- * rows map straight to domain objects. The table is the one CategoryOrmEntity describes.
+ * rows map straight to domain objects. The table is the one its migrations create.
  */
 const FIND_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1`;
 const LIST = `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2`;

@@ -13,7 +13,7 @@ import { TransactionHost } from '../../database/transaction-host';
 
 /*
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
- * rows map straight to domain objects. The table is the one MessageOrmEntity describes.
+ * rows map straight to domain objects. The table is the one its migrations create.
  */
 /** A newly queued message: no attempt made yet (seq is left to its sequence: insertion order). */
 const INSERT = `INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, last_error)

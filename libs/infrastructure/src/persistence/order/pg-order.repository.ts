@@ -6,7 +6,7 @@ import { TransactionHost } from '../../database/transaction-host';
 
 /*
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
- * rows map straight to domain objects. The table is the one OrderOrmEntity describes.
+ * rows map straight to domain objects. The table is the one its migrations create.
  */
 const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, complete`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1`;

@@ -10,7 +10,7 @@ const PETS_CATEGORY_FK = 'pets_category_fk';
 
 /*
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
- * rows map straight to domain objects. The table is the one PetOrmEntity describes.
+ * rows map straight to domain objects. The table is the one its migrations create.
  */
 const COLUMNS = `id, name, category_id, status`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM pets WHERE id = $1`;

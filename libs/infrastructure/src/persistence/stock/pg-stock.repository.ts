@@ -5,7 +5,7 @@ import { TransactionHost } from '../../database/transaction-host';
 
 /*
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
- * rows map straight to domain objects. The table is the one StockOrmEntity describes.
+ * rows map straight to domain objects. The table is the one its migrations create.
  */
 const INSERT = `INSERT INTO stock (pet_id, quantity) VALUES ($1, $2)`;
 const LOCK_BY_PET_ID = `SELECT pet_id, quantity FROM stock WHERE pet_id = $1 FOR UPDATE`;

@@ -104,7 +104,6 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     expect(await read('libs/infrastructure/src/index.ts')).toContain(
       `export * from './persistence/shelter/pg-shelter.repository';`,
     );
-    expect(await read('libs/infrastructure/src/persistence/entities.ts')).toMatch(/ENTITIES[^;]*\bShelterOrmEntity\b/);
     expect(await read('libs/infrastructure/src/database/migrations/index.ts')).toMatch(
       new RegExp(`MIGRATIONS = \\[[^\\]]*\\bShelters${TIMESTAMP}\\b`),
     );

@@ -8,7 +8,6 @@ export const WIRING = {
   domainIndex: 'libs/domain/src/index.ts',
   applicationIndex: 'libs/application/src/index.ts',
   infrastructureIndex: 'libs/infrastructure/src/index.ts',
-  entities: 'libs/infrastructure/src/persistence/entities.ts',
   migrations: 'libs/infrastructure/src/database/migrations/index.ts',
   assembly: 'apps/api/src/assembly/assembly.ts',
   domainErrorKinds: 'libs/domain/src/common/domain-error.ts',
@@ -70,9 +69,9 @@ export function resourceNames(name: string, plural?: string): ResourceNames {
 
 /**
  * `nx g @petstore/tools:resource <name>`: a new aggregate through every layer, modelled on categories
- * (docs/development.md, How to add a resource): domain entity and errors, repository port and use cases,
- * TypeORM entity, mapper, repository and migration, the HTTP slice (controller, DTOs, module, OpenAPI), a unit test of
- * the entity and an HTTP test on PostgreSQL; then wires it into the shared indexes and the assembly.
+ * (docs/development.md, How to add a resource): domain entity and errors, repository port and use cases, the
+ * repository (fixed SQL through TransactionHost) and migration, the HTTP slice (controller, DTOs, module, OpenAPI),
+ * a unit test of the entity and an HTTP test on PostgreSQL; then wires it into the shared indexes and the assembly.
  */
 export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSchema): Promise<void> {
   const n = resourceNames(options.name, options.plural);
@@ -91,10 +90,6 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
   addExport(tree, WIRING.domainIndex, `./${n.fileName}`);
   addExport(tree, WIRING.applicationIndex, `./${n.fileName}`);
   addExport(tree, WIRING.infrastructureIndex, `./persistence/${n.fileName}/pg-${n.fileName}.repository`);
-
-  const entity = `${n.className}OrmEntity`;
-  addImport(tree, WIRING.entities, entity, `./${n.fileName}/${n.fileName}.orm-entity`);
-  appendToArray(tree, WIRING.entities, { variable: 'ENTITIES' }, entity);
 
   const migration = `${n.pluralClassName}${timestamp}`;
   addImport(tree, WIRING.migrations, migration, `./${timestamp}-${n.pluralFileName}`);
@@ -131,8 +126,6 @@ export function generatedFiles(name: string, timestamp: number, plural?: string)
     `libs/application/src/${n.fileName}/${n.fileName}.repository.ts`,
     `libs/application/src/${n.fileName}/${n.fileName}.use-cases.ts`,
     `libs/application/src/${n.fileName}/index.ts`,
-    `libs/infrastructure/src/persistence/${n.fileName}/${n.fileName}.orm-entity.ts`,
-    `libs/infrastructure/src/persistence/${n.fileName}/${n.fileName}.mapper.ts`,
     `libs/infrastructure/src/persistence/${n.fileName}/pg-${n.fileName}.repository.ts`,
     `libs/infrastructure/src/database/migrations/${timestamp}-${n.pluralFileName}.ts`,
     `apps/api/src/${n.pluralFileName}/${n.pluralFileName}.controller.ts`,

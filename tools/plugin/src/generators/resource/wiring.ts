@@ -2,7 +2,7 @@ import type { Tree } from '@nx/devkit';
 import * as ts from 'typescript';
 
 /**
- * Small edits of the shared TypeScript files a new resource is wired into (indexes, the entity and
+ * Small edits of the shared TypeScript files a new resource is wired into (indexes, the
  * migration lists, the assembly). They find their place with the TypeScript parser, not a regular
  * expression, and insert one line in the file's own layout, leaving the rest of it byte for byte.
  */
