@@ -41,13 +41,16 @@ export async function startPgBouncer(binary: string, serverUrl: string, extra: s
   const dir = mkdtempSync(join(tmpdir(), 'pgbouncer-'));
   chmodSync(dir, 0o777); // run as root, pgbouncer drops to `postgres`, which writes its log here
   const logFile = join(dir, 'pgbouncer.log');
-  const password = server.password ? ` password=${decodeURIComponent(server.password)}` : '';
-  writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`);
+  // Clients are trusted; PgBouncer logs in to the server with the auth file's password (the embedded PostgreSQL's
+  // is random), as an operator's PgBouncer does. `"` is doubled inside a quoted field.
+  const quoted = (value: string) => `"${value.replace(/"/g, '""')}"`;
+  const password = decodeURIComponent(server.password ?? '');
+  writeFileSync(join(dir, 'userlist.txt'), `${quoted(user)} ${quoted(password)}\n`);
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
     [
       '[databases]',
-      `* = host=${server.hostname} port=${server.port || 5432}${password}`,
+      `* = host=${server.hostname} port=${server.port || 5432}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
