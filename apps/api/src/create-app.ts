@@ -31,7 +31,7 @@ import {
 } from './common/logging/logging';
 import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
 import { registerTracingHooks } from './common/tracing/tracing';
-import { Drain } from './lifecycle/drain.service';
+import { Drain } from './common/drain/drain.service';
 import { registerPagination } from './common/pagination/paginated';
 import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';

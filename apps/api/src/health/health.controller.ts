@@ -6,7 +6,7 @@ import { Public } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
-import { Drain } from '../lifecycle/drain.service';
+import { Drain } from '../common/drain/drain.service';
 
 /** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
 const PROBE_TIMEOUT_MS = 2000;

@@ -12,7 +12,7 @@ let sdk: Sdk | null = null;
  * With OTEL_EXPORTER_OTLP_ENDPOINT set, OpenTelemetry traces of the HTTP requests and their
  * PostgreSQL queries, exported over OTLP/HTTP to `<endpoint>/v1/traces`. Unset, no OpenTelemetry
  * module is loaded at all: hence `require` inside the function rather than imports. It must run
- * before `http` and `pg` are first required (main.ts imports `./tracing` first of all).
+ * before `http` and `pg` are first required (main.ts imports `./common/tracing/preload` first of all).
  * The SDK also honours the standard OTEL_* variables (service name, sampler, batch delays).
  */
 export function startTracing(endpoint: string | null): boolean {

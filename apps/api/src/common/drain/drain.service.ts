@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../common/errors/api-error';
+import { ApiError } from '../errors/api-error';
 
 const SHUTTING_DOWN = 'The service is shutting down: retry, another instance will answer.';
 
