@@ -77,7 +77,7 @@ export class HealthController {
 }
 
 function unavailable(message: string): ApiError {
-  return new ApiError(503, 'service_unavailable', message, undefined, { 'Retry-After': '5' });
+  return ApiError.serviceUnavailable(message, 5);
 }
 
 async function answers(check: Promise<unknown>): Promise<boolean> {

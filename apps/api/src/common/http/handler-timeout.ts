@@ -16,15 +16,7 @@ export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): vo
   fastify.addHook('onRequest', (request, reply, done) => {
     const timer = setTimeout(() => {
       if (reply.sent) return;
-      const error = new ApiError(
-        503,
-        'service_unavailable',
-        'The request took too long; try again shortly.',
-        undefined,
-        {
-          'Retry-After': '5',
-        },
-      );
+      const error = ApiError.serviceUnavailable('The request took too long; try again shortly.', 5);
       sendError(error, request, reply, timeoutLogger);
     }, ms);
     reply.raw.once('close', () => clearTimeout(timer));

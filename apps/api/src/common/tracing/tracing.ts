@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isHealthProbe } from '../http/health-probes';
 import { routeOf } from '../http/route-label';
 
 interface Sdk {
@@ -26,17 +27,13 @@ export function startTracing(endpoint: string | null): boolean {
     traceExporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` }),
     instrumentations: [
       // Probes every few seconds would drown the traces that matter.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request: { url?: string }) => isProbe(request.url) }),
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request: { url?: string }) => isHealthProbe(request.url) }),
       new PgInstrumentation(),
     ],
   });
   started.start();
   sdk = started;
   return true;
-}
-
-function isProbe(url: string | undefined): boolean {
-  return /^\/health\//.test(url ?? '');
 }
 
 /** Exports the spans not sent yet, then stops (at shutdown). */
