@@ -127,4 +127,39 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
       expectError(await raw('/accounts', '{"name":"x","__proto__":{"admin":true}}'), 400, 'invalid_json');
     });
   });
+
+  describe('error responses are bounded whatever the body (issue 24, item 1)', () => {
+    it('refuses a 64 KiB JSON array as "not an object", in one entry (it answered 2.7 MB)', async () => {
+      const array = `[${Array(32_000).fill('0').join(',')}]`;
+      for (const path of ['/messages', '/accounts']) {
+        const response = await api.post(path, {
+          raw: array,
+          key: path === '/messages' ? customer : null,
+          headers: { 'content-type': 'application/json' },
+        });
+        expectError(response, 400, 'validation_failed');
+        expect(response.body.details).toEqual([{ field: 'body', message: 'must be a JSON object' }]);
+        expect(response.text.length).toBeLessThan(1024);
+      }
+    });
+
+    it('lists at most 20 of 3,000 problems, says how many there were, and keeps the message short', async () => {
+      const before = await count('accounts');
+      const body = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`x${i}`, 0]));
+      const response = await api.post('/accounts', { body: { name: 'Many', ...body } });
+      expectError(response, 400, 'validation_failed');
+      expect(response.body.details).toHaveLength(20);
+      expect(response.body.message).toMatch(/and 2997 more \(20 in details\)\.$/);
+      expect(response.body.message.length).toBeLessThan(300);
+      expect(response.text.length).toBeLessThan(4096);
+      expect(await count('accounts')).toBe(before);
+    });
+
+    it('cuts a field name of 10,000 characters in the answer', async () => {
+      const response = await api.post('/accounts', { body: { name: 'Long', ['k'.repeat(10_000)]: 1 } });
+      expectError(response, 400, 'validation_failed');
+      expect(response.body.details[0].field.length).toBeLessThanOrEqual(101);
+      expect(response.text.length).toBeLessThan(1024);
+    });
+  });
 });

@@ -1,6 +1,16 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, ErrorDetail } from '../errors/api-error';
 
+/** At most this many `details` in one answer; the message says how many problems there were in all. */
+export const MAX_VALIDATION_DETAILS = 20;
+/** A field path longer than this (a client's key can be kilobytes) is cut in the answer. */
+const MAX_FIELD_LENGTH = 100;
+/** The messages the error's `message` repeats; the rest are in `details`. */
+const MESSAGES_IN_SUMMARY = 3;
+
+const NOT_AN_OBJECT = (): ApiError =>
+  ApiError.validation('The request body must be a JSON object.', [{ field: 'body', message: 'must be a JSON object' }]);
+
 /**
  * The one validation pipe: unknown fields are refused, values are transformed into
  * the DTO classes, and every failure is a 400 `validation_failed` with one detail a field.
@@ -15,20 +25,29 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: false, value: false },
     exceptionFactory: (errors: ValidationError[]) => {
       const details = flatten(errors);
-      const message = details.length
-        ? `The request is invalid: ${details.map((d) => d.message).join('; ')}.`
-        : 'The request body must be a JSON object.';
-      return ApiError.validation(
-        message,
-        details.length ? details : [{ field: 'body', message: 'must be a JSON object' }],
-      );
+      if (!details.length) return NOT_AN_OBJECT();
+      return ApiError.validation(summary(details), details.slice(0, MAX_VALIDATION_DETAILS));
     },
   });
 }
 
+/**
+ * A short message whatever the body: the first problems, and how many there were in all. Every answer is bounded
+ * (a 64 KiB body of 32,000 unknown fields used to answer 2.7 MB and hold the event loop for 100 ms).
+ */
+function summary(details: ErrorDetail[]): string {
+  const shown = details.slice(0, MESSAGES_IN_SUMMARY).map((d) => d.message);
+  const more = details.length - shown.length;
+  const rest = more > 0 ? `; and ${more} more (${Math.min(details.length, MAX_VALIDATION_DETAILS)} in details)` : '';
+  return `The request is invalid: ${shown.join('; ')}${rest}.`;
+}
+
+const shortField = (field: string) =>
+  field.length > MAX_FIELD_LENGTH ? `${field.slice(0, MAX_FIELD_LENGTH)}…` : field;
+
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
-    const field = parent ? `${parent}.${error.property}` : error.property;
+    const field = shortField(parent ? `${parent}.${error.property}` : error.property);
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       field,
       message: error.constraints?.['whitelistValidation'] === message ? `${field} is not a known field` : message,
@@ -42,6 +61,18 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
  * decides, and must not see `1e3` already turned into 1000.
  */
 class DtoValidationPipe extends ValidationPipe {
+  /**
+   * A body that is not a JSON object (an array, a string, a number, null) is refused as such, in one entry, before
+   * class-transformer and class-validator see it: an array of 32,000 elements is not 32,000 unknown fields.
+   */
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const dto = metadata.metatype && metadata.metatype !== Object && this.toValidate(metadata);
+    if (metadata.type === 'body' && dto && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw NOT_AN_OBJECT();
+    }
+    return super.transform(value, metadata);
+  }
+
   protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
     return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
   }
