@@ -2,40 +2,16 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { Clock, EnsureAdministrator } from '@petstore/application';
+import { EnsureAdministrator } from '@petstore/application';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AssemblyOptions, ProcessModule } from './assembly/assembly';
 import { apiRoles, Roles } from './assembly/roles';
-import { BearerStrategy } from './common/auth/bearer.strategy';
-import { registerDeprecationHooks } from './common/deprecation/deprecation.hooks';
-import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
-import {
-  BODY_LIMIT_BYTES,
-  clientErrorHandler,
-  frameworkErrors,
-  PetstoreFastifyAdapter,
-  registerHandlerTimeout,
-  registerHttpHooks,
-  requestId,
-} from './common/http/fastify-hooks';
-import { registerCompression, registerCors, registerMethodSemantics } from './common/http/http-semantics.hooks';
-import { registerJsonParser, registerNulCheck } from './common/http/input-limits.hooks';
-import { registerSecurityHeaders } from './common/http/security-headers.hooks';
+import { clientErrorHandler, frameworkErrors, PetstoreFastifyAdapter } from './common/errors/framework-errors';
+import { registerRequestPipeline } from './common/http/pipeline';
+import { BODY_LIMIT_BYTES } from './common/http/input-limits.hooks';
+import { requestId } from './common/http/request-id';
 import { buildOpenApiDocument } from './common/openapi/openapi';
-import {
-  createRootLogger,
-  startupNestLogger,
-  registerRequestLogContext,
-  RootLogger,
-  silentLogger,
-} from './common/logging/logging';
-import { Metrics, registerHttpMetrics } from './common/metrics/metrics';
-import { registerTracingHooks } from './common/tracing/tracing';
-import { Drain } from './lifecycle/drain.service';
-import { registerPagination } from './common/pagination/paginated';
-import { registerRateLimit } from './common/rate-limit/rate-limit.hook';
-import { InMemoryRateLimitStore, RedisRateLimitStore } from './common/rate-limit/rate-limit.store';
-import { createValidationPipe } from './common/validation/validation.pipe';
+import { createRootLogger, startupNestLogger, RootLogger, silentLogger } from './common/logging/logging';
 
 export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'roles'> {
   /** What the process runs besides HTTP (main.ts: rolesOf); else HTTP, with MESSAGE_WORKER the workers. */
@@ -48,7 +24,7 @@ export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'role
 
 /**
  * Builds the whole HTTP application (used by main.ts and by the HTTP tests alike):
- * Fastify with the 64 KiB body limit, request ids, the one guard, pipe and filter, paginated
+ * Fastify with the body limit (BODY_LIMIT_BYTES), request ids, the one guard, pipe and filter, paginated
  * lists sent by a Fastify hook (no global interceptor), the OpenAPI description at /openapi.json and /docs.
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
@@ -85,35 +61,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   try {
     app.useLogger(app.get(PinoNestLogger));
     app.flushLogs();
-    const fastify = app.getHttpAdapter().getInstance();
-    registerRequestLogContext(fastify);
-    registerHttpMetrics(fastify, app.get(Metrics));
-    registerTracingHooks(fastify);
-    registerHttpHooks(fastify);
-    registerHandlerTimeout(fastify, http.handlerTimeoutMs);
-    await registerSecurityHeaders(app);
-    await registerCompression(app);
-    registerMethodSemantics(fastify, await registerCors(app, http.corsOrigins));
-    registerJsonParser(app, BODY_LIMIT_BYTES);
-    registerNulCheck(fastify);
-    registerPagination(fastify);
-    app.get(Drain).register(fastify);
-    const { rateLimitPerMinute, redisUrl } = auth;
-    if (rateLimitPerMinute > 0) {
-      const store = redisUrl
-        ? new RedisRateLimitStore(redisUrl, options.rateLimitPrefix)
-        : new InMemoryRateLimitStore();
-      const limits = {
-        perMinute: rateLimitPerMinute,
-        signUpsPerHour: auth.signupLimitPerHour,
-        authFailuresPerMinute: auth.authFailureLimitPerMinute,
-      };
-      const bearer = app.get(BearerStrategy);
-      registerRateLimit(fastify, store, limits, (request) => bearer.authenticateRequest(request));
-    }
-    registerDeprecationHooks(fastify, options.config.deprecations, app.get(Clock));
-    app.useGlobalFilters(new GlobalExceptionFilter());
-    app.useGlobalPipes(createValidationPipe());
+    await registerRequestPipeline(app, { ...options.config, rateLimitPrefix: options.rateLimitPrefix });
 
     const document = buildOpenApiDocument(app);
     SwaggerModule.setup('docs', app, document, {

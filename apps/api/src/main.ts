@@ -1,11 +1,11 @@
-import './tracing'; // first: OpenTelemetry (when configured) must load before http and pg
+import './common/tracing/preload'; // first: OpenTelemetry (when configured) must load before http and pg
 import { createRootLogger, nestLogger, RootLogger } from './common/logging/logging';
 import { stopTracing } from './common/tracing/tracing';
 import { INestApplicationContext } from '@nestjs/common';
 import { ConfigError, loadConfig, loggingSettings } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
-import { Drain } from './lifecycle/drain.service';
+import { Drain } from './common/drain/drain.service';
 import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
 import { createContext } from './assembly/assembly';
 import { rolesOf } from './assembly/roles';

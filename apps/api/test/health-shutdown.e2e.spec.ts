@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { Drain } from '../src/lifecycle/drain.service';
+import { Drain } from '../src/common/drain/drain.service';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
 // (other test files may leave their categories behind on this worker's database: a name of our own)

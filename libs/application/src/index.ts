@@ -1,5 +1,6 @@
 export * from './ports';
 export * from './common/page';
+export * from './common/visible-to';
 export * from './common/application-error';
 export * from './category';
 export * from './account';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IssueApiKey, ManageApiKeys, SignUp } from '@petstore/application';
-import { MAX_ACTIVE_API_KEYS, type Account } from '@petstore/domain';
+import { type Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount, Public } from '../common/auth/auth.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
@@ -60,7 +60,7 @@ export class MyAccountController {
     type: ApiKeyCreatedDto,
     headers: { Location: { description: 'The key listing.', schema: { type: 'string' } } },
   })
-  @ApiErrors({ 409: `The account already holds ${MAX_ACTIVE_API_KEYS} active keys (\`too_many_keys\`).` })
+  @ApiErrors({ 409: `The account already holds ${LIMITS.activeApiKeys.max} active keys (\`too_many_keys\`).` })
   async createKey(
     @CurrentAccount() account: Account,
     @Res({ passthrough: true }) reply: FastifyReply,

@@ -14,14 +14,14 @@ import { DatabaseModule } from '../database/database.module';
 import { HealthController, RedisProbe } from '../health/health.controller';
 import { JobQueueModule } from '../jobs/job-queue.module';
 import { ScheduledJob, SliceJobs } from '../jobs/scheduled-jobs';
-import { Drain } from '../lifecycle/drain.service';
+import { Drain } from '../common/drain/drain.service';
 import {
   MessagingHttpModule,
   MessagingModule,
   MessagingWorkerModule,
   messagingJobs,
 } from '../messages/messaging.module';
-import { MetricsModule } from '../metrics/metrics.module';
+import { MetricsModule } from '../common/metrics/metrics.module';
 import { ORDERING_JOBS, OrderingHttpModule, OrderingModule } from '../ordering/ordering.module';
 import { SeedModule } from '../seed/seed';
 import { webhookJobs, WebhooksHttpModule, WebhooksModule, WebhooksWorkerModule } from '../webhooks/webhooks.module';

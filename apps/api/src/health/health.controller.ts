@@ -6,7 +6,7 @@ import { Public } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
-import { Drain } from '../lifecycle/drain.service';
+import { Drain } from '../common/drain/drain.service';
 
 /** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -77,7 +77,7 @@ export class HealthController {
 }
 
 function unavailable(message: string): ApiError {
-  return new ApiError(503, 'service_unavailable', message, undefined, { 'Retry-After': '5' });
+  return ApiError.serviceUnavailable(message, 5);
 }
 
 async function answers(check: Promise<unknown>): Promise<boolean> {

@@ -14,7 +14,7 @@ import { PgBossJobQueue, QueueDefinition, withStartupLock } from '@petstore/infr
 import { DataSource } from 'typeorm';
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
-import { Drain } from '../lifecycle/drain.service';
+import { Drain } from '../common/drain/drain.service';
 import { ScheduledJob, SliceJobs } from './scheduled-jobs';
 
 const SCHEDULED_JOBS = Symbol('ScheduledJobs');

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { WebhookDelivery } from '@petstore/application';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH, WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { WEBHOOK_DELIVERY_STATUSES, WebhookDelivery, WebhookSettings } from '@petstore/application';
+import { WEBHOOK_EVENT_TYPES, WebhookEndpoint, WebhookEventType, LIMITS } from '@petstore/domain';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+
+const DISABLE_AFTER_DAYS = WebhookSettings.DEFAULT_DISABLE_AFTER_MS / (24 * 3600 * 1000);
 
 @ApiSchema({ name: 'NewWebhookEndpoint', description: 'Input of `POST /webhooks/endpoints`.' })
 export class NewWebhookEndpointDto {
@@ -9,11 +11,11 @@ export class NewWebhookEndpointDto {
     description:
       'Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now and again ' +
       'at every connection). A private, loopback or link-local address is refused (400 `invalid_webhook_url`).',
-    maxLength: WEBHOOK_URL_MAX_LENGTH,
+    maxLength: LIMITS.webhookUrl.max,
     example: 'https://example.com/hooks/petstore',
   })
   @IsString()
-  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
+  @MaxLength(LIMITS.webhookUrl.max)
   url: string;
 
   @ApiProperty({
@@ -49,7 +51,8 @@ export class WebhookEndpointDto {
 
   @ApiPropertyOptional({
     description:
-      'Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing more.',
+      `Present once the endpoint is disabled: every delivery to it failed for ${DISABLE_AFTER_DAYS} days. ` +
+      'It receives nothing more.',
     format: 'date-time',
   })
   disabledAt?: string;
@@ -83,7 +86,7 @@ export class CreatedWebhookEndpointDto extends WebhookEndpointDto {
   }
 }
 
-const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+const DELIVERY_STATUSES = WEBHOOK_DELIVERY_STATUSES;
 
 @ApiSchema({ name: 'WebhookDelivery', description: 'One event sent (or being sent) to one endpoint.' })
 export class WebhookDeliveryDto {

@@ -1,4 +1,4 @@
-import { Account, ApiKeyNotFoundError, MAX_ACTIVE_API_KEYS, TooManyApiKeysError } from '@petstore/domain';
+import { Account, ApiKeyNotFoundError, TooManyApiKeysError, LIMITS } from '@petstore/domain';
 import { inMemoryPetstore, InMemoryPetstore } from '../../testing';
 import { Authenticate, EnsureAdministrator, IssueApiKey, ManageApiKeys, SignUp } from './account.use-cases';
 import { VerifiedKeyCache, VerifiedKeyCacheSettings } from './verified-key-cache';
@@ -51,15 +51,15 @@ describe('account use cases (in-memory ports)', () => {
   describe('IssueApiKey', () => {
     it('adds a key up to the limit of active keys, then refuses (too_many_keys) storing nothing', async () => {
       const { account } = await signUp();
-      for (let i = 1; i < MAX_ACTIVE_API_KEYS; i++) await issueKey().execute(account.id);
-      expect(await store.apiKeys.countActiveForAccount(account.id)).toBe(MAX_ACTIVE_API_KEYS);
+      for (let i = 1; i < LIMITS.activeApiKeys.max; i++) await issueKey().execute(account.id);
+      expect(await store.apiKeys.countActiveForAccount(account.id)).toBe(LIMITS.activeApiKeys.max);
       await expect(issueKey().execute(account.id)).rejects.toBeInstanceOf(TooManyApiKeysError);
-      expect(store.db.tables.apiKeys.size).toBe(MAX_ACTIVE_API_KEYS);
+      expect(store.db.tables.apiKeys.size).toBe(LIMITS.activeApiKeys.max);
     });
 
     it('a revoked key frees its place', async () => {
       const { account } = await signUp();
-      for (let i = 1; i < MAX_ACTIVE_API_KEYS; i++) await issueKey().execute(account.id);
+      for (let i = 1; i < LIMITS.activeApiKeys.max; i++) await issueKey().execute(account.id);
       const [first] = (await manage().list(account.id, { limit: 1 })).items;
       await manage().revoke(account.id, first.id);
       expect((await issueKey().execute(account.id)).apiKey.accountId).toBe(account.id);

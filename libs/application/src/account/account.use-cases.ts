@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Account, ApiKey, ApiKeyNotFoundError, MAX_ACTIVE_API_KEYS, TooManyApiKeysError } from '@petstore/domain';
+import { Account, ApiKey, ApiKeyNotFoundError, TooManyApiKeysError, LIMITS } from '@petstore/domain';
 import { ApiKeySecrets, Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { AccountRepository, ApiKeyRepository } from './account.repository';
@@ -23,14 +23,14 @@ export class IssueApiKey {
   ) {}
 
   /**
-   * At most MAX_ACTIVE_API_KEYS active keys an account: the account's row is locked while the
+   * At most LIMITS.activeApiKeys.max active keys an account: the account's row is locked while the
    * keys are counted and the new one stored, so concurrent requests cannot all pass the count.
    */
   execute(accountId: number): Promise<IssuedApiKey> {
     return this.uow.run(async () => {
       if (!(await this.accounts.lock(accountId))) throw new Error(`Account ${accountId} vanished while issuing a key.`);
-      if ((await this.keys.countActiveForAccount(accountId)) >= MAX_ACTIVE_API_KEYS) {
-        throw new TooManyApiKeysError(MAX_ACTIVE_API_KEYS);
+      if ((await this.keys.countActiveForAccount(accountId)) >= LIMITS.activeApiKeys.max) {
+        throw new TooManyApiKeysError(LIMITS.activeApiKeys.max);
       }
       const generated = this.secrets.generate();
       const { prefix, hash } = generated;

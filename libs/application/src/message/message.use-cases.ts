@@ -5,6 +5,7 @@ import { Page, PageRequest } from '../common/page';
 import { MessageQueue, MessageTransport } from './message-queue';
 import { MessageListFilter, MessageRepository } from './message.repository';
 import { WebhookEvents } from '../webhook/webhook-events';
+import { visibleTo } from '../common/visible-to';
 
 export interface QueueMessageCommand {
   text: string;
@@ -42,9 +43,7 @@ export class MessageQueries {
 
   /** The message, if `viewer` owns it or is an administrator; another's is "not found", not "forbidden". */
   async get(id: string, viewer: Account): Promise<Message> {
-    const message = await this.messages.findById(id);
-    if (!message || !viewer.mayActFor(message.ownerId)) throw new MessageNotFoundError(id);
-    return message;
+    return visibleTo(await this.messages.findById(id), viewer, () => new MessageNotFoundError(id));
   }
 
   /** The store's inbox (administrators), oldest first. */

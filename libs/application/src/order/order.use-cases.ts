@@ -12,6 +12,7 @@ import { Page, PageRequest } from '../common/page';
 import { StockCommand } from '../stock/stock-command';
 import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
+import { visibleTo } from '../common/visible-to';
 
 /*
  * Every command below is one StockCommand: one transaction that locks the pet, then its stock
@@ -112,9 +113,7 @@ export class OrderQueries {
   constructor(private readonly orders: OrderRepository) {}
 
   async get(id: number, viewer: Account): Promise<Order> {
-    const order = await this.orders.findById(id);
-    if (!order || !viewer.mayActFor(order.ownerId)) throw new OrderNotFoundError(id);
-    return order;
+    return visibleTo(await this.orders.findById(id), viewer, () => new OrderNotFoundError(id));
   }
 
   list(filter: { complete?: boolean; petId?: number }, viewer: Account, page: PageRequest): Promise<Page<Order>> {

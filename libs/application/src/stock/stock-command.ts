@@ -5,6 +5,7 @@ import { OrderRepository } from '../order/order.repository';
 import { PetRepository } from '../pet/pet.repository';
 import { UnitOfWork } from '../ports';
 import { WebhookEvents } from '../webhook/webhook-events';
+import { visibleTo } from '../common/visible-to';
 
 /** What a stock command changes, as it stands under the locks. */
 export interface LockedStock {
@@ -117,8 +118,11 @@ export class StockCommand {
    * reopens, I5), then locks its pet, the pet's stock entry and the order, in that order.
    */
   private async lockOrder(orderId: number, by: Account | null): Promise<LockedOrderStock> {
-    const found = await this.orders.findById(orderId);
-    if (!found || (by && !by.mayActFor(found.ownerId))) throw new OrderNotFoundError(orderId);
+    const found = visibleTo(
+      await this.orders.findById(orderId),
+      by ?? undefined,
+      () => new OrderNotFoundError(orderId),
+    );
     found.assertOpen();
     // An open order always has its pet (a pet with open orders cannot be deleted, I6).
     const petId = found.petId as number;

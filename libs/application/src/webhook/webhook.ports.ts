@@ -66,7 +66,9 @@ export abstract class WebhookEndpointRepository {
   abstract disableFailingSince(since: Date, now: Date): Promise<number>;
 }
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+/** A delivery's states (the table's CHECK in its migration lists the same). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /** One event to one endpoint, as `GET /webhooks/endpoints/{id}/deliveries` shows it. */
 export interface WebhookDelivery {
@@ -174,6 +176,9 @@ export abstract class WebhookSender {
 /** Delivery settings, bound by value in the composition root. */
 export class WebhookSettings {
   /** After 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about a day), a delivery is failed. */
+  /** An endpoint whose deliveries all failed for this long (5 days) is disabled. */
+  static readonly DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+
   static readonly DEFAULT_RETRY_DELAYS_MS = [5, 30, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000);
 
   constructor(
@@ -184,7 +189,7 @@ export class WebhookSettings {
     /** Each wait is stretched by up to this fraction, at random, so that retries do not come in waves. */
     readonly jitter = 0.1,
     /** An endpoint whose deliveries all failed for this long is disabled. */
-    readonly disableAfterMs = 5 * 24 * 3600 * 1000,
+    readonly disableAfterMs = WebhookSettings.DEFAULT_DISABLE_AFTER_MS,
     readonly random: () => number = Math.random,
   ) {}
 

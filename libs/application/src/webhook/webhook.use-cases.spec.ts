@@ -1,9 +1,9 @@
 import {
   Account,
-  MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT,
   TooManyWebhookEndpointsError,
   WebhookEndpointNotFoundError,
   WebhookUrlRefusedError,
+  LIMITS,
 } from '@petstore/domain';
 import {
   anAccount,
@@ -115,10 +115,10 @@ describe('webhook use cases (in-memory fakes)', () => {
       expect(await slice.endpoints.countByOwner(ada.id)).toBe(0);
     });
 
-    it(`refuses an account's endpoint beyond ${MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT}`, async () => {
-      for (let i = 0; i < MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT; i++) await subscribe(slice, ada);
+    it(`refuses an account's endpoint beyond ${LIMITS.webhookEndpoints.max}`, async () => {
+      for (let i = 0; i < LIMITS.webhookEndpoints.max; i++) await subscribe(slice, ada);
       await expect(subscribe(slice, ada)).rejects.toBeInstanceOf(TooManyWebhookEndpointsError);
-      expect(await slice.endpoints.countByOwner(ada.id)).toBe(MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT);
+      expect(await slice.endpoints.countByOwner(ada.id)).toBe(LIMITS.webhookEndpoints.max);
     });
   });
 

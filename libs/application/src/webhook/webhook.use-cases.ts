@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { visibleTo } from '../common/visible-to';
 import {
   Account,
   TooManyWebhookEndpointsError,
-  MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT,
   WebhookAudience,
   WebhookEndpoint,
   WebhookEndpointNotFoundError,
+  LIMITS,
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
@@ -58,7 +59,7 @@ export class CreateWebhookEndpoint {
     await this.urls.check(endpoint.url);
     await this.uow.run(async () => {
       await this.endpoints.lockOwner(endpoint.ownerId);
-      if ((await this.endpoints.countByOwner(endpoint.ownerId)) >= MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT) {
+      if ((await this.endpoints.countByOwner(endpoint.ownerId)) >= LIMITS.webhookEndpoints.max) {
         throw new TooManyWebhookEndpointsError();
       }
       await this.endpoints.add(endpoint);
@@ -78,9 +79,7 @@ export class WebhookEndpointQueries {
   ) {}
 
   async get(id: number, viewer: Account): Promise<WebhookEndpoint> {
-    const endpoint = await this.endpoints.findById(id);
-    if (!endpoint || !viewer.mayActFor(endpoint.ownerId)) throw new WebhookEndpointNotFoundError(id);
-    return endpoint;
+    return visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
   }
 
   /** The viewer's own endpoints. */
@@ -105,8 +104,7 @@ export class DeleteWebhookEndpoint {
 
   async execute(id: number, viewer: Account): Promise<void> {
     await this.uow.run(async () => {
-      const endpoint = await this.endpoints.findById(id);
-      if (!endpoint || !viewer.mayActFor(endpoint.ownerId)) throw new WebhookEndpointNotFoundError(id);
+      visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
       await this.endpoints.delete(id);
       await this.changes.announce();
     });
@@ -125,8 +123,7 @@ export class PingWebhookEndpoint {
 
   execute(id: number, viewer: Account): Promise<string> {
     return this.uow.run(async () => {
-      const endpoint = await this.endpoints.findById(id);
-      if (!endpoint || !viewer.mayActFor(endpoint.ownerId)) throw new WebhookEndpointNotFoundError(id);
+      const endpoint = visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
       return this.events.ping(endpoint.id);
     });
   }

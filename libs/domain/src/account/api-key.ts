@@ -14,9 +14,6 @@ export interface ApiKeyProps {
   bootstrap: boolean;
 }
 
-/** Active (not revoked) keys an account may hold at once. */
-export const MAX_ACTIVE_API_KEYS = 20;
-
 /** A credential of an account. Only its hash is kept; a revoked key is refused at once. */
 export class ApiKey {
   private constructor(private readonly props: ApiKeyProps) {}

@@ -11,6 +11,13 @@ export const LIMITS = {
   orderQuantity: { min: 1, max: 1000 },
   messageText: { min: 1, max: 2000 },
   idempotencyKey: { min: 1, max: 255 },
+  /** Active (not revoked) API keys one account may hold. */
+  activeApiKeys: { max: 20 },
+  /** Webhook endpoints one account may have. */
+  webhookEndpoints: { max: 10 },
+  webhookUrl: { max: 2048 },
+  /** How far in the past an order's shipDate may be (clock skew, time zones): one day. */
+  shipDatePastMs: { max: 24 * 60 * 60 * 1000 },
   /** Largest page a list returns. */
   pageSize: { min: 1, max: 100, default: 20 },
   /** Most ids one `GET /pets?ids=` may name. */

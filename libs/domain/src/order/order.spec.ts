@@ -1,6 +1,6 @@
 import { DomainError, InvalidValueError } from '../common/domain-error';
 import { LIMITS } from '../common/limits';
-import { Order, OrderProps, SHIP_DATE_MAX_PAST_MS } from './order';
+import { Order, OrderProps } from './order';
 import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
 import { caught } from '../../test-support/caught';
 
@@ -62,7 +62,7 @@ describe('Order.place', () => {
   });
 
   it.each([
-    ['a day and a millisecond ago', new Date(now.getTime() - SHIP_DATE_MAX_PAST_MS - 1)],
+    ['a day and a millisecond ago', new Date(now.getTime() - LIMITS.shipDatePastMs.max - 1)],
     ['last year', at('2029-06-15T12:00:00.000Z')],
     ['an invalid date', new Date('nonsense')],
   ])('refuses a ship date %s', (_, shipDate) => {

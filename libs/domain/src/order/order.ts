@@ -4,9 +4,6 @@ import { LIMITS } from '../common/limits';
 import { boundedInteger } from '../common/text';
 import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
 
-/** How far in the past a ship date given when ordering may lie (docs/domain.md, Ship date: "more than a day"). */
-export const SHIP_DATE_MAX_PAST_MS = 24 * 60 * 60 * 1000;
-
 export interface OrderProps {
   id: number;
   /**
@@ -47,7 +44,7 @@ export class Order {
   }): Order {
     const now = Order.checkDate('now', input.now);
     const shipDate = input.shipDate == null ? null : Order.checkDate('shipDate', input.shipDate);
-    if (shipDate && shipDate.getTime() < now.getTime() - SHIP_DATE_MAX_PAST_MS) {
+    if (shipDate && shipDate.getTime() < now.getTime() - LIMITS.shipDatePastMs.max) {
       throw new InvalidValueError('shipDate', 'shipDate may not be more than a day in the past.');
     }
     return new Order({

@@ -1,5 +1,5 @@
+import { LIMITS } from '../common/limits';
 import { DomainError, NotFoundError } from '../common/domain-error';
-import { MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT } from './webhook';
 
 export class WebhookEndpointNotFoundError extends NotFoundError {
   constructor(id: number) {
@@ -10,7 +10,7 @@ export class WebhookEndpointNotFoundError extends NotFoundError {
 export class TooManyWebhookEndpointsError extends DomainError {
   readonly kind = 'too_many_endpoints' as const;
   constructor() {
-    super(`An account may have at most ${MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
+    super(`An account may have at most ${LIMITS.webhookEndpoints.max} webhook endpoints; delete one first.`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { LIMITS } from '../common/limits';
 import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
 
@@ -17,10 +18,6 @@ export const WEBHOOK_PING = 'ping';
 
 /** Events about no customer's resource: administrators only. */
 const ADMIN_ONLY_EVENTS: readonly WebhookEventType[] = ['pet.status_changed'];
-
-/** Endpoints an account may have at once. */
-export const MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT = 10;
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 /** Who may receive what (the one place that says it). */
 export const WebhookAudience = {
@@ -77,8 +74,8 @@ export class WebhookEndpoint {
         throw new InvalidValueError('events', `events: only an administrator may subscribe to "${type}".`);
       }
     }
-    if (input.url.length > WEBHOOK_URL_MAX_LENGTH) {
-      throw new InvalidValueError('url', `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters.`);
+    if (input.url.length > LIMITS.webhookUrl.max) {
+      throw new InvalidValueError('url', `url must be at most ${LIMITS.webhookUrl.max} characters.`);
     }
     return new WebhookEndpoint({
       id: newId(input.id),

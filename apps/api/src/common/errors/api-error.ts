@@ -33,4 +33,12 @@ export class ApiError extends Error {
   static notFound(message = 'No such resource.'): ApiError {
     return new ApiError(404, 'not_found', message);
   }
+
+  /**
+   * 503 `service_unavailable` with `Retry-After`: the one way every layer says "not now" (drain: 1 s; an
+   * unreachable database, a late handler, a readiness probe: 5 s; see also the error table's store kinds).
+   */
+  static serviceUnavailable(message: string, retryAfterSeconds: number): ApiError {
+    return new ApiError(503, 'service_unavailable', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
 }

@@ -1,4 +1,5 @@
 import { ApplicationError, ErrorKind } from '@petstore/application';
+import { BODY_LIMIT_BYTES } from '../http/input-limits.hooks';
 import { DomainError, InvalidValueError } from '@petstore/domain';
 import { ApiError, ErrorDetail } from './api-error';
 import type { PublicErrorCode } from './error-codes';
@@ -89,7 +90,7 @@ const FASTIFY_ERRORS: Record<
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413,
     code: 'payload_too_large',
-    message: 'The request body is larger than 64 KiB.',
+    message: `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`,
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400,

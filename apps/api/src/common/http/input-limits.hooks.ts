@@ -2,6 +2,33 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import { ApiError, ErrorDetail } from '../errors/api-error';
 
+/** The largest request body, in bytes (413 `payload_too_large` beyond). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A request body is JSON or nothing: any other media type is refused (`400 missing_content_type`, the
+ * specification's rule) before anything reads it. Callback-style: a thrown error is handled like a rejection.
+ */
+export function registerJsonOnlyBodies(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    if (hasBody(request) && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
+      throw new ApiError(
+        400,
+        'missing_content_type',
+        'A request body must be sent with "Content-Type: application/json".',
+      );
+    }
+    done();
+  });
+}
+
 /** JSON nested deeper than this is refused before it is parsed (docs/api.md, Other limits). */
 export const MAX_JSON_DEPTH = 32;
 

@@ -1,4 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
+import { isHealthProbe } from '../http/health-probes';
+import { BODY_LIMIT_BYTES } from '../http/input-limits.hooks';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { configToken } from '../../config/config.module';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
@@ -111,7 +113,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
   (document.components ??= {}).headers = { ...document.components.headers, ...HEADERS };
   for (const [route, path] of Object.entries(document.paths)) {
-    const rateLimited = !route.startsWith('/health/');
+    const rateLimited = !isHealthProbe(route);
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
@@ -148,7 +150,8 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
         add(409, 'A concurrent change got there first (`conflict`); read the resource again.', { merge: true });
       }
       if ((operation.parameters ?? []).some((p) => p.in === 'path')) add(404, 'No such resource (`not_found`).');
-      if (operation.requestBody) add(413, 'The body is larger than 64 KiB (`payload_too_large`).');
+      if (operation.requestBody)
+        add(413, `The body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (\`payload_too_large\`).`);
       if (operation.security?.length) {
         add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
       }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { isHealthProbe } from '../http/health-probes';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import type { PublicErrorCode } from '../errors/error-codes';
@@ -12,8 +13,6 @@ const HOUR_MS = 3_600_000;
  */
 export const WEBHOOK_PINGS_PER_MINUTE = 5;
 const WEBHOOK_PING_ROUTE = '/webhooks/endpoints/:endpointId/test';
-/** Probes from orchestrators are never limited. */
-const UNLIMITED = /^\/health\//;
 
 export interface RateLimits {
   /** Requests a minute per verified account, or per client address without one (RATE_LIMIT_PER_MINUTE). */
@@ -104,7 +103,7 @@ export function registerRateLimit(
     ),
   };
   fastify.addHook('onRequest', async (request, reply) => {
-    if (UNLIMITED.test(request.url)) return;
+    if (isHealthProbe(request.url)) return; // probes from orchestrators are never limited
     const buckets = await bucketsOf(request, policies, authenticate);
     let counts: WindowCount[];
     try {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isHealthProbe } from '../http/health-probes';
 import { routeOf } from '../http/route-label';
 
 interface Sdk {
@@ -12,7 +13,7 @@ let sdk: Sdk | null = null;
  * With OTEL_EXPORTER_OTLP_ENDPOINT set, OpenTelemetry traces of the HTTP requests and their
  * PostgreSQL queries, exported over OTLP/HTTP to `<endpoint>/v1/traces`. Unset, no OpenTelemetry
  * module is loaded at all: hence `require` inside the function rather than imports. It must run
- * before `http` and `pg` are first required (main.ts imports `./tracing` first of all).
+ * before `http` and `pg` are first required (main.ts imports `./common/tracing/preload` first of all).
  * The SDK also honours the standard OTEL_* variables (service name, sampler, batch delays).
  */
 export function startTracing(endpoint: string | null): boolean {
@@ -26,17 +27,13 @@ export function startTracing(endpoint: string | null): boolean {
     traceExporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` }),
     instrumentations: [
       // Probes every few seconds would drown the traces that matter.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request: { url?: string }) => isProbe(request.url) }),
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request: { url?: string }) => isHealthProbe(request.url) }),
       new PgInstrumentation(),
     ],
   });
   started.start();
   sdk = started;
   return true;
-}
-
-function isProbe(url: string | undefined): boolean {
-  return /^\/health\//.test(url ?? '');
 }
 
 /** Exports the spans not sent yet, then stops (at shutdown). */

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors/api-error';
-import { sendError } from '../errors/global-exception.filter';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './api-error';
+import { sendError } from './global-exception.filter';
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
-
-/** A client's X-Request-Id is kept when it is short and plain; otherwise a new one is made. */
-export function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
-  const sent = request.headers['x-request-id'];
-  return typeof sent === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(sent) ? sent : randomUUID();
-}
+/*
+ * What the framework answers by itself, before or beside Nest's filter: Node's HTTP parser, Fastify's router
+ * and Fastify's own errors. Each answer in the Error shape.
+ */
 
 /** What Node's HTTP server answers itself, before Fastify sees a request, by its error code. */
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
@@ -41,7 +39,7 @@ const MALFORMED = {
  * with a chunked body, an unknown method, oversized headers) or that are not received in
  * time still get the Error shape and a request id, then the socket closes.
  */
-export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -65,13 +63,6 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 }
 const frameworkLogger = new Logger('Errors');
 
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
 /**
  * NestJS installs Fastify's error handler and turns Fastify's own errors (invalid
  * JSON, body too large) into bare HttpExceptions, losing their codes. This adapter
@@ -89,50 +80,4 @@ export class PetstoreFastifyAdapter extends FastifyAdapter {
       return (handler as (e: unknown, q: FastifyRequest, r: FastifyReply) => unknown)(error, request, reply);
     });
   }
-}
-
-/**
- * Hooks on the Fastify instance, for what happens before NestJS sees a request:
- * the request id on every response and the JSON-only body rule. Callback-style (a thrown error is
- * handled like a rejection) rather than async: no promise per request.
- */
-export function registerHttpHooks(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id);
-    if (hasBody(request) && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
-      throw new ApiError(
-        400,
-        'missing_content_type',
-        'A request body must be sent with "Content-Type: application/json".',
-      );
-    }
-    done();
-  });
-}
-
-/**
- * A request not answered within `ms` gets 503 `service_unavailable` (the work behind it goes on,
- * bounded by the database timeouts, and its late answer is dropped). Hand-written rather than
- * Fastify's `handlerTimeout`: in Fastify 5.11 that timer is cleared as soon as a request body has
- * been read (fastify/fastify#6725), so it never fires for POST, PUT or PATCH. The response's
- * `close` event, used here, fires only once the response is sent or the connection is gone.
- */
-export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
-    const timer = setTimeout(() => {
-      if (reply.sent) return;
-      const error = new ApiError(
-        503,
-        'service_unavailable',
-        'The request took too long; try again shortly.',
-        undefined,
-        {
-          'Retry-After': '5',
-        },
-      );
-      sendError(error, request, reply, frameworkLogger);
-    }, ms);
-    reply.raw.once('close', () => clearTimeout(timer));
-    done();
-  });
 }

@@ -3,8 +3,8 @@
  * `http` and `pg` before anything requires them. An invalid configuration is left for main() to
  * report.
  */
-import { startTracing } from './common/tracing/tracing';
-import { loadConfig } from './config/app-config';
+import { startTracing } from './tracing';
+import { loadConfig } from '../../config/app-config';
 
 try {
   startTracing(loadConfig(process.env).observability.otlpEndpoint);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { isHealthProbe } from '../http/health-probes';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../common/errors/api-error';
+import { ApiError } from '../errors/api-error';
 
 const SHUTTING_DOWN = 'The service is shutting down: retry, another instance will answer.';
 
@@ -35,9 +36,9 @@ export class Drain {
   register(fastify: FastifyInstance): void {
     // Callback-style (a thrown error is handled like a rejection): no promise per request.
     fastify.addHook('onRequest', (request, reply, done) => {
-      if (this.draining && !request.url.startsWith('/health/')) {
+      if (this.draining && !isHealthProbe(request.url)) {
         reply.header('Connection', 'close');
-        throw new ApiError(503, 'service_unavailable', SHUTTING_DOWN, undefined, { 'Retry-After': '1' });
+        throw ApiError.serviceUnavailable(SHUTTING_DOWN, 1);
       }
       this.inFlight++;
       // 'close' comes once per response, whether it was sent in full or the client went away.

@@ -12,9 +12,9 @@ import {
 } from '@nestjs/common';
 import { KeyRevocations } from '@petstore/application';
 import { DataSource } from 'typeorm';
-import { Metrics } from '../common/metrics/metrics';
-import { AppConfig, ConfigPart } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
+import { Metrics } from './metrics';
+import { AppConfig, ConfigPart } from '../../config/app-config';
+import { InjectConfig } from '../../config/config.module';
 import { MetricsController } from './metrics.controller';
 
 /** The pool node-postgres keeps behind TypeORM's PostgreSQL driver. */

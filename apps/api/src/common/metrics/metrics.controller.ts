@@ -1,8 +1,8 @@
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Auth } from '../common/auth/auth.decorators';
-import { Metrics } from '../common/metrics/metrics';
+import { Auth } from '../auth/auth.decorators';
+import { Metrics } from './metrics';
 
 @ApiTags('metrics')
 @Auth('admin')

@@ -1,0 +1,88 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Clock } from '@petstore/application';
+import { ConfigPart } from '../../config/app-config';
+import { BearerStrategy } from '../auth/bearer.strategy';
+import { registerDeprecationHooks } from '../deprecation/deprecation.hooks';
+import { Drain } from '../drain/drain.service';
+import { GlobalExceptionFilter } from '../errors/global-exception.filter';
+import { registerRequestLogContext } from '../logging/logging';
+import { Metrics, registerHttpMetrics } from '../metrics/metrics';
+import { registerPagination } from '../pagination/paginated';
+import { registerRateLimit } from '../rate-limit/rate-limit.hook';
+import { InMemoryRateLimitStore, RedisRateLimitStore } from '../rate-limit/rate-limit.store';
+import { registerTracingHooks } from '../tracing/tracing';
+import { createValidationPipe } from '../validation/validation.pipe';
+import { registerHandlerTimeout } from './handler-timeout';
+import { registerCompression, registerCors, registerMethodSemantics } from './http-semantics.hooks';
+import { BODY_LIMIT_BYTES, registerJsonOnlyBodies, registerJsonParser, registerNulCheck } from './input-limits.hooks';
+import { registerRequestIdHeader } from './request-id';
+import { registerSecurityHeaders } from './security-headers.hooks';
+
+export interface PipelineSettings {
+  http: ConfigPart<'http'>;
+  auth: ConfigPart<'auth'>;
+  deprecations: ConfigPart<'deprecations'>;
+  /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
+  rateLimitPrefix?: string;
+}
+
+/**
+ * The request pipeline: every hook and plugin a request passes through, in the order they are registered, which
+ * is the order Fastify runs the hooks of one kind (`onRequest` hooks first to last, then the body is parsed,
+ * then `preValidation`, the route's Nest handler, `preSerialization`, `onSend`, `onResponse`). Each line says why
+ * it stands where it does; a new cross-cutting concern is one more line here, in its folder under `common/`.
+ * What Node and Fastify answer before any hook runs (malformed HTTP, a bad URL, Fastify's own errors) is in
+ * `common/errors/framework-errors.ts`, installed with the adapter (create-app.ts).
+ */
+export async function registerRequestPipeline(app: NestFastifyApplication, settings: PipelineSettings): Promise<void> {
+  const { http, auth, deprecations } = settings;
+  const fastify = app.getHttpAdapter().getInstance();
+  // onRequest, 1st: links the raw request to Fastify's, so every later line (and the request line) has its route.
+  registerRequestLogContext(fastify);
+  // onResponse: the duration of every response, refusals by the hooks below included (it never answers).
+  registerHttpMetrics(fastify, app.get(Metrics));
+  // onRequest: names the span by its route before anything may answer (a no-op without tracing).
+  registerTracingHooks(fastify);
+  // onRequest: the request id before the first hook that may answer, so that every answer carries it.
+  registerRequestIdHeader(fastify);
+  // onRequest: a body in another media type is refused before anything reads or counts it.
+  registerJsonOnlyBodies(fastify);
+  // onRequest: the handler's deadline starts as early as possible (503 when it passes).
+  registerHandlerTimeout(fastify, http.handlerTimeoutMs);
+  // onRoute + onRequest: before the routes are added (the docs routes take their own CSP), and before any hook
+  // that may answer, so that every answer has the security headers.
+  await registerSecurityHeaders(app);
+  // A plugin that attaches itself to each route as it is added: before the routes.
+  await registerCompression(app);
+  // CORS answers preflights; method semantics (405, OPTIONS) comes after it and after the request id, so its
+  // answers carry both.
+  registerMethodSemantics(fastify, await registerCors(app, http.corsOrigins));
+  // The body parser (depth check, then JSON) replaces Nest's: it runs after every onRequest hook.
+  registerJsonParser(app, BODY_LIMIT_BYTES);
+  // preValidation: after parsing, before the guard, pipes and use cases see the request.
+  registerNulCheck(fastify);
+  // preSerialization: a Paginated result becomes an array and a Link header, before onSend (deprecation) adds to it.
+  registerPagination(fastify);
+  // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).
+  app.get(Drain).register(fastify);
+  // onRequest: verifies the key once (the guard reuses it) and counts it; after the cheap refusals above.
+  if (auth.rateLimitPerMinute > 0) {
+    const store = auth.redisUrl
+      ? new RedisRateLimitStore(auth.redisUrl, settings.rateLimitPrefix)
+      : new InMemoryRateLimitStore();
+    const limits = {
+      perMinute: auth.rateLimitPerMinute,
+      signUpsPerHour: auth.signupLimitPerHour,
+      authFailuresPerMinute: auth.authFailureLimitPerMinute,
+    };
+    const bearer = app.get(BearerStrategy);
+    registerRateLimit(fastify, store, limits, (request) => bearer.authenticateRequest(request));
+  }
+  // onRequest (410 after the sunset, before authentication) and onSend (headers on every response, errors too):
+  // last, so that its onSend sees the Link header pagination set.
+  registerDeprecationHooks(fastify, deprecations, app.get(Clock));
+  // Nest's part, per route: the guard (API key → account, role), then the validation pipe, then the handler; any
+  // error on the way becomes the Error shape in the one filter.
+  app.useGlobalFilters(new GlobalExceptionFilter());
+  app.useGlobalPipes(createValidationPipe());
+}
