@@ -398,4 +398,49 @@ describe('fuzzing every documented operation with hostile input (fast-check, HTT
       { seed: SEED, numRuns: 4 * RUNS_PER_OPERATION, endOnFailure: true },
     );
   });
+
+  // IPv6 forms that embed an IPv4 address (issue 24): each form around a loopback, private or link-local IPv4
+  // address, in hex groups; every one is refused as the address it carries, with the one message for all.
+  it('refuses webhook URLs whose IPv6 address embeds a forbidden IPv4 address, in every form', async () => {
+    const forbiddenV4 = fc.oneof(
+      fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
+    );
+    const hex = (n: number) => n.toString(16);
+    const groups = ([a, b, c, d]: number[]) => [hex((a << 8) | b), hex((c << 8) | d)];
+    const invert = ([high, low]: string[]) => [hex(~parseInt(high, 16) & 0xffff), hex(~parseInt(low, 16) & 0xffff)];
+    const form = fc.tuple(
+      fc.constantFrom('compatible', 'mapped', 'translated', 'nat64', '6to4', 'teredo-server', 'teredo-client'),
+      forbiddenV4,
+      fc.nat(0xffff).map(hex),
+    );
+    await fc.assert(
+      fc.asyncProperty(form, async ([kind, v4, free]) => {
+        const [high, low] = groups(v4);
+        const address = {
+          compatible: `::${high}:${low}`,
+          mapped: `::ffff:${high}:${low}`,
+          translated: `::ffff:0:${high}:${low}`,
+          nat64: `64:ff9b::${high}:${low}`,
+          '6to4': `2002:${high}:${low}:${free}::1`,
+          'teredo-server': `2001:0:${high}:${low}:${free}::1`,
+          'teredo-client': `2001:0:808:808:${free}::${invert([high, low]).join(':')}`,
+        }[kind];
+        const url = `https://[${address}]:8443/hook`;
+        const response = await api.post('/webhooks/endpoints', {
+          key: customer,
+          body: { url, events: ['order.placed'] },
+        });
+        expectSound(response, `POST /webhooks/endpoints ${url}`);
+        expect({ url, status: response.status, code: response.body?.code }).toEqual({
+          url,
+          status: 400,
+          code: 'invalid_webhook_url',
+        });
+      }),
+      { seed: SEED, numRuns: 4 * RUNS_PER_OPERATION, endOnFailure: true },
+    );
+  });
 });

@@ -216,3 +216,55 @@ const redisUrl = process.env['TEST_REDIS_URL'];
     });
   },
 );
+
+/**
+ * Webhook pings (POST /webhooks/endpoints/{id}/test) have a budget of their own, 5 a minute per account, counted
+ * in the same store as every other budget: through Redis, shared by instances, when one is configured.
+ */
+describe('webhook pings: 5 a minute per account, shared by instances through the rate-limit store', () => {
+  let first: TestApp;
+  let second: TestApp;
+  const prefix = `petstore:test:${randomUUID()}:`;
+  const overrides: ConfigOverrides = {
+    auth: { rateLimitPerMinute: 100, ...(redisUrl ? { redisUrl } : {}) },
+    webhooks: { allowPrivate: true },
+  };
+
+  beforeAll(async () => {
+    first = await TestApp.start(overrides, { rateLimitPrefix: prefix });
+    // Without TEST_REDIS_URL each process counts alone: the second instance is then the first one again.
+    second = redisUrl ? await TestApp.startOn(first.databaseUrl, overrides, { rateLimitPrefix: prefix }) : first;
+  });
+  afterAll(async () => {
+    await first.close();
+    if (second !== first) await second.close();
+    if (redisUrl) {
+      const redis = new Redis(redisUrl);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+
+  it('answers 429 rate_limited to the sixth ping of a minute, whichever instance gets it', async () => {
+    const { key } = await first.customer('Eager pinger');
+    const body = { url: 'https://127.0.0.1:8443/hook', events: ['order.placed'] };
+    const hook = (await first.post('/webhooks/endpoints', { key, body })).body.id as number;
+    const statuses: number[] = [];
+    for (const api of [first, second, first, second, first, second]) {
+      const ping = await api.post(`/webhooks/endpoints/${hook}/test`, { key });
+      statuses.push(ping.status);
+      if (ping.status === 429) {
+        expectError(ping, 429, 'rate_limited');
+        expect(Number(ping.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(ping.headers.get('ratelimit-policy')).toBe('"default";q=100;w=60, "webhook-pings";q=5;w=60');
+      }
+    }
+    expect(statuses).toEqual([202, 202, 202, 202, 202, 429]);
+    // The account's other requests are not held by it, nor are another account's pings.
+    expect((await second.get(`/webhooks/endpoints/${hook}`, { key })).status).toBe(200);
+    const other = await first.customer('Other pinger');
+    const otherHook = (await first.post('/webhooks/endpoints', { key: other.key, body })).body.id as number;
+    expect((await second.post(`/webhooks/endpoints/${otherHook}/test`, { key: other.key })).status).toBe(202);
+  });
+});

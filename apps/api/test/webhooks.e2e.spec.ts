@@ -467,7 +467,7 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
       (jobs) => jobs.length === 1 && jobs[0].state === 'completed',
     );
     const [row] = await api.sql(`SELECT status, attempts, last_error FROM webhook_deliveries WHERE id = $1`, [id]);
-    expect(row).toEqual({ status: 'failed', attempts: 0, last_error: 'given up: the delivery job kept breaking' });
+    expect(row).toEqual({ status: 'failed', attempts: 0, last_error: 'given_up' });
   });
 
   it('sends a ping on POST /webhooks/endpoints/{id}/test and lists deliveries newest first, paged', async () => {
@@ -502,6 +502,25 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     expectError(await api.post(`/webhooks/endpoints/${hook.id}/test`, { key: other.key }), 404, 'not_found');
     expectError(await api.get(`/webhooks/endpoints/${hook.id}/deliveries`, { key: other.key }), 404, 'not_found');
   });
+  it('sends a ping once, never retried, and recorded with a category, not the error text', async () => {
+    const customer = await api.customer('Failing pinger');
+    const hook = await endpoint(customer.key, ['order.placed']);
+    receiver.answer = (request) => (request.path === hook.path ? 503 : 200);
+    try {
+      const ping = await api.post(`/webhooks/endpoints/${hook.id}/test`, { key: customer.key });
+      expect(ping.status).toBe(202);
+      const [delivery] = await eventually(
+        async () => (await api.get(`/webhooks/endpoints/${hook.id}/deliveries`, { key: customer.key })).body,
+        (d) => d.length === 1 && d[0].status !== 'pending',
+      );
+      expect(delivery).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 503, lastError: 'http_status' });
+      // The retry delays here are 100 ms: a retried ping would have arrived again by now.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.to(hook.path)).toHaveLength(1);
+    } finally {
+      receiver.answer = () => 200;
+    }
+  });
 });
 
 describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
@@ -530,10 +549,25 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
     'https://[::ffff:127.0.0.1]/hook',
     'https://localhost/hook',
     'https://user:pass@example.com/hook',
-  ])('refuses %s with 400 invalid_webhook_url', async (url) => {
+    // IPv6 forms that embed a loopback or private IPv4 address (issue 24).
+    'https://[::127.0.0.1]/hook',
+    'https://[::ffff:0:7f00:1]/hook',
+    'https://[2002:7f00:1::]/hook',
+    'https://[2001:0:7f00:1::]/hook',
+    'https://[2001:0:808:808::80ff:fffe]/hook',
+    'https://[64:ff9b::10.0.0.1]/hook',
+    // Ports below 1024 other than 443.
+    'https://example.com:22/hook',
+    'https://example.com:25/hook',
+    'https://example.com:1023/hook',
+  ])('refuses %s with 400 invalid_webhook_url, one message for all', async (url) => {
     const { key } = await api.customer('Private');
     const response = await api.post('/webhooks/endpoints', { key, body: { url, events: ['order.placed'] } });
     expectError(response, 400, 'invalid_webhook_url');
+    expect(response.body.message).toBe(
+      'url refused: the URL cannot receive webhooks: it must be https://, without credentials, on port 443 or ' +
+        '1024-65535, and its host must resolve only to public addresses.',
+    );
   });
 
   it('fails an attempt the receiver does not answer within the time allowed', async () => {
@@ -544,7 +578,7 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
       const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
       const response = await sender.send({ url, eventId: 'e', body: '{}', secret, timeoutMs: 300 });
-      expect(response).toEqual({ statusCode: null, error: 'no answer within 300 ms' });
+      expect(response).toEqual({ statusCode: null, error: 'timeout' });
     } finally {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
@@ -555,10 +589,13 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
     const sender = new HttpWebhookSender(new WebhookNetworkSettings(false));
     const port = new URL(receiver.url).port;
     const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-    for (const url of [`https://localhost:${port}/x`, `https://127.0.0.1:${port}/x`, `http://localhost:${port}/x`]) {
+    for (const [url, category] of [
+      [`https://localhost:${port}/x`, 'forbidden_address'],
+      [`https://127.0.0.1:${port}/x`, 'forbidden_address'],
+      [`http://localhost:${port}/x`, 'invalid_url'],
+    ]) {
       const response = await sender.send({ url, eventId: 'e', body: '{}', secret, timeoutMs: 2_000 });
-      expect(response.statusCode).toBeNull();
-      expect(response.error).toEqual(expect.any(String));
+      expect(response).toEqual({ statusCode: null, error: category });
     }
     expect(receiver.received).toHaveLength(0);
     const allowed = new HttpWebhookSender(new WebhookNetworkSettings(true));

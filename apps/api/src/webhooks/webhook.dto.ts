@@ -117,7 +117,17 @@ export class WebhookDeliveryDto {
   })
   lastStatusCode?: number;
 
-  @ApiPropertyOptional({ description: 'Why the last attempt failed.', example: 'HTTP 503' })
+  @ApiPropertyOptional({
+    description:
+      'Why the last attempt failed, as a category (no host, address or network library text): `timeout` (no ' +
+      'answer in time), `connection_refused`, `connection_error` (reset, unreachable, other network failures), ' +
+      '`tls_error` (handshake or certificate), `http_status` (an answer outside 2xx: see `lastStatusCode`), ' +
+      '`forbidden_address` (the host does not resolve, or resolves to a private, loopback, link-local or ' +
+      'otherwise forbidden address: the two are not told apart), `invalid_url` (the URL no longer passes the ' +
+      'rules: scheme, credentials, port), `endpoint_disabled`, `given_up` (the delivery job kept breaking). ' +
+      'Deliveries recorded before this list may carry older free text.',
+    example: 'http_status',
+  })
   lastError?: string;
 
   @ApiPropertyOptional({ description: 'When the next attempt is due (pending deliveries).', format: 'date-time' })

@@ -1,3 +1,4 @@
+import { WEBHOOK_PINGS_PER_MINUTE } from '../common/rate-limit/rate-limit.hook';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -33,7 +34,10 @@ import {
 const DELIVERY =
   'Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it) with the ' +
   'Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s is ' +
-  'delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.';
+  'delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed. ' +
+  'The URL must be https://, without credentials, on port 443 (the default) or 1024-65535, and its host must ' +
+  'resolve only to public addresses (IPv6 forms that embed an IPv4 address are judged by that address); every ' +
+  'URL refused answers the same 400 `invalid_webhook_url`, whichever rule it fails.';
 
 @ApiTags('webhooks')
 @Auth()
@@ -110,7 +114,14 @@ export class WebhooksController {
 
   @Post(':endpointId/test')
   @HttpCode(202)
-  @ApiOperation({ operationId: 'testWebhookEndpoint', summary: 'Send a `ping` event to the endpoint' })
+  @ApiOperation({
+    operationId: 'testWebhookEndpoint',
+    summary: 'Send a `ping` event to the endpoint',
+    description:
+      'One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings have a ' +
+      `budget of their own: ${WEBHOOK_PINGS_PER_MINUTE} a minute per account (shared by every instance), on top of ` +
+      'the general rate limit; past it, 429 `rate_limited` with `Retry-After`.',
+  })
   @ApiAcceptedResponse({ type: WebhookPingDto })
   async test(
     @Param('endpointId', ParseIdPipe) id: number,

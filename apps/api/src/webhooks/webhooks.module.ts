@@ -59,8 +59,23 @@ export function webhookJobs(config: AppConfig): SliceJobs {
  * use cases, the stores, the network adapters and the delivery use cases. Its controller and its worker are
  * the two modules below, which the assembly adds for the `http` and `worker` roles.
  */
+/** One warning line at start-up when WEBHOOKS_ALLOW_PRIVATE=true (logged once the process's logger is set). */
+@Injectable()
+export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
+  constructor(private readonly settings: WebhookNetworkSettings) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.allowPrivate) return;
+    new Logger('Webhooks').warn(
+      'WEBHOOKS_ALLOW_PRIVATE=true: webhooks may go to http:// URLs and to private, loopback and link-local ' +
+        'addresses. Unsafe outside development: a customer can make this service POST inside your network.',
+    );
+  }
+}
+
 @Module({
   providers: [
+    UnsafeWebhookNetworkWarning,
     {
       provide: WebhookSettings,
       useFactory: (webhooks: ConfigPart<'webhooks'>) => webhookSettings(webhooks),

@@ -144,10 +144,28 @@ export interface WebhookRequest {
   timeoutMs: number;
 }
 
+/**
+ * Why an attempt failed, as a delivery's `lastError` shows it: a category, never a host, an address
+ * or a library's text (those go to the operator's log). `forbidden_address` covers a host that does
+ * not resolve as well as one that resolves to a forbidden address: the two are not told apart.
+ */
+export const WEBHOOK_ERROR_CATEGORIES = [
+  'timeout',
+  'connection_refused',
+  'connection_error',
+  'tls_error',
+  'http_status',
+  'forbidden_address',
+  'invalid_url',
+  'endpoint_disabled',
+  'given_up',
+] as const;
+export type WebhookErrorCategory = (typeof WEBHOOK_ERROR_CATEGORIES)[number];
+
 /** The HTTP status received, or why none was (refused address, timeout, connection error). */
 export interface WebhookResponse {
   statusCode: number | null;
-  error: string | null;
+  error: WebhookErrorCategory | null;
 }
 
 /** Signs (Standard Webhooks headers) and POSTs one attempt; never throws for the receiver's failures. */

@@ -197,7 +197,7 @@ export class DeliverWebhook {
     const attempt = delivery.attempts + 1;
     if (target.endpointDisabled) {
       const at = this.clock.now();
-      const outcome = { statusCode: null, error: 'endpoint disabled', nextAttemptAt: null, at };
+      const outcome = { statusCode: null, error: 'endpoint_disabled' as const, nextAttemptAt: null, at };
       const attempts = { attempt: delivery.attempts, previousAttempts: delivery.attempts };
       await this.deliveries.recordAttempt({ deliveryId, ...attempts, status: 'failed', ...outcome });
       return 'failed';
@@ -211,10 +211,12 @@ export class DeliverWebhook {
     });
     const at = this.clock.now();
     const delivered = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
-    const nextAttemptAt = delivered ? null : this.settings.nextAttemptAt(attempt, at);
+    // A ping is a check made by hand: it is sent once, never retried (its caller sees the outcome and may ping again).
+    const retried = !delivered && delivery.type !== 'ping';
+    const nextAttemptAt = retried ? this.settings.nextAttemptAt(attempt, at) : null;
     const status: WebhookDeliveryStatus = delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'failed';
     await this.uow.run(async () => {
-      const error = delivered ? null : (response.error ?? `HTTP ${response.statusCode}`);
+      const error = delivered ? null : (response.error ?? 'http_status');
       const outcome = { deliveryId, attempt, previousAttempts: delivery.attempts, status, error, nextAttemptAt, at };
       if (!(await this.deliveries.recordAttempt({ ...outcome, statusCode: response.statusCode }))) return;
       await this.endpoints.recordHealth(delivery.endpointId, delivered, at);
@@ -242,7 +244,7 @@ export class GiveUpWebhookDelivery {
       previousAttempts: attempts,
       status: 'failed',
       statusCode: lastStatusCode,
-      error: 'given up: the delivery job kept breaking',
+      error: 'given_up',
       nextAttemptAt: null,
       at: this.clock.now(),
     });

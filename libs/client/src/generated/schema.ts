@@ -393,6 +393,9 @@ export interface paths {
      * @description Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns
      * it) with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10
      * s is delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.
+     * The URL must be https://, without credentials, on port 443 (the default) or 1024-65535, and its host must resolve
+     * only to public addresses (IPv6 forms that embed an IPv4 address are judged by that address); every URL refused
+     * answers the same 400 `invalid_webhook_url`, whichever rule it fails.
      */
     post: operations['createWebhookEndpoint'];
     delete?: never;
@@ -445,7 +448,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a `ping` event to the endpoint */
+    /**
+     * Send a `ping` event to the endpoint
+     * @description One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings
+     * have a budget of their own: 5 a minute per account (shared by every instance), on top of the general rate limit;
+     * past it, 429 `rate_limited` with `Retry-After`.
+     */
     post: operations['testWebhookEndpoint'];
     delete?: never;
     options?: never;
@@ -937,8 +945,14 @@ export interface components {
        */
       lastStatusCode?: number;
       /**
-       * @description Why the last attempt failed.
-       * @example HTTP 503
+       * @description Why the last attempt failed, as a category (no host, address or network library text): `timeout`
+       * (no answer in time), `connection_refused`, `connection_error` (reset, unreachable, other network failures),
+       * `tls_error` (handshake or certificate), `http_status` (an answer outside 2xx: see `lastStatusCode`),
+       * `forbidden_address` (the host does not resolve, or resolves to a private, loopback, link-local or otherwise
+       * forbidden address: the two are not told apart), `invalid_url` (the URL no longer passes the rules: scheme,
+       * credentials, port), `endpoint_disabled`, `given_up` (the delivery job kept breaking). Deliveries recorded
+       * before this list may carry older free text.
+       * @example http_status
        */
       lastError?: string;
       /**
@@ -6044,7 +6058,7 @@ export interface operations {
            *         "status": "pending",
            *         "attempts": 1,
            *         "lastStatusCode": 200,
-           *         "lastError": "HTTP 503",
+           *         "lastError": "http_status",
            *         "createdAt": "2026-11-23T10:00:00.000Z"
            *       }
            *     ]

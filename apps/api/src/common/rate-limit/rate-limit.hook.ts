@@ -7,6 +7,12 @@ import { RateLimitStore, WindowCount } from './rate-limit.store';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
+/**
+ * Webhook pings (POST /webhooks/endpoints/{id}/test) a minute per account, on top of the general budget: each
+ * one makes this service POST to a URL the customer chose, so they are few (a person checking a receiver).
+ */
+export const WEBHOOK_PINGS_PER_MINUTE = 5;
+const WEBHOOK_PING_ROUTE = '/webhooks/endpoints/:endpointId/test';
 
 export interface RateLimits {
   /** Requests a minute per verified account, or per client address without one (RATE_LIMIT_PER_MINUTE). */
@@ -89,6 +95,12 @@ export function registerRateLimit(
       HOUR_MS,
       `Too many sign-ups from this address: the limit is ${limits.signUpsPerHour} an hour.`,
     ),
+    webhookPings: policy(
+      'webhook-pings',
+      WEBHOOK_PINGS_PER_MINUTE,
+      MINUTE_MS,
+      `Too many webhook pings: the limit is ${WEBHOOK_PINGS_PER_MINUTE} a minute per account.`,
+    ),
   };
   fastify.addHook('onRequest', async (request, reply) => {
     if (isHealthProbe(request.url)) return; // probes from orchestrators are never limited
@@ -140,6 +152,7 @@ interface Policies {
   default: Policy;
   authFailures: Policy;
   signUp: Policy;
+  webhookPings: Policy;
 }
 
 /** Whole seconds until the window resets, at least 1. */
@@ -160,7 +173,11 @@ async function bucketsOf(request: FastifyRequest, policies: Policies, authentica
   const buckets: Bucket[] = [];
   if (account) {
     // Account ids restart in every database; the creation time keeps apart deployments sharing one Redis.
-    buckets.push({ policy: policies.default, client: `account:${account.id}:${account.createdAt.getTime()}` });
+    const client = `account:${account.id}:${account.createdAt.getTime()}`;
+    buckets.push({ policy: policies.default, client });
+    if (request.method === 'POST' && request.routeOptions.url === WEBHOOK_PING_ROUTE) {
+      buckets.push({ policy: policies.webhookPings, client: `webhook-pings:${client}` });
+    }
   } else {
     buckets.push({ policy: policies.default, client: `ip:${address}` });
     if (request.headers.authorization !== undefined && !unverified) {
