@@ -11,6 +11,7 @@ import { registerRequestPipeline } from './common/http/pipeline';
 import { BODY_LIMIT_BYTES } from './common/http/input-limits.hooks';
 import { requestId } from './common/http/request-id';
 import { buildOpenApiDocument } from './common/openapi/openapi';
+import { OperationShapes } from './common/validation/operation-shapes';
 import { createRootLogger, startupNestLogger, RootLogger, silentLogger } from './common/logging/logging';
 
 export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'roles'> {
@@ -64,6 +65,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     await registerRequestPipeline(app, { ...options.config, rateLimitPrefix: options.rateLimitPrefix });
 
     const document = buildOpenApiDocument(app);
+    app.get(OperationShapes).load(document);
     SwaggerModule.setup('docs', app, document, {
       jsonDocumentUrl: 'openapi.json',
       yamlDocumentUrl: 'openapi.yaml',

@@ -6,6 +6,7 @@ import { AccountsHttpModule, AccountsModule } from '../accounts/accounts.module'
 import { ChangeSignalsModule } from '../accounts/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
+import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { httpLoggerParams, startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
@@ -114,6 +115,9 @@ export class ProcessModule {
       providers: http
         ? [
             { provide: APP_GUARD, useClass: ApiKeyGuard },
+            // After the key (401/403 first): a parameter or field the operation does not define is a 400.
+            { provide: APP_GUARD, useClass: OperationShapeGuard },
+            OperationShapes, // loaded from the served description by createApp
             Drain, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
             RedisProbe,
           ]

@@ -1,0 +1,73 @@
+import { ADMIN_KEY, expectError, TestApp } from './support/test-app';
+
+type Operation = { requestBody?: unknown; parameters?: { in: string; name: string }[] };
+
+/**
+ * One rule, walked over every operation the service describes (a new operation is covered as it is declared): a
+ * query parameter or a body field the operation does not define is a 400 naming it, and so is a body sent to an
+ * operation that takes none (issue 24 item 4, issue 21 item 6). Nothing changes meanwhile.
+ */
+describe('every operation refuses what it does not define (HTTP, real PostgreSQL)', () => {
+  let api: TestApp;
+  let operations: { method: string; path: string; operation: Operation }[];
+
+  beforeAll(async () => {
+    api = await TestApp.start();
+    const document = (await api.get('/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
+    operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map(([method, operation]) => ({
+          method: method.toUpperCase(),
+          path: path.replace(/\{\w+\}/g, '1'),
+          operation,
+        })),
+    );
+  });
+  afterAll(() => api.close());
+
+  const count = async () => Number((await api.sql(`SELECT count(*) AS n FROM accounts`))[0].n);
+
+  it('refuses an unknown query parameter on every operation, naming it', async () => {
+    expect(operations.length).toBeGreaterThan(20);
+    for (const { method, path } of operations) {
+      const response = await api.request(method, `${path}?access_token=x`, { key: ADMIN_KEY });
+      expectError(response, 400, 'validation_failed');
+      expect({ method, path, details: response.body.details }).toEqual({
+        method,
+        path,
+        details: [{ field: 'access_token', message: expect.stringMatching(/^access_token is not a known /) }],
+      });
+    }
+  });
+
+  it('refuses a body on every operation that takes none, naming its fields', async () => {
+    const bodiless = operations.filter((o) => o.method !== 'GET' && !o.operation.requestBody);
+    expect(bodiless.map((o) => `${o.method} ${o.path}`)).toContain('POST /accounts/me/api-keys');
+    const before = await count();
+    for (const { method, path } of bodiless) {
+      const response = await api.request(method, path, { key: ADMIN_KEY, body: { role: 'admin' } });
+      expectError(response, 400, 'validation_failed');
+      expect({ method, path, fields: response.body.details.map((d: { field: string }) => d.field) }).toEqual({
+        method,
+        path,
+        fields: ['role'],
+      });
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it("refuses names of every object's prototype in a body, as any other unknown field", async () => {
+    for (const name of ['toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'constructor', 'prototype']) {
+      const response = await api.post('/accounts', { body: { name: 'Proto', [name]: 'x' } });
+      expectError(response, 400, 'validation_failed');
+      expect(response.body.details).toEqual([{ field: name, message: `${name} is not a known field` }]);
+    }
+  });
+
+  it('still takes every defined parameter and field', async () => {
+    expect((await api.get('/pets?status=available&limit=5', { key: ADMIN_KEY })).status).toBe(200);
+    expect((await api.post('/accounts', { body: { name: 'Fine' } })).status).toBe(201);
+    expect((await api.post('/accounts/me/api-keys', { key: ADMIN_KEY })).status).toBe(201);
+  });
+});
