@@ -54,6 +54,8 @@ describe('test database plumbing', () => {
       url,
       'SELECT count(*)::int AS migrations FROM schema_migrations',
     );
+    // Another spec of this jest worker may have left rows in the worker's database: start from none.
+    await resetDatabase(url);
     await query(url, "INSERT INTO categories (name) VALUES ('Dogs'), ('Cats')");
 
     await resetDatabase(url);
