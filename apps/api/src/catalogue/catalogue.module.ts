@@ -21,37 +21,28 @@ import { InventoryController } from './inventory.controller';
 import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 
+/** The catalogue's use cases: provided here, used by its controllers and the seed. */
+const USE_CASES = [
+  CreateCategory,
+  UpdateCategory,
+  DeleteCategory,
+  CategoryQueries,
+  CreatePet,
+  UpdatePet,
+  DeletePet,
+  PetQueries,
+  SetStock,
+  StockQueries,
+];
+
 /**
  * The catalogue: categories, pets and their stock. Its controllers are CatalogueHttpModule, which the
  * assembly adds for the `http` role; the seed uses its use cases.
  */
 @Module({
   imports: [CatalogueRepositoriesModule, WebhooksModule],
-  providers: [
-    { provide: CategoryRepository, useClass: PgCategoryRepository },
-    CreateCategory,
-    UpdateCategory,
-    DeleteCategory,
-    CategoryQueries,
-    CreatePet,
-    UpdatePet,
-    DeletePet,
-    PetQueries,
-    SetStock,
-    StockQueries,
-  ],
-  exports: [
-    CreateCategory,
-    UpdateCategory,
-    DeleteCategory,
-    CategoryQueries,
-    CreatePet,
-    UpdatePet,
-    DeletePet,
-    PetQueries,
-    SetStock,
-    StockQueries,
-  ],
+  providers: [{ provide: CategoryRepository, useClass: PgCategoryRepository }, ...USE_CASES],
+  exports: USE_CASES,
 })
 export class CatalogueModule {
   constructor(payloads: WebhookPayloadShapes) {
