@@ -1,9 +1,13 @@
-// Benchmark: the built service (`npm run build` first; `npm run bench` does both) side by side with a raw
-// Fastify + `pg` server (tools/bench/raw-server.mjs) doing the same work per request, on the same database,
-// in alternating rounds per scenario (app, raw, app, raw…). Seeds with SQL generate_series after the
-// service has migrated the database. Uses DATABASE_URL if set, else an embedded PostgreSQL in a temporary
-// directory. Traffic goes to 127.0.0.1 only; every wait is bounded; both servers and the embedded database
-// are stopped on success, failure and SIGINT/SIGTERM.
+// Benchmark: the built service (`npm run build` first; `npm run bench` does both), at LOG_LEVEL=warn and at the
+// default info (one access line per request, what production runs), side by side with two raw Fastify + `pg`
+// baselines (tools/bench/raw-server.mjs): `minimal`, the simplest correct handler per scenario, and `mirrored`,
+// the service's own statements without its framework; on the same database, in alternating rounds per
+// scenario (app, app at info, minimal, mirrored, app…). Ratios are against the minimal baseline. Seeds with SQL
+// generate_series after the service has migrated the database. Uses DATABASE_URL if set, else an embedded
+// PostgreSQL in a temporary directory. Traffic goes to 127.0.0.1 only; every wait is bounded; the servers and the
+// embedded database are stopped on success, failure and SIGINT/SIGTERM.
+// BENCH_LOG_LEVELS (warn,info), BENCH_BASELINES (minimal,mirrored; the first is the reference) and
+// BENCH_SCENARIOS (all) choose what runs.
 // Writes bench/results/<date>.md and .json. `--profile` (or BENCH_PROFILE=1) runs the service under
 // `node --cpu-prof` and prints the top self-time functions and packages per scenario (see profile.mjs).
 import { spawn } from 'node:child_process';
@@ -33,6 +37,34 @@ if (!Number.isInteger(WARMUP_SECONDS) || WARMUP_SECONDS < 0) throw new Error('BE
 const PETS = setting('BENCH_PETS', 1_000_000);
 const KEYS = setting('BENCH_KEYS', 1_000_000);
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
+const listSetting = (name, fallback, allowed) => {
+  const values = String(process.env[name] ?? fallback)
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  const unknown = values.filter((v) => !allowed.includes(v));
+  if (values.length === 0 || unknown.length) throw new Error(`${name}: one or more of ${allowed.join(', ')}`);
+  return values;
+};
+// The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
+const LOG_LEVELS = listSetting('BENCH_LOG_LEVELS', 'warn,info', ['warn', 'info']);
+const BASELINES = listSetting('BENCH_BASELINES', 'minimal,mirrored', ['minimal', 'mirrored']);
+// The first baseline listed is the one ratios are computed against.
+const REFERENCE = BASELINES[0];
+const SCENARIO_KEYS = [
+  'categories',
+  'petsByIds',
+  'petById',
+  'firstPage',
+  'deepPage',
+  'orderRandom',
+  'orderHot',
+  'inventory',
+  'messages',
+  'categoriesManyKeys',
+];
+// BENCH_SCENARIOS=orderRandom,orderHot measures only those (a quicker run while working on one path).
+const ONLY = process.env.BENCH_SCENARIOS ? listSetting('BENCH_SCENARIOS', '', SCENARIO_KEYS) : SCENARIO_KEYS;
 // `--label NAME` (or BENCH_LABEL): results go to bench/results/<date>-NAME.md, so that runs of one day stay apart.
 const LABEL = (() => {
   const at = process.argv.indexOf('--label');
@@ -84,9 +116,13 @@ function start(name, args, env) {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // At info the service writes a line per request: the bench reads them (as a log shipper would) but prints
+  // only warnings and worse (pino levels 40–60).
   child.stdout.on('data', (chunk) => {
     const text = String(chunk).trim();
-    if (text && text !== 'ready') console.log(`[${name}] ${text}`);
+    if (!text || text === 'ready') return;
+    if (env.LOG_LEVEL === 'info' && !/"level":[456]0/.test(text)) return;
+    console.log(`[${name}] ${text}`);
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -289,72 +325,88 @@ function mergeRounds(rounds) {
   };
 }
 
-/** The scenarios that read (the "every read ≥ 0.85×" target) and those that place an order (≥ 0.9×). */
+/** The scenarios that read and those that place an order (issue 23's targets). */
 const READS = ['categories', 'petsByIds', 'petById', 'firstPage', 'deepPage', 'inventory', 'categoriesManyKeys'];
 const ORDERS = ['orderRandom', 'orderHot'];
 
-/** The performance issue's targets, each with what this run measured and whether it is met. */
+/** The performance issue's targets, each with what this run measured and whether it is met (null: not measured). */
 function targets(report) {
+  const present = (keys) => keys.filter((k) => report.scenarios.some((s) => s.key === k));
   const by = Object.fromEntries(report.scenarios.map((s) => [s.key, s]));
-  const worst = (keys, field, pick) =>
-    keys
-      .filter((k) => by[k])
-      .map((k) => ({ key: k, value: by[k][field] }))
-      .reduce((a, b) => (pick(a.value, b.value) ? a : b));
-  const list = (keys, field) =>
-    keys
-      .filter((k) => by[k])
-      .map((k) => `${k} ${by[k][field]}`)
-      .join(', ');
-  const reads = worst(READS, 'ratio', (a, b) => a <= b);
-  const orders = worst(ORDERS, 'ratio', (a, b) => a <= b);
+  const check = (keys, field, ok) => {
+    const measured = present(keys).filter((k) => by[k][field] != null);
+    if (measured.length === 0) return { met: null, measured: 'not measured' };
+    return {
+      met: measured.every((k) => ok(by[k][field])),
+      measured: measured.map((k) => `${k} ${by[k][field]}`).join(', '),
+    };
+  };
   const all = report.scenarios.map((s) => s.key);
-  const p99 = worst(all, 'p99Ratio', (a, b) => a >= b);
   const { derived, memory } = report;
+  const vs = `the ${REFERENCE} baseline`;
   return [
-    { target: 'every read ≥ 0.85× the raw req/s', met: reads.value >= 0.85, measured: list(READS, 'ratio') },
-    { target: 'order placement ≥ 0.9× the raw req/s', met: orders.value >= 0.9, measured: list(ORDERS, 'ratio') },
+    { target: `every read ≥ 0.9× ${vs} (warn)`, ...check(READS, 'ratio', (v) => v >= 0.9) },
+    { target: `orders ≥ 0.9× ${vs} (warn)`, ...check(ORDERS, 'ratio', (v) => v >= 0.9) },
+    { target: `every read ≥ 0.85× ${vs} (info)`, ...check(READS, 'ratioInfo', (v) => v >= 0.85) },
+    { target: `orders ≥ 0.85× ${vs} (info)`, ...check(ORDERS, 'ratioInfo', (v) => v >= 0.85) },
+    { target: `p99 ≤ 1.5× ${vs} (warn)`, ...check(all, 'p99Ratio', (v) => v <= 1.5) },
+    { target: `p99 ≤ 1.5× ${vs} (info)`, ...check(all, 'p99RatioInfo', (v) => v <= 1.5) },
     {
       target: `auth with ${report.config.keys.toLocaleString('en')} keys ≥ 0.95× the same read with one key`,
-      met: derived.authKeysRatio !== null && derived.authKeysRatio >= 0.95,
-      measured: String(derived.authKeysRatio),
+      met: derived.authKeysRatio == null ? null : derived.authKeysRatio >= 0.95,
+      measured: String(derived.authKeysRatio ?? 'not measured'),
     },
     {
       target: 'deep page p50 ≤ 1.2× the first page',
-      met: derived.deepPageP50Ratio !== null && derived.deepPageP50Ratio <= 1.2,
-      measured: String(derived.deepPageP50Ratio),
+      met: derived.deepPageP50Ratio == null ? null : derived.deepPageP50Ratio <= 1.2,
+      measured: String(derived.deepPageP50Ratio ?? 'not measured'),
     },
-    { target: 'RSS after load ≤ 250 MB', met: memory.rssAfterMb <= 250, measured: `${memory.rssAfterMb} MB` },
-    { target: 'p99 ≤ 1.5× the raw p99', met: p99.value <= 1.5, measured: list(all, 'p99Ratio') },
+    {
+      target: 'RSS after load ≤ 250 MB',
+      met: Object.values(memory).every((m) => m.rssAfterMb <= 250),
+      measured: Object.entries(memory)
+        .map(([server, m]) => `${server} ${m.rssAfterMb} MB`)
+        .join(', '),
+    },
   ];
 }
 
+const cell = (result, field) => (result ? result[field] : '–');
+
 function markdown(report) {
   const { machine, config } = report;
+  const servers = config.servers;
   const lines = [
     `# Benchmark ${report.date}`,
     '',
     `Machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load average before the run ` +
       `${machine.loadBefore}; database: ${config.database}.`,
     `Configuration: ${config.connections} connections, ${config.seconds} s per round, ${config.rounds} round(s) per ` +
-      `server per scenario (app and raw alternating), ${config.pets.toLocaleString('en')} pets, ` +
+      `server per scenario (${servers.join(', ')} alternating), ${config.pets.toLocaleString('en')} pets, ` +
       `${config.keys.toLocaleString('en')} API keys for the last scenario` +
       `${config.profile ? ', app under --cpu-prof' : ''}.`,
     '',
-    'The load generator, both servers and PostgreSQL share the machine; numbers from a loaded or shared machine ' +
-      'are indicative only. Compare the ratio, measured in the same run, rather than absolute req/s.',
+    '`app` is the service at LOG_LEVEL=warn, `app-info` at the default info (an access line per request); ' +
+      "`minimal` is the simplest correct handler per scenario, `mirrored` the service's own statements without " +
+      `its framework (tools/bench/raw-server.mjs). Ratios are against \`${REFERENCE}\`.`,
     '',
-    '| scenario | app req/s | raw req/s | ratio | app p50 / p99 ms | raw p50 / p99 ms | p99 ratio | ' +
-      'SQL/req app / raw |',
-    '|---|---|---|---|---|---|---|---|',
+    'The load generator, the servers and PostgreSQL share the machine; numbers from a loaded or shared machine ' +
+      'are indicative only. Compare the ratios, measured in the same run, rather than absolute req/s.',
+    '',
+    `| scenario | ${servers.map((s) => `${s} req/s`).join(' | ')} | ratio warn | ratio info | ratio vs mirrored | ` +
+      `p99 ms ${servers.join(' / ')} | p99 ratio warn / info | SQL/req ${servers.join(' / ')} |`,
+    `|---|${servers.map(() => '---|').join('')}---|---|---|---|---|---|`,
   ];
   for (const s of report.scenarios) {
+    const r = s.results;
+    const trouble = servers.filter((k) => r[k].non2xx + r[k].errors > 0);
     lines.push(
-      `| ${s.name} | ${s.app.reqPerSec} | ${s.raw.reqPerSec} | ${s.ratio} | ${s.app.p50} / ${s.app.p99} | ` +
-        `${s.raw.p50} / ${s.raw.p99} | ${s.p99Ratio} | ` +
-        `${s.app.statementsPerRequest ?? 'n/a'} / ${s.raw.statementsPerRequest ?? 'n/a'} |` +
-        (s.app.non2xx + s.app.errors + s.raw.non2xx + s.raw.errors > 0
-          ? ` ⚠ non-2xx/errors app ${s.app.non2xx}/${s.app.errors}, raw ${s.raw.non2xx}/${s.raw.errors}`
+      `| ${s.name} | ${servers.map((k) => r[k].reqPerSec).join(' | ')} | ${s.ratio ?? '–'} | ${s.ratioInfo ?? '–'} | ` +
+        `${s.ratioMirrored ?? '–'} | ${servers.map((k) => cell(r[k], 'p99')).join(' / ')} | ` +
+        `${s.p99Ratio ?? '–'} / ${s.p99RatioInfo ?? '–'} | ` +
+        `${servers.map((k) => r[k].statementsPerRequest ?? 'n/a').join(' / ')} |` +
+        (trouble.length
+          ? ` ⚠ non-2xx/errors ${trouble.map((k) => `${k} ${r[k].non2xx}/${r[k].errors}`).join(', ')}`
           : ''),
     );
   }
@@ -362,63 +414,80 @@ function markdown(report) {
   lines.push(
     '',
     `- Deep page / first page latency (app, p50): ${d.deepPageP50Ratio ?? 'n/a'}; ` +
-      `(raw): ${d.rawDeepPageP50Ratio ?? 'n/a'}.`,
+      `(${REFERENCE}): ${d.rawDeepPageP50Ratio ?? 'n/a'}.`,
     `- Auth with ${config.keys.toLocaleString('en')} keys / with a handful (app req/s): ${d.authKeysRatio ?? 'n/a'}; ` +
-      `(raw): ${d.rawAuthKeysRatio ?? 'n/a'}.`,
-    `- App memory: peak RSS (VmHWM) ${report.memory.peakRssMb} MB; RSS after load ${report.memory.rssAfterMb} MB.`,
+      `(${REFERENCE}): ${d.rawAuthKeysRatio ?? 'n/a'}.`,
+    ...Object.entries(report.memory).map(
+      ([server, m]) => `- ${server} memory: peak RSS (VmHWM) ${m.peakRssMb} MB; RSS after load ${m.rssAfterMb} MB.`,
+    ),
     '',
-    '## Targets (issue 12)',
+    '## Targets (issue 23)',
     '',
     '| target | met | measured |',
     '|---|---|---|',
-    ...report.targets.map((t) => `| ${t.target} | ${t.met ? 'yes' : '**no**'} | ${t.measured} |`),
+    ...report.targets.map(
+      (t) => `| ${t.target} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} | ${t.measured} |`,
+    ),
     '',
   );
   return lines.join('\n');
 }
 
-async function main() {
-  const databaseUrl = await startDatabase();
-  const [appPort, rawPort] = [await freePort(), await freePort()];
-  if (PROFILE) mkdirSync(profileDir, { recursive: true });
-  const app = start(
-    'app',
+/** Starts the service at a log level (the bench's admin key, no rate limit, no open-units cap, no worker). */
+function startApp(name, port, databaseUrl, logLevel) {
+  return start(
+    name,
     [
       ...startFlags(),
-      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'app')}`] : []),
+      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []),
       'dist/apps/api/main.js',
     ],
     {
-      PORT: String(appPort),
+      PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
       ADMIN_API_KEY: adminKey,
       RATE_LIMIT_PER_MINUTE: '0',
       // Off: the one bench customer places thousands of orders; the limit would turn them into 409s.
       MAX_OPEN_UNITS_PER_CUSTOMER: '0',
-      // Off: the worker would also deliver the raw server's messages, on the app's CPU, during its rounds.
+      // Off: the worker would also deliver the raw servers' messages, on the app's CPU, during their rounds.
       MESSAGE_WORKER: 'false',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: logLevel,
       NODE_ENV: 'production',
     },
   );
-  const appBase = `http://127.0.0.1:${appPort}`;
-  await waitUntil('the service', app, () => fetch(`${appBase}/health/ready`).then((r) => r.ok));
-  // The service has migrated the database and registered the admin key: start the baseline beside it.
-  const raw = start(
-    'raw',
-    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'raw')}`] : []), 'tools/bench/raw-server.mjs'],
-    {
-      PORT: String(rawPort),
-      DATABASE_URL: databaseUrl,
-    },
-  );
-  const rawBase = `http://127.0.0.1:${rawPort}`;
-  await waitUntil('the raw server', raw, () =>
-    fetch(`${rawBase}/categories?limit=1`, {
-      headers: { authorization: `Bearer ${adminKey}` },
-    }).then((r) => r.ok),
-  );
+}
+
+async function main() {
+  const databaseUrl = await startDatabase();
+  if (PROFILE) mkdirSync(profileDir, { recursive: true });
+  // name → { child, base }: the service at each log level, then each baseline.
+  const servers = {};
+  for (const level of LOG_LEVELS) {
+    const name = level === 'warn' ? 'app' : 'app-info';
+    const port = await freePort();
+    servers[name] = { child: startApp(name, port, databaseUrl, level), base: `http://127.0.0.1:${port}` };
+    // One at a time: the first migrates the database and registers the admin key.
+    await waitUntil(`the service (${level})`, servers[name].child, () =>
+      fetch(`${servers[name].base}/health/ready`).then((r) => r.ok),
+    );
+  }
+  for (const mode of BASELINES) {
+    const port = await freePort();
+    const child = start(
+      mode,
+      [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, mode)}`] : []), 'tools/bench/raw-server.mjs'],
+      { PORT: String(port), DATABASE_URL: databaseUrl, RAW_MODE: mode },
+    );
+    servers[mode] = { child, base: `http://127.0.0.1:${port}` };
+    await waitUntil(`the ${mode} baseline`, child, () =>
+      fetch(`${servers[mode].base}/categories?limit=1`, {
+        headers: { authorization: `Bearer ${adminKey}` },
+      }).then((r) => r.ok),
+    );
+  }
+  const serverNames = Object.keys(servers);
+  const appName = serverNames[0];
 
   const db = new pg.Client({ connectionString: databaseUrl });
   // When the database stops under it (Ctrl-C), the error must not crash the bench before it has cleaned up.
@@ -448,6 +517,7 @@ async function main() {
       pets: PETS,
       keys: KEYS,
       profile: PROFILE,
+      servers: serverNames,
       database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL (fsync off)',
     },
     scenarios: [],
@@ -513,37 +583,34 @@ async function main() {
         path: '/categories?limit=20',
         before: () => seedKeys(db),
       },
-    ];
+    ].filter((scenario) => ONLY.includes(scenario.key));
 
     const profileWindows = [];
     console.log(
       `\nPetstore benchmark: ${CONNECTIONS} connections, ${SECONDS} s × ${ROUNDS} round(s) per server, ` +
-        `${PETS} pets, on 127.0.0.1 (${report.config.database})${PROFILE ? ', both servers profiled' : ''}\n`,
+        `${PETS} pets, on 127.0.0.1 (${report.config.database})${PROFILE ? ', servers profiled' : ''}; ` +
+        `servers ${serverNames.join(', ')}; ratios against ${REFERENCE}\n`,
     );
     console.log(
-      'scenario'.padEnd(62),
-      'app r/s'.padStart(8),
-      'raw r/s'.padStart(8),
-      'ratio'.padStart(6),
-      'app p99'.padStart(8),
-      'raw p99'.padStart(8),
+      'scenario'.padEnd(56),
+      ...serverNames.map((n) => `${n} r/s`.padStart(13)),
+      'warn'.padStart(5),
+      'info'.padStart(5),
+      'p99 ms'.padStart(24),
     );
     for (const scenario of scenarios) {
       if (scenario.before) await scenario.before();
-      const rounds = { app: [], raw: [] };
+      const rounds = Object.fromEntries(serverNames.map((n) => [n, []]));
       if (WARMUP_SECONDS > 0) {
-        for (const base of [appBase, rawBase]) await measure(base, scenario, db, WARMUP_SECONDS);
+        for (const name of serverNames) await measure(servers[name].base, scenario, db, WARMUP_SECONDS);
       }
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [server, base] of [
-          ['app', appBase],
-          ['raw', rawBase],
-        ]) {
+        for (const name of serverNames) {
           const from = monotonicMicros();
-          const result = await measure(base, scenario, db);
-          rounds[server].push(result);
+          const result = await measure(servers[name].base, scenario, db);
+          rounds[name].push(result);
           profileWindows.push({
-            server,
+            server: name,
             scenario: scenario.key,
             from,
             to: monotonicMicros(),
@@ -551,30 +618,36 @@ async function main() {
           });
         }
       }
-      const appResult = mergeRounds(rounds.app);
-      const rawResult = mergeRounds(rounds.raw);
+      const results = Object.fromEntries(serverNames.map((n) => [n, mergeRounds(rounds[n])]));
+      const ratio = (a, b) => (a && b ? +(a.reqPerSec / Math.max(b.reqPerSec, 1)).toFixed(2) : null);
+      const p99Ratio = (a, b) => (a && b ? +(a.p99 / Math.max(b.p99, 0.1)).toFixed(2) : null);
+      const reference = results[REFERENCE];
       const entry = {
         key: scenario.key,
         name: scenario.name,
-        app: appResult,
-        raw: rawResult,
-        ratio: +(appResult.reqPerSec / Math.max(rawResult.reqPerSec, 1)).toFixed(2),
-        p99Ratio: +(appResult.p99 / Math.max(rawResult.p99, 0.1)).toFixed(2),
+        results,
+        ratio: ratio(results.app, reference),
+        ratioInfo: ratio(results['app-info'], reference),
+        ratioMirrored: ratio(results.app, results.mirrored),
+        p99Ratio: p99Ratio(results.app, reference),
+        p99RatioInfo: p99Ratio(results['app-info'], reference),
       };
       report.scenarios.push(entry);
+      const trouble = serverNames.filter((n) => results[n].non2xx + results[n].errors > 0);
       console.log(
-        scenario.name.replaceAll('`', '').padEnd(62),
-        String(appResult.reqPerSec).padStart(8),
-        String(rawResult.reqPerSec).padStart(8),
-        entry.ratio.toFixed(2).padStart(6),
-        String(appResult.p99).padStart(8),
-        String(rawResult.p99).padStart(8),
-        appResult.non2xx + appResult.errors + rawResult.non2xx + rawResult.errors > 0
-          ? `  non-2xx/errors: app ${appResult.non2xx}/${appResult.errors}, raw ${rawResult.non2xx}/${rawResult.errors}`
+        scenario.name.replaceAll('`', '').slice(0, 56).padEnd(56),
+        ...serverNames.map((n) => String(results[n].reqPerSec).padStart(13)),
+        String(entry.ratio ?? '–').padStart(5),
+        String(entry.ratioInfo ?? '–').padStart(5),
+        serverNames
+          .map((n) => results[n].p99)
+          .join('/')
+          .padStart(24),
+        trouble.length
+          ? `  non-2xx/errors: ${trouble.map((n) => `${n} ${results[n].non2xx}/${results[n].errors}`).join(', ')}`
           : '',
       );
     }
-    const memory = memoryOf(app.pid);
     if (statementsAvailable) {
       // The statements of the whole run, most frequent first: what each server sends, side by side.
       report.statements = (
@@ -585,23 +658,32 @@ async function main() {
         )
       ).rows.map((r) => ({ ...r, calls: Number(r.calls) }));
     }
-    report.memory = { peakRssMb: memory.hwmMb, rssAfterMb: memory.rssMb };
-    const by = Object.fromEntries(report.scenarios.map((s) => [s.key, s]));
+    report.memory = {};
+    for (const name of serverNames.filter((n) => n.startsWith('app'))) {
+      const memory = memoryOf(servers[name].child.pid);
+      report.memory[name] = { peakRssMb: memory.hwmMb, rssAfterMb: memory.rssMb };
+    }
+    const by = Object.fromEntries(report.scenarios.map((s) => [s.key, s.results]));
     const ratio = (a, b) => (a && b ? +(a / b).toFixed(2) : null);
     report.derived = {
-      deepPageP50Ratio: ratio(by.deepPage.app.p50, by.firstPage.app.p50),
-      rawDeepPageP50Ratio: ratio(by.deepPage.raw.p50, by.firstPage.raw.p50),
-      authKeysRatio: ratio(by.categoriesManyKeys.app.reqPerSec, by.categories.app.reqPerSec),
-      rawAuthKeysRatio: ratio(by.categoriesManyKeys.raw.reqPerSec, by.categories.raw.reqPerSec),
+      deepPageP50Ratio: ratio(by.deepPage?.[appName].p50, by.firstPage?.[appName].p50),
+      rawDeepPageP50Ratio: ratio(by.deepPage?.[REFERENCE].p50, by.firstPage?.[REFERENCE].p50),
+      authKeysRatio: ratio(by.categoriesManyKeys?.[appName].reqPerSec, by.categories?.[appName].reqPerSec),
+      rawAuthKeysRatio: ratio(by.categoriesManyKeys?.[REFERENCE].reqPerSec, by.categories?.[REFERENCE].reqPerSec),
     };
     report.targets = targets(report);
-    console.log('\ntargets (issue 12):');
-    for (const t of report.targets) console.log(`  ${t.met ? 'met    ' : 'NOT met'}  ${t.target}: ${t.measured}`);
+    console.log('\ntargets (issue 23):');
+    for (const t of report.targets) {
+      console.log(`  ${t.met === null ? 'n/a    ' : t.met ? 'met    ' : 'NOT met'}  ${t.target}: ${t.measured}`);
+    }
     console.log(
-      `\ndeep/first page p50: app ${report.derived.deepPageP50Ratio}, raw ${report.derived.rawDeepPageP50Ratio}; ` +
+      `\ndeep/first page p50: app ${report.derived.deepPageP50Ratio}, ` +
+        `${REFERENCE} ${report.derived.rawDeepPageP50Ratio}; ` +
         `auth with ${KEYS} keys / few keys: app ${report.derived.authKeysRatio}, ` +
-        `raw ${report.derived.rawAuthKeysRatio}; ` +
-        `app peak RSS ${memory.hwmMb} MB, RSS after load ${memory.rssMb} MB`,
+        `${REFERENCE} ${report.derived.rawAuthKeysRatio}; ` +
+        Object.entries(report.memory)
+          .map(([n, m]) => `${n} peak RSS ${m.peakRssMb} MB, after load ${m.rssAfterMb} MB`)
+          .join('; '),
     );
 
     await db.end().catch(() => undefined);
@@ -609,7 +691,7 @@ async function main() {
     if (PROFILE) {
       writeFileSync(join(profileDir, 'windows.json'), JSON.stringify(profileWindows));
       report.profile = {};
-      for (const server of ['app', 'raw']) {
+      for (const server of serverNames) {
         const dir = join(profileDir, server);
         const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
         if (!file) throw new Error(`no .cpuprofile in ${dir}: did the ${server} server exit cleanly on SIGTERM?`);
@@ -624,20 +706,20 @@ async function main() {
           scenarios,
         };
       }
+      const cpuOf = (server, scenario) =>
+        report.profile[server].scenarios.find((x) => x.scenario === scenario)?.cpuPerRequestUs;
       const perRequest = [
-        '| scenario | app CPU µs/request | raw CPU µs/request | app / raw |',
-        '|---|---|---|---|',
-        ...report.profile.app.scenarios.map((a) => {
-          const r = report.profile.raw.scenarios.find((x) => x.scenario === a.scenario);
-          const ratio = (a.cpuPerRequestUs / r.cpuPerRequestUs).toFixed(2);
-          return `| ${a.scenario} | ${a.cpuPerRequestUs} | ${r.cpuPerRequestUs} | ${ratio} |`;
+        `| scenario | ${serverNames.map((n) => `${n} CPU µs/request`).join(' | ')} | ${appName} / ${REFERENCE} |`,
+        `|---|${serverNames.map(() => '---|').join('')}---|`,
+        ...report.profile[appName].scenarios.map((a) => {
+          const ratio = (a.cpuPerRequestUs / cpuOf(REFERENCE, a.scenario)).toFixed(2);
+          return `| ${a.scenario} | ${serverNames.map((n) => cpuOf(n, a.scenario)).join(' | ')} | ${ratio} |`;
         }),
       ].join('\n');
       const text =
         `Busy CPU (samples other than idle) of each server's main thread per request served, then each server's ` +
-        `profile per scenario.\n\n${perRequest}\n\n# The service (app)\n\n` +
-        `${formatProfileSummary(report.profile.app.scenarios)}\n# The raw baseline\n\n` +
-        formatProfileSummary(report.profile.raw.scenarios);
+        `profile per scenario.\n\n${perRequest}\n\n` +
+        serverNames.map((n) => `# ${n}\n\n${formatProfileSummary(report.profile[n].scenarios)}\n`).join('');
       console.log(`\n${perRequest}\n\n(details: bench/results/profiles/${stamp}/summary.md)`);
       writeFileSync(join(profileDir, 'summary.md'), `# CPU profile summary ${report.date}\n\n${text}\n`);
     }
