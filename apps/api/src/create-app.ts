@@ -3,7 +3,6 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { EnsureAdministrator } from '@petstore/application';
-import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AssemblyOptions, ProcessModule } from './assembly/assembly';
 import { apiRoles, Roles } from './assembly/roles';
 import { clientErrorHandler, frameworkErrors, PetstoreFastifyAdapter } from './common/errors/framework-errors';
@@ -12,7 +11,7 @@ import { BODY_LIMIT_BYTES } from './common/http/input-limits.hooks';
 import { requestId } from './common/http/request-id';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { OperationShapes } from './common/validation/operation-shapes';
-import { createRootLogger, startupNestLogger, RootLogger, silentLogger } from './common/logging/logging';
+import { createRootLogger, nestLogger, startupNestLogger, RootLogger, silentLogger } from './common/logging/logging';
 
 export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'roles'> {
   /** What the process runs besides HTTP (main.ts: rolesOf); else HTTP, with MESSAGE_WORKER the workers. */
@@ -50,19 +49,15 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   const roles = options.roles ?? apiRoles(options.config);
   const logger =
     options.logger === false ? silentLogger() : (options.logger ?? createRootLogger(options.config.observability));
-  const app = await NestFactory.create<NestFastifyApplication>(
-    ProcessModule.compose({ ...options, roles, logger }),
-    adapter,
-    {
-      bufferLogs: true,
-      logger: startupNestLogger(logger), // a failure while composing is main.ts's one line, not Nest's stack
-      abortOnError: false,
-    },
-  );
+  const app = await NestFactory.create<NestFastifyApplication>(ProcessModule.compose({ ...options, roles }), adapter, {
+    bufferLogs: true,
+    logger: startupNestLogger(logger), // a failure while composing is main.ts's one line, not Nest's stack
+    abortOnError: false,
+  });
   try {
-    app.useLogger(app.get(PinoNestLogger));
+    app.useLogger(nestLogger(logger));
     app.flushLogs();
-    await registerRequestPipeline(app, { ...options.config, rateLimitPrefix: options.rateLimitPrefix });
+    await registerRequestPipeline(app, { ...options.config, logger, rateLimitPrefix: options.rateLimitPrefix });
 
     const document = buildOpenApiDocument(app);
     app.get(OperationShapes).load(document);

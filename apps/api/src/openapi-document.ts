@@ -3,7 +3,6 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ProcessModule } from './assembly/assembly';
 import { Roles } from './assembly/roles';
-import { silentLogger } from './common/logging/logging';
 import { buildOpenApiDocument } from './common/openapi/openapi';
 import { AppConfig } from './config/app-config';
 
@@ -18,7 +17,6 @@ export async function createOpenApiDocument(config: AppConfig): Promise<OpenAPIO
     roles: new Roles(['http']),
     config,
     databaseUrl: 'postgres://unused.invalid/none',
-    logger: silentLogger(),
   });
   const app = await NestFactory.create(module, new FastifyAdapter(), {
     preview: true,

@@ -1,8 +1,6 @@
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import pinoHttp, { Options as HttpLoggerOptions } from 'pino-http';
-import { createRootLogger, httpLoggerParams } from '../src/common/logging/logging';
+import Fastify from 'fastify';
+import { createRootLogger, registerAccessLog } from '../src/common/logging/logging';
 import { ADMIN_KEY, TestApp } from './support/test-app';
 
 /** Every line the app logs, as written (JSON text) and parsed. */
@@ -30,10 +28,11 @@ const flushed = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('logs: one JSON line per request, nothing secret (HTTP, real PostgreSQL)', () => {
   const capture = new LogCapture();
+  const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture);
   let api: TestApp;
 
   beforeAll(async () => {
-    api = await TestApp.start({}, { logger: createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture) });
+    api = await TestApp.start({}, { logger });
   });
   afterAll(() => api.close());
 
@@ -120,43 +119,65 @@ describe('logs: one JSON line per request, nothing secret (HTTP, real PostgreSQL
     );
   });
 
-  it('does not serialise the request for a logger nothing writes through, and still serialises a logged `req`', () => {
-    const sink = new LogCapture();
-    const middleware = pinoHttp(
-      httpLoggerParams(createRootLogger({ logLevel: 'info', logFormat: 'json' }, sink)).pinoHttp as HttpLoggerOptions,
-    );
-    const request = new IncomingMessage(new Socket());
-    Object.assign(request, { method: 'GET', url: '/categories', id: 'unit-1' });
-    let headerReads = 0;
-    Object.defineProperty(request, 'headers', {
-      get: () => {
-        headerReads++;
-        return { authorization: 'Bearer psk_secret', host: 'example' };
-      },
-    });
-    const response = new ServerResponse(request);
-    headerReads = 0;
-    middleware(request, response, () => undefined);
-    expect(headerReads).toBe(0);
+  it('makes no child logger per request: the access line and in-request lines come from the one logger', async () => {
+    const child = jest.spyOn(logger, 'child');
+    try {
+      const { key } = await api.customer('No children');
+      await Promise.all([api.get('/categories', { key }), api.get('/pets?status=available', { key })]);
+      await api.post('/messages', { key, body: { message: 'hello' } });
+      await flushed();
+      expect(child).not.toHaveBeenCalled();
+    } finally {
+      child.mockRestore();
+    }
+  });
 
-    // In-request application logs: the request id, and a `req` put in the object is written, redacted.
-    request.log.info('inside');
-    request.log.info({ req: request }, 'with the request');
-    const [inside, withRequest] = sink.entries;
-    expect(inside).toEqual({
-      level: 'info',
-      time: expect.any(String),
-      pid: process.pid,
-      requestId: 'unit-1',
-      msg: 'inside',
+  it('gives a line logged while a request is served its request id, and one logged outside none', async () => {
+    const sink = new LogCapture();
+    const unitLogger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, sink);
+    const fastify = Fastify({ genReqId: () => `unit-${sink.lines.length}` });
+    registerAccessLog(fastify, unitLogger);
+    fastify.post('/things/:id', async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 5)); // across an await, with a parsed body
+      unitLogger.info({ req: { headers: { authorization: 'Bearer psk_secret' } } }, 'inside');
+      return { id: (request.params as { id: string }).id };
     });
-    expect(withRequest['req']).toEqual(
-      expect.objectContaining({
-        id: 'unit-1',
-        method: 'GET',
-        url: '/categories',
-        headers: { authorization: '[redacted]', host: 'example' },
-      }),
-    );
+    fastify.get('/boom', async () => {
+      throw new Error('boom');
+    });
+    try {
+      const answer = await fastify.inject({
+        method: 'POST',
+        url: '/things/7?x=1',
+        payload: { big: 'x'.repeat(70_000) },
+      });
+      expect(answer.statusCode).toBe(200);
+      expect((await fastify.inject({ method: 'GET', url: '/boom' })).statusCode).toBe(500);
+      unitLogger.info('outside');
+      const [inside, accessLine, failed, outside] = sink.entries;
+      expect(inside).toEqual(
+        expect.objectContaining({
+          requestId: 'unit-0',
+          msg: 'inside',
+          req: { headers: { authorization: '[redacted]' } },
+        }),
+      );
+      expect(accessLine).toEqual({
+        level: 'info',
+        time: expect.any(String),
+        pid: process.pid,
+        requestId: 'unit-0',
+        method: 'POST',
+        route: '/things/:id',
+        status: 200,
+        durationMs: expect.any(Number),
+        msg: 'request completed',
+      });
+      expect(failed).toEqual(expect.objectContaining({ level: 'error', status: 500, msg: 'request failed' }));
+      expect(outside).not.toHaveProperty('requestId');
+      expect(sink.lines.join('\n')).not.toContain('7?x=1');
+    } finally {
+      await fastify.close();
+    }
   });
 });

@@ -1,14 +1,13 @@
 import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { PurgeExpiredIdempotencyKeys } from '@petstore/application';
-import { LoggerModule } from 'nestjs-pino';
 import { AccountsHttpModule, AccountsModule } from '../accounts/accounts.module';
 import { ChangeSignalsModule } from '../accounts/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
-import { httpLoggerParams, startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
+import { startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -36,8 +35,6 @@ export interface AssemblyOptions {
   databaseUrl: string;
   /** A direct session to it when `databaseUrl` is a transaction pooler (DATABASE_DIRECT_URL); else `databaseUrl`. */
   directDatabaseUrl?: string;
-  /** The process's logger (request lines through nestjs-pino, application logs). */
-  logger: RootLogger;
 }
 
 /** Expired Idempotency-Key records are purged every ten minutes (IdempotencyModule provides the use case). */
@@ -73,7 +70,7 @@ export function scheduledJobs(config: AppConfig): ScheduledJob[] {
  */
 @Module({})
 export class ProcessModule {
-  static compose({ roles, config, databaseUrl, directDatabaseUrl, logger }: AssemblyOptions): DynamicModule {
+  static compose({ roles, config, databaseUrl, directDatabaseUrl }: AssemblyOptions): DynamicModule {
     const directUrl = directDatabaseUrl ?? databaseUrl;
     const http = roles.has('http');
     const runsSlices = http || roles.worksJobs;
@@ -103,7 +100,6 @@ export class ProcessModule {
           : []),
         ...(http
           ? [
-              LoggerModule.forRoot(httpLoggerParams(logger)),
               AccountsModule, // the guard's bearer strategy
               ...HTTP_SLICES,
             ]
@@ -127,7 +123,7 @@ export class ProcessModule {
   }
 }
 
-export interface ContextOptions extends Omit<AssemblyOptions, 'logger'> {
+export interface ContextOptions extends AssemblyOptions {
   /** The process's pino logger; false logs nothing. */
   logger: RootLogger | false;
 }
@@ -135,7 +131,7 @@ export interface ContextOptions extends Omit<AssemblyOptions, 'logger'> {
 /** A process without HTTP (`--worker-only`, `--seed`): the slices its roles need, no server. */
 export function createContext(options: ContextOptions): Promise<INestApplicationContext> {
   const logger = options.logger === false ? silentLogger() : options.logger;
-  return NestFactory.createApplicationContext(ProcessModule.compose({ ...options, logger }), {
+  return NestFactory.createApplicationContext(ProcessModule.compose(options), {
     logger: startupNestLogger(logger),
     abortOnError: false,
   });

@@ -5,7 +5,7 @@ import { BearerStrategy } from '../auth/bearer.strategy';
 import { registerDeprecationHooks } from '../deprecation/deprecation.hooks';
 import { Drain } from '../drain/drain.service';
 import { GlobalExceptionFilter } from '../errors/global-exception.filter';
-import { registerRequestLogContext } from '../logging/logging';
+import { registerAccessLog, RootLogger } from '../logging/logging';
 import { Metrics, registerHttpMetrics } from '../metrics/metrics';
 import { registerPagination } from '../pagination/paginated';
 import { registerRateLimit } from '../rate-limit/rate-limit.hook';
@@ -22,6 +22,8 @@ export interface PipelineSettings {
   http: ConfigPart<'http'>;
   auth: ConfigPart<'auth'>;
   deprecations: ConfigPart<'deprecations'>;
+  /** The process's logger: the access log writes through it. */
+  logger: RootLogger;
   /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
   rateLimitPrefix?: string;
 }
@@ -37,8 +39,8 @@ export interface PipelineSettings {
 export async function registerRequestPipeline(app: NestFastifyApplication, settings: PipelineSettings): Promise<void> {
   const { http, auth, deprecations } = settings;
   const fastify = app.getHttpAdapter().getInstance();
-  // onRequest, 1st: links the raw request to Fastify's, so every later line (and the request line) has its route.
-  registerRequestLogContext(fastify);
+  // onRequest, 1st: every later line logged for the request carries its id; onResponse: the access line.
+  registerAccessLog(fastify, settings.logger);
   // onResponse: the duration of every response, refusals by the hooks below included (it never answers).
   registerHttpMetrics(fastify, app.get(Metrics));
   // onRequest: names the span by its route before anything may answer (a no-op without tracing).
