@@ -4,7 +4,7 @@
 //   presented key, looked up by its unique hash in api_keys joined to accounts, revoked keys refused, last use
 //   recorded at most once a minute per key) and the same SQL statements as the service's repositories
 //   (libs/infrastructure/src/persistence/*), its extra statements included (an order's id from the sequence
-//   first, the webhook-subscriber check). It shows what the framework layers cost.
+//   first, the webhook-subscriber check, the event log's INSERT). It shows what the framework layers cost.
 // - `minimal`: the simplest correct handler a user would write for the same job, which is what a user
 //   deciding whether this stack is worth it compares with: the key lookup, then for an order lock the pet and
 //   its stock, update, insert the order (its id from the column default, RETURNING), commit; nothing else.
@@ -28,6 +28,13 @@ const INSERT_JOB = plans.insertJob('pgboss');
 const SUBSCRIBERS = `SELECT EXISTS (
          SELECT 1 FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
           WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')) AS found`;
+
+// PgWebhookOutboxStore.add (endpoint_id: null but for pings): every event is inserted (the log); its fan-out
+// job only when someone subscribes.
+const INSERT_EVENT = `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
+       VALUES ($1, $2, $3, NULL, $4, $5)`;
+/** The webhook body (WebhookEvents): the resource as the response shows it. */
+const event = (type, at, data) => JSON.stringify({ type, timestamp: at.toISOString(), data });
 
 // The service's pool (libs/infrastructure/src/database/data-source.ts: max 10).
 const pool = new pg.Pool({
@@ -182,7 +189,8 @@ app.get('/store/inventory', async (request, reply) => {
 // The service's PlaceOrder, statement for statement: one transaction locking the pet, then its stock entry;
 // the order's id from its sequence (the service takes ids before constructing); take the units; the pet
 // becomes pending when the stock reaches 0; insert the order; ask whether any webhook endpoint subscribes to
-// order.placed (the service records an event only then).
+// order.placed (the service sends the event's fan-out job only then); insert the event (every change is in the
+// event log, GET /events, whether or not anyone subscribes: issue 22).
 app.post('/store/orders', async (request, reply) => {
   const { petId, quantity } = request.body ?? {};
   if (!Number.isSafeInteger(petId) || petId < 1 || !Number.isInteger(quantity) || quantity < 1 || quantity > 1000) {
@@ -202,15 +210,35 @@ app.post('/store/orders', async (request, reply) => {
     if (stock.quantity < quantity) throw new HttpError(409, 'insufficient_stock', 'Not enough units.');
     const left = stock.quantity - quantity;
     await client.query(`UPDATE stock SET quantity = $2 WHERE pet_id = $1`, [petId, left]);
-    if (left === 0) await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
+    const now = new Date();
+    if (left === 0) {
+      // StockCommand: the status change's event, then the pet's row.
+      const body = { ...toPet(pet), status: 'pending' };
+      await client.query(INSERT_EVENT, [
+        randomUUID(),
+        'pet.status_changed',
+        null,
+        event('pet.status_changed', now, body),
+        now,
+      ]);
+      await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
+    }
     await client.query(
       `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, complete) VALUES ($1, $2, $3, $4, $5, $6)`,
       [id, petId, request.account.id, quantity, null, false],
     );
+    const order = { id: Number(id), petId, quantity, complete: false };
     await client.query(SUBSCRIBERS, ['order.placed', request.account.id]);
+    await client.query(INSERT_EVENT, [
+      randomUUID(),
+      'order.placed',
+      request.account.id,
+      event('order.placed', now, order),
+      now,
+    ]);
     await client.query('COMMIT');
     reply.code(201).header('Location', `/store/orders/${id}`);
-    return { id: Number(id), petId, quantity, complete: false };
+    return order;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

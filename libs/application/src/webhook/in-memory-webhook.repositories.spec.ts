@@ -2,6 +2,7 @@ import {
   anAccount,
   describeWebhookRepositoryContract,
   inMemoryPetstore,
+  InMemoryEventLog,
   InMemoryWebhookDeliveryRepository,
   InMemoryWebhookEndpointRepository,
   InMemoryWebhookOutboxStore,
@@ -15,6 +16,7 @@ describeWebhookRepositoryContract('in-memory fakes', async () => {
     endpoints: new InMemoryWebhookEndpointRepository(store.db),
     deliveries: new InMemoryWebhookDeliveryRepository(store.db),
     newAccountId: async (role) => (await (role === 'admin' ? anAccount().admin() : anAccount()).saveIn(store)).id,
-    addEvent: (event) => store.uow.run(() => outbox.add(event)),
+    events: new InMemoryEventLog(store.db),
+    addEvent: (event) => store.uow.run(() => outbox.add(event, false)),
   };
 });

@@ -6,10 +6,10 @@ import { WebhookEvent, WebhookOutboxStore, WebhookPayloads } from './webhook.por
 import { SubscriberCache } from './subscriber-cache';
 
 /**
- * What use cases call, inside their `UnitOfWork.run`, to report a change to webhook endpoints: the
- * event is written to the outbox in the same transaction as the change (a rolled-back change
- * sends nothing, a committed one is never lost). Each `record` returns its subject, so that it
- * fits in the line that produces it.
+ * What use cases call, inside their `UnitOfWork.run`, to report a change: the event is written to the
+ * outbox, which is also the event log (`GET /events`), in the same transaction as the change (a rolled-back
+ * change records and sends nothing, a committed one is never lost). Each method returns its subject, so
+ * that it fits in the line that produces it.
  */
 @Injectable()
 export class WebhookEvents {
@@ -42,18 +42,19 @@ export class WebhookEvents {
   /** A ping to one endpoint (`POST /webhooks/endpoints/{id}/test`); returns the event's id. */
   async ping(endpointId: number): Promise<string> {
     const event = this.event('ping', null, { endpointId }, endpointId);
-    await this.outbox.add(event);
+    await this.outbox.add(event, true);
     return event.id;
   }
 
   /**
-   * Written only when some endpoint may receive it: most changes have no subscriber, and then cost one
-   * read (usually none: the answer is cached) instead of an event and its job. An endpoint created
-   * less than a second before the change commits may miss it (SubscriberCache).
+   * Always written (the event log keeps every event); its fan-out job only when some endpoint may receive
+   * it: most changes have no subscriber, and then cost the event's INSERT alone (the question is usually
+   * answered from memory). An endpoint created less than a second before the change commits may miss
+   * it (SubscriberCache); the event is in the log all the same.
    */
   private async add(type: WebhookEventType, subjectOwnerId: number | null, data: unknown): Promise<void> {
-    if (!(await this.subscribers.hasSubscribers(type, subjectOwnerId))) return;
-    await this.outbox.add(this.event(type, subjectOwnerId, data, null));
+    const fanOut = await this.subscribers.hasSubscribers(type, subjectOwnerId);
+    await this.outbox.add(this.event(type, subjectOwnerId, data, null), fanOut);
   }
 
   private event(type: WebhookEventName, subjectOwnerId: number | null, data: unknown, endpointId: number | null) {

@@ -18,15 +18,59 @@ export interface WebhookEvent {
 }
 
 /**
- * The outbox: `add` must run inside the `UnitOfWork.run` of the change the event reports, so that
- * the event commits with the change or not at all; it also queues the event's fan-out (pg-boss
- * job) in that transaction.
+ * The outbox, which is also the event log (`GET /events`): `add` must run inside the `UnitOfWork.run` of the
+ * change the event reports, so that the event commits with the change or not at all. Every event is written;
+ * its fan-out (a pg-boss job, in the same transaction) only when `fanOut` says some endpoint may receive it.
  */
 export abstract class WebhookOutboxStore {
   /** A new, random identity (a UUID) for an event. */
   abstract nextId(): string;
-  abstract add(event: WebhookEvent): Promise<void>;
+  abstract add(event: WebhookEvent, fanOut: boolean): Promise<void>;
   abstract findById(id: string): Promise<WebhookEvent | null>;
+}
+
+/** An event as the log keeps it: `seq` orders the log (a bigint identity, increasing with every event). */
+export interface LoggedEvent extends WebhookEvent {
+  type: WebhookEventType;
+  seq: number;
+}
+
+/** Which events `GET /events` reads (pings are never in the log's lists). */
+export interface EventLogQuery {
+  /** Only the events about this account's resources; undefined for every event (an administrator). */
+  subjectOwnerId?: number;
+  /** Only these types (any of them); undefined or empty for every type. */
+  types?: readonly WebhookEventType[];
+  /** Only events created at or after this time. */
+  createdAfter?: Date;
+  /** Only events created before this time. */
+  createdBefore?: Date;
+}
+
+/**
+ * The log of every event (the outbox's table, read): newest first by `seq`, a keyset page at a time
+ * (`afterId` is the last `seq` seen; the next page is below it). Kept for a retention period, then purged.
+ */
+export abstract class EventLog {
+  abstract list(query: EventLogQuery, page: PageRequest): Promise<Page<LoggedEvent>>;
+  /** An event (not a ping), or null. */
+  abstract findById(id: string): Promise<LoggedEvent | null>;
+  /** Deletes at most `limit` events (and their deliveries) created before `before`; returns how many. */
+  abstract purgeBatch(before: Date, limit: number): Promise<number>;
+}
+
+/** How long events are kept (EVENT_RETENTION_DAYS), bound by value in the composition root. */
+export class EventRetention {
+  static readonly DEFAULT_DAYS = 30;
+  /** Events deleted per statement: each statement is short, its locks few; a run loops until done. */
+  static readonly DEFAULT_BATCH = 10_000;
+
+  constructor(
+    readonly days = EventRetention.DEFAULT_DAYS,
+    readonly batchSize = EventRetention.DEFAULT_BATCH,
+    /** Batches one run deletes at most (the next run continues): 200 × 10,000 = 2,000,000 events. */
+    readonly maxBatches = 200,
+  ) {}
 }
 
 /** How the API shows a resource: the `data` of an event is exactly that. */
@@ -118,6 +162,16 @@ export abstract class WebhookDeliveryRepository {
   abstract recordAttempt(outcome: WebhookAttemptOutcome): Promise<boolean>;
   /** An endpoint's deliveries, newest first: `afterId` is the last id seen, the next page is below it. */
   abstract listForEndpoint(endpointId: number, page: PageRequest): Promise<Page<WebhookDelivery>>;
+  /**
+   * Makes a settled (delivered or failed) delivery of the endpoint pending again, its next attempt due `now`;
+   * 'pending' when it is pending already (nothing changes), 'not_found' when the endpoint has no such delivery.
+   * One guarded statement: of two concurrent requeues, one wins and the other finds it pending.
+   */
+  abstract requeue(
+    endpointId: number,
+    deliveryId: number,
+    now: Date,
+  ): Promise<WebhookDelivery | 'pending' | 'not_found'>;
 }
 
 /** The delivery jobs (pg-boss): `schedule` runs inside the transaction that records why. */

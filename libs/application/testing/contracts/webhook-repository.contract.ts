@@ -1,6 +1,7 @@
 import { WebhookEndpoint } from '@petstore/domain';
 import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
 import {
+  EventLog,
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
   WebhookEvent,
@@ -10,6 +11,8 @@ import {
 export interface WebhookContractSubject {
   endpoints: WebhookEndpointRepository;
   deliveries: WebhookDeliveryRepository;
+  /** The event log over the same store. */
+  events: EventLog;
   uow: UnitOfWork;
   /** A stored account (a row of the real store): a customer, or an administrator. */
   newAccountId(role: 'customer' | 'admin'): Promise<number>;
@@ -49,14 +52,19 @@ export function describeWebhookRepositoryContract(
       await endpoints.add(created);
       return created;
     };
-    const event = async (type: WebhookEventName, subjectOwnerId: number | null, endpointId: number | null = null) => {
+    const event = async (
+      type: WebhookEventName,
+      subjectOwnerId: number | null,
+      endpointId: number | null = null,
+      createdAt = NOW,
+    ) => {
       const stored: WebhookEvent = {
         id: `00000000-0000-4000-8000-${String(++events).padStart(12, '0')}`,
         type,
         subjectOwnerId,
         endpointId,
-        body: JSON.stringify({ type, timestamp: NOW.toISOString(), data: { n: events } }),
-        createdAt: NOW,
+        body: JSON.stringify({ type, timestamp: createdAt.toISOString(), data: { n: events } }),
+        createdAt,
       };
       await subject.addEvent(stored);
       return stored;
@@ -202,6 +210,72 @@ export function describeWebhookRepositoryContract(
       expect(first.items.map((d) => d.id)).toEqual([ids[2], ids[1]]);
       const rest = await deliveries.listForEndpoint(hook.id, { limit: 2, afterId: first.nextAfterId as number });
       expect(rest).toEqual({ items: [expect.objectContaining({ id: ids[0] })], nextAfterId: null });
+    });
+
+    it("requeues a settled delivery of the endpoint: pending, due now; not a pending one or another's", async () => {
+      const hook = await endpoint(customer);
+      const other = await endpoint(customer);
+      const [id] = await deliveries.createFor((await event('order.placed', customer)).id, [hook.id], NOW);
+      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, at(1)))).toBe('pending');
+      expect(await subject.uow.run(() => deliveries.requeue(other.id, id, at(1)))).toBe('not_found');
+      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id + 1000, at(1)))).toBe('not_found');
+      const failed = { deliveryId: id, attempt: 1, previousAttempts: 0, statusCode: 500, error: 'http_status' };
+      await deliveries.recordAttempt({ ...failed, status: 'failed', nextAttemptAt: null, at: at(0) });
+      const requeued = await subject.uow.run(() => deliveries.requeue(hook.id, id, at(5)));
+      expect(requeued).toEqual(
+        expect.objectContaining({ id, status: 'pending', attempts: 1, nextAttemptAt: at(5), lastStatusCode: 500 }),
+      );
+      expect((await deliveries.findTarget(id))!.delivery).toMatchObject({ status: 'pending', nextAttemptAt: at(5) });
+      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, at(6)))).toBe('pending');
+      // The next attempt is recorded as any other (the guard on the attempts made holds).
+      const second = { ...failed, attempt: 2, previousAttempts: 1, statusCode: 204, error: null };
+      expect(await deliveries.recordAttempt({ ...second, status: 'delivered', nextAttemptAt: null, at: at(6) })).toBe(
+        true,
+      );
+    });
+
+    it('lists the event log newest first by keyset pages, without pings; filters by owner, type, time', async () => {
+      const hook = await endpoint(customer);
+      const placed = await event('order.placed', customer, null, at(0));
+      await event('ping', null, hook.id, at(1));
+      const pet = await event('pet.status_changed', null, null, at(2));
+      const other = await event('order.placed', admin, null, at(3));
+      const delivered = await event('message.delivered', customer, null, at(4));
+      const ids = (page: { items: { id: string }[] }) => page.items.map((e) => e.id);
+      const first = await subject.events.list({}, { limit: 3 });
+      expect(ids(first)).toEqual([delivered.id, other.id, pet.id]);
+      expect(first.items[0]).toEqual({ ...delivered, seq: expect.any(Number) });
+      expect(first.nextAfterId).toBe(first.items[2].seq);
+      const rest = await subject.events.list({}, { limit: 3, afterId: first.nextAfterId as number });
+      expect(ids(rest)).toEqual([placed.id]);
+      expect(rest.nextAfterId).toBeNull();
+      expect(ids(await subject.events.list({ subjectOwnerId: customer }, { limit: 10 }))).toEqual([
+        delivered.id,
+        placed.id,
+      ]);
+      expect(ids(await subject.events.list({ types: ['order.placed'] }, { limit: 10 }))).toEqual([other.id, placed.id]);
+      const types = ['order.placed', 'pet.status_changed'] as const;
+      expect(ids(await subject.events.list({ types, subjectOwnerId: customer }, { limit: 10 }))).toEqual([placed.id]);
+      const window = { createdAfter: at(2), createdBefore: at(4) };
+      expect(ids(await subject.events.list(window, { limit: 10 }))).toEqual([other.id, pet.id]);
+      expect(await subject.events.findById(pet.id)).toEqual({ ...pet, seq: expect.any(Number) });
+      expect(await subject.events.findById(`00000000-0000-4000-8000-999999999999`)).toBeNull();
+    });
+
+    it('purges the events created before a time, a bounded batch at a time, with their deliveries', async () => {
+      const hook = await endpoint(customer);
+      const old = [];
+      for (let i = 0; i < 5; i++) old.push(await event('order.placed', customer, null, at(-100 - i)));
+      await event('ping', null, hook.id, at(-100));
+      const kept = await event('order.placed', customer, null, at(0));
+      const [oldDelivery] = await deliveries.createFor(old[0].id, [hook.id], NOW);
+      const [keptDelivery] = await deliveries.createFor(kept.id, [hook.id], NOW);
+      expect(await subject.uow.run(() => subject.events.purgeBatch(at(-1), 4))).toBe(4);
+      expect(await subject.uow.run(() => subject.events.purgeBatch(at(-1), 4))).toBe(2);
+      expect(await subject.uow.run(() => subject.events.purgeBatch(at(-1), 4))).toBe(0);
+      expect((await subject.events.list({}, { limit: 10 })).items.map((e) => e.id)).toEqual([kept.id]);
+      expect(await deliveries.findTarget(oldDelivery)).toBeNull();
+      expect(await deliveries.findTarget(keptDelivery)).not.toBeNull();
     });
 
     it('deleting an endpoint deletes its deliveries and its pings; a failed transaction leaves nothing', async () => {

@@ -46,7 +46,8 @@ export interface InMemoryTables {
   /** The delivery jobs queued (message ids, in order): committed or rolled back with the message. */
   deliveryJobs: string[];
   webhookEndpoints: Map<number, WebhookEndpointRow>;
-  webhookEvents: Map<string, WebhookEvent>;
+  /** The outbox and event log: each event with its place in the log (`seq`, from a sequence). */
+  webhookEvents: Map<string, WebhookEvent & { seq: number }>;
   webhookDeliveries: Map<number, WebhookDelivery>;
   /** The webhook jobs queued, in order: committed or rolled back with what queued them. */
   webhookJobs: WebhookJob[];

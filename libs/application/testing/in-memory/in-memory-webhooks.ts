@@ -4,6 +4,9 @@ import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
 import {
+  EventLog,
+  EventLogQuery,
+  LoggedEvent,
   WebhookAttemptOutcome,
   WebhookAttemptTarget,
   WebhookDelivery,
@@ -186,6 +189,15 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
     return true;
   }
 
+  async requeue(endpointId: number, deliveryId: number, now: Date): Promise<WebhookDelivery | 'pending' | 'not_found'> {
+    const row = this.db.tables.webhookDeliveries.get(deliveryId);
+    if (!row || row.endpointId !== endpointId) return 'not_found';
+    if (row.status === 'pending') return 'pending';
+    row.status = 'pending';
+    row.nextAttemptAt = now;
+    return structuredClone(row);
+  }
+
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
     const rows = [...this.db.tables.webhookDeliveries.values()]
       .filter((row) => row.endpointId === endpointId && (afterId === undefined || row.id < afterId))
@@ -209,15 +221,63 @@ export class InMemoryWebhookOutboxStore extends WebhookOutboxStore {
     return randomUUID();
   }
 
-  async add(event: WebhookEvent): Promise<void> {
+  async add(event: WebhookEvent, fanOut: boolean): Promise<void> {
     this.db.assertInTransaction('WebhookOutboxStore.add');
-    this.db.tables.webhookEvents.set(event.id, structuredClone(event));
-    this.db.tables.webhookJobs.push({ queue: 'fan-out', eventId: event.id });
+    if (this.db.tables.webhookEvents.has(event.id)) {
+      throw new ConstraintViolationError('unique', 'webhook_events_pkey', `duplicate key: event ${event.id}.`);
+    }
+    this.db.tables.webhookEvents.set(event.id, { ...structuredClone(event), seq: this.db.nextId('webhookEvents') });
+    if (fanOut) this.db.tables.webhookJobs.push({ queue: 'fan-out', eventId: event.id });
   }
 
   async findById(id: string): Promise<WebhookEvent | null> {
     const event = this.db.tables.webhookEvents.get(id);
-    return event ? structuredClone(event) : null;
+    if (!event) return null;
+    const { seq: _seq, ...stored } = structuredClone(event);
+    return stored;
+  }
+}
+
+/** The event log as `webhook_events` keeps it: pings left out, newest first by `seq`. */
+export class InMemoryEventLog extends EventLog {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
+    const rows = this.events()
+      .filter(
+        (event) =>
+          (afterId === undefined || event.seq < afterId) &&
+          (query.subjectOwnerId === undefined || event.subjectOwnerId === query.subjectOwnerId) &&
+          (!query.types?.length || query.types.includes(event.type)) &&
+          (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
+          (query.createdBefore === undefined || event.createdAt < query.createdBefore),
+      )
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, limit + 1);
+    return pageFromRows(rows, limit, (event) => event.seq);
+  }
+
+  async findById(id: string): Promise<LoggedEvent | null> {
+    return this.events().find((event) => event.id === id) ?? null;
+  }
+
+  async purgeBatch(before: Date, limit: number): Promise<number> {
+    const { webhookEvents, webhookDeliveries } = this.db.tables;
+    const old = [...webhookEvents.values()].filter((event) => event.createdAt < before).slice(0, limit);
+    for (const event of old) webhookEvents.delete(event.id);
+    for (const [key, delivery] of webhookDeliveries)
+      if (!webhookEvents.has(delivery.eventId)) webhookDeliveries.delete(key);
+    return old.length;
+  }
+
+  private events(): LoggedEvent[] {
+    return [...this.db.tables.webhookEvents.values()]
+      .filter(
+        (event): event is LoggedEvent & { endpointId: null } => event.type !== 'ping' && event.endpointId === null,
+      )
+      .map((event) => structuredClone(event));
   }
 }
 

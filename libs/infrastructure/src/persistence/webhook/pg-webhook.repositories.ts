@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
+  EventLog,
+  EventLogQuery,
+  LoggedEvent,
   Page,
   PageRequest,
   pageFromRows,
@@ -237,6 +240,23 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
     return count > 0;
   }
 
+  /** Under the delivery's row lock (the caller's transaction): of two requeues at once, the second finds it pending. */
+  async requeue(endpointId: number, deliveryId: number, now: Date): Promise<WebhookDelivery | 'pending' | 'not_found'> {
+    const [current] = await this.query<{ status: string }>(
+      `SELECT status FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2 FOR UPDATE`,
+      [deliveryId, endpointId],
+    );
+    if (!current) return 'not_found';
+    if (current.status === 'pending') return 'pending';
+    const [row] = await this.query<DeliveryRow>(
+      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $2
+         FROM webhook_events ev WHERE d.id = $1 AND ev.id = d.event_id
+       RETURNING ${DELIVERY_COLUMNS}`,
+      [deliveryId, now],
+    );
+    return toDelivery(row);
+  }
+
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
     const rows = await this.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
@@ -261,14 +281,15 @@ export class PgWebhookOutboxStore extends WebhookOutboxStore {
     return randomUUID();
   }
 
-  async add(event: WebhookEvent): Promise<void> {
+  /** One INSERT for every event; the fan-out job (a second statement) only for an event some endpoint may receive. */
+  async add(event: WebhookEvent, fanOut: boolean): Promise<void> {
     if (!this.host.inTransaction) throw new Error('A webhook event must be recorded inside UnitOfWork.run.');
     await this.host.query(
       `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
        VALUES ($1, $2, $3, $4, $5, $6)`,
       [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
     );
-    await this.jobs.sendInTransaction(this.host, WEBHOOK_FAN_OUT_QUEUE, { eventId: event.id }, event.id);
+    if (fanOut) await this.jobs.sendInTransaction(this.host, WEBHOOK_FAN_OUT_QUEUE, { eventId: event.id }, event.id);
   }
 
   async findById(id: string): Promise<WebhookEvent | null> {
@@ -293,6 +314,73 @@ interface EventRow {
   endpoint_id: string | null;
   body: string;
   created_at: Date;
+  seq: string;
+}
+
+function toLoggedEvent(row: EventRow): LoggedEvent {
+  return {
+    id: row.id,
+    type: row.type as LoggedEvent['type'],
+    subjectOwnerId: row.subject_owner_id === null ? null : Number(row.subject_owner_id),
+    endpointId: null,
+    body: row.body,
+    createdAt: row.created_at,
+    seq: Number(row.seq),
+  };
+}
+
+/**
+ * The event log: the outbox's table read newest first. `endpoint_id IS NULL` (no pings) is in every list so
+ * that the partial indexes serve it: by `seq` for an administrator, by (subject_owner_id, seq) for a customer.
+ */
+@Injectable()
+export class PgEventLog extends EventLog {
+  constructor(private readonly host: TransactionHost) {
+    super();
+  }
+
+  async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
+    const rows = await this.host.query<EventRow>(
+      `SELECT * FROM webhook_events
+        WHERE endpoint_id IS NULL
+          AND ($1::bigint IS NULL OR seq < $1)
+          AND ($2::bigint IS NULL OR subject_owner_id = $2)
+          AND ($3::text[] IS NULL OR type = ANY ($3))
+          AND ($4::timestamptz IS NULL OR created_at >= $4)
+          AND ($5::timestamptz IS NULL OR created_at < $5)
+        ORDER BY seq DESC LIMIT $6`,
+      [
+        afterId ?? null,
+        query.subjectOwnerId ?? null,
+        query.types?.length ? query.types : null,
+        query.createdAfter ?? null,
+        query.createdBefore ?? null,
+        limit + 1,
+      ],
+    );
+    return pageFromRows(rows.map(toLoggedEvent), limit, (event) => event.seq);
+  }
+
+  async findById(id: string): Promise<LoggedEvent | null> {
+    const [row] = await this.host.query<EventRow>(
+      `SELECT * FROM webhook_events WHERE id = $1 AND endpoint_id IS NULL`,
+      [id],
+    );
+    return row ? toLoggedEvent(row) : null;
+  }
+
+  /**
+   * The oldest events first, through the BRIN index on created_at (a bitmap scan: the ranges before `before`);
+   * their deliveries go with them (ON DELETE CASCADE, through the deliveries' (event_id, endpoint_id) index).
+   */
+  async purgeBatch(before: Date, limit: number): Promise<number> {
+    const { affected } = await this.host.execute(
+      `DELETE FROM webhook_events WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM webhook_events WHERE created_at < $1 LIMIT $2))`,
+      [before, limit],
+    );
+    return affected;
+  }
 }
 
 /** A delivery's attempt jobs, sent in the transaction that records why one is due. */
