@@ -230,6 +230,71 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
     }
   });
 
+  it('retries a failed delivery by hand once the receiver is back: same webhook-id; pending is a 409', async () => {
+    const customer = await api.customer('Catching up');
+    const hook = await endpoint(customer.key, ['order.placed']);
+    const previous = receiver.answer;
+    const previousHold = receiver.hold;
+    let up = false;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer = (request) => (request.path === hook.path ? (up ? 200 : 503) : previous(request));
+    // The first attempt waits for the test: the delivery is pending meanwhile.
+    receiver.hold = (request) =>
+      request.path === hook.path && receiver.to(hook.path).length === 1 ? held : previousHold(request);
+    const retry = (id: number, key = customer.key) =>
+      api.post(`/webhooks/endpoints/${hook.id}/deliveries/${id}/retry`, { key });
+    try {
+      await store.placed(customer.key, await store.pet({ quantity: 1 }));
+      await eventually(
+        () => receiver.to(hook.path),
+        (r) => r.length === 1,
+      );
+      const [pending] = (await api.get(`/webhooks/endpoints/${hook.id}/deliveries`, { key: customer.key })).body;
+      expect(pending.status).toBe('pending');
+      expectError(await retry(pending.id), 409, 'delivery_pending');
+      release();
+      const [failed] = await eventually(
+        async () => (await api.get(`/webhooks/endpoints/${hook.id}/deliveries`, { key: customer.key })).body,
+        (list) => list[0]?.status === 'failed',
+      );
+      expect(failed).toMatchObject({ id: pending.id, attempts: 4, lastStatusCode: 503 });
+      const other = await api.customer('Not the owner');
+      expectError(await retry(failed.id, other.key), 404, 'not_found');
+      expectError(await retry(failed.id + 1000), 404, 'not_found');
+      expectError(
+        await api.post(`/webhooks/endpoints/${hook.id}/deliveries/x/retry`, { key: customer.key }),
+        400,
+        'validation_failed',
+      );
+      up = true;
+      // Two at once: one requeues it, the other finds it pending.
+      const answers = await Promise.all([retry(failed.id), retry(failed.id)]);
+      expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
+      const accepted = answers.find((a) => a.status === 202);
+      expect(accepted?.body).toMatchObject({ id: failed.id, status: 'pending', attempts: 4 });
+      const [delivered] = await eventually(
+        async () => (await api.get(`/webhooks/endpoints/${hook.id}/deliveries`, { key: customer.key })).body,
+        (list) => list[0]?.status === 'delivered',
+      );
+      expect(delivered).toMatchObject({ id: failed.id, attempts: 5, lastStatusCode: 200 });
+      const received = receiver.to(hook.path);
+      expect(received).toHaveLength(5);
+      expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      expect(new Set(received.map((r) => r.body)).size).toBe(1);
+      // A delivered one may be sent again (the receiver lost it): an administrator may too.
+      expect((await retry(failed.id, ADMIN_KEY)).status).toBe(202);
+      await eventually(
+        () => receiver.to(hook.path),
+        (r) => r.length === 6,
+      );
+    } finally {
+      release();
+      receiver.answer = previous;
+      receiver.hold = previousHold;
+    }
+  });
+
   it('gives up after the last retry (failed) and disables an endpoint failing for 5 days', async () => {
     const customer = await api.customer('Down');
     const hook = await endpoint(customer.key, ['order.placed']);

@@ -208,6 +208,34 @@ describe('the Petstore client', () => {
     expect(server.seen.every((s) => s.headers.authorization === 'Bearer psk_test')).toBe(true);
   });
 
+  it("lists the event log with its filters: list('/events') is typed and follows the pages", async () => {
+    const event = (n: number) => ({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      type: 'order.placed' as const,
+      timestamp: '2026-11-25T09:00:00.000Z',
+      data: { id: n },
+    });
+    server = await ScriptedServer.start((request) =>
+      request.url.includes('cursor=e1')
+        ? { status: 200, body: [event(1)] }
+        : {
+            status: 200,
+            headers: { link: '</events?type=order.placed&cursor=e1&limit=1>; rel="next"' },
+            body: [event(2)],
+          },
+    );
+    const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+    const seen: string[] = [];
+    const query = { type: ['order.placed' as const], createdAfter: '2026-11-01T00:00:00Z', limit: 1 };
+    for await (const e of api.list('/events', query)) seen.push(`${e.type} ${String(e.data['id'])}`);
+    expect(seen).toEqual(['order.placed 2', 'order.placed 1']);
+    const first = new URL(server.seen[0].url, 'http://x');
+    expect(first.pathname).toBe('/events');
+    expect(first.searchParams.getAll('type')).toEqual(['order.placed']);
+    expect(first.searchParams.get('createdAfter')).toBe('2026-11-01T00:00:00Z');
+    expect(server.seen[1].url).toBe('/events?type=order.placed&cursor=e1&limit=1');
+  });
+
   it('reads Retry-After as seconds or as an HTTP-date', () => {
     const now = Date.parse('2026-11-23T10:00:00Z');
     expect(retryAfterMs('5', now)).toBe(5000);

@@ -239,6 +239,13 @@ export const CONFIG_SCHEMA = {
       '**unsafe**, development and tests only: webhook URLs may be `http://` and reach private, loopback and ' +
         'link-local addresses',
     ),
+    eventRetentionDays: setting(
+      'EVENT_RETENTION_DAYS',
+      integer(1, 3650),
+      '30',
+      "days an event stays in `GET /events` (and its deliveries in the endpoints' lists); a scheduled job " +
+        'deletes older ones every hour',
+    ),
     retryDelaysMs: optional(
       'WEBHOOK_RETRY_DELAYS_MS',
       integerList(100, 0, 86_400_000),

@@ -12,6 +12,7 @@ import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
   PingWebhookEndpoint,
+  RetryWebhookDelivery,
   WebhookEndpointQueries,
 } from '@petstore/application';
 import type { Account } from '@petstore/domain';
@@ -49,6 +50,7 @@ export class WebhooksController {
     private readonly deleteEndpoint: DeleteWebhookEndpoint,
     private readonly pingEndpoint: PingWebhookEndpoint,
     private readonly queries: WebhookEndpointQueries,
+    private readonly retryDelivery: RetryWebhookDelivery,
   ) {}
 
   @Post()
@@ -110,6 +112,32 @@ export class WebhooksController {
   ): Promise<Paginated<WebhookDeliveryDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.deliveries(id, account, request), request, WebhookDeliveryDto.from);
+  }
+
+  @Post(':endpointId/deliveries/:deliveryId/retry')
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'retryWebhookDelivery',
+    summary: 'Send a delivered or failed delivery again now',
+    description:
+      'For a receiver that was down, or lost what it received: the delivery becomes `pending` and its next ' +
+      'attempt is queued at once, with the same body and `webhook-id` (receivers that keep ids see a ' +
+      'duplicate). Should that attempt fail, the delivery continues its retry schedule where it stopped; after ' +
+      'the ninth attempt none is left and it is `failed` again. A delivery still `pending` answers 409 ' +
+      '`delivery_pending` (its next attempt is queued already). `GET /webhooks/endpoints/{endpointId}/deliveries` ' +
+      'lists the ids; events older than the retention period are gone with their deliveries.',
+  })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'Queued: the delivery, `pending` again.' })
+  @ApiErrors({
+    404: 'No such endpoint of yours, or no such delivery of that endpoint (`not_found`).',
+    409: 'The delivery is still pending (`delivery_pending`).',
+  })
+  async retry(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @Param('deliveryId', ParseIdPipe) deliveryId: number,
+    @CurrentAccount() account: Account,
+  ): Promise<WebhookDeliveryDto> {
+    return WebhookDeliveryDto.from(await this.retryDelivery.execute(id, deliveryId, account));
   }
 
   @Post(':endpointId/test')

@@ -4,7 +4,12 @@ import {
   DeleteWebhookEndpoint,
   DeliverWebhook,
   DisableFailingWebhookEndpoints,
+  EventLog,
+  EventQueries,
+  EventRetention,
   FanOutWebhookEvent,
+  PurgeEvents,
+  RetryWebhookDelivery,
   GiveUpWebhookDelivery,
   PingWebhookEndpoint,
   SubscriberCache,
@@ -30,6 +35,7 @@ import {
   PgWebhookDeliveryRepository,
   PgWebhookEndpointRepository,
   PgWebhookOutboxStore,
+  PgEventLog,
   webhookQueues,
   WebhookNetworkSettings,
   WebhookWorker,
@@ -38,6 +44,7 @@ import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { WebhookPayloadShapes } from './webhook-payloads';
+import { EventsController } from './events.controller';
 import { WebhooksController } from './webhooks.controller';
 
 function webhookSettings(webhooks: ConfigPart<'webhooks'>): WebhookSettings {
@@ -50,6 +57,7 @@ export function webhookJobs(config: AppConfig): SliceJobs {
     queues: webhookQueues(webhookSettings(config.webhooks)),
     scheduled: [
       { name: 'disable-failing-webhook-endpoints', cron: '17 * * * *', useCase: DisableFailingWebhookEndpoints },
+      { name: 'purge-events', cron: '41 * * * *', useCase: PurgeEvents },
     ],
   };
 }
@@ -86,8 +94,14 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
       useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookNetworkSettings(webhooks.allowPrivate),
       inject: [configToken('webhooks')],
     },
+    {
+      provide: EventRetention,
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new EventRetention(webhooks.eventRetentionDays),
+      inject: [configToken('webhooks')],
+    },
     WebhookPayloadShapes,
     { provide: WebhookPayloads, useExisting: WebhookPayloadShapes },
+    { provide: EventLog, useClass: PgEventLog },
     { provide: WebhookOutboxStore, useClass: PgWebhookOutboxStore },
     { provide: WebhookEndpointRepository, useClass: PgWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: PgWebhookDeliveryRepository },
@@ -106,6 +120,9 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
     DeliverWebhook,
     GiveUpWebhookDelivery,
     DisableFailingWebhookEndpoints,
+    EventQueries,
+    RetryWebhookDelivery,
+    PurgeEvents,
   ],
   exports: [
     WebhookEvents,
@@ -117,12 +134,15 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
     FanOutWebhookEvent,
     DeliverWebhook,
     GiveUpWebhookDelivery,
+    EventQueries,
+    RetryWebhookDelivery,
+    PurgeEvents,
   ],
 })
 export class WebhooksModule {}
 
-/** `/webhooks/endpoints` (the `http` role). */
-@Module({ imports: [WebhooksModule], controllers: [WebhooksController] })
+/** `/webhooks/endpoints` and `/events` (the `http` role). */
+@Module({ imports: [WebhooksModule], controllers: [WebhooksController, EventsController] })
 export class WebhooksHttpModule {}
 
 /** Starts this process's webhook workers (the `worker` role; the job queue stops them). */

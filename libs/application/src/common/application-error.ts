@@ -4,6 +4,7 @@ import type { DomainErrorKind } from '@petstore/domain';
 export type ApplicationErrorKind =
   | 'idempotency_key_in_use' //  a request with the same key is still running
   | 'idempotency_key_reused' //  the key was used with another request
+  | 'delivery_pending' //        a webhook delivery asked to be retried is still pending
   | 'store_unavailable' //       the database cannot serve now (transient)
   | 'concurrent_update' //       two transactions collided (transient)
   | 'constraint_violation' //    a schema constraint refused a write no rule caught first

@@ -10,6 +10,7 @@ import {
   anOrder,
   CountingWebhookSecrets,
   inMemoryPetstore,
+  InMemoryEventLog,
   InMemoryWebhookDeliveryQueue,
   InMemoryWebhookDeliveryRepository,
   InMemoryWebhookEndpointChanges,
@@ -21,7 +22,15 @@ import {
 } from '../../testing';
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
 import { WebhookEvents } from './webhook-events';
-import { WebhookSettings } from './webhook.ports';
+import { EventRetention, WebhookSettings } from './webhook.ports';
+import { DeliveryPendingError } from './webhook.errors';
+import {
+  EventNotFoundError,
+  EventQueries,
+  PurgeEvents,
+  RetryWebhookDelivery,
+  WebhookDeliveryNotFoundError,
+} from './event-log.use-cases';
 import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
@@ -67,6 +76,9 @@ function webhooks() {
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
     disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
     delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
+    eventLog: new EventQueries(new InMemoryEventLog(db)),
+    retry: new RetryWebhookDelivery(uow, endpoints, deliveries, queue, clock),
+    purge: new PurgeEvents(uow, new InMemoryEventLog(db), new EventRetention(30, 2, 10), clock),
   };
 }
 
@@ -149,9 +161,26 @@ describe('webhook use cases (in-memory fakes)', () => {
   });
 
   describe('WebhookEvents and FanOutWebhookEvent', () => {
-    it('writes no event for a change no endpoint may receive', async () => {
-      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+    it('writes the event of a change no endpoint may receive to the log, without a fan-out job', async () => {
+      const order = anOrder().ownedBy(ada.id).build();
+      await slice.uow.run(() => slice.events.order('order.placed', order));
       expect(slice.jobs()).toEqual([]);
+      const [logged] = (await slice.eventLog.list(ada, {}, { limit: 10 })).items;
+      expect(logged).toMatchObject({ type: 'order.placed', subjectOwnerId: ada.id, endpointId: null });
+      expect(JSON.parse(logged.body)).toEqual({
+        type: 'order.placed',
+        timestamp: slice.clock.now().toISOString(),
+        data: { id: order.id, petId: order.petId, complete: false },
+      });
+    });
+
+    it('a rolled-back change leaves no event', async () => {
+      const failing = slice.uow.run(async () => {
+        await slice.events.order('order.placed', anOrder().ownedBy(ada.id).build());
+        throw new Error('rolled back');
+      });
+      await expect(failing).rejects.toThrow('rolled back');
+      expect((await slice.eventLog.list(admin, {}, { limit: 10 })).items).toEqual([]);
     });
 
     it("sends an order's event to its owner's and administrators' endpoints, once however often it runs", async () => {
@@ -223,6 +252,62 @@ describe('webhook use cases (in-memory fakes)', () => {
       expect(await slice.giveUp.execute(id)).toBe(true);
       expect(await slice.delivery(id)).toMatchObject({ status: 'failed' });
       expect(await slice.giveUp.execute(id)).toBe(false);
+    });
+  });
+
+  describe('EventQueries, RetryWebhookDelivery and PurgeEvents', () => {
+    it("shows a customer its own events only, an administrator every event (pets' included)", async () => {
+      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+      await slice.uow.run(() => slice.events.order('order.cancelled', anOrder().ownedBy(bob.id).build()));
+      const pet = { id: 1, status: 'sold' } as never;
+      await slice.uow.run(() => slice.events.petStatusChange(pet, 'available'));
+      const types = async (viewer: Account) =>
+        (await slice.eventLog.list(viewer, {}, { limit: 10 })).items.map((e) => e.type);
+      expect(await types(ada)).toEqual(['order.placed']);
+      expect(await types(bob)).toEqual(['order.cancelled']);
+      expect(await types(admin)).toEqual(['pet.status_changed', 'order.cancelled', 'order.placed']);
+      const [petEvent, bobsEvent] = (await slice.eventLog.list(admin, {}, { limit: 10 })).items;
+      expect(await slice.eventLog.get(bobsEvent.id, bob)).toMatchObject({ id: bobsEvent.id });
+      expect(await slice.eventLog.get(petEvent.id, admin)).toMatchObject({ id: petEvent.id });
+      await expect(slice.eventLog.get(bobsEvent.id, ada)).rejects.toBeInstanceOf(EventNotFoundError);
+      await expect(slice.eventLog.get(petEvent.id, bob)).rejects.toBeInstanceOf(EventNotFoundError);
+      // A customer's filter cannot widen what it sees.
+      const filtered = await slice.eventLog.list(ada, { types: ['order.cancelled'] }, { limit: 10 });
+      expect(filtered.items).toEqual([]);
+    });
+
+    it('retries a failed delivery when asked: pending, queued now; refuses a pending one, finds no other', async () => {
+      const endpoint = await subscribe(slice, ada);
+      await slice.fanOut.execute(await orderPlaced(slice, ada));
+      const job = slice.jobs().find((j) => j.queue === 'delivery');
+      if (job?.queue !== 'delivery') throw new Error('no delivery');
+      const id = job.deliveryId;
+      await expect(slice.retry.execute(endpoint.id, id, ada)).rejects.toBeInstanceOf(DeliveryPendingError);
+      slice.sender.answer(...[1, 2, 3].map(() => ({ statusCode: 500, error: null })));
+      for (let i = 0; i < 3; i++) await slice.deliver.execute(id);
+      expect(await slice.delivery(id)).toMatchObject({ status: 'failed', attempts: 3 });
+      await expect(slice.retry.execute(endpoint.id, id, bob)).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      await expect(slice.retry.execute(endpoint.id, id + 1, ada)).rejects.toBeInstanceOf(WebhookDeliveryNotFoundError);
+      const jobsBefore = slice.jobs().length;
+      expect(await slice.retry.execute(endpoint.id, id, ada)).toMatchObject({ id, status: 'pending', attempts: 3 });
+      expect(slice.jobs().slice(jobsBefore)).toEqual([{ queue: 'delivery', deliveryId: id, at: null }]);
+      expect(await slice.deliver.execute(id)).toBe('delivered'); // the receiver is back
+      expect(slice.sender.requests[3].eventId).toBe(slice.sender.requests[0].eventId); // the same webhook-id
+      expect(await slice.delivery(id)).toMatchObject({ status: 'delivered', attempts: 4 });
+      expect(await slice.retry.execute(endpoint.id, id, admin)).toMatchObject({ status: 'pending' }); // resent
+    });
+
+    it('purges the events older than the retention period in bounded batches, until none is left', async () => {
+      for (let i = 0; i < 5; i++) {
+        await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+      }
+      slice.clock.advanceMinutes(29 * 24 * 60);
+      await slice.uow.run(() => slice.events.order('order.completed', anOrder().ownedBy(ada.id).build()));
+      expect(await slice.purge.execute()).toEqual({ purged: 0 });
+      slice.clock.advanceMinutes(24 * 60 + 1);
+      expect(await slice.purge.execute()).toEqual({ purged: 5 }); // batches of 2: 2, 2, 1
+      const left = (await slice.eventLog.list(admin, {}, { limit: 10 })).items.map((e) => e.type);
+      expect(left).toEqual(['order.completed']);
     });
   });
 });

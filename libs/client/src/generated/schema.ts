@@ -439,6 +439,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/webhooks/endpoints/{endpointId}/deliveries/{deliveryId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivered or failed delivery again now
+     * @description For a receiver that was down, or lost what it received: the delivery becomes `pending` and its next
+     * attempt is queued at once, with the same body and `webhook-id` (receivers that keep ids see a duplicate). Should
+     * that attempt fail, the delivery continues its retry schedule where it stopped; after the ninth attempt none is
+     * left and it is `failed` again. A delivery still `pending` answers 409 `delivery_pending` (its next attempt is
+     * queued already). `GET /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention
+     * period are gone with their deliveries.
+     */
+    post: operations['retryWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/webhooks/endpoints/{endpointId}/test': {
     parameters: {
       query?: never;
@@ -455,6 +480,51 @@ export interface paths {
      * past it, 429 `rate_limited` with `Retry-After`.
      */
     post: operations['testWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The events you may see, newest first
+     * @description A customer sees the events of its own orders and messages; an administrator sees every event, and
+     * alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is
+     * recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).
+     * Paginated like every list; the filters are kept in the `Link` header's URL.
+     */
+    get: operations['listEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/events/{eventId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An event
+     * @description A customer sees the events of its own orders and messages; an administrator sees every event, and
+     * alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is
+     * recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).
+     */
+    get: operations['getEvent'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -975,6 +1045,33 @@ export interface components {
       /** @enum {string} */
       type: 'ping';
     };
+    /** @enum {string} */
+    EventType: 'order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered';
+    /**
+     * @description A change, as it was (or would have been) POSTed to webhook endpoints: `type`, `timestamp` and `data`
+     * are exactly the webhook body, `id` its `webhook-id` header.
+     */
+    Event: {
+      /**
+       * Format: uuid
+       * @description The event's id: the `webhook-id` header of its deliveries.
+       */
+      id: string;
+      /** @example order.placed */
+      type: components['schemas']['EventType'];
+      /**
+       * Format: date-time
+       * @description When the change happened (ISO 8601, UTC).
+       */
+      timestamp: string;
+      /**
+       * @description The resource as this API returned it right after the change: an Order (`order.*`), a Pet
+       * (`pet.status_changed`) or a Message (`message.delivered`).
+       */
+      data: {
+        [key: string]: unknown;
+      };
+    };
     /**
      * @description Every `code` an `Error` can carry today (docs/api.md says when). Each operation lists its own per
      * status; `method_not_allowed`, `request_timeout`, `headers_too_large` are answered before a request reaches an
@@ -1004,6 +1101,7 @@ export interface components {
       | 'too_many_keys'
       | 'too_many_endpoints'
       | 'idempotency_key_in_use'
+      | 'delivery_pending'
       | 'conflict'
       | 'operation_sunset'
       | 'payload_too_large'
@@ -6169,6 +6267,166 @@ export interface operations {
       };
     };
   };
+  retryWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: number;
+        deliveryId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued: the delivery, `pending` again. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "eventId": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
+           *       "type": "order.placed",
+           *       "status": "pending",
+           *       "attempts": 1,
+           *       "lastStatusCode": 200,
+           *       "lastError": "http_status",
+           *       "createdAt": "2026-11-23T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookDelivery'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /** @description No such endpoint of yours, or no such delivery of that endpoint (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /**
+       * @description The delivery is still pending (`delivery_pending`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'delivery_pending' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
   testWebhookEndpoint: {
     parameters: {
       query?: never;
@@ -6264,6 +6522,274 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description Items per page (1–100). */
+        limit?: number;
+        /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
+        cursor?: string;
+        /** @description Only events of these types (repeat the parameter, or separate with commas). */
+        type?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+        /** @description Only events at or after this time (ISO 8601 with a time zone). */
+        createdAfter?: string;
+        /** @description Only events before this time (ISO 8601 with a time zone). */
+        createdBefore?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An array of Event, in id order; more pages: `Link: rel="next"`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
+           *         "type": "order.placed",
+           *         "timestamp": "2026-11-23T10:00:00.000Z",
+           *         "data": {}
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['Event'][];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  getEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The event's id (a UUID: the `webhook-id` of its deliveries). */
+        eventId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Event. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
+           *       "type": "order.placed",
+           *       "timestamp": "2026-11-23T10:00:00.000Z",
+           *       "data": {}
+           *     }
+           */
+          'application/json': components['schemas']['Event'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
           };
         };
       };

@@ -13,6 +13,13 @@ export const WEBHOOK_EVENT_TYPES = [
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export type OrderEventType = Extract<WebhookEventType, `order.${string}`>;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An event's id is a UUID (the `webhook-id` header), in any letter case. */
+export function isEventId(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
 /** Sent only by `POST /webhooks/endpoints/{id}/test`, to that endpoint; never subscribed to. */
 export const WEBHOOK_PING = 'ping';
 

@@ -54,6 +54,7 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   too_many_endpoints: { status: 409, code: 'too_many_endpoints' },
   invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
+  delivery_pending: { status: 409, code: 'delivery_pending' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
   // A collision with a concurrent transaction: the same request may simply be sent again.
