@@ -148,7 +148,16 @@ export class AccountBuilder {
 export const anAccount = () => new AccountBuilder().withId(1);
 
 export class OrderBuilder {
-  private props: OrderProps = { id: 1, petId: 1, quantity: 1, shipDate: null, complete: false, ownerId: 1 };
+  private props: OrderProps = {
+    id: 1,
+    petId: 1,
+    quantity: 1,
+    shipDate: null,
+    status: 'placed',
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+    statusChangedAt: new Date('2026-01-01T00:00:00Z'),
+    ownerId: 1,
+  };
 
   forPet(petId: number): this {
     this.props.petId = petId;
@@ -171,7 +180,19 @@ export class OrderBuilder {
   }
 
   completed(): this {
-    this.props.complete = true;
+    this.props.status = 'completed';
+    return this;
+  }
+
+  /** Cancelled (or, with `expired`, withdrawn by the hold expiry). */
+  cancelled(how: 'cancelled' | 'expired' = 'cancelled'): this {
+    this.props.status = how;
+    return this;
+  }
+
+  placedAt(createdAt: Date): this {
+    this.props.createdAt = createdAt;
+    this.props.statusChangedAt = createdAt;
     return this;
   }
 

@@ -119,7 +119,7 @@ class World {
       case 'cancel': {
         const order = this.pick(cmd.pick);
         if (!order) return;
-        StockRules.cancelOrder({ order, pet, stock });
+        StockRules.cancelOrder({ order, pet, stock, at: new Date('2030-01-01T00:00:00.000Z') });
         this.orders = this.orders.filter((o) => o !== order);
         return;
       }
@@ -232,7 +232,7 @@ describe('StockRules: invariants over random command sequences', () => {
         const stock = Stock.restore({ petId: 7, quantity: units });
         const order = StockRules.placeOrder({ orderId: 1, pet, stock, quantity, ownerId: 1, now: at });
         expect(stock.quantity).toBe(units - quantity);
-        StockRules.cancelOrder({ order, pet, stock });
+        StockRules.cancelOrder({ order, pet, stock, at });
         expect(stock.quantity).toBe(units);
         expect(pet.status).toBe('available');
       }),
