@@ -21,7 +21,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
 
   describe('CreatePet', () => {
-    const create = () => new CreatePet(store.uow, store.pets, store.stocks);
+    const create = () => new CreatePet(store.uow, store.pets, store.stocks, store.clock);
 
     it.each([
       ['available', 1],

@@ -48,6 +48,7 @@ export class PetBuilder {
   private status: PetStatus = 'available';
   private categoryId: number | undefined;
   private quantity: number | undefined;
+  private createdAt = new Date('2026-01-01T00:00:00.000Z');
 
   named(name: string): this {
     this.name = name;
@@ -83,7 +84,13 @@ export class PetBuilder {
   }
 
   build(id = 1): Pet {
-    return Pet.create({ id, name: this.name, categoryId: this.categoryId ?? 1, status: this.status });
+    return Pet.create({
+      id,
+      name: this.name,
+      categoryId: this.categoryId ?? 1,
+      status: this.status,
+      now: this.createdAt,
+    });
   }
 
   /**

@@ -13,7 +13,13 @@ const now = new Date('2030-06-15T12:00:00.000Z');
 /** A pet with its stock, as the use case would load them. */
 function petWith(status: PetStatus, quantity: number) {
   return {
-    pet: Pet.restore({ id: PET_ID, name: 'Rex', categoryId: 1, status }),
+    pet: Pet.restore({
+      id: PET_ID,
+      name: 'Rex',
+      categoryId: 1,
+      status,
+      createdAt: new Date('2030-01-01T00:00:00.000Z'),
+    }),
     stock: Stock.restore({ petId: PET_ID, quantity }),
   };
 }

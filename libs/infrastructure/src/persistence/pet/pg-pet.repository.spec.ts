@@ -38,7 +38,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
   };
 
   const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> => {
-    const pet = Pet.create({ id: await pets.nextId(), name, categoryId, status });
+    const pet = Pet.create({ id: await pets.nextId(), name, categoryId, status, now: new Date() });
     await pets.add(pet);
     await stocks.create(Stock.forNewPet(pet));
     return pet;
@@ -67,7 +67,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 
   it('turns a missing category into UnknownCategoryError, on insert and on update', async () => {
     await expect(
-      pets.add(Pet.create({ id: await pets.nextId(), name: 'Ghost', categoryId: 987654 })),
+      pets.add(Pet.create({ id: await pets.nextId(), name: 'Ghost', categoryId: 987654, now: new Date() })),
     ).rejects.toBeInstanceOf(UnknownCategoryError);
     const pet = await newPet('Mover');
     pet.moveToCategory(987654);
