@@ -11,8 +11,8 @@ export const EXPIRY_BATCH_SIZE = 100;
 /**
  * Expires the orders left open longer than the hold (ORDER_HOLD_MINUTES), with the same effects as a
  * cancel by their owner: the units go back to stock and a `pending` pet becomes `available`; the order
- * stays, with the status `expired` (a scheduled job). Each order is one StockCommand with the usual locks, so an order completed or
- * cancelled meanwhile is skipped, and a long run holds no lock for long.
+ * stays, with the status `expired` (a scheduled job). Each order is one StockCommand with the usual locks,
+ * so an order completed or cancelled meanwhile is skipped, and a long run holds no lock for long.
  */
 @Injectable()
 export class ExpireHeldOrders {

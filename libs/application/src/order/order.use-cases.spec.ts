@@ -148,7 +148,8 @@ describe('order use cases (in-memory ports)', () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
       const order = await place(pet.id);
       const done = await complete(order.id);
-      expect(done.toSnapshot()).toMatchObject({ status: 'completed', statusChangedAt: store.clock.now(), shipDate: store.clock.now() });
+      const at = store.clock.now();
+      expect(done.toSnapshot()).toMatchObject({ status: 'completed', statusChangedAt: at, shipDate: at });
       expect((await store.orders.findById(order.id))?.isComplete).toBe(true);
       expect(await stockOf(pet.id)).toBe(2);
       expect(await statusOf(pet.id)).toBe('available');
@@ -221,7 +222,8 @@ describe('order use cases (in-memory ports)', () => {
       const order = await place(pet.id);
       await cancel(order.id);
       await expect(cancel(order.id)).rejects.toBeInstanceOf(OrderAlreadyCancelledError);
-      await expect(cancel(order.id, admin)).rejects.toMatchObject({ kind: 'order_already_cancelled', how: 'cancelled' });
+      const refusal = { kind: 'order_already_cancelled', how: 'cancelled' };
+      await expect(cancel(order.id, admin)).rejects.toMatchObject(refusal);
       await expect(
         new CompleteOrder(store.stockCommand, store.clock).execute({ orderId: order.id }),
       ).rejects.toBeInstanceOf(OrderAlreadyCancelledError);
@@ -261,8 +263,9 @@ describe('order use cases (in-memory ports)', () => {
         statusChangedAt: store.clock.now(),
       });
       // Expired is final: neither a cancel nor a second run returns its units again.
-      await expect(new CancelOrder(store.stockCommand, store.clock).execute({ orderId: old.id, by: alice }))
-        .rejects.toMatchObject({ kind: 'order_already_cancelled', how: 'expired' });
+      await expect(
+        new CancelOrder(store.stockCommand, store.clock).execute({ orderId: old.id, by: alice }),
+      ).rejects.toMatchObject({ kind: 'order_already_cancelled', how: 'expired' });
       expect(await expire()).toEqual({ expired: 0, skipped: 0 });
       expect((await store.orders.findById(done.id))?.isComplete).toBe(true);
       expect((await store.orders.findById(young.id))?.isOpen).toBe(true);

@@ -40,7 +40,7 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       petId = (await aPet().withStock(50).saveIn(subject)).pet.id;
     });
 
-    it('inserts with an id from a sequence and reads back; an update writes status, its time and ship date', async () => {
+    it('inserts with an id from a sequence and reads back; an update writes status, its time, ship date', async () => {
       const shipDate = new Date('2026-02-01T00:00:00.000Z');
       const placedAt = new Date('2026-01-31T10:00:00.123Z');
       const order = await anOrder()
@@ -181,7 +181,7 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect(await orders.countOpenForPet(petId)).toBe(0);
     });
 
-    it('keeps the orders that are no longer open when their pet is deleted (petId null), refuses to orphan an open one', async () => {
+    it('keeps orders no longer open when their pet goes (petId null); refuses to orphan an open one', async () => {
       const { pet } = await aPet().saveIn(subject);
       const done = await anOrder().forPet(pet.id).ownedBy(alice).completed().saveIn(subject);
       const expired = await anOrder().forPet(pet.id).ownedBy(alice).cancelled('expired').saveIn(subject);

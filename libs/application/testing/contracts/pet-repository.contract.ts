@@ -51,6 +51,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         name: 'Rex',
         categoryId,
         status: 'available',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
       });
       first.rename('Max');
       first.hold();
@@ -60,6 +61,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         name: 'Max',
         categoryId,
         status: 'pending',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
       });
       expect(await pets.findById(second.id + 1000)).toBeNull();
     });

@@ -52,6 +52,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
       name: 'Rex',
       categoryId,
       status: 'available',
+      createdAt: pet.createdAt,
     });
     pet.rename('Max');
     pet.hold();
@@ -61,6 +62,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
       name: 'Max',
       categoryId,
       status: 'pending',
+      createdAt: pet.createdAt,
     });
     expect(await pets.findById(987654)).toBeNull();
   });
