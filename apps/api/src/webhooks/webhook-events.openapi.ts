@@ -21,7 +21,7 @@ interface EventPayload {
  * which does not compile without it either), where a real delivery of each is validated against its schema.
  */
 export const WEBHOOK_EVENTS: Record<WebhookEventName, EventPayload> = {
-  'order.placed': { data: 'Order', sent: 'An order was placed (`POST /store/orders`).' },
+  'order.placed': { data: 'Order', sent: 'An order was placed (`POST /store/orders`); `status` `placed`.' },
   'order.completed': {
     data: 'Order',
     sent: 'An administrator completed an order (`PATCH /store/orders/{orderId}`).',
@@ -30,7 +30,8 @@ export const WEBHOOK_EVENTS: Record<WebhookEventName, EventPayload> = {
     data: 'Order',
     sent:
       'An order was cancelled: by its owner or an administrator (`DELETE /store/orders/{orderId}`), or by the ' +
-      'service when its hold expired (`ORDER_HOLD_MINUTES`).',
+      'service when its hold expired (`ORDER_HOLD_MINUTES`); `data` is the order as it is now, `status` `cancelled` ' +
+      'or `expired`.',
   },
   'pet.status_changed': {
     data: 'Pet',
@@ -143,7 +144,18 @@ export function webhookEventCallbacks(): Record<string, unknown> {
               { pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$', maxLength: 1024 },
             ),
           ],
-          requestBody: { required: true, content: { 'application/json': { schema: ref(WEBHOOK_EVENT_SCHEMA) } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref(WEBHOOK_EVENT_SCHEMA),
+                // The ping (the first delivery `POST /webhooks/endpoints/{endpointId}/test` makes): an order event's
+                // Order has required read-only fields, which Spectral wants in an example and Redocly refuses in a
+                // request's (it reads a callback's request as a client's). Each event's schema shows its own data.
+                example: { type: WEBHOOK_PING, timestamp: '2026-11-23T10:00:00.000Z', data: { endpointId: 1 } },
+              },
+            },
+          },
           responses: {
             '2XX': { description: 'Delivered: any 2xx answered within 10 s; the body is ignored.' },
             '4XX': {

@@ -1010,7 +1010,9 @@ export interface components {
       /** @enum {string} */
       type: 'ping';
     };
-    /** @description The body of the `order.placed` event. An order was placed (`POST /store/orders`). */
+    /**
+     * @description The body of the `order.placed` event. An order was placed (`POST /store/orders`); `status` `placed`.
+     */
     OrderPlacedEvent: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -1045,7 +1047,8 @@ export interface components {
     };
     /**
      * @description The body of the `order.cancelled` event. An order was cancelled: by its owner or an administrator
-     * (`DELETE /store/orders/{orderId}`), or by the service when its hold expired (`ORDER_HOLD_MINUTES`).
+     * (`DELETE /store/orders/{orderId}`), or by the service when its hold expired (`ORDER_HOLD_MINUTES`); `data` is the
+     * order as it is now, `status` `cancelled` or `expired`.
      */
     OrderCancelledEvent: {
       /**
