@@ -26,7 +26,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     let stocks: StockRepository;
     let categoryId: number;
     /** A pet's stock entry, read the one way the port offers (locked, inside a unit of work). */
-    const entryOf = (petId: number) => subject.uow.run(() => stocks.lockByPetId(petId));
+    const entryOf = (petId: number) => subject.uow.run(async () => (await stocks.lockWithPet(petId))?.stock ?? null);
 
     beforeEach(async () => {
       subject = await makeRepo();
@@ -35,8 +35,8 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     });
 
     /** A new pet as the use case makes one: an id from `nextId()`, then `add`. */
-    const addNew = async (input: Omit<Parameters<typeof Pet.create>[0], 'id'>): Promise<Pet> => {
-      const pet = Pet.create({ id: await pets.nextId(), ...input });
+    const addNew = async (input: Omit<Parameters<typeof Pet.create>[0], 'id' | 'now'>): Promise<Pet> => {
+      const pet = Pet.create({ id: await pets.nextId(), ...input, now: new Date('2026-01-01T00:00:00.000Z') });
       await pets.add(pet);
       return pet;
     };
@@ -51,6 +51,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         name: 'Rex',
         categoryId,
         status: 'available',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
       });
       first.rename('Max');
       first.hold();
@@ -60,6 +61,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         name: 'Max',
         categoryId,
         status: 'pending',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
       });
       expect(await pets.findById(second.id + 1000)).toBeNull();
     });
@@ -69,11 +71,13 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       expect(first).toBeGreaterThan(0);
       expect(second).toBeGreaterThan(first);
       const stored = await addNew({ name: 'Rex', categoryId });
-      await expect(pets.add(Pet.create({ id: stored.id, name: 'Twin', categoryId }))).rejects.toMatchObject({
+      await expect(
+        pets.add(Pet.create({ id: stored.id, name: 'Twin', categoryId, now: new Date() })),
+      ).rejects.toMatchObject({
         kind: 'constraint_violation',
         constraintKind: 'unique',
       });
-      await pets.save(Pet.create({ id: second, name: 'Never added', categoryId }));
+      await pets.save(Pet.create({ id: second, name: 'Never added', categoryId, now: new Date() }));
       expect(await pets.findById(second)).toBeNull();
       expect((await pets.list({}, { limit: 10 })).items.map((p) => p.name)).toEqual(['Rex']);
     });
@@ -142,12 +146,16 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     it('locks only inside a unit of work, and finds nothing to lock for an unknown pet', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
       await expect(pets.lockById(pet.id)).rejects.toThrow(/transaction/i);
-      await expect(stocks.lockByPetId(pet.id)).rejects.toThrow(/transaction/i);
+      await expect(stocks.lockWithPet(pet.id)).rejects.toThrow(/transaction/i);
       await subject.uow.run(async () => {
         expect((await pets.lockById(pet.id))?.id).toBe(pet.id);
-        expect((await stocks.lockByPetId(pet.id))?.quantity).toBe(1);
+        const locked = await stocks.lockWithPet(pet.id);
+        expect([locked?.pet.toSnapshot(), locked?.stock.toSnapshot()]).toEqual([
+          pet.toSnapshot(),
+          { petId: pet.id, quantity: 1 },
+        ]);
         expect(await pets.lockById(pet.id + 1000)).toBeNull();
-        expect(await stocks.lockByPetId(pet.id + 1000)).toBeNull();
+        expect(await stocks.lockWithPet(pet.id + 1000)).toBeNull();
       });
     });
 
