@@ -10,7 +10,8 @@ import { QueryList } from '../common/validation/query-transforms';
   name: 'Event',
   description:
     'A change, as it was (or would have been) POSTed to webhook endpoints: `type`, `timestamp` and `data` are ' +
-    'exactly the webhook body, `id` its `webhook-id` header.',
+    'exactly the webhook body (the event schema of its type: `OrderPlacedEvent`…, see `WebhookEvent`), `id` its ' +
+    '`webhook-id` header.',
 })
 export class EventDto {
   @ApiProperty({ description: "The event's id: the `webhook-id` header of its deliveries.", format: 'uuid' })
