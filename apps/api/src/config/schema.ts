@@ -239,6 +239,13 @@ export const CONFIG_SCHEMA = {
       '**unsafe**, development and tests only: webhook URLs may be `http://` and reach private, loopback and ' +
         'link-local addresses',
     ),
+    secretRotationWindowSeconds: setting(
+      'WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS',
+      integer(0, 604_800),
+      '86400',
+      'how long a rotated-out webhook secret still signs deliveries beside the new one (seconds, at most 7 days); ' +
+        'a rotation may ask for less, never more',
+    ),
     retryDelaysMs: optional(
       'WEBHOOK_RETRY_DELAYS_MS',
       integerList(100, 0, 86_400_000),

@@ -1,7 +1,8 @@
 import { WEBHOOK_PINGS_PER_MINUTE } from '../common/rate-limit/rate-limit.hook';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -12,6 +13,8 @@ import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
   PingWebhookEndpoint,
+  RotateWebhookSecret,
+  UpdateWebhookEndpoint,
   WebhookEndpointQueries,
 } from '@petstore/application';
 import type { Account } from '@petstore/domain';
@@ -26,9 +29,12 @@ import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import {
   CreatedWebhookEndpointDto,
   NewWebhookEndpointDto,
+  RotatedWebhookSecretDto,
   WebhookDeliveryDto,
   WebhookEndpointDto,
+  WebhookEndpointUpdateDto,
   WebhookPingDto,
+  WebhookSecretRotationRequestDto,
 } from './webhook.dto';
 
 const DELIVERY =
@@ -49,6 +55,8 @@ export class WebhooksController {
     private readonly deleteEndpoint: DeleteWebhookEndpoint,
     private readonly pingEndpoint: PingWebhookEndpoint,
     private readonly queries: WebhookEndpointQueries,
+    private readonly updateEndpoint: UpdateWebhookEndpoint,
+    private readonly rotateSecret: RotateWebhookSecret,
   ) {}
 
   @Post()
@@ -87,6 +95,49 @@ export class WebhooksController {
     @CurrentAccount() account: Account,
   ): Promise<WebhookEndpointDto> {
     return WebhookEndpointDto.from(await this.queries.get(id, account));
+  }
+
+  @Patch(':endpointId')
+  @ApiOperation({
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change a webhook endpoint: URL, events, enabled',
+    description:
+      'The fields given replace the current ones, by the rules of creation (the URL rules below; the events by ' +
+      "the owner's role, also when an administrator edits). `enabled: true` enables a disabled endpoint again. " +
+      'Every instance applies the change within a second (the one that made it, from the next event). The ' +
+      'secret stays: rotate it with `POST /webhooks/endpoints/{id}/secret/rotate`. ' +
+      DELIVERY.slice(DELIVERY.indexOf('The URL must')),
+  })
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrors({ 400: 'The URL is not `https`, or points inside the network (`invalid_webhook_url`).' })
+  async update(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @Body() body: WebhookEndpointUpdateDto,
+    @CurrentAccount() account: Account,
+  ): Promise<WebhookEndpointDto> {
+    return WebhookEndpointDto.from(await this.updateEndpoint.execute({ id, viewer: account, ...body }));
+  }
+
+  @Post(':endpointId/secret/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: "Rotate the endpoint's signing secret (the old one signs too for a while)",
+    description:
+      'Standard Webhooks rotation: answers a new secret, which signs every delivery from now on. The old secret ' +
+      'signs beside it until `expiresAt` (24 h by default; the body may ask for less): meanwhile each delivery ' +
+      'carries `webhook-signature: v1,<new> v1,<old>`, which `standardwebhooks` verifies with either secret, so ' +
+      'the receiver can switch to the new one without rejecting a delivery. Rotating again before `expiresAt` ' +
+      'replaces the old secret: the one before it stops signing at once. Without a body, the default window.',
+  })
+  @ApiBody({ type: WebhookSecretRotationRequestDto, required: false })
+  @ApiOkResponse({ type: RotatedWebhookSecretDto })
+  async rotate(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @Body() body: WebhookSecretRotationRequestDto,
+    @CurrentAccount() account: Account,
+  ): Promise<RotatedWebhookSecretDto> {
+    return RotatedWebhookSecretDto.from(await this.rotateSecret.execute(id, account, body.expiresInSeconds));
   }
 
   @Delete(':endpointId')

@@ -419,6 +419,40 @@ export interface paths {
     delete: operations['deleteWebhookEndpoint'];
     options?: never;
     head?: never;
+    /**
+     * Change a webhook endpoint: URL, events, enabled
+     * @description The fields given replace the current ones, by the rules of creation (the URL rules below; the events
+     * by the owner's role, also when an administrator edits). `enabled: true` enables a disabled endpoint again. Every
+     * instance applies the change within a second (the one that made it, from the next event). The secret stays: rotate
+     * it with `POST /webhooks/endpoints/{id}/secret/rotate`. The URL must be https://, without credentials, on port 443
+     * (the default) or 1024-65535, and its host must resolve only to public addresses (IPv6 forms that embed an IPv4
+     * address are judged by that address); every URL refused answers the same 400 `invalid_webhook_url`, whichever rule
+     * it fails.
+     */
+    patch: operations['updateWebhookEndpoint'];
+    trace?: never;
+  };
+  '/webhooks/endpoints/{endpointId}/secret/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate the endpoint's signing secret (the old one signs too for a while)
+     * @description Standard Webhooks rotation: answers a new secret, which signs every delivery from now on. The old
+     * secret signs beside it until `expiresAt` (24 h by default; the body may ask for less): meanwhile each delivery
+     * carries `webhook-signature: v1,<new> v1,<old>`, which `standardwebhooks` verifies with either secret, so the
+     * receiver can switch to the new one without rejecting a delivery. Rotating again before `expiresAt` replaces the
+     * old secret: the one before it stops signing at once. Without a body, the default window.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -867,8 +901,8 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
-       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing
-       * more.
+       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days, or its owner
+       * disabled it. It receives nothing more until enabled again (`PATCH` with `enabled: true`).
        */
       disabledAt?: string;
       /**
@@ -900,10 +934,66 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
-       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing
-       * more.
+       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days, or its owner
+       * disabled it. It receives nothing more until enabled again (`PATCH` with `enabled: true`).
        */
       disabledAt?: string;
+    };
+    /**
+     * @description Input of `PATCH /webhooks/endpoints/{id}`: the fields to change; what is left out stays as it is.
+     */
+    WebhookEndpointUpdate: {
+      /**
+       * @description Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now
+       * and again at every connection). A private, loopback or link-local address is refused (400
+       * `invalid_webhook_url`). A new URL starts with a clean record (no failing streak).
+       * @example https://example.com/hooks/petstore
+       */
+      url?: string;
+      /**
+       * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer
+       * receives the events of its own orders and messages, an administrator those of every order. Replaces the list.
+       * @example [
+       *       "order.placed",
+       *       "order.completed"
+       *     ]
+       */
+      events?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      /**
+       * @description `true` enables a disabled endpoint again (`disabledAt` goes; its failing streak starts afresh, so
+       * the next check does not disable it at once); `false` disables it: it receives nothing until enabled again.
+       * Events that happened while it was disabled are not sent.
+       * @example true
+       */
+      enabled?: boolean;
+    };
+    /**
+     * @description Input of `POST /webhooks/endpoints/{id}/secret/rotate` (optional: no body keeps the default window).
+     */
+    WebhookSecretRotationRequest: {
+      /**
+       * @description How long the current secret still signs deliveries beside the new one, in seconds: at most the
+       * service's window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS, 86400 by default), which is also what leaving it out
+       * gives; 0 stops it at once.
+       * @example 3600
+       */
+      expiresInSeconds?: number;
+    };
+    /** @description The new signing secret, and until when the old one signs. */
+    WebhookSecretRotation: {
+      /**
+       * @description The new signing secret (`whsec_` + base64 of 32 random bytes), shown in this response only: keep
+       * it. Every delivery is signed with it from now on.
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret: string;
+      /**
+       * Format: date-time
+       * @description Until then every delivery carries two signatures, `webhook-signature: v1,<new> v1,<old>`, so a
+       * receiver still checking with the old secret accepts it; afterwards only the new one. Rotating again before then
+       * replaces the old secret: the one before it stops signing at once.
+       */
+      expiresAt: string;
     };
     /** @description One event sent (or being sent) to one endpoint. */
     WebhookDelivery: {
@@ -5967,6 +6057,365 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/hooks/petstore",
+         *       "events": [
+         *         "order.placed",
+         *         "order.completed"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        'application/json': components['schemas']['WebhookEndpointUpdate'];
+      };
+    };
+    responses: {
+      /** @description The WebhookEndpoint. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "url": "https://example.com/hooks/petstore",
+           *       "events": [
+           *         "order.placed"
+           *       ],
+           *       "createdAt": "2026-11-23T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /**
+       * @description The URL is not `https`, or points inside the network (`invalid_webhook_url`).
+       *
+       * The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details`
+       * names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'invalid_webhook_url' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "expiresInSeconds": 3600
+         *     }
+         */
+        'application/json': components['schemas']['WebhookSecretRotationRequest'];
+      };
+    };
+    responses: {
+      /** @description The WebhookSecretRotation. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "expiresAt": "2026-11-23T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookSecretRotation'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized';
+          };
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
           };
         };
       };

@@ -56,6 +56,16 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   });
 }
 
+const OPTIONAL_BODY = Symbol('optionalBody');
+
+/**
+ * Marks a body DTO whose every field may be left out as one the whole body may be left out of: a request without
+ * a body is validated as `{}`. Any other operation with a body DTO refuses a missing body as not a JSON object.
+ */
+export function OptionalBody(): ClassDecorator {
+  return (target) => Reflect.defineMetadata(OPTIONAL_BODY, true, target);
+}
+
 /**
  * Path parameters are left as the strings they came as: their own pipe (ParseIdPipe)
  * decides, and must not see `1e3` already turned into 1000.
@@ -67,6 +77,9 @@ class DtoValidationPipe extends ValidationPipe {
    */
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const dto = metadata.metatype && metadata.metatype !== Object && this.toValidate(metadata);
+    if (metadata.type === 'body' && dto && value === undefined && Reflect.getMetadata(OPTIONAL_BODY, metadata.metatype!)) {
+      value = {};
+    }
     if (metadata.type === 'body' && dto && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw NOT_AN_OBJECT();
     }
