@@ -76,14 +76,20 @@ describe('managing webhook endpoints: PATCH and secret rotation (HTTP, real Post
     expect(same.body).toEqual(patched.body);
   });
 
-  it('refuses bad input with 400 (unknown fields, null, no events), a URL as creation does, and not yours with 404', async () => {
+  it('refuses bad input (unknown fields, null, no events), a URL as creation does; not yours is 404', async () => {
     const { key } = await api.customer('Careful');
     const hook = await endpoint(key);
     const patch = (body: unknown, as = key) => api.patch(`/webhooks/endpoints/${hook.id}`, { key: as, body });
     const unknown = await patch({ secret: 'whsec_mine' });
     expectError(unknown, 400, 'validation_failed');
     expect(unknown.body.details).toEqual([{ field: 'secret', message: 'secret is not a known field' }]);
-    for (const body of [{ url: null }, { events: [] }, { events: ['order.lost'] }, { enabled: 'yes' }, { events: null }]) {
+    for (const body of [
+      { url: null },
+      { events: [] },
+      { events: ['order.lost'] },
+      { enabled: 'yes' },
+      { events: null },
+    ]) {
       expectError(await patch(body), 400, 'validation_failed');
     }
     expectError(await patch({ events: ['pet.status_changed'] }), 400, 'validation_failed');
@@ -135,7 +141,7 @@ describe('managing webhook endpoints: PATCH and secret rotation (HTTP, real Post
     expect(n).toBe(1);
   });
 
-  it('rotates the secret: both sign for the window, a rotation in the window replaces the old one, then only the new', async () => {
+  it('rotates the secret: both sign in the window, a rotation in it replaces the old, then the new only', async () => {
     const { key } = await api.customer('Rotator');
     const hook = await endpoint(key);
     const petId = await store.pet({ quantity: 10 });
@@ -145,7 +151,10 @@ describe('managing webhook endpoints: PATCH and secret rotation (HTTP, real Post
     // No body: the configured window.
     const first = await rotate();
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/), expiresAt: expect.any(String) });
+    expect(first.body).toEqual({
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+      expiresAt: expect.any(String),
+    });
     expect(first.body.secret).not.toBe(hook.secret);
     expect(Math.abs(Date.parse(first.body.expiresAt) - Date.now() - WINDOW_SECONDS * 1000)).toBeLessThan(30_000);
     expect((await api.get(`/webhooks/endpoints/${hook.id}`, { key })).body.secret).toBeUndefined();
@@ -236,7 +245,7 @@ describe('a PATCHed endpoint and a rotated secret across two instances', () => {
     await receiver?.close();
   });
 
-  it("the other instance applies a PATCH's events within 1 s though it cached 'none', and sends to the new URL", async () => {
+  it("another instance applies a PATCH's events within 1 s though it cached 'none'; sends to the new URL", async () => {
     const { key } = await a.customer('Two instances');
     const created = await a.post('/webhooks/endpoints', {
       key,
@@ -270,7 +279,7 @@ describe('a PATCHed endpoint and a rotated secret across two instances', () => {
     expect(receiver.to('/before')).toEqual([]);
   });
 
-  it("the other instance's worker signs with the secret rotated on the first, and the old one for the window", async () => {
+  it("the other instance's worker signs with the secret rotated on the first, and the old one meanwhile", async () => {
     const { key } = await a.customer('Rotated elsewhere');
     const created = await a.post('/webhooks/endpoints', {
       key,

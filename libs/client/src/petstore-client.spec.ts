@@ -151,6 +151,41 @@ describe('the Petstore client', () => {
     expect([known, newer, unknown, placing, notPlacing]).toHaveLength(5);
   });
 
+  it('types the webhook endpoint calls: PATCH its fields, rotate its secret with or without a window', async () => {
+    const endpoint = { id: 4, url: 'https://example.com/h', events: ['order.placed'], createdAt: MESSAGE.createdAt };
+    const rotation = { secret: 'whsec_new', expiresAt: '2026-11-24T10:00:00.000Z' };
+    server = await ScriptedServer.start((request) =>
+      request.method === 'PATCH' ? { status: 200, body: endpoint } : { status: 200, body: rotation },
+    );
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    const path = { endpointId: 4 };
+    // These assignments compile only if the bodies are the operations' types (the type-check of this spec).
+    const { data: updated } = await api.PATCH('/webhooks/endpoints/{endpointId}', {
+      params: { path },
+      body: { events: ['order.placed'], enabled: true },
+    });
+    const events: components['schemas']['WebhookEndpoint']['events'] = updated.events;
+    const { data: rotated } = await api.POST('/webhooks/endpoints/{endpointId}/secret/rotate', { params: { path } });
+    const secret: string = rotated.secret;
+    await api.POST('/webhooks/endpoints/{endpointId}/secret/rotate', {
+      params: { path },
+      body: { expiresInSeconds: 60 },
+    });
+    // @ts-expect-error a PATCH cannot set the secret
+    const secretless: components['schemas']['WebhookEndpointUpdate'] = { secret: 'whsec_mine' };
+    expect([events, secret, rotated.expiresAt, secretless]).toEqual([
+      ['order.placed'],
+      'whsec_new',
+      rotation.expiresAt,
+      { secret: 'whsec_mine' },
+    ]);
+    expect(server.seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['PATCH', '/webhooks/endpoints/4', '{"events":["order.placed"],"enabled":true}'],
+      ['POST', '/webhooks/endpoints/4/secret/rotate', ''],
+      ['POST', '/webhooks/endpoints/4/secret/rotate', '{"expiresInSeconds":60}'],
+    ]);
+  });
+
   it('rejects any other error at once with its code, status, message and request id', async () => {
     server = await ScriptedServer.start(() => error(404, 'not_found'));
     const api = createPetstoreClient({ baseUrl: server.baseUrl });

@@ -7,7 +7,18 @@ import {
   WebhookSettings,
 } from '@petstore/application';
 import { WEBHOOK_EVENT_TYPES, WebhookEndpoint, WebhookEventType, LIMITS } from '@petstore/domain';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { IsOmittable } from '../common/validation/optional';
 import { OptionalBody } from '../common/validation/validation.pipe';
 
@@ -91,7 +102,7 @@ const MAX_ROTATION_WINDOW_SECONDS = 604_800;
 export class WebhookSecretRotationRequestDto {
   @ApiPropertyOptional({
     description:
-      'How long the current secret still signs deliveries beside the new one, in seconds: at most the service\'s ' +
+      "How long the current secret still signs deliveries beside the new one, in seconds: at most the service's " +
       `window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS, ${WebhookRotationSettings.DEFAULT_WINDOW_SECONDS} by ` +
       'default), which is also what leaving it out gives; 0 stops it at once.',
     type: 'integer',

@@ -86,7 +86,8 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
     },
     {
       provide: WebhookRotationSettings,
-      useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookRotationSettings(webhooks.secretRotationWindowSeconds),
+      useFactory: (webhooks: ConfigPart<'webhooks'>) =>
+        new WebhookRotationSettings(webhooks.secretRotationWindowSeconds),
       inject: [configToken('webhooks')],
     },
     {

@@ -146,7 +146,7 @@ export class UpdateWebhookEndpoint {
     const updated = await this.uow.run(async () => {
       const locked = await this.endpoints.lockById(id);
       const endpoint = visibleTo(locked?.endpoint ?? null, viewer, () => new WebhookEndpointNotFoundError(id));
-      const changed = endpoint.change(change, locked!.ownerIsAdmin, this.clock.now());
+      const changed = endpoint.change(change, locked?.ownerIsAdmin === true, this.clock.now());
       const enabledAgain = endpoint.disabledAt !== null && changed.disabledAt === null;
       await this.endpoints.update(changed, { resetHealth: enabledAgain || changed.url !== endpoint.url });
       await this.changes.announce();
@@ -182,7 +182,10 @@ export class RotateWebhookSecret {
 
   async execute(id: number, viewer: Account, windowSeconds?: number): Promise<RotatedWebhookSecret> {
     const max = this.settings.windowSeconds;
-    if (windowSeconds !== undefined && !(Number.isInteger(windowSeconds) && windowSeconds >= 0 && windowSeconds <= max)) {
+    if (
+      windowSeconds !== undefined &&
+      !(Number.isInteger(windowSeconds) && windowSeconds >= 0 && windowSeconds <= max)
+    ) {
       throw new InvalidValueError('expiresInSeconds', `expiresInSeconds must be an integer from 0 to ${max}.`);
     }
     return this.uow.run(async () => {

@@ -132,7 +132,7 @@ export function describeWebhookRepositoryContract(
       expect(await endpoints.disableFailingSince(at(20), at(50))).toBe(0); // already disabled
     });
 
-    it('locks an endpoint with its owner\'s role; writes its changes, keeping its id, owner and creation time', async () => {
+    it("locks an endpoint with its owner's role; writes its changes, keeping id, owner, creation", async () => {
       const hook = await endpoint(customer);
       const store = await endpoint(admin, ['pet.status_changed'], true);
       expect(await subject.uow.run(() => endpoints.lockById(hook.id + store.id + 1000))).toBeNull();

@@ -77,7 +77,12 @@ class DtoValidationPipe extends ValidationPipe {
    */
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const dto = metadata.metatype && metadata.metatype !== Object && this.toValidate(metadata);
-    if (metadata.type === 'body' && dto && value === undefined && Reflect.getMetadata(OPTIONAL_BODY, metadata.metatype!)) {
+    if (
+      metadata.type === 'body' &&
+      dto &&
+      value === undefined &&
+      Reflect.getMetadata(OPTIONAL_BODY, metadata.metatype!)
+    ) {
       value = {};
     }
     if (metadata.type === 'body' && dto && (typeof value !== 'object' || value === null || Array.isArray(value))) {
