@@ -1004,6 +1004,7 @@ export interface components {
       | 'too_many_keys'
       | 'too_many_endpoints'
       | 'idempotency_key_in_use'
+      | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
       | 'payload_too_large'
@@ -1323,7 +1324,16 @@ export interface operations {
   signUp: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1345,6 +1355,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description `/accounts/me` */
           Location?: string;
           [name: string]: unknown;
@@ -1389,7 +1400,13 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept
+       * response to this Idempotency-Key (it shows a secret, kept sealed) cannot be opened
+       * (`idempotency_replay_withheld`); nothing was done twice.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1401,7 +1418,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -1418,6 +1435,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -1718,7 +1751,16 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1731,6 +1773,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The key listing. */
           Location?: string;
           [name: string]: unknown;
@@ -1787,6 +1830,10 @@ export interface operations {
       /**
        * @description The account already holds 20 active keys (`too_many_keys`).
        *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -1800,7 +1847,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_keys' | 'conflict';
+            code: 'too_many_keys' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -2124,7 +2187,14 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2147,6 +2217,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new category's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -2217,6 +2288,8 @@ export interface operations {
       /**
        * @description A category with that name exists, in any letter case (`category_name_taken`).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -2230,7 +2303,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'category_name_taken' | 'conflict';
+            code: 'category_name_taken' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -2247,6 +2320,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -2931,7 +3020,14 @@ export interface operations {
   createPet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2955,6 +3051,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new pet's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -3023,7 +3120,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3035,7 +3136,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -3055,7 +3156,11 @@ export interface operations {
           };
         };
       };
-      /** @description The category does not exist (`unknown_category`). */
+      /**
+       * @description The category does not exist (`unknown_category`).
+       *
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
+       */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3067,7 +3172,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unknown_category';
+            code: 'unknown_category' | 'idempotency_key_reused';
           };
         };
       };
@@ -4289,7 +4394,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -4371,11 +4476,11 @@ export interface operations {
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered
+       * (`insufficient_stock`), or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders
+       * (`hold_limit_reached`).
        *
-       * The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`),
-       * or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -4416,10 +4521,9 @@ export interface operations {
         };
       };
       /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
+       * @description No pet has that `petId` (`unknown_pet`).
        *
-       *     No pet has that `petId` (`unknown_pet`).
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
        */
       422: {
         headers: {
@@ -5119,7 +5223,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -5199,8 +5303,7 @@ export interface operations {
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -5235,10 +5338,7 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
-       */
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5573,7 +5673,16 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5599,6 +5708,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The endpoint's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -5659,6 +5769,10 @@ export interface operations {
       /**
        * @description The account has 10 endpoints already (`too_many_endpoints`).
        *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -5672,7 +5786,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_endpoints' | 'conflict';
+            code: 'too_many_endpoints' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -5689,6 +5803,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6172,7 +6302,14 @@ export interface operations {
   testWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6187,6 +6324,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -6251,7 +6389,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6263,7 +6405,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
