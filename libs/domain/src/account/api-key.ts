@@ -1,4 +1,27 @@
+import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
+import { LIMITS } from '../common/limits';
+import { boundedText } from '../common/text';
+import { InsufficientScopeError } from './account.errors';
+
+/**
+ * What a key may do. `read`: the safe methods only (GET, HEAD); `full`: everything its account may do
+ * (so `full` includes `read`). An administrator's `read` key is an administrator for reading only.
+ */
+export const API_KEY_SCOPES = ['read', 'full'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** Whether a key holding `held` may do what `needed` allows (`full` includes `read`). */
+export function scopesGrant(held: readonly ApiKeyScope[], needed: ApiKeyScope): boolean {
+  return held.includes('full') || held.includes(needed);
+}
+
+/** What a new key asks for; each may be left out (no name, `full`, no expiry). */
+export interface ApiKeyRequest {
+  name?: string | null;
+  scopes?: readonly ApiKeyScope[];
+  expiresAt?: Date | null;
+}
 
 export interface ApiKeyProps {
   id: number;
@@ -7,6 +30,12 @@ export interface ApiKeyProps {
   prefix: string;
   /** Hash of the whole key; the key itself is never stored. */
   hash: string;
+  /** Its owner's label for it ("CI", "dashboard"); null if none was given (and for keys made before names). */
+  name: string | null;
+  /** Never empty, in the order of API_KEY_SCOPES, without repeats. */
+  scopes: ApiKeyScope[];
+  /** From this instant on the key is refused (`api_key_expired`); null: it does not expire. */
+  expiresAt: Date | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
@@ -14,7 +43,10 @@ export interface ApiKeyProps {
   bootstrap: boolean;
 }
 
-/** A credential of an account. Only its hash is kept; a revoked key is refused at once. */
+/**
+ * A credential of an account. Only its hash is kept; a revoked key is refused at once, an expired one from its
+ * `expiresAt` on. Its scopes bound what it may do, and what keys it may create: never more than it has itself.
+ */
 export class ApiKey {
   private constructor(private readonly props: ApiKeyProps) {}
 
@@ -26,12 +58,24 @@ export class ApiKey {
     hash: string;
     now: Date;
     bootstrap?: boolean;
+    request?: ApiKeyRequest;
+    /** The scopes of the key creating this one; absent when the service issues it (sign-up, ADMIN_API_KEY). */
+    issuerScopes?: readonly ApiKeyScope[];
   }): ApiKey {
+    const request = input.request ?? {};
+    const scopes = ApiKey.checkScopes(request.scopes ?? ['full']);
+    if (input.issuerScopes) {
+      const missing = scopes.find((scope) => !scopesGrant(input.issuerScopes ?? [], scope));
+      if (missing) throw new InsufficientScopeError(missing);
+    }
     return new ApiKey({
       id: newId(input.id),
       accountId: input.accountId,
       prefix: input.prefix,
       hash: input.hash,
+      name: request.name == null ? null : boundedText('name', request.name, LIMITS.apiKeyName.min, LIMITS.apiKeyName.max),
+      scopes,
+      expiresAt: request.expiresAt == null ? null : ApiKey.checkExpiry(request.expiresAt, input.now),
       createdAt: input.now,
       lastUsedAt: null,
       revokedAt: null,
@@ -40,7 +84,7 @@ export class ApiKey {
   }
 
   static restore(props: ApiKeyProps): ApiKey {
-    return new ApiKey({ ...props });
+    return new ApiKey({ ...props, scopes: [...props.scopes] });
   }
 
   get id(): number {
@@ -55,6 +99,15 @@ export class ApiKey {
   get hash(): string {
     return this.props.hash;
   }
+  get name(): string | null {
+    return this.props.name;
+  }
+  get scopes(): readonly ApiKeyScope[] {
+    return this.props.scopes;
+  }
+  get expiresAt(): Date | null {
+    return this.props.expiresAt;
+  }
   get createdAt(): Date {
     return this.props.createdAt;
   }
@@ -68,11 +121,39 @@ export class ApiKey {
     return this.props.revokedAt !== null;
   }
 
+  /** Refused from `expiresAt` on (the instant itself included). */
+  isExpiredAt(now: Date): boolean {
+    return this.props.expiresAt !== null && this.props.expiresAt.getTime() <= now.getTime();
+  }
+
+  grants(scope: ApiKeyScope): boolean {
+    return scopesGrant(this.props.scopes, scope);
+  }
+
   revoke(at: Date): void {
     if (this.props.revokedAt === null) this.props.revokedAt = at;
   }
 
   toSnapshot(): ApiKeyProps {
-    return { ...this.props };
+    return { ...this.props, scopes: [...this.props.scopes] };
+  }
+
+  private static checkScopes(scopes: readonly ApiKeyScope[]): ApiKeyScope[] {
+    const unknown = scopes.find((scope) => !(API_KEY_SCOPES as readonly string[]).includes(scope));
+    if (unknown !== undefined || scopes.length === 0) {
+      throw new InvalidValueError('scopes', `scopes must name one or more of ${API_KEY_SCOPES.join(', ')}.`);
+    }
+    return API_KEY_SCOPES.filter((scope) => scopes.includes(scope));
+  }
+
+  private static checkExpiry(expiresAt: Date, now: Date): Date {
+    const at = expiresAt.getTime();
+    if (Number.isNaN(at) || at <= now.getTime()) {
+      throw new InvalidValueError('expiresAt', 'expiresAt must be in the future.');
+    }
+    if (at - now.getTime() > LIMITS.apiKeyLifetimeMs.max) {
+      throw new InvalidValueError('expiresAt', `expiresAt must be at most ${LIMITS.apiKeyLifetimeMs.max / 86_400_000} days ahead.`);
+    }
+    return new Date(at);
   }
 }
