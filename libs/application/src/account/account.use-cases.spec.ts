@@ -1,10 +1,4 @@
-import {
-  Account,
-  ApiKeyNotFoundError,
-  InsufficientScopeError,
-  TooManyApiKeysError,
-  LIMITS,
-} from '@petstore/domain';
+import { Account, ApiKeyNotFoundError, InsufficientScopeError, TooManyApiKeysError, LIMITS } from '@petstore/domain';
 import { inMemoryPetstore, InMemoryPetstore } from '../../testing';
 import { Authenticate, EnsureAdministrator, IssueApiKey, ManageApiKeys, SignUp } from './account.use-cases';
 import { VerifiedKeyCache, VerifiedKeyCacheSettings } from './verified-key-cache';
@@ -272,7 +266,7 @@ describe('account use cases (in-memory ports)', () => {
       expect(findByHash).toHaveBeenCalledTimes(3);
     });
 
-    it('checks expiry on every hit: a cached key is not served from its expiresAt on, within the cache time', async () => {
+    it('checks expiry on every hit: a cached key is not served from its expiresAt on, though fresh', async () => {
       cache = new VerifiedKeyCache(store.keyRevocations, store.clock, new VerifiedKeyCacheSettings(60));
       const { account } = await signUp();
       const expiresAt = new Date(store.clock.now().getTime() + 1_000);

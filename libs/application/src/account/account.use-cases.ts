@@ -36,7 +36,11 @@ export class IssueApiKey {
    * does not count). `request` names the key, and bounds it (scopes, expiry); `issuerScopes`, the scopes of the
    * key asking, when a key asks: the new key may have only scopes that one has.
    */
-  execute(accountId: number, request: ApiKeyRequest = {}, issuerScopes?: readonly ApiKeyScope[]): Promise<IssuedApiKey> {
+  execute(
+    accountId: number,
+    request: ApiKeyRequest = {},
+    issuerScopes?: readonly ApiKeyScope[],
+  ): Promise<IssuedApiKey> {
     return this.uow.run(async () => {
       if (!(await this.accounts.lock(accountId))) throw new Error(`Account ${accountId} vanished while issuing a key.`);
       const now = this.clock.now();

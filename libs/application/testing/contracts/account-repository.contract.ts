@@ -16,7 +16,15 @@ type KeyOptions = { bootstrap?: boolean; hash?: string; request?: ApiKeyRequest 
 const aKeyFor = (id: number, accountId: number, options: KeyOptions = {}) => {
   const hash = options.hash ?? createHash('sha256').update(`contract key ${++keys}`).digest('hex');
   const prefix = `psk_${hash.slice(0, 8)}`;
-  return ApiKey.issue({ id, accountId, prefix, hash, now: NOW, bootstrap: options.bootstrap, request: options.request });
+  return ApiKey.issue({
+    id,
+    accountId,
+    prefix,
+    hash,
+    now: NOW,
+    bootstrap: options.bootstrap,
+    request: options.request,
+  });
 };
 const at = (ms: number) => new Date(NOW.getTime() + ms);
 
@@ -118,7 +126,7 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
       expect((await apiKeys.findByHash(saved[1].hash))?.key.isRevoked).toBe(true);
     });
 
-    it('keeps a key\'s name, scopes and expiry; a key made without them: no name, full, no expiry', async () => {
+    it("keeps a key's name, scopes and expiry; a key made without them: no name, full, no expiry", async () => {
       const named = await addKey(alice.id, { request: { name: 'CI', scopes: ['read'], expiresAt: at(3_600_000) } });
       const plain = await addKey(alice.id);
       expect((await apiKeys.findByHash(named.hash))?.key.toSnapshot()).toEqual(named.toSnapshot());

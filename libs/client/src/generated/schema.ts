@@ -108,12 +108,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's active keys, without secrets, by id */
+    /**
+     * The account's keys that are not revoked, without secrets, by id
+     * @description Expired keys are listed too (their `expiresAt` has passed) until they are revoked.
+     */
     get: operations['listApiKeys'];
     put?: never;
     /**
      * Another API key for the same account
-     * @description The secret is shown only in this response.
+     * @description The secret is shown only in this response. The body is optional: a name, scopes (`read` or `full`,
+     * default `full`) and an expiry. A key creates keys only with scopes it has itself; a `read` key cannot create keys
+     * at all (`403 insufficient_scope`: creating is a write).
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -520,6 +525,12 @@ export interface components {
        */
       createdAt: string;
     };
+    /**
+     * @description What a key may do. `read`: only `GET` (and `HEAD`); any other method is `403 insufficient_scope`, an
+     * administrator's key included. `full`: everything its account may do.
+     * @enum {string}
+     */
+    ApiKeyScope: 'read' | 'full';
     /** @description A new API key, with its secret: the only response that shows it. */
     ApiKeyCreated: {
       /**
@@ -532,6 +543,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -550,6 +577,30 @@ export interface components {
       account: components['schemas']['Account'];
       apiKey: components['schemas']['ApiKeyCreated'];
     };
+    /**
+     * @description A new key: each field may be left out, and so may the whole body (no name, `full`, no expiry). A key
+     * creates keys only with scopes it has itself.
+     */
+    NewApiKey: {
+      /**
+       * @description A label for the key (where it is used: 'CI', 'dashboard'); surrounding spaces are trimmed.
+       * @example CI
+       */
+      name?: string;
+      /**
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description When the key stops working (`401 api_key_expired` from then on): in the future, at most 366 days
+       * ahead. Left out: the key does not expire.
+       * @example 2027-01-31T00:00:00Z
+       */
+      expiresAt?: string;
+    };
     /** @description An API key as listed: never with its secret. */
     ApiKey: {
       /**
@@ -562,6 +613,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -988,7 +1055,9 @@ export interface components {
       | 'invalid_webhook_url'
       | 'bad_request'
       | 'unauthorized'
+      | 'api_key_expired'
       | 'forbidden'
+      | 'insufficient_scope'
       | 'not_found'
       | 'method_not_allowed'
       | 'request_timeout'
@@ -1236,7 +1305,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1249,11 +1321,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1361,6 +1433,11 @@ export interface operations {
            *       "apiKey": {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *         "key": "psk_Zq3xW9aB…"
@@ -1521,7 +1598,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1534,7 +1614,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1620,6 +1700,11 @@ export interface operations {
            *       {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
            *       }
@@ -1647,7 +1732,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1660,7 +1748,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1722,7 +1810,17 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "name": "CI",
+         *       "expiresAt": "2027-01-31T00:00:00Z"
+         *     }
+         */
+        'application/json': components['schemas']['NewApiKey'];
+      };
+    };
     responses: {
       /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
       201: {
@@ -1740,6 +1838,11 @@ export interface operations {
            * @example {
            *       "id": 3,
            *       "prefix": "psk_Zq3xW9aB",
+           *       "name": "CI",
+           *       "scopes": [
+           *         "full"
+           *       ],
+           *       "expiresAt": "2026-11-23T10:00:00.000Z",
            *       "createdAt": "2026-11-23T10:00:00.000Z",
            *       "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *       "key": "psk_Zq3xW9aB…"
@@ -1767,7 +1870,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1780,7 +1886,27 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /**
+       * @description A key cannot give a new key a scope it does not have itself (`insufficient_scope`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -1801,6 +1927,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'too_many_keys' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
           };
         };
       };
@@ -1896,7 +2038,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1909,7 +2054,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -2053,7 +2214,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2066,7 +2230,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2181,7 +2345,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2194,11 +2361,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2210,7 +2381,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2351,7 +2522,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2364,7 +2538,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2476,7 +2650,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2489,11 +2666,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2505,7 +2686,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2655,7 +2836,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2668,11 +2852,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2684,7 +2872,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2860,7 +3048,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2873,7 +3064,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2990,7 +3181,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3003,11 +3197,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3019,7 +3217,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3185,7 +3383,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3204,7 +3405,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3362,7 +3563,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3375,11 +3579,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3391,7 +3599,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3544,7 +3752,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3557,11 +3768,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3573,7 +3788,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3758,7 +3973,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3771,7 +3989,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3876,7 +4094,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3889,7 +4110,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4019,7 +4240,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4032,11 +4256,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4048,7 +4276,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -4214,7 +4442,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4227,7 +4458,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4353,7 +4584,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4366,7 +4600,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -4539,7 +4789,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4552,7 +4805,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4664,7 +4917,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4677,7 +4933,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -4831,7 +5103,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4844,11 +5119,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4860,7 +5139,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -5028,7 +5307,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5041,11 +5323,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5181,7 +5463,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5194,7 +5479,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -5358,7 +5659,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5371,7 +5675,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5502,7 +5806,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5515,7 +5822,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5639,7 +5946,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5652,7 +5962,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -5796,7 +6122,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5809,7 +6138,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5921,7 +6250,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5934,7 +6266,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6085,7 +6433,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6098,7 +6449,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6218,7 +6569,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6231,7 +6585,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };

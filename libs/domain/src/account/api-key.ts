@@ -73,7 +73,8 @@ export class ApiKey {
       accountId: input.accountId,
       prefix: input.prefix,
       hash: input.hash,
-      name: request.name == null ? null : boundedText('name', request.name, LIMITS.apiKeyName.min, LIMITS.apiKeyName.max),
+      name:
+        request.name == null ? null : boundedText('name', request.name, LIMITS.apiKeyName.min, LIMITS.apiKeyName.max),
       scopes,
       expiresAt: request.expiresAt == null ? null : ApiKey.checkExpiry(request.expiresAt, input.now),
       createdAt: input.now,
@@ -152,7 +153,10 @@ export class ApiKey {
       throw new InvalidValueError('expiresAt', 'expiresAt must be in the future.');
     }
     if (at - now.getTime() > LIMITS.apiKeyLifetimeMs.max) {
-      throw new InvalidValueError('expiresAt', `expiresAt must be at most ${LIMITS.apiKeyLifetimeMs.max / 86_400_000} days ahead.`);
+      throw new InvalidValueError(
+        'expiresAt',
+        `expiresAt must be at most ${LIMITS.apiKeyLifetimeMs.max / 86_400_000} days ahead.`,
+      );
     }
     return new Date(at);
   }

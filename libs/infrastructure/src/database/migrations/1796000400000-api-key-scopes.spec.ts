@@ -13,7 +13,7 @@ describe('migration ApiKeyScopes1796000400000 (real database)', () => {
   });
   afterAll(() => dataSource.destroy());
 
-  it('gives every existing key what it could do before (no name, full, no expiry); the table refuses bad values', async () => {
+  it('gives existing keys what they could do before (no name, full, no expiry); refuses bad values', async () => {
     const migration = new ApiKeyScopes1796000400000();
     const runner = dataSource.createQueryRunner();
     try {
@@ -22,7 +22,8 @@ describe('migration ApiKeyScopes1796000400000 (real database)', () => {
         `INSERT INTO accounts (name, role) VALUES ('Ada', 'customer') RETURNING id`,
       );
       await runner.query(
-        `INSERT INTO api_keys (account_id, prefix, hash) VALUES ($1, 'psk_old', repeat('a', 64)), ($1, 'psk_old', repeat('b', 64))`,
+        `INSERT INTO api_keys (account_id, prefix, hash)
+         VALUES ($1, 'psk_old', repeat('a', 64)), ($1, 'psk_old', repeat('b', 64))`,
         [accountId],
       );
       await migration.up(runner);

@@ -58,7 +58,8 @@ const API_KEYS_HASH_UNIQUE = 'api_keys_hash_key';
  * index test EXPLAINs exactly this text.
  */
 export const FIND_API_KEY_BY_HASH_SQL = `SELECT k.id, k.account_id, k.prefix, k.hash, k.name, k.scopes, k.expires_at,
-       k.created_at, k.last_used_at, k.revoked_at, k.bootstrap, a.name AS account_name, a.role AS account_role, a.created_at AS account_created_at
+       k.created_at, k.last_used_at, k.revoked_at, k.bootstrap,
+       a.name AS account_name, a.role AS account_role, a.created_at AS account_created_at
   FROM api_keys k JOIN accounts a ON a.id = k.account_id
  WHERE k.hash = $1`;
 
