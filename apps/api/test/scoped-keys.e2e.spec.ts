@@ -74,6 +74,18 @@ describe('scoped, named, expiring API keys (HTTP, real PostgreSQL)', () => {
     }
   });
 
+  it('a key that expires cannot create one that outlives it: its expiry by default, a later one 400', async () => {
+    const { key: owner } = await api.customer('Lender');
+    const lentExpiry = inDays(2);
+    const { key: lent } = await newKey(owner, { name: 'lent', expiresAt: lentExpiry });
+    expect((await newKey(lent, { name: 'minted' })).response.body.expiresAt).toBe(lentExpiry);
+    const sooner = inDays(1);
+    expect((await newKey(lent, { expiresAt: sooner })).response.body.expiresAt).toBe(sooner);
+    const refused = await api.post('/accounts/me/api-keys', { key: lent, body: { expiresAt: inDays(3) } });
+    expectError(refused, 400, 'validation_failed');
+    expect(refused.body.details).toEqual([{ field: 'expiresAt', message: expect.stringContaining(lentExpiry) }]);
+  });
+
   it('the ADMIN_API_KEY key is full', async () => {
     const keys = await api.get('/accounts/me/api-keys', { key: ADMIN_KEY });
     expect(keys.body[0]).toMatchObject({ scopes: ['full'], expiresAt: null });

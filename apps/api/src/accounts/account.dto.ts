@@ -79,7 +79,8 @@ export class NewApiKeyDto {
   @ApiPropertyOptional({
     description:
       `When the key stops working (\`401 api_key_expired\` from then on): in the future, at most ` +
-      `${LIMITS.apiKeyLifetimeMs.max / 86_400_000} days ahead. Left out: the key does not expire.`,
+      `${LIMITS.apiKeyLifetimeMs.max / 86_400_000} days ahead, and not after the calling key's own expiry. ` +
+      "Left out: the calling key's expiry, if it has one; otherwise the key does not expire.",
     format: 'date-time',
     type: 'string',
     example: '2027-01-31T00:00:00Z',

@@ -82,7 +82,7 @@ export class MyAccountController {
     @Body() body?: NewApiKeyDto,
   ): Promise<ApiKeyCreatedDto> {
     const request = body?.toRequest() ?? {};
-    const { apiKey, secret } = await this.issueKey.execute(account.id, request, caller.scopes);
+    const { apiKey, secret } = await this.issueKey.execute(account.id, request, caller);
     void reply.header('Location', '/accounts/me/api-keys');
     return ApiKeyCreatedDto.withSecret(apiKey, secret);
   }

@@ -81,13 +81,15 @@ describe('account use cases (in-memory ports)', () => {
 
     it('a key creates keys only with scopes it has itself; refused, nothing is stored', async () => {
       const { account } = await signUp();
-      expect((await issueKey().execute(account.id, { scopes: ['read'] }, ['full'])).apiKey.scopes).toEqual(['read']);
-      expect((await issueKey().execute(account.id, { scopes: ['read'] }, ['read'])).apiKey.scopes).toEqual(['read']);
-      await expect(issueKey().execute(account.id, {}, ['read'])).rejects.toMatchObject({
+      const full = { scopes: ['full'] as const, expiresAt: null };
+      const read = { scopes: ['read'] as const, expiresAt: null };
+      expect((await issueKey().execute(account.id, { scopes: ['read'] }, full)).apiKey.scopes).toEqual(['read']);
+      expect((await issueKey().execute(account.id, { scopes: ['read'] }, read)).apiKey.scopes).toEqual(['read']);
+      await expect(issueKey().execute(account.id, {}, read)).rejects.toMatchObject({
         kind: 'insufficient_scope',
         needed: 'full',
       });
-      await expect(issueKey().execute(account.id, { scopes: ['full'] }, ['read'])).rejects.toBeInstanceOf(
+      await expect(issueKey().execute(account.id, { scopes: ['full'] }, read)).rejects.toBeInstanceOf(
         InsufficientScopeError,
       );
       expect(store.db.tables.apiKeys.size).toBe(3);

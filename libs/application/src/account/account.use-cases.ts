@@ -3,8 +3,8 @@ import {
   Account,
   ApiKey,
   ApiKeyNotFoundError,
+  ApiKeyIssuer,
   ApiKeyRequest,
-  ApiKeyScope,
   TooManyApiKeysError,
   LIMITS,
 } from '@petstore/domain';
@@ -33,14 +33,10 @@ export class IssueApiKey {
   /**
    * At most LIMITS.activeApiKeys.max active keys an account: the account's row is locked while the
    * keys are counted and the new one stored, so concurrent requests cannot all pass the count (an expired key
-   * does not count). `request` names the key, and bounds it (scopes, expiry); `issuerScopes`, the scopes of the
-   * key asking, when a key asks: the new key may have only scopes that one has.
+   * does not count). `request` names the key, and bounds it (scopes, expiry); `issuer`, the key asking, when a key
+   * asks: the new key has only scopes that one has, and expires no later than it does.
    */
-  execute(
-    accountId: number,
-    request: ApiKeyRequest = {},
-    issuerScopes?: readonly ApiKeyScope[],
-  ): Promise<IssuedApiKey> {
+  execute(accountId: number, request: ApiKeyRequest = {}, issuer?: ApiKeyIssuer): Promise<IssuedApiKey> {
     return this.uow.run(async () => {
       if (!(await this.accounts.lock(accountId))) throw new Error(`Account ${accountId} vanished while issuing a key.`);
       const now = this.clock.now();
@@ -50,7 +46,7 @@ export class IssueApiKey {
       const generated = this.secrets.generate();
       const { prefix, hash } = generated;
       const id = await this.keys.nextId();
-      const apiKey = ApiKey.issue({ id, accountId, prefix, hash, now, request, issuerScopes });
+      const apiKey = ApiKey.issue({ id, accountId, prefix, hash, now, request, issuer });
       // 256 random bits colliding with a stored hash does not happen; refuse loudly if it ever does.
       if (!(await this.keys.add(apiKey))) throw new Error('Generated API key collided with an existing one.');
       return { apiKey, secret: generated.key };

@@ -599,7 +599,8 @@ export interface components {
       /**
        * Format: date-time
        * @description When the key stops working (`401 api_key_expired` from then on): in the future, at most 366 days
-       * ahead. Left out: the key does not expire.
+       * ahead, and not after the calling key's own expiry. Left out: the calling key's expiry, if it has one; otherwise
+       * the key does not expire.
        * @example 2027-01-31T00:00:00Z
        */
       expiresAt?: string;

@@ -5,8 +5,17 @@ import { ApiKey, ApiKeyRequest, ApiKeyScope, scopesGrant } from './api-key';
 
 const now = new Date('2026-11-25T10:00:00.000Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
-const issue = (request?: ApiKeyRequest, issuerScopes?: ApiKeyScope[]) =>
-  ApiKey.issue({ id: 1, accountId: 7, prefix: 'psk_abcdefgh', hash: 'h'.repeat(64), now, request, issuerScopes });
+const DAY = 86_400_000;
+const issue = (request?: ApiKeyRequest, scopes?: ApiKeyScope[], expiresAt: Date | null = null) =>
+  ApiKey.issue({
+    id: 1,
+    accountId: 7,
+    prefix: 'psk_abcdefgh',
+    hash: 'h'.repeat(64),
+    now,
+    request,
+    issuer: scopes && { scopes, expiresAt },
+  });
 
 describe('ApiKey', () => {
   it('without a request: no name, full, no expiry (what every key was before scopes)', () => {
@@ -62,6 +71,18 @@ describe('ApiKey', () => {
     expect(() => issue(undefined, ['read'])).toThrow(
       expect.objectContaining({ kind: 'insufficient_scope', needed: 'full' }),
     );
+  });
+
+  it('a key that expires creates keys that expire no later: its expiry by default, a later one refused', async () => {
+    const issuerExpiry = later(DAY);
+    expect(issue({}, ['full'], issuerExpiry).expiresAt).toEqual(issuerExpiry);
+    expect(issue({ expiresAt: later(60_000) }, ['full'], issuerExpiry).expiresAt).toEqual(later(60_000));
+    expect(issue({ expiresAt: issuerExpiry }, ['full'], issuerExpiry).expiresAt).toEqual(issuerExpiry);
+    expect(() => issue({ expiresAt: later(DAY + 1) }, ['full'], issuerExpiry)).toThrow(
+      expect.objectContaining({ field: 'expiresAt', kind: 'invalid' }),
+    );
+    // A key that does not expire passes no expiry on.
+    expect(issue({}, ['full'], null).expiresAt).toBeNull();
   });
 
   it('scopesGrant: full includes read, read does not include full', () => {

@@ -16,7 +16,13 @@ export function scopesGrant(held: readonly ApiKeyScope[], needed: ApiKeyScope): 
   return held.includes('full') || held.includes(needed);
 }
 
-/** What a new key asks for; each may be left out (no name, `full`, no expiry). */
+/** The key creating a new one: what it may pass on. */
+export interface ApiKeyIssuer {
+  scopes: readonly ApiKeyScope[];
+  expiresAt: Date | null;
+}
+
+/** What a new key asks for; each may be left out (no name, `full`, no expiry, or its creator's). */
 export interface ApiKeyRequest {
   name?: string | null;
   scopes?: readonly ApiKeyScope[];
@@ -59,14 +65,23 @@ export class ApiKey {
     now: Date;
     bootstrap?: boolean;
     request?: ApiKeyRequest;
-    /** The scopes of the key creating this one; absent when the service issues it (sign-up, ADMIN_API_KEY). */
-    issuerScopes?: readonly ApiKeyScope[];
+    /**
+     * The key creating this one; absent when the service issues it (sign-up, ADMIN_API_KEY). The new key has only
+     * scopes it has, and does not outlive it: a key given away with an expiry cannot mint one without.
+     */
+    issuer?: ApiKeyIssuer;
   }): ApiKey {
+    const { issuer } = input;
     const request = input.request ?? {};
     const scopes = ApiKey.checkScopes(request.scopes ?? ['full']);
-    if (input.issuerScopes) {
-      const missing = scopes.find((scope) => !scopesGrant(input.issuerScopes ?? [], scope));
-      if (missing) throw new InsufficientScopeError(missing);
+    const missing = issuer && scopes.find((scope) => !scopesGrant(issuer.scopes, scope));
+    if (missing) throw new InsufficientScopeError(missing);
+    const expiresAt = request.expiresAt == null ? null : ApiKey.checkExpiry(request.expiresAt, input.now);
+    if (issuer?.expiresAt && expiresAt && expiresAt.getTime() > issuer.expiresAt.getTime()) {
+      throw new InvalidValueError(
+        'expiresAt',
+        `expiresAt must not be later than the expiry of the key creating it (${issuer.expiresAt.toISOString()}).`,
+      );
     }
     return new ApiKey({
       id: newId(input.id),
@@ -76,7 +91,7 @@ export class ApiKey {
       name:
         request.name == null ? null : boundedText('name', request.name, LIMITS.apiKeyName.min, LIMITS.apiKeyName.max),
       scopes,
-      expiresAt: request.expiresAt == null ? null : ApiKey.checkExpiry(request.expiresAt, input.now),
+      expiresAt: expiresAt ?? issuer?.expiresAt ?? null,
       createdAt: input.now,
       lastUsedAt: null,
       revokedAt: null,
