@@ -108,12 +108,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's active keys, without secrets, by id */
+    /**
+     * The account's keys that are not revoked, without secrets, by id
+     * @description Expired keys are listed too (their `expiresAt` has passed) until they are revoked.
+     */
     get: operations['listApiKeys'];
     put?: never;
     /**
      * Another API key for the same account
-     * @description The secret is shown only in this response.
+     * @description The secret is shown only in this response. The body is optional: a name, scopes (`read` or `full`,
+     * default `full`) and an expiry. A key creates keys only with scopes it has itself; a `read` key cannot create keys
+     * at all (`403 insufficient_scope`: creating is a write).
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -523,6 +528,12 @@ export interface components {
        */
       createdAt: string;
     };
+    /**
+     * @description What a key may do. `read`: only `GET` (and `HEAD`); any other method is `403 insufficient_scope`, an
+     * administrator's key included. `full`: everything its account may do.
+     * @enum {string}
+     */
+    ApiKeyScope: 'read' | 'full';
     /** @description A new API key, with its secret: the only response that shows it. */
     ApiKeyCreated: {
       /**
@@ -535,6 +546,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -553,6 +580,31 @@ export interface components {
       account: components['schemas']['Account'];
       apiKey: components['schemas']['ApiKeyCreated'];
     };
+    /**
+     * @description A new key: each field may be left out, and so may the whole body (no name, `full`, no expiry). A key
+     * creates keys only with scopes it has itself.
+     */
+    NewApiKey: {
+      /**
+       * @description A label for the key (where it is used: 'CI', 'dashboard'); surrounding spaces are trimmed.
+       * @example CI
+       */
+      name?: string;
+      /**
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description When the key stops working (`401 api_key_expired` from then on): in the future, at most 366 days
+       * ahead, and not after the calling key's own expiry. Left out: the calling key's expiry, if it has one; otherwise
+       * the key does not expire.
+       * @example 2027-01-31T00:00:00Z
+       */
+      expiresAt?: string;
+    };
     /** @description An API key as listed: never with its secret. */
     ApiKey: {
       /**
@@ -565,6 +617,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -1148,7 +1216,9 @@ export interface components {
       | 'invalid_webhook_url'
       | 'bad_request'
       | 'unauthorized'
+      | 'api_key_expired'
       | 'forbidden'
+      | 'insufficient_scope'
       | 'not_found'
       | 'method_not_allowed'
       | 'request_timeout'
@@ -1398,7 +1468,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1411,11 +1484,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1533,6 +1606,11 @@ export interface operations {
            *       "apiKey": {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *         "key": "psk_Zq3xW9aB…"
@@ -1715,7 +1793,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1728,7 +1809,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1814,6 +1895,11 @@ export interface operations {
            *       {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
            *       }
@@ -1841,7 +1927,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1854,7 +1943,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1925,7 +2014,17 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "name": "CI",
+         *       "expiresAt": "2027-01-31T00:00:00Z"
+         *     }
+         */
+        'application/json': components['schemas']['NewApiKey'];
+      };
+    };
     responses: {
       /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
       201: {
@@ -1944,6 +2043,11 @@ export interface operations {
            * @example {
            *       "id": 3,
            *       "prefix": "psk_Zq3xW9aB",
+           *       "name": "CI",
+           *       "scopes": [
+           *         "full"
+           *       ],
+           *       "expiresAt": "2026-11-23T10:00:00.000Z",
            *       "createdAt": "2026-11-23T10:00:00.000Z",
            *       "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *       "key": "psk_Zq3xW9aB…"
@@ -1971,7 +2075,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1984,7 +2091,27 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /**
+       * @description A key cannot give a new key a scope it does not have itself (`insufficient_scope`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -2009,6 +2136,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'too_many_keys' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
           };
         };
       };
@@ -2120,7 +2263,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2133,7 +2279,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -2277,7 +2439,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2290,7 +2455,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2413,7 +2578,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2426,11 +2594,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2442,7 +2614,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2601,7 +2773,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2614,7 +2789,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2726,7 +2901,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2739,11 +2917,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2755,7 +2937,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2905,7 +3087,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2918,11 +3103,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2934,7 +3123,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3111,7 +3300,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3124,7 +3316,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3250,7 +3442,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3263,11 +3458,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3279,7 +3478,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3454,7 +3653,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3473,7 +3675,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3631,7 +3833,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3644,11 +3849,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3660,7 +3869,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3814,7 +4023,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3827,11 +4039,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3843,7 +4059,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -4028,7 +4244,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4041,7 +4260,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4146,7 +4365,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4159,7 +4381,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4289,7 +4511,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4302,11 +4527,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4318,7 +4547,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -4492,7 +4721,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4505,7 +4737,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4634,7 +4866,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4647,7 +4882,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -4822,7 +5073,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4835,7 +5089,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4947,7 +5201,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4960,7 +5217,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -5118,7 +5391,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5131,11 +5407,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5147,7 +5427,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -5316,7 +5596,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5329,11 +5612,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5469,7 +5752,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5482,7 +5768,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -5642,7 +5944,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5655,7 +5960,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5786,7 +6091,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5799,7 +6107,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5933,7 +6241,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5946,7 +6257,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6110,7 +6437,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6123,7 +6453,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6235,7 +6565,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6248,7 +6581,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6399,7 +6748,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6412,7 +6764,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6540,7 +6892,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6553,7 +6908,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };

@@ -162,7 +162,17 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.requestBody)
         add(413, `The body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (\`payload_too_large\`).`);
       if (operation.security?.length) {
-        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
+        add(
+          401,
+          'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); ' +
+            'or it has expired (`api_key_expired`).',
+        );
+        // Every write needs a `full` key (the guard, scopeFor): a `read` key, an administrator's too, may only GET.
+        if (method !== 'get') {
+          add(403, 'The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).', {
+            merge: true,
+          });
+        }
       }
       if (rateLimited) {
         add(
