@@ -208,6 +208,23 @@ describe('managing webhook endpoints: PATCH and secret rotation (HTTP, real Post
     expect(byAdmin.status).toBe(200);
   });
 
+  it('a rotation retried with its Idempotency-Key answers the same secret and rotates once', async () => {
+    const { key } = await api.customer('Retrying');
+    const hook = await endpoint(key);
+    const rotate = () =>
+      api.post(`/webhooks/endpoints/${hook.id}/secret/rotate`, {
+        key,
+        body: { expiresInSeconds: 60 },
+        headers: { 'Idempotency-Key': `rotate-${hook.id}` },
+      });
+    const first = await rotate();
+    const replay = await rotate();
+    expect(first.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    const [row] = await api.sql(`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1`, [hook.id]);
+    expect(row).toEqual({ secret: first.body.secret, previous_secret: hook.secret });
+  });
+
   it('two rotations at once queue on the endpoint: the later one keeps the earlier one as its old secret', async () => {
     const { key } = await api.customer('Racing');
     const hook = await endpoint(key);

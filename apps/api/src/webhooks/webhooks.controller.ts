@@ -20,6 +20,7 @@ import {
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { ShowsSecret } from '../common/idempotency/idempotency.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ApiCallbackObjects } from '../common/openapi/callbacks';
 import { Stability } from '../common/openapi/stability.decorator';
@@ -63,6 +64,7 @@ export class WebhooksController {
   ) {}
 
   @Post()
+  @ShowsSecret()
   @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Subscribe a URL to events', description: DELIVERY })
   @ApiCallbackObjects(webhookEventCallbacks(), webhookEventSchemas())
   @ApiCreatedResponse({
@@ -124,6 +126,7 @@ export class WebhooksController {
 
   @Post(':endpointId/secret/rotate')
   @HttpCode(200)
+  @ShowsSecret()
   @ApiOperation({
     operationId: 'rotateWebhookSecret',
     summary: "Rotate the endpoint's signing secret (the old one signs too for a while)",
@@ -138,10 +141,10 @@ export class WebhooksController {
   @ApiOkResponse({ type: RotatedWebhookSecretDto })
   async rotate(
     @Param('endpointId', ParseIdPipe) id: number,
-    @Body() body: WebhookSecretRotationRequestDto,
+    @Body() body: WebhookSecretRotationRequestDto | undefined,
     @CurrentAccount() account: Account,
   ): Promise<RotatedWebhookSecretDto> {
-    return RotatedWebhookSecretDto.from(await this.rotateSecret.execute(id, account, body.expiresInSeconds));
+    return RotatedWebhookSecretDto.from(await this.rotateSecret.execute(id, account, body?.expiresInSeconds));
   }
 
   @Delete(':endpointId')

@@ -108,12 +108,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's active keys, without secrets, by id */
+    /**
+     * The account's keys that are not revoked, without secrets, by id
+     * @description Expired keys are listed too (their `expiresAt` has passed) until they are revoked.
+     */
     get: operations['listApiKeys'];
     put?: never;
     /**
      * Another API key for the same account
-     * @description The secret is shown only in this response.
+     * @description The secret is shown only in this response. The body is optional: a name, scopes (`read` or `full`,
+     * default `full`) and an expiry. A key creates keys only with scopes it has itself; a `read` key cannot create keys
+     * at all (`403 insufficient_scope`: creating is a write).
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -557,6 +562,12 @@ export interface components {
        */
       createdAt: string;
     };
+    /**
+     * @description What a key may do. `read`: only `GET` (and `HEAD`); any other method is `403 insufficient_scope`, an
+     * administrator's key included. `full`: everything its account may do.
+     * @enum {string}
+     */
+    ApiKeyScope: 'read' | 'full';
     /** @description A new API key, with its secret: the only response that shows it. */
     ApiKeyCreated: {
       /**
@@ -569,6 +580,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -587,6 +614,31 @@ export interface components {
       account: components['schemas']['Account'];
       apiKey: components['schemas']['ApiKeyCreated'];
     };
+    /**
+     * @description A new key: each field may be left out, and so may the whole body (no name, `full`, no expiry). A key
+     * creates keys only with scopes it has itself.
+     */
+    NewApiKey: {
+      /**
+       * @description A label for the key (where it is used: 'CI', 'dashboard'); surrounding spaces are trimmed.
+       * @example CI
+       */
+      name?: string;
+      /**
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description When the key stops working (`401 api_key_expired` from then on): in the future, at most 366 days
+       * ahead, and not after the calling key's own expiry. Left out: the calling key's expiry, if it has one; otherwise
+       * the key does not expire.
+       * @example 2027-01-31T00:00:00Z
+       */
+      expiresAt?: string;
+    };
     /** @description An API key as listed: never with its secret. */
     ApiKey: {
       /**
@@ -599,6 +651,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -1238,7 +1306,9 @@ export interface components {
       | 'invalid_webhook_url'
       | 'bad_request'
       | 'unauthorized'
+      | 'api_key_expired'
       | 'forbidden'
+      | 'insufficient_scope'
       | 'not_found'
       | 'method_not_allowed'
       | 'request_timeout'
@@ -1255,6 +1325,7 @@ export interface components {
       | 'too_many_keys'
       | 'too_many_endpoints'
       | 'idempotency_key_in_use'
+      | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
       | 'payload_too_large'
@@ -1487,7 +1558,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1500,11 +1574,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1574,7 +1648,16 @@ export interface operations {
   signUp: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1596,6 +1679,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description `/accounts/me` */
           Location?: string;
           [name: string]: unknown;
@@ -1612,6 +1696,11 @@ export interface operations {
            *       "apiKey": {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *         "key": "psk_Zq3xW9aB…"
@@ -1640,7 +1729,13 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept
+       * response to this Idempotency-Key (it shows a secret, kept sealed) cannot be opened
+       * (`idempotency_replay_withheld`); nothing was done twice.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1652,7 +1747,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -1669,6 +1764,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -1772,7 +1883,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1785,7 +1899,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1871,6 +1985,11 @@ export interface operations {
            *       {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
            *       }
@@ -1898,7 +2017,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1911,7 +2033,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1969,11 +2091,30 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "name": "CI",
+         *       "expiresAt": "2027-01-31T00:00:00Z"
+         *     }
+         */
+        'application/json': components['schemas']['NewApiKey'];
+      };
+    };
     responses: {
       /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
       201: {
@@ -1982,6 +2123,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The key listing. */
           Location?: string;
           [name: string]: unknown;
@@ -1991,6 +2133,11 @@ export interface operations {
            * @example {
            *       "id": 3,
            *       "prefix": "psk_Zq3xW9aB",
+           *       "name": "CI",
+           *       "scopes": [
+           *         "full"
+           *       ],
+           *       "expiresAt": "2026-11-23T10:00:00.000Z",
            *       "createdAt": "2026-11-23T10:00:00.000Z",
            *       "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *       "key": "psk_Zq3xW9aB…"
@@ -2018,7 +2165,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2031,12 +2181,36 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /**
+       * @description A key cannot give a new key a scope it does not have itself (`insufficient_scope`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
        * @description The account already holds 20 active keys (`too_many_keys`).
+       *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -2051,7 +2225,39 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_keys' | 'conflict';
+            code: 'too_many_keys' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -2147,7 +2353,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2160,7 +2369,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -2304,7 +2529,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2317,7 +2545,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2375,7 +2603,14 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2398,6 +2633,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new category's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -2432,7 +2668,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2445,11 +2684,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2461,12 +2704,14 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
       /**
        * @description A category with that name exists, in any letter case (`category_name_taken`).
+       *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -2481,7 +2726,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'category_name_taken' | 'conflict';
+            code: 'category_name_taken' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -2498,6 +2743,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -2602,7 +2863,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2615,7 +2879,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2727,7 +2991,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2740,11 +3007,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2756,7 +3027,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2906,7 +3177,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2919,11 +3193,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2935,7 +3213,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3112,7 +3390,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3125,7 +3406,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3183,7 +3464,14 @@ export interface operations {
   createPet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3207,6 +3495,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new pet's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -3243,7 +3532,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3256,11 +3548,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3272,11 +3568,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3288,7 +3588,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -3308,7 +3608,11 @@ export interface operations {
           };
         };
       };
-      /** @description The category does not exist (`unknown_category`). */
+      /**
+       * @description The category does not exist (`unknown_category`).
+       *
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
+       */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3320,7 +3624,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unknown_category';
+            code: 'unknown_category' | 'idempotency_key_reused';
           };
         };
       };
@@ -3439,7 +3743,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3458,7 +3765,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3616,7 +3923,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3629,11 +3939,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3645,7 +3959,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3799,7 +4113,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3812,11 +4129,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3828,7 +4149,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -4013,7 +4334,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4026,7 +4350,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4131,7 +4455,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4144,7 +4471,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4274,7 +4601,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4287,11 +4617,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4303,7 +4637,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -4477,7 +4811,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4490,7 +4827,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4552,7 +4889,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -4619,7 +4956,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4632,16 +4972,32 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered
+       * (`insufficient_stock`), or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders
+       * (`hold_limit_reached`).
        *
-       * The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`),
-       * or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -4682,10 +5038,9 @@ export interface operations {
         };
       };
       /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
+       * @description No pet has that `petId` (`unknown_pet`).
        *
-       *     No pet has that `petId` (`unknown_pet`).
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
        */
       422: {
         headers: {
@@ -4808,7 +5163,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4821,7 +5179,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4933,7 +5291,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4946,7 +5307,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -5104,7 +5481,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5117,11 +5497,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5133,7 +5517,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -5302,7 +5686,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5315,11 +5702,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5393,7 +5780,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -5455,7 +5842,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5468,13 +5858,28 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -5509,10 +5914,7 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
-       */
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5632,7 +6034,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5645,7 +6050,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5776,7 +6181,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5789,7 +6197,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5847,7 +6255,16 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5873,6 +6290,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The endpoint's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -5913,7 +6331,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5926,12 +6347,32 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
        * @description The account has 10 endpoints already (`too_many_endpoints`).
+       *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -5946,7 +6387,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_endpoints' | 'conflict';
+            code: 'too_many_endpoints' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -5963,6 +6404,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6070,7 +6527,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6083,7 +6543,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6195,7 +6655,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6208,7 +6671,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6364,7 +6843,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6377,7 +6859,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6483,7 +6981,16 @@ export interface operations {
   rotateWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6507,6 +7014,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -6538,7 +7046,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6551,7 +7062,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6571,7 +7098,13 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept
+       * response to this Idempotency-Key (it shows a secret, kept sealed) cannot be opened
+       * (`idempotency_replay_withheld`); nothing was done twice.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6583,7 +7116,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -6600,6 +7133,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6718,7 +7267,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6731,7 +7283,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6805,7 +7357,14 @@ export interface operations {
   testWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6820,6 +7379,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -6851,7 +7411,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6864,7 +7427,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6884,7 +7463,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6896,7 +7479,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };

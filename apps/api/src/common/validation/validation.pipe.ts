@@ -56,20 +56,23 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   });
 }
 
-const OPTIONAL_BODY = Symbol('optionalBody');
-
-/**
- * Marks a body DTO whose every field may be left out as one the whole body may be left out of: a request without
- * a body is validated as `{}`. Any other operation with a body DTO refuses a missing body as not a JSON object.
- */
-export function OptionalBody(): ClassDecorator {
-  return (target) => Reflect.defineMetadata(OPTIONAL_BODY, true, target);
-}
-
 /**
  * Path parameters are left as the strings they came as: their own pipe (ParseIdPipe)
  * decides, and must not see `1e3` already turned into 1000.
  */
+/** Body DTOs whose body may be left out altogether (`@OptionalBody()`): the handler gets `undefined`. */
+const OPTIONAL_BODIES = new WeakSet<object>();
+
+/**
+ * The body may be absent (no body at all: `undefined` reaches the handler); when one is sent, it is validated as
+ * always. Document it with `@ApiBody({ type, required: false })`.
+ */
+export function OptionalBody(): ClassDecorator {
+  return (target) => {
+    OPTIONAL_BODIES.add(target);
+  };
+}
+
 class DtoValidationPipe extends ValidationPipe {
   /**
    * A body that is not a JSON object (an array, a string, a number, null) is refused as such, in one entry, before
@@ -79,11 +82,11 @@ class DtoValidationPipe extends ValidationPipe {
     const dto = metadata.metatype && metadata.metatype !== Object && this.toValidate(metadata);
     if (
       metadata.type === 'body' &&
-      dto &&
       value === undefined &&
-      Reflect.getMetadata(OPTIONAL_BODY, metadata.metatype!)
+      metadata.metatype &&
+      OPTIONAL_BODIES.has(metadata.metatype)
     ) {
-      value = {};
+      return Promise.resolve(undefined);
     }
     if (metadata.type === 'body' && dto && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw NOT_AN_OBJECT();
