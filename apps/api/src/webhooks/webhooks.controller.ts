@@ -141,8 +141,9 @@ export class WebhooksController {
   @ApiOkResponse({ type: RotatedWebhookSecretDto })
   async rotate(
     @Param('endpointId', ParseIdPipe) id: number,
-    @Body() body: WebhookSecretRotationRequestDto | undefined,
     @CurrentAccount() account: Account,
+    // Optional, not `| undefined`: a union would reach the validation pipe as Object, and nothing would be checked.
+    @Body() body?: WebhookSecretRotationRequestDto,
   ): Promise<RotatedWebhookSecretDto> {
     return RotatedWebhookSecretDto.from(await this.rotateSecret.execute(id, account, body?.expiresInSeconds));
   }
