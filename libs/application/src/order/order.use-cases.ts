@@ -9,6 +9,7 @@ import {
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { StockCommand } from '../stock/stock-command';
 import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
@@ -69,6 +70,8 @@ export interface CompleteOrderCommand {
   orderId: number;
   /** The actual ship date; default: the one given when ordering, else the completion time. */
   shipDate?: Date | null;
+  /** The state the caller expects the order in (If-Match), checked under the locks. */
+  precondition?: Precondition<Order>;
 }
 
 @Injectable()
@@ -81,7 +84,8 @@ export class CompleteOrder {
   /** Administrators only (the caller checks the role). */
   async execute(command: CompleteOrderCommand): Promise<Order> {
     const target = { orderId: command.orderId, by: null };
-    const { order } = await this.stock.run(target, async ({ order, pet, stock, openOrders }) =>
+    const { order } = await this.stock.run(target, async ({ order, pet, stock, openOrders }) => {
+      assertPrecondition(command.precondition, order);
       StockRules.completeOrder({
         order,
         pet,
@@ -89,8 +93,8 @@ export class CompleteOrder {
         otherOpenOrders: await openOrders(),
         at: this.clock.now(),
         shipDate: command.shipDate,
-      }),
-    );
+      });
+    });
     return order as Order;
   }
 }
@@ -100,10 +104,12 @@ export class CancelOrder {
   constructor(private readonly stock: StockCommand) {}
 
   /** The owner or an administrator; anyone else's order is not found. Its units go back to stock. */
-  async execute(command: { orderId: number; by: Account }): Promise<void> {
-    await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) =>
-      StockRules.cancelOrder({ order, pet, stock }),
-    );
+  async execute(command: { orderId: number; by: Account; precondition?: Precondition<Order> }): Promise<void> {
+    await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) => {
+      // `precondition`: the state the caller expects the order in (If-Match), checked under the locks.
+      assertPrecondition(command.precondition, order);
+      StockRules.cancelOrder({ order, pet, stock });
+    });
   }
 }
 
