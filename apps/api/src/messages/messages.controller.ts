@@ -4,6 +4,7 @@ import { MessageQueries, QueueMessage } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { Conditional } from '../common/conditional/conditional.decorator';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { Stability } from '../common/openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
@@ -77,6 +78,7 @@ export class MessagesController {
     schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
   })
   @ApiOkResponse({ type: MessageDto })
+  @Conditional('message')
   async get(
     @Param('messageId', ParseMessageIdPipe) id: string,
     @CurrentAccount() account: Account,

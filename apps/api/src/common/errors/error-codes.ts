@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   idempotency_key_in_use: [409],
   conflict: [409],
   operation_sunset: [410],
+  precondition_failed: [412],
   payload_too_large: [413],
   unknown_category: [422],
   unknown_pet: [422],
