@@ -1006,6 +1006,7 @@ export interface components {
       | 'idempotency_key_in_use'
       | 'conflict'
       | 'operation_sunset'
+      | 'precondition_failed'
       | 'payload_too_large'
       | 'unknown_category'
       | 'unknown_pet'
@@ -1021,6 +1022,12 @@ export interface components {
   parameters: never;
   requestBodies: never;
   headers: {
+    /**
+     * @description The entity tag of the representation in the body (strong; it changes exactly when the body does):
+     * send it back in `If-None-Match` to revalidate, or in `If-Match` to change the resource only if nobody changed it
+     * since.
+     */
+    ETag: string;
     /** @description The request id (echoed when the request sent a sane one). */
     'X-Request-Id': string;
     /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
@@ -2304,7 +2311,13 @@ export interface operations {
   getCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2319,6 +2332,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2331,6 +2345,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Category'];
         };
+      };
+      /** @description Not modified: the category is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -2438,7 +2464,13 @@ export interface operations {
   deleteCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2546,6 +2578,25 @@ export interface operations {
         };
       };
       /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -2599,7 +2650,13 @@ export interface operations {
   updateCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2623,6 +2680,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2721,6 +2779,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'category_name_taken' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -3125,7 +3202,13 @@ export interface operations {
   getPetById: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3140,6 +3223,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
           Deprecation?: string;
           /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -3159,6 +3243,24 @@ export interface operations {
            */
           'application/json': components['schemas']['Pet'];
         };
+      };
+      /** @description Not modified: the pet is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -3324,7 +3426,13 @@ export interface operations {
   deletePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3432,6 +3540,25 @@ export interface operations {
         };
       };
       /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -3485,7 +3612,13 @@ export interface operations {
   updatePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3511,6 +3644,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3610,6 +3744,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'invalid_status_transition' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -3829,7 +3982,13 @@ export interface operations {
   getInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
+         * 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3844,6 +4003,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3856,6 +4016,18 @@ export interface operations {
            */
           'application/json': components['schemas']['InventoryItem'];
         };
+      };
+      /** @description Not modified: the stock entry is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -3963,7 +4135,13 @@ export interface operations {
   updateInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the stock entry only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3987,6 +4165,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4081,6 +4260,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The stock entry changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -4490,7 +4688,13 @@ export interface operations {
   getOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -4505,6 +4709,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4519,6 +4724,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Order'];
         };
+      };
+      /** @description Not modified: the order is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -4626,7 +4843,13 @@ export interface operations {
   cancelOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -4719,6 +4942,25 @@ export interface operations {
         };
       };
       /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -4772,7 +5014,13 @@ export interface operations {
   completeOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -4797,6 +5045,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4897,6 +5146,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'order_already_complete' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -5308,7 +5576,13 @@ export interface operations {
   getMessage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description The message's id (a UUID). */
         messageId: string;
@@ -5324,6 +5598,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5338,6 +5613,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Message'];
         };
+      };
+      /** @description Not modified: the message is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -5746,7 +6033,13 @@ export interface operations {
   getWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
+         * is 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -5761,6 +6054,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5776,6 +6070,18 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
+      };
+      /** @description Not modified: the webhook endpoint is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -5883,7 +6189,13 @@ export interface operations {
   deleteWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
+         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -5967,6 +6279,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
