@@ -107,6 +107,7 @@ const toPet = (row) => ({
   name: row.name,
   categoryId: Number(row.category_id),
   status: row.status,
+  createdAt: row.created_at.toISOString(),
 });
 
 app.get('/categories', async (request, reply) => {
@@ -148,7 +149,7 @@ app.get('/pets', async (request, reply) => {
     where.push(`status = ANY($${params.push(statuses)})`);
   }
   const { rows } = await pool.query(
-    `SELECT id, name, category_id, status FROM pets ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    `SELECT id, name, category_id, status, created_at FROM pets ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY id ASC LIMIT $${params.push(limit + 1)}`,
     params,
   );
@@ -158,7 +159,10 @@ app.get('/pets', async (request, reply) => {
 app.get('/pets/:petId', async (request) => {
   const id = Number(request.params.petId);
   if (!Number.isSafeInteger(id) || id < 1) throw new HttpError(400, 'validation', 'bad petId');
-  const { rows } = await pool.query(`SELECT id, name, category_id, status FROM pets WHERE id = $1 LIMIT 1`, [id]);
+  const { rows } = await pool.query(
+    `SELECT id, name, category_id, status, created_at FROM pets WHERE id = $1 LIMIT 1`,
+    [id],
+  );
   if (rows.length === 0) throw new HttpError(404, 'not_found', 'No such pet.');
   return toPet(rows[0]);
 });
@@ -192,25 +196,29 @@ app.post('/store/orders', async (request, reply) => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const pet = (await client.query(`SELECT id, name, category_id, status FROM pets WHERE id = $1 FOR UPDATE`, [petId]))
-      .rows[0];
+    const pet = (
+      await client.query(`SELECT id, name, category_id, status, created_at FROM pets WHERE id = $1 FOR UPDATE`, [petId])
+    ).rows[0];
     if (!pet) throw new HttpError(422, 'unknown_pet', 'No such pet.');
     const stock = (await client.query(`SELECT pet_id, quantity FROM stock WHERE pet_id = $1 FOR UPDATE`, [petId]))
       .rows[0];
     const [{ id }] = (await client.query(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id`, ['orders'])).rows;
+    const now = new Date();
     if (pet.status !== 'available') throw new HttpError(409, 'pet_not_available', 'The pet is not available.');
     if (stock.quantity < quantity) throw new HttpError(409, 'insufficient_stock', 'Not enough units.');
     const left = stock.quantity - quantity;
     await client.query(`UPDATE stock SET quantity = $2 WHERE pet_id = $1`, [petId, left]);
     if (left === 0) await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
     await client.query(
-      `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, complete) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, petId, request.account.id, quantity, null, false],
+      `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, status, complete, created_at, status_changed_at)
+       VALUES ($1, $2, $3, $4, $5, $6::text, $6::text = 'completed', $7, $8)`,
+      [id, petId, request.account.id, quantity, null, 'placed', now, now],
     );
     await client.query(SUBSCRIBERS, ['order.placed', request.account.id]);
     await client.query('COMMIT');
     reply.code(201).header('Location', `/store/orders/${id}`);
-    return { id: Number(id), petId, quantity, complete: false };
+    const at = now.toISOString();
+    return { id: Number(id), petId, quantity, complete: false, status: 'placed', createdAt: at, statusChangedAt: at };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -237,16 +245,17 @@ async function placeOrderMinimal(request, reply, petId, quantity) {
     const left = row.quantity - quantity;
     await client.query(`UPDATE stock SET quantity = $2 WHERE pet_id = $1`, [petId, left]);
     if (left === 0) await client.query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
-    const [{ id }] = (
+    const [{ id, created_at: createdAt }] = (
       await client.query(
-        `INSERT INTO orders (pet_id, owner_id, quantity, ship_date, complete) VALUES ($1, $2, $3, NULL, false)
-         RETURNING id`,
+        `INSERT INTO orders (pet_id, owner_id, quantity, status, complete, status_changed_at)
+         VALUES ($1, $2, $3, 'placed', false, now()) RETURNING id, created_at`,
         [petId, request.account.id, quantity],
       )
     ).rows;
     await client.query('COMMIT');
     reply.code(201).header('Location', `/store/orders/${id}`);
-    return { id: Number(id), petId, quantity, complete: false };
+    const at = createdAt.toISOString();
+    return { id: Number(id), petId, quantity, complete: false, status: 'placed', createdAt: at, statusChangedAt: at };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

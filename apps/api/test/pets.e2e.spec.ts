@@ -1,6 +1,6 @@
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
-type PetBody = { id: number; name: string; categoryId: number; status: string };
+type PetBody = { id: number; name: string; categoryId: number; status: string; createdAt: string };
 
 const ids = (response: TestResponse<PetBody[]>) => response.body.map((pet) => pet.id);
 
@@ -47,8 +47,15 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
     ])('creates a %s pet (201, Location) with a stock entry of %i', async (status, quantity) => {
       const created = await create({ name: 'Rex', categoryId: dogs, status });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: dogs, status });
-      expect(Object.keys(created.body).sort()).toEqual(['categoryId', 'id', 'name', 'status']);
+      expect(created.body).toEqual({
+        id: expect.any(Number),
+        name: 'Rex',
+        categoryId: dogs,
+        status,
+        createdAt: expect.any(String),
+      });
+      expect(Math.abs(Date.parse(created.body.createdAt) - Date.now())).toBeLessThan(60_000);
+      expect(Object.keys(created.body).sort()).toEqual(['categoryId', 'createdAt', 'id', 'name', 'status']);
       expect(created.headers.get('location')).toBe(`/pets/${created.body.id}`);
       expect(await stockOf(api, created.body.id)).toBe(quantity);
 
@@ -59,7 +66,13 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
     it('defaults to available (1 unit in stock) and trims the name', async () => {
       const created = await create({ name: '  Fido  ', categoryId: cats });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ id: expect.any(Number), name: 'Fido', categoryId: cats, status: 'available' });
+      expect(created.body).toEqual({
+        id: expect.any(Number),
+        name: 'Fido',
+        categoryId: cats,
+        status: 'available',
+        createdAt: expect.any(String),
+      });
       expect(await stockOf(api, created.body.id)).toBe(1);
     });
 
@@ -290,7 +303,13 @@ describe('GET /pets: filters (HTTP, real PostgreSQL)', () => {
     const response = await list('');
     expect(response.status).toBe(200);
     expect(ids(response)).toEqual(idsOf('Rex', 'Rexona', 'Tom', 'Bella', 'rexy', '50%_off', 'Max'));
-    expect(response.body[0]).toEqual({ id: pet['Rex'], name: 'Rex', categoryId: dogs, status: 'available' });
+    expect(response.body[0]).toEqual({
+      id: pet['Rex'],
+      name: 'Rex',
+      categoryId: dogs,
+      status: 'available',
+      createdAt: expect.any(String),
+    });
     expect(response.headers.get('link')).toBeNull();
   });
 

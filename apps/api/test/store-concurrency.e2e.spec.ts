@@ -43,7 +43,7 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
     expect(new Set(created.map((r) => r.body.id)).size).toBe(50);
 
     expect(await store.stock(petId)).toEqual({ quantity: 0, status: 'pending' });
-    expect(await store.ordersOf(petId)).toEqual({ open: 50, completed: 0, openUnits: 50, completedUnits: 0 });
+    expect(await store.ordersOf(petId)).toMatchObject({ open: 50, completed: 0, openUnits: 50, completedUnits: 0 });
   });
 
   it('orders of several units racing for the stock never take more than there is', async () => {
@@ -95,12 +95,34 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
         api.patch(`/store/orders/${orderId}`, { key: ADMIN_KEY, body: { complete: true } }),
       ]);
       const outcomes = [cancelled.status, completed.status].sort();
-      // Cancel first: the completion finds no order (404). Complete first: the cancel is refused (409).
+      // Cancel first: the completion is refused (409 order_already_cancelled). Complete first: the cancel is refused
+      // (409 order_already_complete).
       expect([
-        [204, 404],
+        [204, 409],
         [200, 409],
       ]).toContainEqual(outcomes);
+      const refused = cancelled.status === 409 ? cancelled : completed;
+      expect(refused.body.code).toBe(cancelled.status === 409 ? 'order_already_complete' : 'order_already_cancelled');
     }
+  });
+
+  it('20 concurrent cancels of one order: one 204, the rest 409 order_already_cancelled, units back once', async () => {
+    const petId = await store.pet({ quantity: 10 });
+    const orderId = await store.placed(customers[0], petId, 4);
+    expect(await store.stock(petId)).toEqual({ quantity: 6, status: 'available' });
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.delete(`/store/orders/${orderId}`, { key: i % 2 === 0 ? customers[0] : ADMIN_KEY }),
+      ),
+    );
+    expect(responses.filter((r) => r.status === 204)).toHaveLength(1);
+    const refused = responses.filter((r) => r.status !== 204);
+    expect(refused).toHaveLength(19);
+    for (const r of refused) expect([r.status, r.body.code]).toEqual([409, 'order_already_cancelled']);
+    expect(await store.stock(petId)).toEqual({ quantity: 10, status: 'available' });
+    expect(await store.ordersOf(petId)).toMatchObject({ open: 0, withdrawn: 1, withdrawnUnits: 4 });
+    const read = await api.get(`/store/orders/${orderId}`, { key: customers[0] });
+    expect(read.body).toMatchObject({ id: orderId, status: 'cancelled', complete: false });
   });
 
   it('20 concurrent identical requests with one Idempotency-Key create exactly one order', async () => {
@@ -118,7 +140,7 @@ describe('store under concurrency (HTTP, real PostgreSQL)', () => {
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
     expect(created.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
-    expect(await store.ordersOf(petId)).toEqual({ open: 1, completed: 0, openUnits: 2, completedUnits: 0 });
+    expect(await store.ordersOf(petId)).toMatchObject({ open: 1, completed: 0, openUnits: 2, completedUnits: 0 });
     expect(await store.stock(petId)).toEqual({ quantity: 98, status: 'available' });
 
     // Afterwards every retry is a replay of the one order.

@@ -37,7 +37,7 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
 
   const openUnitsOf = async (ownerId: number): Promise<number> => {
     const { rows } = await store.db.query(
-      'SELECT coalesce(sum(quantity), 0)::int AS units FROM orders WHERE owner_id = $1 AND NOT complete',
+      "SELECT coalesce(sum(quantity), 0)::int AS units FROM orders WHERE owner_id = $1 AND status = 'placed'",
       [ownerId],
     );
     return rows[0].units;
@@ -115,14 +115,14 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
     const HOLD_MS = 60 * 60_000;
     const placedAt = async (orderId: number): Promise<Date> =>
       (await store.db.query('SELECT created_at FROM orders WHERE id = $1', [orderId])).rows[0].created_at;
-    const exists = async (orderId: number): Promise<boolean> =>
-      (await store.db.query('SELECT 1 FROM orders WHERE id = $1', [orderId])).rowCount === 1;
+    const statusOf = async (orderId: number): Promise<string> =>
+      (await store.db.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows[0].status;
     const expireAt = (now: Date) => {
       jest.spyOn(api.app.get(Clock), 'now').mockReturnValue(now);
       return api.app.get(ExpireHeldOrders).execute();
     };
 
-    it('cancels orders open longer than the hold as their owner would: units back, pending pet available', async () => {
+    it('expires orders open longer than the hold, as a cancel would: units back, pending pet available', async () => {
       const petId = await store.pet({ quantity: 5 });
       const customer = await api.customer('Slow');
       const early = await store.placed(customer.key, petId, 2);
@@ -133,17 +133,26 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
 
       // Exactly the hold: not longer than it yet.
       await expireAt(new Date(earlyAt.getTime() + HOLD_MS));
-      expect([await exists(early), await exists(late)]).toEqual([true, true]);
+      expect([await statusOf(early), await statusOf(late)]).toEqual(['placed', 'placed']);
 
-      await expireAt(new Date(lateAt.getTime() + HOLD_MS));
-      expect([await exists(early), await exists(late)]).toEqual([false, true]);
+      const expiredAt = new Date(lateAt.getTime() + HOLD_MS);
+      await expireAt(expiredAt);
+      expect([await statusOf(early), await statusOf(late)]).toEqual(['expired', 'placed']);
       expect(await store.stock(petId)).toEqual({ quantity: 2, status: 'available' });
-      expectError(await api.get(`/store/orders/${early}`, { key: customer.key }), 404, 'not_found');
+      // The expired order stays readable, with its status and the time it expired.
+      const read = await api.get(`/store/orders/${early}`, { key: customer.key });
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ id: early, status: 'expired', complete: false });
+      expect(read.body.statusChangedAt).toBe(expiredAt.toISOString());
+      expectError(await api.delete(`/store/orders/${early}`, { key: customer.key }), 409, 'order_already_cancelled');
 
       await expireAt(new Date(lateAt.getTime() + HOLD_MS + 1));
-      expect(await exists(late)).toBe(false);
+      expect(await statusOf(late)).toBe('expired');
       expect(await store.stock(petId)).toEqual({ quantity: 5, status: 'available' });
-      expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 0, openUnits: 0, completedUnits: 0 });
+      expect(await store.ordersOf(petId)).toMatchObject({ open: 0, completed: 0, withdrawn: 2, withdrawnUnits: 5 });
+      // A later run finds nothing more to give back: units come back once.
+      await expireAt(new Date(lateAt.getTime() + 2 * HOLD_MS));
+      expect(await store.stock(petId)).toEqual({ quantity: 5, status: 'available' });
     });
 
     it('never touches a completed order, and frees the hold limit of the customer', async () => {
@@ -156,7 +165,7 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
 
       const result = await expireAt(new Date((await placedAt(open)).getTime() + HOLD_MS + 1));
       expect(result.expired).toBeGreaterThanOrEqual(1);
-      expect([await exists(done), await exists(open)]).toEqual([true, false]);
+      expect([await statusOf(done), await statusOf(open)]).toEqual(['completed', 'expired']);
       expect(await store.stock(petId)).toEqual({ quantity: 150, status: 'available' });
       jest.restoreAllMocks();
       expect((await store.order(customer.key, { petId, quantity: 100 })).status).toBe(201);
@@ -182,16 +191,16 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
           );
           return rows[0].n > 0;
         });
-        await blocker.query('UPDATE orders SET complete = true WHERE id = $1', [orderId]);
+        await blocker.query("UPDATE orders SET complete = true, status = 'completed' WHERE id = $1", [orderId]);
         await blocker.query('COMMIT');
         // Orders other tests left open expire too; only the completed one is skipped.
         expect(await running).toEqual({ expired: expect.any(Number), skipped: 1 });
       } finally {
         await blocker.end();
       }
-      expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 1, openUnits: 0, completedUnits: 2 });
+      expect(await store.ordersOf(petId)).toMatchObject({ open: 0, completed: 1, openUnits: 0, completedUnits: 2 });
       expect(await store.stock(petId)).toEqual({ quantity: 3, status: 'available' });
-      expect(await store.ordersOf(other)).toEqual({ open: 0, completed: 0, openUnits: 0, completedUnits: 0 });
+      expect(await store.ordersOf(other)).toMatchObject({ open: 0, completed: 0, withdrawn: 1, withdrawnUnits: 1 });
       expect(await store.stock(other)).toEqual({ quantity: 5, status: 'available' });
     });
 
@@ -207,7 +216,7 @@ describe('order holds (HTTP, real PostgreSQL)', () => {
       const { rows } = await store.db.query('SELECT max(created_at) AS at FROM orders WHERE pet_id = $1', [petId]);
       const result = await expireAt(new Date(rows[0].at.getTime() + HOLD_MS + 1));
       expect(result.expired).toBeGreaterThanOrEqual(150);
-      expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 0, openUnits: 0, completedUnits: 0 });
+      expect(await store.ordersOf(petId)).toMatchObject({ open: 0, completed: 0, withdrawn: 150, withdrawnUnits: 150 });
       expect(await store.stock(petId)).toEqual({ quantity: 300, status: 'available' });
     });
   });

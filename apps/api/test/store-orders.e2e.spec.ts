@@ -2,6 +2,8 @@ import { StoreFixtures, nextPage } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The service's additions to the specification's Order, always sent. */
+const RECORD = { createdAt: expect.any(String), statusChangedAt: expect.any(String) };
 
 describe('store orders (HTTP, real PostgreSQL)', () => {
   let api: TestApp;
@@ -31,7 +33,15 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       const petId = await store.pet({ quantity: 5 });
       const placed = await store.order(alice, { petId, quantity: 2 });
       expect(placed.status).toBe(201);
-      expect(placed.body).toEqual({ id: expect.any(Number), petId, quantity: 2, complete: false });
+      expect(placed.body).toEqual({
+        id: expect.any(Number),
+        petId,
+        quantity: 2,
+        complete: false,
+        status: 'placed',
+        ...RECORD,
+      });
+      expect(placed.body.statusChangedAt).toBe(placed.body.createdAt);
       expect(placed.headers.get('location')).toBe(`/store/orders/${placed.body.id}`);
       expect(await stockOf(petId)).toEqual({ petId, quantity: 3, status: 'available' });
 
@@ -49,12 +59,20 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       // Another order remains open: the pet stays pending.
       const done = await complete(first);
       expect(done.status).toBe(200);
-      expect(done.body).toEqual({ id: first, petId, quantity: 1, complete: true, shipDate: expect.any(String) });
+      expect(done.body).toEqual({
+        id: first,
+        petId,
+        quantity: 1,
+        complete: true,
+        status: 'completed',
+        shipDate: expect.any(String),
+        ...RECORD,
+      });
       expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
 
       expect((await complete(second)).status).toBe(200);
       expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'sold' });
-      expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 2, openUnits: 0, completedUnits: 3 });
+      expect(await store.ordersOf(petId)).toMatchObject({ open: 0, completed: 2, openUnits: 0, completedUnits: 3 });
     });
 
     it('completing sets the ship date: the completion time if none, else the given one, or the one sent', async () => {
@@ -75,17 +93,40 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expect(sent.body).toEqual(expect.objectContaining({ complete: true, shipDate: actual }));
     });
 
-    it('cancel → the units go back and a pending pet is available again; the order is gone', async () => {
+    it('cancel → the units go back once and a pending pet is available again; the order stays, cancelled', async () => {
       const petId = await store.pet({ quantity: 2 });
       const orderId = await store.placed(alice, petId, 2);
       expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
+      const placed = (await api.get(`/store/orders/${orderId}`, { key: alice })).body;
 
       expect((await cancel(orderId)).status).toBe(204);
       expect(await stockOf(petId)).toEqual({ petId, quantity: 2, status: 'available' });
-      expectError(await api.get(`/store/orders/${orderId}`, { key: alice }), 404, 'not_found');
-      expectError(await cancel(orderId), 404, 'not_found');
-      expectError(await complete(orderId), 404, 'not_found');
-      expect(await store.ordersOf(petId)).toEqual({ open: 0, completed: 0, openUnits: 0, completedUnits: 0 });
+      const read = await api.get(`/store/orders/${orderId}`, { key: alice });
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual({ ...placed, status: 'cancelled', statusChangedAt: expect.any(String) });
+      expect(Date.parse(read.body.statusChangedAt)).toBeGreaterThanOrEqual(Date.parse(placed.createdAt));
+      expectError(await cancel(orderId), 409, 'order_already_cancelled');
+      expectError(await cancel(orderId, ADMIN_KEY), 409, 'order_already_cancelled');
+      expectError(await complete(orderId), 409, 'order_already_cancelled');
+      expect(await stockOf(petId)).toEqual({ petId, quantity: 2, status: 'available' });
+      expect(await store.ordersOf(petId)).toMatchObject({ open: 0, completed: 0, withdrawn: 1, withdrawnUnits: 2 });
+    });
+
+    it('lists filter by status (comma-separated or repeated); an unknown status is a 400', async () => {
+      const petId = await store.pet({ quantity: 10 });
+      const open = await store.placed(bob, petId, 1);
+      const done = await store.placed(bob, petId, 1);
+      const gone = await store.placed(bob, petId, 1);
+      expect((await complete(done)).status).toBe(200);
+      expect((await cancel(gone, bob)).status).toBe(204);
+      const ids = async (query: string) =>
+        (await api.get(`/store/orders?petId=${petId}&${query}`, { key: bob })).body.map((o: { id: number }) => o.id);
+      expect(await ids('status=placed')).toEqual([open]);
+      expect(await ids('status=cancelled,completed')).toEqual([done, gone]);
+      expect(await ids('status=cancelled&status=expired')).toEqual([gone]);
+      // `complete` is the specification's field: false is every order not fulfilled.
+      expect(await ids('complete=false')).toEqual([open, gone]);
+      expectError(await api.get('/store/orders?status=lost', { key: bob }), 400, 'validation_failed');
     });
 
     it('restock → a sold pet is available again and can be ordered', async () => {
@@ -293,7 +334,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       );
       expect(await store.stock(petId)).toEqual(before);
       const own = await api.get(`/store/orders/${alicesOrder}`, { key: alice });
-      expect(own.body).toEqual({ id: alicesOrder, petId, quantity: 2, complete: false });
+      expect(own.body).toEqual({ id: alicesOrder, petId, quantity: 2, complete: false, status: 'placed', ...RECORD });
     });
 
     it("another customer's completed order is also a 404, not a 409", async () => {
@@ -335,7 +376,14 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expect((await api.delete(`/pets/${petId}`, { key: ADMIN_KEY })).status).toBe(204);
       const history = await api.get(`/store/orders/${orderId}`, { key: alice });
       expect(history.status).toBe(200);
-      expect(history.body).toEqual({ id: orderId, quantity: 1, complete: true, shipDate: expect.any(String) });
+      expect(history.body).toEqual({
+        id: orderId,
+        quantity: 1,
+        complete: true,
+        status: 'completed',
+        shipDate: expect.any(String),
+        ...RECORD,
+      });
       expectError(await cancel(orderId), 409, 'order_already_complete');
       expectError(await api.get(`/store/inventory/${petId}`, { key: alice }), 404, 'not_found');
     });

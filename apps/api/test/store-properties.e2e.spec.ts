@@ -96,8 +96,8 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
       case 'complete': {
         const order = orders[cmd.order % orders.length];
         const isAdmin = cmd.kind === 'complete' || cmd.by === CUSTOMERS;
-        if (order.state === 'cancelled') return { status: 404, code: 'not_found' };
         if (!isAdmin && cmd.kind === 'cancel' && cmd.by !== order.owner) return { status: 404, code: 'not_found' };
+        if (order.state === 'cancelled') return { status: 409, code: 'order_already_cancelled' };
         if (order.state === 'complete') return { status: 409, code: 'order_already_complete' };
         return { status: cmd.kind === 'cancel' ? 204 : 200 };
       }
@@ -148,18 +148,14 @@ describe('store invariants under random command sequences (fast-check, HTTP, rea
       // I4: every unit ever stocked is in stock, in an open order or in a completed one.
       expect(quantity + counts.openUnits + counts.completedUnits).toBe(stocked.get(petId));
     }
-    // I5: completed orders stay completed; cancelled ones are gone; open ones are still open.
-    const { rows } = await store.db.query('SELECT id::int AS id, complete FROM orders WHERE id = ANY($1)', [
+    // I5: completed orders stay completed, cancelled ones cancelled (kept as records), open ones open.
+    const { rows } = await store.db.query('SELECT id::int AS id, status FROM orders WHERE id = ANY($1)', [
       orders.map((o) => o.id),
     ]);
-    const inDb = new Map<number, boolean>(rows.map((r: { id: number; complete: boolean }) => [r.id, r.complete]));
+    const inDb = new Map<number, string>(rows.map((r: { id: number; status: string }) => [r.id, r.status]));
+    const expected = { open: 'placed', complete: 'completed', cancelled: 'cancelled' } as const;
     for (const order of orders) {
-      if (order.state === 'cancelled') expect(inDb.has(order.id)).toBe(false);
-      else
-        expect({ id: order.id, complete: inDb.get(order.id) }).toEqual({
-          id: order.id,
-          complete: order.state === 'complete',
-        });
+      expect({ id: order.id, status: inDb.get(order.id) }).toEqual({ id: order.id, status: expected[order.state] });
     }
   }
 

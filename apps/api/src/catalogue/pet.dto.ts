@@ -100,7 +100,22 @@ export class PetDto {
   @ApiProperty(PET_STATUS_PROPERTY)
   status: PetStatus;
 
+  @ApiProperty({
+    description: 'When the pet was added to the catalogue (ISO 8601, UTC). An addition to the specification.',
+    type: 'string',
+    format: 'date-time',
+    readOnly: true,
+    example: '2026-11-21T10:00:00.000Z',
+  })
+  createdAt: string;
+
   static from(pet: Pet): PetDto {
-    return Object.assign(new PetDto(), { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
+    return Object.assign(new PetDto(), {
+      id: pet.id,
+      name: pet.name,
+      categoryId: pet.categoryId,
+      status: pet.status,
+      createdAt: pet.createdAt.toISOString(),
+    });
   }
 }

@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { LIMITS, Order } from '@petstore/domain';
-import { Equals, IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { LIMITS, Order, ORDER_STATUSES, OrderStatus } from '@petstore/domain';
+import { Equals, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { defaultOf } from '../config/app-config';
 import { IsDateTime } from '../common/validation/date-time';
 import { IsIdNumber, IsPositiveInt64String } from '../common/validation/int64';
 import { IsOmittable } from '../common/validation/optional';
-import { QueryBoolean } from '../common/validation/query-transforms';
+import { QueryBoolean, QueryList } from '../common/validation/query-transforms';
 
 @ApiSchema({ name: 'NewOrder', description: 'Input for placing an order: some units of one available pet.' })
 export class NewOrderDto {
@@ -72,14 +72,27 @@ export class OrderUpdateDto {
   shipDate?: string;
 }
 
-/** The specification marks no field of Order as required; this service always sends id, quantity and complete. */
+const ORDER_STATUS_PROPERTY = {
+  description:
+    'Where the order stands: `placed` (open: its units are held), `completed` (fulfilled), `cancelled` (by its ' +
+    'owner or an administrator) or `expired` (its hold ran out). Only a `placed` order changes; the others are ' +
+    'kept as records. An addition to the specification.',
+  enum: ORDER_STATUSES,
+  enumName: 'OrderStatus',
+  example: 'placed',
+};
+
+/**
+ * The specification marks no field of Order as required; this service always sends id, quantity and complete. Its
+ * additions (status and the two times) are required: they are always sent.
+ */
 @ApiSchema({
   name: 'Order',
   description:
     "A customer's order for units of one pet. The account that placed it is kept but never shown. " +
     `An order still open \`ORDER_HOLD_MINUTES\` (default ${defaultOf('ordering', 'orderHoldMinutes')}) ` +
-    'after it was placed is cancelled by the service ' +
-    '(see `placeOrder`).',
+    'after it was placed expires (see `placeOrder`). Orders are never deleted: a cancelled or expired order stays ' +
+    'readable, with its status.',
 })
 export class OrderDto {
   @ApiPropertyOptional({
@@ -123,6 +136,27 @@ export class OrderDto {
   @ApiPropertyOptional({ description: 'Whether the order has been fulfilled (always present).', example: false })
   complete?: boolean;
 
+  @ApiProperty({ ...ORDER_STATUS_PROPERTY, readOnly: true })
+  status: OrderStatus;
+
+  @ApiProperty({
+    description: 'When the order was placed (ISO 8601, UTC). An addition to the specification.',
+    type: 'string',
+    format: 'date-time',
+    readOnly: true,
+    example: '2026-11-21T10:00:00.000Z',
+  })
+  createdAt: string;
+
+  @ApiProperty({
+    description: 'When the order reached its current status (its creation while `placed`). An addition.',
+    type: 'string',
+    format: 'date-time',
+    readOnly: true,
+    example: '2026-11-21T10:00:00.000Z',
+  })
+  statusChangedAt: string;
+
   static from(order: Order): OrderDto {
     const dto = new OrderDto();
     dto.id = order.id;
@@ -130,16 +164,34 @@ export class OrderDto {
     dto.quantity = order.quantity;
     if (order.shipDate !== null) dto.shipDate = order.shipDate.toISOString();
     dto.complete = order.isComplete;
+    dto.status = order.status;
+    dto.createdAt = order.createdAt.toISOString();
+    dto.statusChangedAt = order.statusChangedAt.toISOString();
     return dto;
   }
 }
 
 export class OrderQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ description: 'Only completed (`true`) or only open (`false`) orders.', type: 'boolean' })
+  @ApiPropertyOptional({
+    description:
+      'Only fulfilled (`true`) or only unfulfilled (`false`) orders, as the `complete` field says: `false` includes ' +
+      'cancelled and expired orders; `status=placed` lists the open ones.',
+    type: 'boolean',
+  })
   @IsOptional()
   @QueryBoolean()
   @IsBoolean()
   complete?: boolean;
+
+  @ApiPropertyOptional({
+    ...ORDER_STATUS_PROPERTY,
+    description: 'Only orders in one of these statuses (comma-separated or repeated).',
+    isArray: true,
+  })
+  @IsOptional()
+  @QueryList()
+  @IsIn(ORDER_STATUSES, { each: true })
+  status?: OrderStatus[];
 
   @ApiPropertyOptional({ description: 'Only orders of this pet.', type: 'integer', format: 'int64', minimum: 1 })
   @IsOptional()
@@ -151,9 +203,9 @@ export class OrderQueryDto extends PageQueryDto {
    * The repository's filter, or null when no order can match: a pet id beyond 2^53 is a valid int64
    * but never issued (it stays a string until here, so that it is not rounded to another id).
    */
-  toFilter(): { complete?: boolean; petId?: number } | null {
+  toFilter(): { complete?: boolean; petId?: number; status?: OrderStatus[] } | null {
     const petId = this.petId === undefined ? undefined : Number(this.petId);
     if (petId !== undefined && !Number.isSafeInteger(petId)) return null;
-    return { complete: this.complete, petId };
+    return { complete: this.complete, petId, status: this.status && [...new Set(this.status)] };
   }
 }

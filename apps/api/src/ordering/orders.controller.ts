@@ -34,11 +34,11 @@ export class OrdersController {
       'Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. ' +
       'A customer may hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units ' +
       `(default ${defaultOf('ordering', 'maxOpenUnitsPerCustomer')}; administrators exempt) in open ` +
-      'orders (placed, not completed), concurrent orders included: past it, 409 `hold_limit_reached`. ' +
+      'orders (status `placed`), concurrent orders included: past it, 409 `hold_limit_reached`. ' +
       `An order still open \`ORDER_HOLD_MINUTES\` (default ${defaultOf('ordering', 'orderHoldMinutes')}, a day) ` +
-      'after it was placed is cancelled by the ' +
-      'service, with the same effects as a cancel by its owner: its units go back to stock, a `pending` pet ' +
-      'becomes `available`, and the order no longer exists.',
+      'after it was placed expires: the ' +
+      'service withdraws it with the same effects as a cancel by its owner (its units go back to stock, a `pending` ' +
+      'pet becomes `available`), and the order stays with `status: expired`.',
   })
   @ApiCreatedResponse({
     type: OrderDto,
@@ -71,7 +71,9 @@ export class OrdersController {
   @ApiOperation({
     operationId: 'listOrders',
     summary: 'List orders',
-    description: 'A customer sees only its own orders, an administrator all of them.',
+    description:
+      'A customer sees only its own orders, an administrator all of them; cancelled and expired orders included ' +
+      '(filter with `status`).',
   })
   @ApiOkResponse({ type: [OrderDto], headers: ApiNextPageLink })
   async list(@Query() query: OrderQueryDto, @CurrentAccount() account: Account): Promise<Paginated<OrderDto>> {
@@ -82,7 +84,11 @@ export class OrdersController {
   }
 
   @Get(':orderId')
-  @ApiOperation({ operationId: 'getOrder', summary: 'Get an order', description: "Another customer's order is a 404." })
+  @ApiOperation({
+    operationId: 'getOrder',
+    summary: 'Get an order',
+    description: "Another customer's order is a 404. Cancelled and expired orders stay readable, with their status.",
+  })
   @ApiOkResponse({ type: OrderDto })
   @Conditional('order')
   async get(@Param('orderId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<OrderDto> {
@@ -101,7 +107,11 @@ export class OrdersController {
       '`complete: false` is refused (400).',
   })
   @ApiOkResponse({ type: OrderDto })
-  @ApiErrors({ 409: 'The order is already complete (`order_already_complete`).' })
+  @ApiErrors({
+    409:
+      'The order is already complete (`order_already_complete`), or was cancelled or has expired ' +
+      '(`order_already_cancelled`).',
+  })
   @Conditional('order')
   async complete(
     @Param('orderId', ParseIdPipe) id: number,
@@ -123,13 +133,14 @@ export class OrdersController {
     summary: 'Cancel an open order',
     description:
       "The owner or an administrator; another customer's order is a 404. " +
-      'The units go back to stock and a `pending` pet ' +
-      'becomes `available`; the order no longer exists afterwards.',
+      'The units go back to stock, once, and a `pending` pet ' +
+      'becomes `available`; the order stays, with `status: cancelled` (GET shows it, lists filter by status).',
   })
   @ApiNoContentResponse({ description: 'Cancelled.' })
   @ApiErrors({
     409:
-      'The order is complete and cannot be cancelled (`order_already_complete`), or its units would lift the stock ' +
+      'The order is complete and cannot be cancelled (`order_already_complete`), was cancelled already or has ' +
+      'expired (`order_already_cancelled`), or its units would lift the stock ' +
       'above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first).',
   })
   @Conditional('order')

@@ -7,7 +7,7 @@ describe('OpenApiContract: response headers', () => {
   const contract = new OpenApiContract(
     JSON.parse(readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8')),
   );
-  const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }];
+  const pets = [{ id: 1, name: 'Rex', categoryId: 1, status: 'available', createdAt: '2026-11-21T10:00:00.000Z' }];
   const CODES: Record<number, string> = { 401: 'unauthorized', 429: 'rate_limited' };
   const error = (status: number, code = CODES[status]) => ({ code, message: 'x', status });
   const check = (path: string, status: number, body: unknown, headers: Record<string, string>) =>

@@ -74,15 +74,22 @@ export class StoreFixtures {
     return { quantity: rows[0].quantity, status: rows[0].status };
   }
 
-  /** Orders of the pet in the database: [open, completed] counts and units. */
-  async ordersOf(
-    petId: number,
-  ): Promise<{ open: number; completed: number; openUnits: number; completedUnits: number }> {
+  /** Orders of the pet in the database: open (placed), completed and withdrawn (cancelled, expired); counts, units. */
+  async ordersOf(petId: number): Promise<{
+    open: number;
+    completed: number;
+    withdrawn: number;
+    openUnits: number;
+    completedUnits: number;
+    withdrawnUnits: number;
+  }> {
     const { rows } = await this.db.query(
-      `SELECT count(*) FILTER (WHERE NOT complete)::int AS open,
-              count(*) FILTER (WHERE complete)::int AS completed,
-              coalesce(sum(quantity) FILTER (WHERE NOT complete), 0)::int AS "openUnits",
-              coalesce(sum(quantity) FILTER (WHERE complete), 0)::int AS "completedUnits"
+      `SELECT count(*) FILTER (WHERE status = 'placed')::int AS open,
+              count(*) FILTER (WHERE status = 'completed')::int AS completed,
+              count(*) FILTER (WHERE status IN ('cancelled', 'expired'))::int AS withdrawn,
+              coalesce(sum(quantity) FILTER (WHERE status = 'placed'), 0)::int AS "openUnits",
+              coalesce(sum(quantity) FILTER (WHERE status = 'completed'), 0)::int AS "completedUnits",
+              coalesce(sum(quantity) FILTER (WHERE status IN ('cancelled', 'expired')), 0)::int AS "withdrawnUnits"
          FROM orders WHERE pet_id = $1`,
       [petId],
     );

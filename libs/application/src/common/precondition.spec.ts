@@ -178,7 +178,7 @@ describe('use cases with a precondition (in-memory ports)', () => {
     it('cancel: refused, the order and the stock stay; holding, it is cancelled', async () => {
       const { pet } = await aPet().available().withStock(2).saveIn(store);
       const order = await anOrder().forPet(pet.id).ownedBy(alice.id).ofQuantity(1).saveIn(store);
-      const cancel = new CancelOrder(store.stockCommand);
+      const cancel = new CancelOrder(store.stockCommand, store.clock);
       await expect(
         cancel.execute({ orderId: order.id, by: alice, precondition: expecting<Order>(false) }),
       ).rejects.toBeInstanceOf(PreconditionFailedError);

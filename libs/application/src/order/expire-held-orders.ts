@@ -9,10 +9,10 @@ import { OrderRepository } from './order.repository';
 export const EXPIRY_BATCH_SIZE = 100;
 
 /**
- * Cancels the orders left open longer than the hold (ORDER_HOLD_MINUTES), with the same effects as a
- * cancel by their owner: the units go back to stock and a `pending` pet becomes `available`
- * (a scheduled job). Each order is one StockCommand with the usual locks, so an order completed or
- * cancelled meanwhile is skipped, and a long run holds no lock for long.
+ * Expires the orders left open longer than the hold (ORDER_HOLD_MINUTES), with the same effects as a
+ * cancel by their owner: the units go back to stock and a `pending` pet becomes `available`; the order
+ * stays, with the status `expired` (a scheduled job). Each order is one StockCommand with the usual locks,
+ * so an order completed or cancelled meanwhile is skipped, and a long run holds no lock for long.
  */
 @Injectable()
 export class ExpireHeldOrders {
@@ -39,11 +39,11 @@ export class ExpireHeldOrders {
   private async expire(orderId: number): Promise<boolean> {
     try {
       await this.stock.run({ orderId, by: null }, ({ order, pet, stock }) =>
-        StockRules.cancelOrder({ order, pet, stock }),
+        StockRules.cancelOrder({ order, pet, stock, at: this.clock.now(), how: 'expired' }),
       );
       return true;
     } catch (error) {
-      // Completed or cancelled since the look-up (order_already_complete, not_found), or refused by a
+      // Completed or cancelled since the look-up (order_already_complete, order_already_cancelled), or refused by a
       // stock rule (stock_limit_exceeded): the other orders still expire; the job logs the count skipped.
       if (error instanceof DomainError) return false;
       throw error;

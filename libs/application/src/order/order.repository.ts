@@ -1,4 +1,4 @@
-import { Order } from '@petstore/domain';
+import { Order, OrderStatus } from '@petstore/domain';
 import { Page, PageRequest } from '../common/page';
 
 export interface OrderFilter {
@@ -6,6 +6,8 @@ export interface OrderFilter {
   ownerId?: number;
   complete?: boolean;
   petId?: number;
+  /** Any of these statuses. */
+  status?: OrderStatus[];
 }
 
 export abstract class OrderRepository {
@@ -18,7 +20,7 @@ export abstract class OrderRepository {
   /** Keyset page in id order. */
   abstract list(filter: OrderFilter, page: PageRequest): Promise<Page<Order>>;
   /**
-   * Open (incomplete) orders of the pet, not counting `exceptOrderId`. Exact when the pet is
+   * Open (placed) orders of the pet, not counting `exceptOrderId`. Exact when the pet is
    * locked: every command that opens or closes an order of a pet locks that pet first.
    */
   abstract countOpenForPet(petId: number, exceptOrderId?: number): Promise<number>;
@@ -37,8 +39,6 @@ export abstract class OrderRepository {
   abstract nextId(): Promise<number>;
   /** Stores a new order; the time it was placed is the database's at this insert. */
   abstract add(order: Order): Promise<void>;
-  /** Writes a stored order's changes (ship date, completion). */
+  /** Writes a stored order's changes (ship date, status and when it changed). Orders are never deleted. */
   abstract save(order: Order): Promise<void>;
-  /** Removes a cancelled order. */
-  abstract delete(id: number): Promise<void>;
 }

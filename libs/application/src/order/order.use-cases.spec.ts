@@ -4,6 +4,7 @@ import {
   InsufficientStockError,
   Stock,
   InvalidValueError,
+  OrderAlreadyCancelledError,
   OrderAlreadyCompleteError,
   OrderNotFoundError,
   PetNotAvailableError,
@@ -52,7 +53,9 @@ describe('order use cases (in-memory ports)', () => {
         petId: pet.id,
         quantity: 2,
         shipDate,
-        complete: false,
+        status: 'placed',
+        createdAt: store.clock.now(),
+        statusChangedAt: store.clock.now(),
         ownerId: alice.id,
       });
       expect((await store.orders.findById(order.id))?.isOpen).toBe(true);
@@ -145,7 +148,8 @@ describe('order use cases (in-memory ports)', () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
       const order = await place(pet.id);
       const done = await complete(order.id);
-      expect(done.toSnapshot()).toMatchObject({ complete: true, shipDate: store.clock.now() });
+      const at = store.clock.now();
+      expect(done.toSnapshot()).toMatchObject({ status: 'completed', statusChangedAt: at, shipDate: at });
       expect((await store.orders.findById(order.id))?.isComplete).toBe(true);
       expect(await stockOf(pet.id)).toBe(2);
       expect(await statusOf(pet.id)).toBe('available');
@@ -182,35 +186,48 @@ describe('order use cases (in-memory ports)', () => {
   });
 
   describe('CancelOrder', () => {
-    const cancel = (orderId: number, by = alice) => new CancelOrder(store.stockCommand).execute({ orderId, by });
+    const cancel = (orderId: number, by = alice) =>
+      new CancelOrder(store.stockCommand, store.clock).execute({ orderId, by });
 
-    it('gives the units back, makes a pending pet available and deletes the order', async () => {
+    it('gives the units back, makes a pending pet available and keeps the order, cancelled', async () => {
       const { pet } = await aPet().withStock(2).saveIn(store);
       const order = await place(pet.id, 2);
       expect(await statusOf(pet.id)).toBe('pending');
-      await cancel(order.id);
+      store.clock.advanceMinutes(5);
+      const cancelled = await cancel(order.id);
       expect(await stockOf(pet.id)).toBe(2);
       expect(await statusOf(pet.id)).toBe('available');
-      expect(await store.orders.findById(order.id)).toBeNull();
+      expect(cancelled.toSnapshot()).toEqual({
+        ...order.toSnapshot(),
+        status: 'cancelled',
+        statusChangedAt: store.clock.now(),
+      });
+      expect((await store.orders.findById(order.id))?.toSnapshot()).toEqual(cancelled.toSnapshot());
     });
 
     it("lets an administrator cancel anyone's order; another customer's is not found", async () => {
       const { pet } = await aPet().withStock(2).saveIn(store);
       const order = await place(pet.id);
       await expect(cancel(order.id, bob)).rejects.toBeInstanceOf(OrderNotFoundError);
-      expect(await store.orders.findById(order.id)).not.toBeNull();
+      expect((await store.orders.findById(order.id))?.isOpen).toBe(true);
       await cancel(order.id, admin);
-      expect(await store.orders.findById(order.id)).toBeNull();
+      expect((await store.orders.findById(order.id))?.status).toBe('cancelled');
     });
 
-    it('refuses a completed order, and one cancelled already', async () => {
+    it('refuses a completed order, and one cancelled already, returning its units once', async () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
       const done = await place(pet.id);
       await new CompleteOrder(store.stockCommand, store.clock).execute({ orderId: done.id });
       await expect(cancel(done.id)).rejects.toBeInstanceOf(OrderAlreadyCompleteError);
       const order = await place(pet.id);
       await cancel(order.id);
-      await expect(cancel(order.id)).rejects.toBeInstanceOf(OrderNotFoundError);
+      await expect(cancel(order.id)).rejects.toBeInstanceOf(OrderAlreadyCancelledError);
+      const refusal = { kind: 'order_already_cancelled', how: 'cancelled' };
+      await expect(cancel(order.id, admin)).rejects.toMatchObject(refusal);
+      await expect(
+        new CompleteOrder(store.stockCommand, store.clock).execute({ orderId: order.id }),
+      ).rejects.toBeInstanceOf(OrderAlreadyCancelledError);
+      expect(await stockOf(pet.id)).toBe(2);
     });
 
     it('refuses when the units would lift the stock over its limit (stock_limit_exceeded)', async () => {
@@ -218,7 +235,7 @@ describe('order use cases (in-memory ports)', () => {
       const order = await place(pet.id, 2);
       await stockSetDirectly(pet.id, 2_147_483_647);
       await expect(cancel(order.id)).rejects.toBeInstanceOf(StockLimitExceededError);
-      expect(await store.orders.findById(order.id)).not.toBeNull();
+      expect((await store.orders.findById(order.id))?.isOpen).toBe(true);
     });
   });
 
@@ -231,7 +248,7 @@ describe('order use cases (in-memory ports)', () => {
         new OrderHoldSettings(0, HOLD_MINUTES),
       ).execute();
 
-    it('cancels orders open longer than the hold, as their owner would; younger, completed stay', async () => {
+    it('expires orders open longer than the hold, as their owner would cancel; younger, completed stay', async () => {
       const { pet } = await aPet().withStock(4).saveIn(store);
       const old = await place(pet.id, 2);
       const done = await place(pet.id, 1);
@@ -241,7 +258,15 @@ describe('order use cases (in-memory ports)', () => {
       expect(await statusOf(pet.id)).toBe('pending');
       store.clock.advanceMinutes(2);
       expect(await expire()).toEqual({ expired: 1, skipped: 0 });
-      expect(await store.orders.findById(old.id)).toBeNull();
+      expect((await store.orders.findById(old.id))?.toSnapshot()).toMatchObject({
+        status: 'expired',
+        statusChangedAt: store.clock.now(),
+      });
+      // Expired is final: neither a cancel nor a second run returns its units again.
+      await expect(
+        new CancelOrder(store.stockCommand, store.clock).execute({ orderId: old.id, by: alice }),
+      ).rejects.toMatchObject({ kind: 'order_already_cancelled', how: 'expired' });
+      expect(await expire()).toEqual({ expired: 0, skipped: 0 });
       expect((await store.orders.findById(done.id))?.isComplete).toBe(true);
       expect((await store.orders.findById(young.id))?.isOpen).toBe(true);
       expect(await stockOf(pet.id)).toBe(2);
@@ -253,7 +278,7 @@ describe('order use cases (in-memory ports)', () => {
       const order = await place(pet.id);
       store.clock.advanceMinutes(HOLD_MINUTES - 1);
       expect(await expire()).toEqual({ expired: 0, skipped: 0 });
-      expect(await store.orders.findById(order.id)).not.toBeNull();
+      expect((await store.orders.findById(order.id))?.isOpen).toBe(true);
     });
 
     it('skips an order a stock rule refuses to cancel, and still expires the others', async () => {
@@ -264,8 +289,8 @@ describe('order use cases (in-memory ports)', () => {
       await stockSetDirectly(full.id, 2_147_483_647);
       store.clock.advanceMinutes(HOLD_MINUTES + 1);
       expect(await expire()).toEqual({ expired: 1, skipped: 1 });
-      expect(await store.orders.findById(stuck.id)).not.toBeNull();
-      expect(await store.orders.findById(other.id)).toBeNull();
+      expect((await store.orders.findById(stuck.id))?.isOpen).toBe(true);
+      expect((await store.orders.findById(other.id))?.status).toBe('expired');
     });
 
     it('works through more than one batch', async () => {
@@ -294,6 +319,12 @@ describe('order use cases (in-memory ports)', () => {
         mine.id,
         theirs.id,
       ]);
+      await new CancelOrder(store.stockCommand, store.clock).execute({ orderId: theirs.id, by: bob });
+      const byStatus = (status: Array<'placed' | 'cancelled'>) =>
+        queries.list({ status }, admin, { limit: 10 }).then((page) => page.items.map((o) => o.id));
+      expect(await byStatus(['placed'])).toEqual([mine.id]);
+      expect(await byStatus(['cancelled'])).toEqual([theirs.id]);
+      expect((await queries.get(theirs.id, bob)).status).toBe('cancelled');
     });
   });
 });

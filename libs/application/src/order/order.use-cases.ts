@@ -4,6 +4,7 @@ import {
   assertWithinHoldLimit,
   Order,
   OrderNotFoundError,
+  OrderStatus,
   StockRules,
   UnknownPetError,
 } from '@petstore/domain';
@@ -101,15 +102,22 @@ export class CompleteOrder {
 
 @Injectable()
 export class CancelOrder {
-  constructor(private readonly stock: StockCommand) {}
+  constructor(
+    private readonly stock: StockCommand,
+    private readonly clock: Clock,
+  ) {}
 
-  /** The owner or an administrator; anyone else's order is not found. Its units go back to stock. */
-  async execute(command: { orderId: number; by: Account; precondition?: Precondition<Order> }): Promise<void> {
-    await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) => {
-      // `precondition`: the state the caller expects the order in (If-Match), checked under the locks.
+  /**
+   * The owner or an administrator; anyone else's order is not found. Its units go back to stock; the order
+   * stays, `cancelled`, and is returned as it is now. `precondition`: the state the caller expects the order in
+   * (If-Match), checked under the locks.
+   */
+  async execute(command: { orderId: number; by: Account; precondition?: Precondition<Order> }): Promise<Order> {
+    const { order } = await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) => {
       assertPrecondition(command.precondition, order);
-      StockRules.cancelOrder({ order, pet, stock });
+      StockRules.cancelOrder({ order, pet, stock, at: this.clock.now() });
     });
+    return order as Order;
   }
 }
 
@@ -122,7 +130,11 @@ export class OrderQueries {
     return visibleTo(await this.orders.findById(id), viewer, () => new OrderNotFoundError(id));
   }
 
-  list(filter: { complete?: boolean; petId?: number }, viewer: Account, page: PageRequest): Promise<Page<Order>> {
+  list(
+    filter: { complete?: boolean; petId?: number; status?: OrderStatus[] },
+    viewer: Account,
+    page: PageRequest,
+  ): Promise<Page<Order>> {
     return this.orders.list({ ...filter, ownerId: viewer.isAdmin ? undefined : viewer.id }, page);
   }
 }

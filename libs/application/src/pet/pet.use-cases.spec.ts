@@ -21,7 +21,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
 
   describe('CreatePet', () => {
-    const create = () => new CreatePet(store.uow, store.pets, store.stocks);
+    const create = () => new CreatePet(store.uow, store.pets, store.stocks, store.clock);
 
     it.each([
       ['available', 1],
@@ -30,7 +30,13 @@ describe('pet and stock use cases (in-memory ports)', () => {
     ] as const)('creates a %s pet with its stock entry of %i unit(s)', async (status, quantity) => {
       const category = await aCategory().saveIn(store);
       const pet = await create().execute({ name: ' Rex ', categoryId: category.id, status });
-      expect(pet.toSnapshot()).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: category.id, status });
+      expect(pet.toSnapshot()).toEqual({
+        id: expect.any(Number),
+        name: 'Rex',
+        categoryId: category.id,
+        status,
+        createdAt: store.clock.now(),
+      });
       expect(await stockOf(pet.id)).toBe(quantity);
     });
 

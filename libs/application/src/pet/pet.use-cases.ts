@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Stock, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/domain';
 import { StockRepository } from '../stock/stock.repository';
 import { OrderRepository } from '../order/order.repository';
-import { UnitOfWork } from '../ports';
+import { Clock, UnitOfWork } from '../ports';
 import { assertPrecondition, Precondition } from '../common/precondition';
 import { Page, PageRequest } from '../common/page';
 import { StockCommand } from '../stock/stock-command';
@@ -21,13 +21,14 @@ export class CreatePet {
     private readonly uow: UnitOfWork,
     private readonly pets: PetRepository,
     private readonly stocks: StockRepository,
+    private readonly clock: Clock,
   ) {}
 
   execute(command: CreatePetCommand): Promise<Pet> {
     // Bad input is refused at once (it throws), before a transaction or an id is taken for it.
     const fields = Pet.validate(command);
     return this.uow.run(async () => {
-      const pet = Pet.create({ id: await this.pets.nextId(), ...fields });
+      const pet = Pet.create({ id: await this.pets.nextId(), ...fields, now: this.clock.now() });
       await this.pets.add(pet);
       await this.stocks.create(Stock.forNewPet(pet));
       return pet;

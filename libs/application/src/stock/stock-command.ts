@@ -31,7 +31,7 @@ export type StockTarget =
   | { petId: number; missing: (petId: number) => Error }
   | { orderId: number; by: Account | null };
 
-/** What the command leaves, as saved. `order` is null when there is none or it was cancelled (deleted). */
+/** What the command leaves, as saved. `order` is null when there is none (a pet target that placed none). */
 export interface StockOutcome {
   pet: Pet;
   stock: Stock;
@@ -43,7 +43,7 @@ export interface StockOutcome {
  * `run`, a unit-of-work step over the pet + stock entry pair (and the order addressed):
  * lock the pet, then its stock entry, then the order; let `change` apply one StockRules rule;
  * save the stock entry and the pet if they changed, then the order (a new one `change`
- * returns, the order addressed, or its deletion once cancelled). A rule that spans all stock
+ * returns, or the order addressed, which stays once cancelled). A rule that spans all stock
  * commands is one edit here: so are the webhook events of those changes (`order.placed`,
  * `order.completed`, `order.cancelled`, and `pet.status_changed` whichever command changed the
  * status), written to the outbox in the same transaction.
@@ -83,24 +83,21 @@ export class StockCommand {
       if (JSON.stringify(pet.toSnapshot()) !== before.pet) await this.pets.save(pet);
       const order = placed ?? locked.order;
       const savedOrder = order && (await this.saveOrder(order, Boolean(placed)));
-      if (order) await this.reportOrder(order, savedOrder, Boolean(placed));
+      if (savedOrder) await this.reportOrder(savedOrder, Boolean(placed));
       return { pet, stock, order: savedOrder };
     });
   }
 
-  private async reportOrder(order: Order, saved: Order | null, isNew: boolean): Promise<void> {
+  /** The event carries the order as it is after the change (an expired order's `order.cancelled` says `expired`). */
+  private async reportOrder(order: Order, isNew: boolean): Promise<void> {
     if (!this.events) return;
-    if (isNew) await this.events.order('order.placed', saved ?? order);
+    if (isNew) await this.events.order('order.placed', order);
     else if (order.isCancelled) await this.events.order('order.cancelled', order);
-    else if (order.isComplete) await this.events.order('order.completed', saved ?? order);
+    else if (order.isComplete) await this.events.order('order.completed', order);
   }
 
-  /** A new order (`change` returned it) is added, the order addressed saved, or deleted once cancelled. */
-  private async saveOrder(order: Order, isNew: boolean): Promise<Order | null> {
-    if (order.isCancelled) {
-      await this.orders.delete(order.id);
-      return null;
-    }
+  /** A new order (`change` returned it) is added, the order addressed saved (orders are kept as records). */
+  private async saveOrder(order: Order, isNew: boolean): Promise<Order> {
     if (isNew) await this.orders.add(order);
     else await this.orders.save(order);
     return order;

@@ -48,6 +48,7 @@ export class PetBuilder {
   private status: PetStatus = 'available';
   private categoryId: number | undefined;
   private quantity: number | undefined;
+  private createdAt = new Date('2026-01-01T00:00:00.000Z');
 
   named(name: string): this {
     this.name = name;
@@ -83,7 +84,13 @@ export class PetBuilder {
   }
 
   build(id = 1): Pet {
-    return Pet.create({ id, name: this.name, categoryId: this.categoryId ?? 1, status: this.status });
+    return Pet.create({
+      id,
+      name: this.name,
+      categoryId: this.categoryId ?? 1,
+      status: this.status,
+      now: this.createdAt,
+    });
   }
 
   /**
@@ -148,7 +155,16 @@ export class AccountBuilder {
 export const anAccount = () => new AccountBuilder().withId(1);
 
 export class OrderBuilder {
-  private props: OrderProps = { id: 1, petId: 1, quantity: 1, shipDate: null, complete: false, ownerId: 1 };
+  private props: OrderProps = {
+    id: 1,
+    petId: 1,
+    quantity: 1,
+    shipDate: null,
+    status: 'placed',
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+    statusChangedAt: new Date('2026-01-01T00:00:00Z'),
+    ownerId: 1,
+  };
 
   forPet(petId: number): this {
     this.props.petId = petId;
@@ -171,7 +187,19 @@ export class OrderBuilder {
   }
 
   completed(): this {
-    this.props.complete = true;
+    this.props.status = 'completed';
+    return this;
+  }
+
+  /** Cancelled (or, with `expired`, withdrawn by the hold expiry). */
+  cancelled(how: 'cancelled' | 'expired' = 'cancelled'): this {
+    this.props.status = how;
+    return this;
+  }
+
+  placedAt(createdAt: Date): this {
+    this.props.createdAt = createdAt;
+    this.props.statusChangedAt = createdAt;
     return this;
   }
 

@@ -40,16 +40,25 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       petId = (await aPet().withStock(50).saveIn(subject)).pet.id;
     });
 
-    it('inserts with an id from a sequence and reads back; an update writes completion and ship date', async () => {
+    it('inserts with an id from a sequence and reads back; an update writes status, its time, ship date', async () => {
       const shipDate = new Date('2026-02-01T00:00:00.000Z');
-      const order = await anOrder().forPet(petId).ofQuantity(2).ownedBy(alice).shipping(shipDate).saveIn(subject);
+      const placedAt = new Date('2026-01-31T10:00:00.123Z');
+      const order = await anOrder()
+        .forPet(petId)
+        .ofQuantity(2)
+        .ownedBy(alice)
+        .shipping(shipDate)
+        .placedAt(placedAt)
+        .saveIn(subject);
       expect(order.id).toBeGreaterThan(0);
       expect((await orders.findById(order.id))?.toSnapshot()).toEqual({
         id: order.id,
         petId,
         quantity: 2,
         shipDate,
-        complete: false,
+        status: 'placed',
+        createdAt: placedAt,
+        statusChangedAt: placedAt,
         ownerId: alice,
       });
       const next = await anOrder().forPet(petId).ownedBy(alice).saveIn(subject);
@@ -57,9 +66,18 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       order.complete(new Date('2026-02-03T00:00:00.000Z'), new Date('2026-02-02T00:00:00.000Z'));
       await orders.save(order);
       expect((await orders.findById(order.id))?.toSnapshot()).toMatchObject({
-        complete: true,
+        status: 'completed',
+        statusChangedAt: new Date('2026-02-03T00:00:00.000Z'),
+        createdAt: placedAt,
         shipDate: new Date('2026-02-02T00:00:00.000Z'),
         quantity: 2,
+      });
+      expect((await orders.findById(order.id))?.isComplete).toBe(true);
+      next.cancel(new Date('2026-02-04T00:00:00.000Z'), 'expired');
+      await orders.save(next);
+      expect((await orders.findById(next.id))?.toSnapshot()).toMatchObject({
+        status: 'expired',
+        statusChangedAt: new Date('2026-02-04T00:00:00.000Z'),
       });
       expect(await orders.findById(next.id + 1000)).toBeNull();
     });
@@ -102,27 +120,35 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect(await orders.countOpenForPet(petId + 1000)).toBe(0);
     });
 
-    it('lists by owner, pet and completeness (AND), in id order, a keyset page at a time', async () => {
+    it('lists by owner, pet, completeness and status (AND), in id order, a keyset page at a time', async () => {
       const otherPet = (await aPet().saveIn(subject)).pet.id;
       const a1 = await anOrder().forPet(petId).ownedBy(alice).saveIn(subject);
       const b1 = await anOrder().forPet(otherPet).ownedBy(bob).saveIn(subject);
       const a2 = await anOrder().forPet(otherPet).ownedBy(alice).completed().saveIn(subject);
+      const b2 = await anOrder().forPet(petId).ownedBy(bob).cancelled().saveIn(subject);
+      const a3 = await anOrder().forPet(petId).ownedBy(alice).cancelled('expired').saveIn(subject);
       const ids = (filter: Parameters<OrderRepository['list']>[0]) =>
         orders.list(filter, { limit: 10 }).then((page) => page.items.map((o) => o.id));
-      expect(await ids({})).toEqual([a1.id, b1.id, a2.id]);
-      expect(await ids({ ownerId: alice })).toEqual([a1.id, a2.id]);
+      expect(await ids({})).toEqual([a1.id, b1.id, a2.id, b2.id, a3.id]);
+      expect(await ids({ ownerId: alice })).toEqual([a1.id, a2.id, a3.id]);
       expect(await ids({ petId: otherPet })).toEqual([b1.id, a2.id]);
-      expect(await ids({ complete: false })).toEqual([a1.id, b1.id]);
+      // `complete` is the specification's field: false is every order not fulfilled, withdrawn ones included.
+      expect(await ids({ complete: false })).toEqual([a1.id, b1.id, b2.id, a3.id]);
       expect(await ids({ ownerId: alice, complete: true, petId: otherPet })).toEqual([a2.id]);
+      expect(await ids({ status: ['placed'] })).toEqual([a1.id, b1.id]);
+      expect(await ids({ status: ['cancelled', 'expired'] })).toEqual([b2.id, a3.id]);
+      expect(await ids({ status: ['expired'], ownerId: bob })).toEqual([]);
       const first = await orders.list({}, { limit: 2 });
       expect(first.nextAfterId).toBe(b1.id);
-      expect((await orders.list({}, { limit: 2, afterId: b1.id })).items.map((o) => o.id)).toEqual([a2.id]);
+      expect((await orders.list({}, { limit: 2, afterId: b1.id })).items.map((o) => o.id)).toEqual([a2.id, b2.id]);
     });
 
     it("locks an order, and counts an owner's open units, only inside a unit of work", async () => {
       const order = await anOrder().forPet(petId).ofQuantity(3).ownedBy(alice).saveIn(subject);
       await anOrder().forPet(petId).ofQuantity(4).ownedBy(alice).saveIn(subject);
       await anOrder().forPet(petId).ofQuantity(5).ownedBy(alice).completed().saveIn(subject);
+      await anOrder().forPet(petId).ofQuantity(8).ownedBy(alice).cancelled().saveIn(subject);
+      await anOrder().forPet(petId).ofQuantity(9).ownedBy(alice).cancelled('expired').saveIn(subject);
       await anOrder().forPet(petId).ofQuantity(6).ownedBy(bob).saveIn(subject);
       await expect(orders.lockById(order.id)).rejects.toThrow(/transaction/i);
       await expect(orders.lockOwnerAndCountOpenUnits(alice)).rejects.toThrow(/transaction/i);
@@ -138,6 +164,8 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
     it('lists the ids of open orders placed before a time, ascending, after an id, at most a limit', async () => {
       const a = await anOrder().forPet(petId).ownedBy(alice).saveIn(subject);
       await anOrder().forPet(petId).ownedBy(alice).completed().saveIn(subject);
+      await anOrder().forPet(petId).ownedBy(alice).cancelled().saveIn(subject);
+      await anOrder().forPet(petId).ownedBy(alice).cancelled('expired').saveIn(subject);
       const b = await anOrder().forPet(petId).ownedBy(bob).saveIn(subject);
       const c = await anOrder().forPet(petId).ownedBy(bob).saveIn(subject);
       expect(await orders.listOpenPlacedBefore(FAR_AHEAD, { limit: 10, afterId: 0 })).toEqual([a.id, b.id, c.id]);
@@ -145,22 +173,26 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect(await orders.listOpenPlacedBefore(LONG_AGO, { limit: 10, afterId: 0 })).toEqual([]);
     });
 
-    it('deletes a (cancelled) order', async () => {
+    it('keeps a cancelled order as a record that no longer counts as open', async () => {
       const order = await anOrder().forPet(petId).ownedBy(alice).saveIn(subject);
-      await orders.delete(order.id);
-      expect(await orders.findById(order.id)).toBeNull();
+      order.cancel(new Date('2026-02-05T00:00:00.000Z'));
+      await orders.save(order);
+      expect((await orders.findById(order.id))?.status).toBe('cancelled');
       expect(await orders.countOpenForPet(petId)).toBe(0);
     });
 
-    it('keeps a completed order when its pet is deleted (petId null), and refuses to orphan an open one', async () => {
+    it('keeps orders no longer open when their pet goes (petId null); refuses to orphan an open one', async () => {
       const { pet } = await aPet().saveIn(subject);
       const done = await anOrder().forPet(pet.id).ownedBy(alice).completed().saveIn(subject);
+      const expired = await anOrder().forPet(pet.id).ownedBy(alice).cancelled('expired').saveIn(subject);
       const open = await anOrder().forPet(pet.id).ownedBy(alice).saveIn(subject);
       await expect(subject.pets.delete(pet.id)).rejects.toMatchObject({ constraintKind: 'check' });
       await expect(subject.pets.delete(pet.id)).rejects.toBeInstanceOf(ConstraintViolationError);
-      await orders.delete(open.id);
+      open.cancel(new Date());
+      await orders.save(open);
       expect(await subject.pets.delete(pet.id)).toBe(true);
-      expect((await orders.findById(done.id))?.petId).toBeNull();
+      for (const kept of [done, expired, open]) expect((await orders.findById(kept.id))?.petId).toBeNull();
+      expect((await orders.findById(open.id))?.status).toBe('cancelled');
     });
 
     it('rolls back a failed unit of work: a placed order and a completion are undone', async () => {

@@ -35,8 +35,8 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     });
 
     /** A new pet as the use case makes one: an id from `nextId()`, then `add`. */
-    const addNew = async (input: Omit<Parameters<typeof Pet.create>[0], 'id'>): Promise<Pet> => {
-      const pet = Pet.create({ id: await pets.nextId(), ...input });
+    const addNew = async (input: Omit<Parameters<typeof Pet.create>[0], 'id' | 'now'>): Promise<Pet> => {
+      const pet = Pet.create({ id: await pets.nextId(), ...input, now: new Date('2026-01-01T00:00:00.000Z') });
       await pets.add(pet);
       return pet;
     };
@@ -51,6 +51,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         name: 'Rex',
         categoryId,
         status: 'available',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
       });
       first.rename('Max');
       first.hold();
@@ -60,6 +61,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         name: 'Max',
         categoryId,
         status: 'pending',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
       });
       expect(await pets.findById(second.id + 1000)).toBeNull();
     });
@@ -69,11 +71,13 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       expect(first).toBeGreaterThan(0);
       expect(second).toBeGreaterThan(first);
       const stored = await addNew({ name: 'Rex', categoryId });
-      await expect(pets.add(Pet.create({ id: stored.id, name: 'Twin', categoryId }))).rejects.toMatchObject({
+      await expect(
+        pets.add(Pet.create({ id: stored.id, name: 'Twin', categoryId, now: new Date() })),
+      ).rejects.toMatchObject({
         kind: 'constraint_violation',
         constraintKind: 'unique',
       });
-      await pets.save(Pet.create({ id: second, name: 'Never added', categoryId }));
+      await pets.save(Pet.create({ id: second, name: 'Never added', categoryId, now: new Date() }));
       expect(await pets.findById(second)).toBeNull();
       expect((await pets.list({}, { limit: 10 })).items.map((p) => p.name)).toEqual(['Rex']);
     });

@@ -134,11 +134,11 @@ export class InMemoryPetRepository extends PetRepository {
   }
 
   /**
-   * The stock entry goes with the pet (ON DELETE CASCADE); its completed orders stay, without it
+   * The stock entry goes with the pet (ON DELETE CASCADE); its orders that are no longer open stay, without it
    * (SET NULL). An open order would be left without its pet: refused, as `orders_open_has_pet_ck` does.
    */
   async delete(id: number): Promise<boolean> {
-    if ([...this.db.tables.orders.values()].some((order) => order.petId === id && !order.complete)) {
+    if ([...this.db.tables.orders.values()].some((order) => order.petId === id && order.status === 'placed')) {
       throw new ConstraintViolationError('check', 'orders_open_has_pet_ck', `Pet ${id} still has open orders.`);
     }
     if (!this.db.tables.pets.delete(id)) return false;

@@ -12,10 +12,8 @@ import {
 import type { WebhookDelivery, WebhookEvent } from '../../src/webhook/webhook.ports';
 import { Clock, UnitOfWork } from '../../src/ports';
 
-/** An order row: the domain's props and the time it was placed (set at insert, like the database's default). */
-export interface OrderRow extends OrderProps {
-  createdAt: Date;
-}
+/** An order row: the domain's props (the time it was placed among them). */
+export type OrderRow = OrderProps;
 
 /** A message row: the domain's props, its place in the queue (`seq`) and its delivery attempts. */
 export interface MessageRow extends MessageProps {

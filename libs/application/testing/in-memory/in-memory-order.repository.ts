@@ -5,9 +5,9 @@ import { Page, PageRequest } from '../../src/common/page';
 import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
 import { InMemoryDatabase, OrderRow } from './in-memory-database';
 
-const toOrder = ({ createdAt: _, ...props }: OrderRow): Order => Order.restore(props);
+const toOrder = (row: OrderRow): Order => Order.restore({ ...row });
 
-/** Orders; an order is placed at the store's clock time (the database's `now()` at insert). */
+/** Orders, kept as records whatever their status (never deleted). */
 export class InMemoryOrderRepository extends OrderRepository {
   constructor(private readonly db: InMemoryDatabase) {
     super();
@@ -32,25 +32,26 @@ export class InMemoryOrderRepository extends OrderRepository {
       (row) =>
         (filter.ownerId === undefined || row.ownerId === filter.ownerId) &&
         (filter.petId === undefined || row.petId === filter.petId) &&
-        (filter.complete === undefined || row.complete === filter.complete),
+        (filter.complete === undefined || (row.status === 'completed') === filter.complete) &&
+        (filter.status === undefined || filter.status.includes(row.status)),
     );
     return pageOf(rows.map(toOrder), (order) => order.id, page);
   }
 
   async countOpenForPet(petId: number, exceptOrderId?: number): Promise<number> {
-    return this.rows.filter((row) => row.petId === petId && !row.complete && row.id !== exceptOrderId).length;
+    return this.rows.filter((row) => row.petId === petId && row.status === 'placed' && row.id !== exceptOrderId).length;
   }
 
   async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
     this.db.assertInTransaction('lockOwnerAndCountOpenUnits');
     return this.rows
-      .filter((row) => row.ownerId === ownerId && !row.complete)
+      .filter((row) => row.ownerId === ownerId && row.status === 'placed')
       .reduce((sum, row) => sum + row.quantity, 0);
   }
 
   async listOpenPlacedBefore(placedBefore: Date, page: { limit: number; afterId: number }): Promise<number[]> {
     return this.rows
-      .filter((row) => !row.complete && row.createdAt < placedBefore && row.id > page.afterId)
+      .filter((row) => row.status === 'placed' && row.createdAt < placedBefore && row.id > page.afterId)
       .map((row) => row.id)
       .sort((a, b) => a - b)
       .slice(0, page.limit);
@@ -70,17 +71,13 @@ export class InMemoryOrderRepository extends OrderRepository {
     if (!this.db.tables.accounts.has(props.ownerId)) {
       throw new ConstraintViolationError('foreign_key', 'orders_owner_id_fkey', `No account ${props.ownerId}.`);
     }
-    this.db.tables.orders.set(props.id, { ...props, createdAt: this.db.clock.now() });
+    this.db.tables.orders.set(props.id, props);
   }
 
-  /** An update writes ship date and state. */
+  /** An update writes ship date, status and when it changed. */
   async save(order: Order): Promise<void> {
-    const { id, shipDate, complete } = order.toSnapshot();
+    const { id, shipDate, status, statusChangedAt } = order.toSnapshot();
     const existing = this.db.tables.orders.get(id);
-    if (existing) Object.assign(existing, { shipDate, complete });
-  }
-
-  async delete(id: number): Promise<void> {
-    this.db.tables.orders.delete(id);
+    if (existing) Object.assign(existing, { shipDate, status, statusChangedAt });
   }
 }

@@ -278,7 +278,8 @@ export interface paths {
     };
     /**
      * List orders
-     * @description A customer sees only its own orders, an administrator all of them.
+     * @description A customer sees only its own orders, an administrator all of them; cancelled and expired orders
+     * included (filter with `status`).
      */
     get: operations['listOrders'];
     put?: never;
@@ -286,11 +287,11 @@ export interface paths {
      * Place an order for an available pet
      * @description Takes `quantity` units from the pet's stock in one transaction; when the stock reaches 0 the pet
      * becomes `pending`. Concurrent orders never oversell. Send `Idempotency-Key` to make a retry safe. A customer may
-     * hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open orders (placed, not
-     * completed), concurrent orders included: past it, 409 `hold_limit_reached`. An order still open
-     * `ORDER_HOLD_MINUTES` (default 1440, a day) after it was placed is cancelled by the service, with the same effects
-     * as a cancel by its owner: its units go back to stock, a `pending` pet becomes `available`, and the order no
-     * longer exists.
+     * hold at most `MAX_OPEN_UNITS_PER_CUSTOMER` units (default 100; administrators exempt) in open orders (status
+     * `placed`), concurrent orders included: past it, 409 `hold_limit_reached`. An order still open
+     * `ORDER_HOLD_MINUTES` (default 1440, a day) after it was placed expires: the service withdraws it with the same
+     * effects as a cancel by its owner (its units go back to stock, a `pending` pet becomes `available`), and the order
+     * stays with `status: expired`.
      */
     post: operations['placeOrder'];
     delete?: never;
@@ -308,15 +309,16 @@ export interface paths {
     };
     /**
      * Get an order
-     * @description Another customer's order is a 404.
+     * @description Another customer's order is a 404. Cancelled and expired orders stay readable, with their status.
      */
     get: operations['getOrder'];
     put?: never;
     post?: never;
     /**
      * Cancel an open order
-     * @description The owner or an administrator; another customer's order is a 404. The units go back to stock and a
-     * `pending` pet becomes `available`; the order no longer exists afterwards.
+     * @description The owner or an administrator; another customer's order is a 404. The units go back to stock, once,
+     * and a `pending` pet becomes `available`; the order stays, with `status: cancelled` (GET shows it, lists filter by
+     * status).
      */
     delete: operations['cancelOrder'];
     options?: never;
@@ -643,6 +645,12 @@ export interface components {
        */
       categoryId: number;
       status: components['schemas']['PetStatus'];
+      /**
+       * Format: date-time
+       * @description When the pet was added to the catalogue (ISO 8601, UTC). An addition to the specification.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      readonly createdAt: string;
     };
     /**
      * @description A partial update of a pet. A status change follows the hand-change rules (else 409
@@ -717,9 +725,16 @@ export interface components {
       shipDate?: string;
     };
     /**
+     * @description Where the order stands: `placed` (open: its units are held), `completed` (fulfilled), `cancelled`
+     * (by its owner or an administrator) or `expired` (its hold ran out). Only a `placed` order changes; the others are
+     * kept as records. An addition to the specification.
+     * @enum {string}
+     */
+    OrderStatus: 'placed' | 'completed' | 'cancelled' | 'expired';
+    /**
      * @description A customer's order for units of one pet. The account that placed it is kept but never shown. An
-     * order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed is cancelled by the service (see
-     * `placeOrder`).
+     * order still open `ORDER_HOLD_MINUTES` (default 1440) after it was placed expires (see `placeOrder`). Orders are
+     * never deleted: a cancelled or expired order stays readable, with its status.
      */
     Order: {
       /**
@@ -753,6 +768,25 @@ export interface components {
        * @example false
        */
       complete?: boolean;
+      /**
+       * @description Where the order stands: `placed` (open: its units are held), `completed` (fulfilled), `cancelled`
+       * (by its owner or an administrator) or `expired` (its hold ran out). Only a `placed` order changes; the others
+       * are kept as records. An addition to the specification.
+       * @example placed
+       */
+      readonly status: components['schemas']['OrderStatus'];
+      /**
+       * Format: date-time
+       * @description When the order was placed (ISO 8601, UTC). An addition to the specification.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      readonly createdAt: string;
+      /**
+       * Format: date-time
+       * @description When the order reached its current status (its creation while `placed`). An addition.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      readonly statusChangedAt: string;
     };
     /**
      * @description Fulfils an open order. `complete` must be `true`: a completed order never becomes open again, and an
@@ -998,6 +1032,7 @@ export interface components {
       | 'insufficient_stock'
       | 'invalid_status_transition'
       | 'order_already_complete'
+      | 'order_already_cancelled'
       | 'pet_has_open_orders'
       | 'stock_limit_exceeded'
       | 'hold_limit_reached'
@@ -2911,7 +2946,8 @@ export interface operations {
            *         "id": 10,
            *         "name": "Rex",
            *         "categoryId": 1,
-           *         "status": "available"
+           *         "status": "available",
+           *         "createdAt": "2026-11-21T10:00:00.000Z"
            *       }
            *     ]
            */
@@ -3042,7 +3078,8 @@ export interface operations {
            *       "id": 10,
            *       "name": "Rex",
            *       "categoryId": 1,
-           *       "status": "available"
+           *       "status": "available",
+           *       "createdAt": "2026-11-21T10:00:00.000Z"
            *     }
            */
           'application/json': components['schemas']['Pet'];
@@ -3238,7 +3275,8 @@ export interface operations {
            *       "id": 10,
            *       "name": "Rex",
            *       "categoryId": 1,
-           *       "status": "available"
+           *       "status": "available",
+           *       "createdAt": "2026-11-21T10:00:00.000Z"
            *     }
            */
           'application/json': components['schemas']['Pet'];
@@ -3653,7 +3691,8 @@ export interface operations {
            *       "id": 10,
            *       "name": "Rex",
            *       "categoryId": 1,
-           *       "status": "available"
+           *       "status": "available",
+           *       "createdAt": "2026-11-21T10:00:00.000Z"
            *     }
            */
           'application/json': components['schemas']['Pet'];
@@ -4356,8 +4395,13 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
-        /** @description Only completed (`true`) or only open (`false`) orders. */
+        /**
+         * @description Only fulfilled (`true`) or only unfulfilled (`false`) orders, as the `complete` field says:
+         * `false` includes cancelled and expired orders; `status=placed` lists the open ones.
+         */
         complete?: boolean;
+        /** @description Only orders in one of these statuses (comma-separated or repeated). */
+        status?: components['schemas']['OrderStatus'][];
         /** @description Only orders of this pet. */
         petId?: number;
       };
@@ -4386,7 +4430,10 @@ export interface operations {
            *         "petId": 1,
            *         "quantity": 1,
            *         "shipDate": "2026-11-21T10:00:00.000Z",
-           *         "complete": false
+           *         "complete": false,
+           *         "status": "placed",
+           *         "createdAt": "2026-11-21T10:00:00.000Z",
+           *         "statusChangedAt": "2026-11-21T10:00:00.000Z"
            *       }
            *     ]
            */
@@ -4526,7 +4573,10 @@ export interface operations {
            *       "petId": 1,
            *       "quantity": 1,
            *       "shipDate": "2026-11-21T10:00:00.000Z",
-           *       "complete": false
+           *       "complete": false,
+           *       "status": "placed",
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "statusChangedAt": "2026-11-21T10:00:00.000Z"
            *     }
            */
           'application/json': components['schemas']['Order'];
@@ -4719,7 +4769,10 @@ export interface operations {
            *       "petId": 1,
            *       "quantity": 1,
            *       "shipDate": "2026-11-21T10:00:00.000Z",
-           *       "complete": false
+           *       "complete": false,
+           *       "status": "placed",
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "statusChangedAt": "2026-11-21T10:00:00.000Z"
            *     }
            */
           'application/json': components['schemas']['Order'];
@@ -4921,8 +4974,9 @@ export interface operations {
         };
       };
       /**
-       * @description The order is complete and cannot be cancelled (`order_already_complete`), or its units would lift
-       * the stock above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first).
+       * @description The order is complete and cannot be cancelled (`order_already_complete`), was cancelled already or
+       * has expired (`order_already_cancelled`), or its units would lift the stock above 2,147,483,647
+       * (`stock_limit_exceeded`; lower the stock first).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -4937,7 +4991,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'order_already_complete' | 'stock_limit_exceeded' | 'conflict';
+            code: 'order_already_complete' | 'order_already_cancelled' | 'stock_limit_exceeded' | 'conflict';
           };
         };
       };
@@ -5055,7 +5109,10 @@ export interface operations {
            *       "petId": 1,
            *       "quantity": 1,
            *       "shipDate": "2026-11-21T10:00:00.000Z",
-           *       "complete": false
+           *       "complete": false,
+           *       "status": "placed",
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "statusChangedAt": "2026-11-21T10:00:00.000Z"
            *     }
            */
           'application/json': components['schemas']['Order'];
@@ -5130,7 +5187,8 @@ export interface operations {
         };
       };
       /**
-       * @description The order is already complete (`order_already_complete`).
+       * @description The order is already complete (`order_already_complete`), or was cancelled or has expired
+       * (`order_already_cancelled`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -5145,7 +5203,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'order_already_complete' | 'conflict';
+            code: 'order_already_complete' | 'order_already_cancelled' | 'conflict';
           };
         };
       };

@@ -16,6 +16,7 @@ export type DomainErrorKind =
   | 'insufficient_stock'
   | 'stock_limit_exceeded'
   | 'order_already_complete'
+  | 'order_already_cancelled' // cancelled or expired: a record that no longer changes
   | 'hold_limit_reached' //       a customer's open orders would hold more units than allowed
   | 'too_many_keys' //            an account already has the most active API keys allowed
   | 'too_many_endpoints' //       an account already has the most webhook endpoints allowed

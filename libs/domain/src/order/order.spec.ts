@@ -1,7 +1,7 @@
 import { DomainError, InvalidValueError } from '../common/domain-error';
 import { LIMITS } from '../common/limits';
 import { Order, OrderProps } from './order';
-import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
+import { OrderAlreadyCancelledError, OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
 import { caught } from '../../test-support/caught';
 
 const now = new Date('2030-06-15T12:00:00.000Z');
@@ -14,7 +14,9 @@ const anOrder = (overrides: Partial<OrderProps> = {}) =>
     petId: 7,
     quantity: 2,
     shipDate: null,
-    complete: false,
+    status: 'placed',
+    createdAt: now,
+    statusChangedAt: now,
     ownerId: 11,
     ...overrides,
   });
@@ -27,7 +29,9 @@ describe('Order.place', () => {
       petId: 7,
       quantity: 2,
       shipDate: null,
-      complete: false,
+      status: 'placed',
+      createdAt: now,
+      statusChangedAt: now,
       ownerId: 11,
     });
     expect(order.isOpen).toBe(true);
@@ -104,7 +108,7 @@ describe('Order.complete', () => {
     expect(order.shipDate).toEqual(result);
     expect(order.isComplete).toBe(true);
     expect(order.isOpen).toBe(false);
-    expect(order.toSnapshot().complete).toBe(true);
+    expect(order.toSnapshot()).toMatchObject({ status: 'completed', statusChangedAt: completedAt, createdAt: now });
   });
 
   it('refuses an invalid ship date and stays open', () => {
@@ -117,12 +121,12 @@ describe('Order.complete', () => {
   });
 
   it('refuses a completed order with order_already_complete and keeps it as it was (I5)', () => {
-    const order = anOrder({ complete: true, shipDate: at('2030-06-17T00:00:00.000Z') });
+    const order = anOrder({ status: 'completed', shipDate: at('2030-06-17T00:00:00.000Z') });
     const error = caught(() => order.complete(completedAt, at('2030-06-19T00:00:00.000Z')));
     expect(error).toBeInstanceOf(OrderAlreadyCompleteError);
     expect(error).toMatchObject({ kind: 'order_already_complete', orderId: 21 });
     expect(order.toSnapshot()).toEqual(
-      anOrder({ complete: true, shipDate: at('2030-06-17T00:00:00.000Z') }).toSnapshot(),
+      anOrder({ status: 'completed', shipDate: at('2030-06-17T00:00:00.000Z') }).toSnapshot(),
     );
   });
 
@@ -136,28 +140,49 @@ describe('Order.complete', () => {
 });
 
 describe('Order.cancel', () => {
-  it('withdraws an open order', () => {
+  const cancelledAt = at('2030-06-15T12:30:00.000Z');
+
+  it.each(['cancelled', 'expired'] as const)('withdraws an open order (%s), keeping it with the time', (how) => {
     const order = anOrder();
-    order.cancel();
+    order.cancel(cancelledAt, how);
     expect(order.isCancelled).toBe(true);
     expect(order.isOpen).toBe(false);
     expect(order.isComplete).toBe(false);
+    expect(order.toSnapshot()).toEqual({ ...anOrder().toSnapshot(), status: how, statusChangedAt: cancelledAt });
+  });
+
+  it('is `cancelled` unless told otherwise', () => {
+    const order = anOrder();
+    order.cancel(cancelledAt);
+    expect(order.status).toBe('cancelled');
   });
 
   it('refuses a completed order with order_already_complete (I5)', () => {
-    const order = anOrder({ complete: true });
-    const error = caught(() => order.cancel());
+    const order = anOrder({ status: 'completed' });
+    const error = caught(() => order.cancel(cancelledAt));
     expect(error).toBeInstanceOf(OrderAlreadyCompleteError);
     expect(order.isCancelled).toBe(false);
     expect(order.isComplete).toBe(true);
   });
 
-  it('a cancelled order no longer exists: cancelling or completing it again is not_found', () => {
+  it.each(['cancelled', 'expired'] as const)(
+    'a %s order is a record: cancelling or completing it again is order_already_cancelled',
+    (how) => {
+      const order = anOrder();
+      order.cancel(cancelledAt, how);
+      for (const again of [() => order.cancel(now), () => order.complete(now)]) {
+        const error = caught(again);
+        expect(error).toBeInstanceOf(OrderAlreadyCancelledError);
+        expect(error).toMatchObject({ kind: 'order_already_cancelled', orderId: 21, how });
+      }
+      expect(order.toSnapshot()).toMatchObject({ status: how, statusChangedAt: cancelledAt });
+    },
+  );
+
+  it('refuses an invalid time and stays open', () => {
     const order = anOrder();
-    order.cancel();
-    expect(caught(() => order.cancel())).toBeInstanceOf(OrderNotFoundError);
-    expect(caught(() => order.complete(now))).toBeInstanceOf(OrderNotFoundError);
-    expect(order.isComplete).toBe(false);
+    expect(caught(() => order.cancel(new Date('x')))).toMatchObject({ field: 'at' });
+    expect(order.isOpen).toBe(true);
   });
 });
 
@@ -168,7 +193,9 @@ describe('Order', () => {
       petId: 4,
       quantity: 5,
       shipDate: now,
-      complete: true,
+      status: 'completed',
+      createdAt: at('2030-06-01T00:00:00.000Z'),
+      statusChangedAt: at('2030-06-02T00:00:00.000Z'),
       ownerId: 6,
     };
     const order = Order.restore(props);
@@ -184,14 +211,17 @@ describe('Order', () => {
   });
 
   it.each([
-    [false, true],
-    [true, false],
-  ])('complete=%p ⇒ isOpen=%p', (complete, open) => {
-    expect(anOrder({ complete }).isOpen).toBe(open);
+    ['placed', true, false, false],
+    ['completed', false, true, false],
+    ['cancelled', false, false, true],
+    ['expired', false, false, true],
+  ] as const)('status %s ⇒ isOpen %p, isComplete %p, isCancelled %p', (status, open, complete, cancelled) => {
+    const order = anOrder({ status });
+    expect([order.isOpen, order.isComplete, order.isCancelled]).toEqual([open, complete, cancelled]);
   });
 
   it('a completed order outlives its deleted pet (petId null) and stays completed', () => {
-    const order = Order.restore({ id: 3, petId: null, quantity: 1, shipDate: now, complete: true, ownerId: 6 });
+    const order = anOrder({ id: 3, petId: null, quantity: 1, shipDate: now, status: 'completed', ownerId: 6 });
     expect(order.petId).toBeNull();
     expect(() => order.assertOpen()).toThrow(OrderAlreadyCompleteError);
     expect(() => order.complete(now)).toThrow(OrderAlreadyCompleteError);
@@ -199,7 +229,8 @@ describe('Order', () => {
 
   it('assertOpen passes an open order and refuses a completed one', () => {
     expect(() => anOrder().assertOpen()).not.toThrow();
-    expect(() => anOrder({ complete: true }).assertOpen()).toThrow(OrderAlreadyCompleteError);
+    expect(() => anOrder({ status: 'completed' }).assertOpen()).toThrow(OrderAlreadyCompleteError);
+    expect(() => anOrder({ status: 'expired' }).assertOpen()).toThrow(OrderAlreadyCancelledError);
   });
 });
 
@@ -210,6 +241,16 @@ describe('order errors', () => {
       new OrderAlreadyCompleteError(8),
       'order_already_complete',
       'Order 8 is already complete; a completed order cannot be completed again or cancelled.',
+    ],
+    [
+      new OrderAlreadyCancelledError(8, 'cancelled'),
+      'order_already_cancelled',
+      'Order 8 is already cancelled; it cannot be cancelled again or completed.',
+    ],
+    [
+      new OrderAlreadyCancelledError(8, 'expired'),
+      'order_already_cancelled',
+      'Order 8 has expired (its hold ran out); it cannot be cancelled or completed.',
     ],
   ])('%p has kind %s', (error, kind, message) => {
     expect(error).toBeInstanceOf(DomainError);

@@ -2,32 +2,43 @@ import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
 import { LIMITS } from '../common/limits';
 import { boundedInteger } from '../common/text';
-import { OrderAlreadyCompleteError, OrderNotFoundError } from './order.errors';
+import { OrderAlreadyCancelledError, OrderAlreadyCompleteError } from './order.errors';
+
+/**
+ * Where an order stands: `placed` (open: its units are held), `completed` (fulfilled), `cancelled` (by its owner or
+ * an administrator) or `expired` (cancelled by the hold expiry). Only a placed order changes; the others are records.
+ */
+export const ORDER_STATUSES = ['placed', 'completed', 'cancelled', 'expired'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+/** How an open order is withdrawn: by a person, or by the hold expiry. */
+export type OrderWithdrawal = 'cancelled' | 'expired';
 
 export interface OrderProps {
   id: number;
   /**
-   * The pet ordered. `null` once that pet has been deleted: only a completed order can outlive
-   * its pet (a pet with open orders cannot be deleted, I6), and it stays as history.
+   * The pet ordered. `null` once that pet has been deleted: only an order that is no longer open can
+   * outlive its pet (a pet with open orders cannot be deleted, I6), and it stays as history.
    */
   petId: number | null;
   quantity: number;
   /** Expected ship date while open; the actual one once complete. */
   shipDate: Date | null;
-  complete: boolean;
+  status: OrderStatus;
+  /** When it was placed. */
+  createdAt: Date;
+  /** When its status last changed (its creation while placed). */
+  statusChangedAt: Date;
   /** The account that placed it; not exposed by the API. */
   ownerId: number;
 }
 
 /**
- * A customer's order for units of one pet. Open until completed; a completed order never
- * becomes open again and cannot be cancelled (I5). A cancelled order is deleted by the
- * caller; in memory it answers `isCancelled` and refuses anything further.
- * Stock and pet status follow from `StockRules`, which is what places, completes and cancels orders.
+ * A customer's order for units of one pet. Open (`placed`) until completed, cancelled or expired; an
+ * order that is no longer open never becomes open again and refuses any further change (I5): it stays
+ * as the store's record of what happened. Stock and pet status follow from `StockRules`, which is what
+ * places, completes and cancels orders.
  */
 export class Order {
-  private cancelled = false;
-
   private constructor(private readonly props: OrderProps) {}
 
   /**
@@ -52,7 +63,9 @@ export class Order {
       petId: input.petId,
       quantity: boundedInteger('quantity', input.quantity, LIMITS.orderQuantity.min, LIMITS.orderQuantity.max),
       shipDate,
-      complete: false,
+      status: 'placed',
+      createdAt: now,
+      statusChangedAt: now,
       ownerId: input.ownerId,
     });
   }
@@ -73,24 +86,35 @@ export class Order {
   get shipDate(): Date | null {
     return this.props.shipDate;
   }
+  get status(): OrderStatus {
+    return this.props.status;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
+  }
+  get statusChangedAt(): Date {
+    return this.props.statusChangedAt;
+  }
+  /** The specification's `complete`: fulfilled. */
   get isComplete(): boolean {
-    return this.props.complete;
+    return this.props.status === 'completed';
   }
+  /** Withdrawn without being fulfilled (cancelled or expired): its units went back to stock. */
   get isCancelled(): boolean {
-    return this.cancelled;
+    return this.props.status === 'cancelled' || this.props.status === 'expired';
   }
-  /** Neither completed nor cancelled: its units are held for the customer. */
+  /** Placed and neither completed nor withdrawn: its units are held for the customer. */
   get isOpen(): boolean {
-    return !this.props.complete && !this.cancelled;
+    return this.props.status === 'placed';
   }
   get ownerId(): number {
     return this.props.ownerId;
   }
 
-  /** Refuses a completed (or cancelled) order; changes nothing. */
+  /** Refuses an order that is no longer open (completed, cancelled or expired); changes nothing. */
   assertOpen(): void {
-    if (this.cancelled) throw new OrderNotFoundError(this.props.id);
-    if (this.props.complete) throw new OrderAlreadyCompleteError(this.props.id);
+    if (this.props.status === 'completed') throw new OrderAlreadyCompleteError(this.props.id);
+    if (this.isCancelled) throw new OrderAlreadyCancelledError(this.props.id, this.props.status as OrderWithdrawal);
   }
 
   /**
@@ -102,13 +126,18 @@ export class Order {
     const completedAt = Order.checkDate('at', at);
     const given = shipDate == null ? null : Order.checkDate('shipDate', shipDate);
     this.props.shipDate = given ?? this.props.shipDate ?? completedAt;
-    this.props.complete = true;
+    this.props.status = 'completed';
+    this.props.statusChangedAt = completedAt;
   }
 
-  /** Withdraw an open order; its units go back to stock (`StockRules.cancelOrder`). */
-  cancel(): void {
+  /**
+   * Withdraw an open order at `at`, by a person (`cancelled`) or by the hold expiry (`expired`); its units go
+   * back to stock (`StockRules.cancelOrder`).
+   */
+  cancel(at: Date, how: OrderWithdrawal = 'cancelled'): void {
     this.assertOpen();
-    this.cancelled = true;
+    this.props.statusChangedAt = Order.checkDate('at', at);
+    this.props.status = how;
   }
 
   toSnapshot(): OrderProps {

@@ -11,8 +11,9 @@ import {
 import { isPetStatus, PET_STATUSES, PetStatus } from './pet-status';
 import { caught } from '../../test-support/caught';
 
+const created = new Date('2030-01-01T00:00:00.000Z');
 const aPet = (overrides: Partial<PetProps> = {}): Pet =>
-  Pet.restore({ id: 7, name: 'Rex', categoryId: 3, status: 'available', ...overrides });
+  Pet.restore({ id: 7, name: 'Rex', categoryId: 3, status: 'available', createdAt: created, ...overrides });
 
 describe('PetStatus', () => {
   it('has exactly the three spec values', () => {
@@ -35,20 +36,21 @@ describe('PetStatus', () => {
 
 describe('Pet.create', () => {
   it('defaults to available, with the id it is given', () => {
-    expect(Pet.create({ id: 5, name: 'Rex', categoryId: 3 }).toSnapshot()).toEqual({
+    expect(Pet.create({ id: 5, name: 'Rex', categoryId: 3, now: created }).toSnapshot()).toEqual({
       id: 5,
       name: 'Rex',
       categoryId: 3,
       status: 'available',
+      createdAt: created,
     });
   });
 
   it.each(PET_STATUSES)('keeps a given status %s', (status) => {
-    expect(Pet.create({ id: 5, name: 'Rex', categoryId: 3, status }).status).toBe(status);
+    expect(Pet.create({ id: 5, name: 'Rex', categoryId: 3, status, now: created }).status).toBe(status);
   });
 
   it('trims the name', () => {
-    expect(Pet.create({ id: 5, name: '  Rex  ', categoryId: 3 }).name).toBe('Rex');
+    expect(Pet.create({ id: 5, name: '  Rex  ', categoryId: 3, now: created }).name).toBe('Rex');
   });
 
   it.each([
@@ -56,7 +58,7 @@ describe('Pet.create', () => {
     [`${LIMITS.petName.max} characters`, 'a'.repeat(LIMITS.petName.max)],
     [`${LIMITS.petName.max} characters once trimmed`, ` ${'a'.repeat(LIMITS.petName.max)} `],
   ])('accepts a name of %s', (_, name) => {
-    expect(Pet.create({ id: 5, name, categoryId: 3 }).name).toBe(name.trim());
+    expect(Pet.create({ id: 5, name, categoryId: 3, now: created }).name).toBe(name.trim());
   });
 
   it.each([
@@ -64,20 +66,22 @@ describe('Pet.create', () => {
     ['blank', '   '],
     ['too long', 'a'.repeat(LIMITS.petName.max + 1)],
   ])('refuses a name that is %s', (_, name) => {
-    const error = caught(() => Pet.create({ id: 5, name, categoryId: 3 }));
+    const error = caught(() => Pet.create({ id: 5, name, categoryId: 3, now: created }));
     expect(error).toBeInstanceOf(InvalidValueError);
     expect(error).toMatchObject({ kind: 'invalid', field: 'name' });
   });
 
   it.each([0, -1, 1.5, Number.NaN])('refuses categoryId %p', (categoryId) => {
-    expect(caught(() => Pet.create({ id: 5, name: 'Rex', categoryId }))).toMatchObject({
+    expect(caught(() => Pet.create({ id: 5, name: 'Rex', categoryId, now: created }))).toMatchObject({
       field: 'categoryId',
       kind: 'invalid',
     });
   });
 
   it('refuses a status outside PetStatus', () => {
-    expect(caught(() => Pet.create({ id: 5, name: 'Rex', categoryId: 3, status: 'lost' as PetStatus }))).toMatchObject({
+    expect(
+      caught(() => Pet.create({ id: 5, name: 'Rex', categoryId: 3, status: 'lost' as PetStatus, now: created })),
+    ).toMatchObject({
       field: 'status',
       kind: 'invalid',
     });
@@ -86,10 +90,10 @@ describe('Pet.create', () => {
 
 describe('Pet', () => {
   it('restore keeps the props; the snapshot is a copy', () => {
-    const props: PetProps = { id: 9, name: 'Tom', categoryId: 2, status: 'pending' };
+    const props: PetProps = { id: 9, name: 'Tom', categoryId: 2, status: 'pending', createdAt: created };
     const pet = Pet.restore(props);
     props.name = 'changed';
-    expect(pet.toSnapshot()).toEqual({ id: 9, name: 'Tom', categoryId: 2, status: 'pending' });
+    expect(pet.toSnapshot()).toEqual({ id: 9, name: 'Tom', categoryId: 2, status: 'pending', createdAt: created });
     const snapshot = pet.toSnapshot();
     snapshot.status = 'sold';
     expect(pet.status).toBe('pending');

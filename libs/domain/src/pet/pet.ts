@@ -10,6 +10,8 @@ export interface PetProps {
   name: string;
   categoryId: number;
   status: PetStatus;
+  /** When it was added to the catalogue. */
+  createdAt: Date;
 }
 
 /** What a status change must know of the pet's stock; the pet itself holds neither. */
@@ -32,12 +34,13 @@ export class Pet {
   private constructor(private readonly props: PetProps) {}
 
   /** A new pet, with the id `PetRepository.nextId()` gave. Without a status it is `available`. */
-  static create(input: { id: number; name: string; categoryId: number; status?: PetStatus }): Pet {
-    return new Pet({ id: newId(input.id), ...Pet.validate(input) });
+  /** A new pet, added at `now`. */
+  static create(input: { id: number; name: string; categoryId: number; status?: PetStatus; now: Date }): Pet {
+    return new Pet({ id: newId(input.id), ...Pet.validate(input), createdAt: new Date(input.now.getTime()) });
   }
 
   /** A new pet's fields, checked (InvalidValueError): a use case checks them before it takes an id. */
-  static validate(input: { name: string; categoryId: number; status?: PetStatus }): Omit<PetProps, 'id'> {
+  static validate(input: { name: string; categoryId: number; status?: PetStatus }): Omit<PetProps, 'id' | 'createdAt'> {
     return {
       name: Pet.checkName(input.name),
       categoryId: Pet.checkCategoryId(input.categoryId),
@@ -57,6 +60,9 @@ export class Pet {
   }
   get categoryId(): number {
     return this.props.categoryId;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
   }
   get status(): PetStatus {
     return this.props.status;

@@ -53,7 +53,13 @@ class World {
   readonly everCompleted = new Set<Order>();
 
   constructor(status: PetStatus) {
-    const created = Pet.create({ id: 7, name: 'Batch', categoryId: 1, status });
+    const created = Pet.create({
+      id: 7,
+      name: 'Batch',
+      categoryId: 1,
+      status,
+      now: new Date('2030-01-01T00:00:00.000Z'),
+    });
     this.pet = Pet.restore({ ...created.toSnapshot(), id: 7 });
     this.stock = Stock.forNewPet(this.pet);
     this.stocked = this.stock.quantity;
@@ -119,7 +125,7 @@ class World {
       case 'cancel': {
         const order = this.pick(cmd.pick);
         if (!order) return;
-        StockRules.cancelOrder({ order, pet, stock });
+        StockRules.cancelOrder({ order, pet, stock, at: new Date('2030-01-01T00:00:00.000Z') });
         this.orders = this.orders.filter((o) => o !== order);
         return;
       }
@@ -228,11 +234,17 @@ describe('StockRules: invariants over random command sequences', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 50 }), (units, quantity) => {
         fc.pre(quantity <= units);
-        const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
+        const pet = Pet.restore({
+          id: 7,
+          name: 'Batch',
+          categoryId: 1,
+          status: 'available',
+          createdAt: new Date('2030-01-01T00:00:00.000Z'),
+        });
         const stock = Stock.restore({ petId: 7, quantity: units });
         const order = StockRules.placeOrder({ orderId: 1, pet, stock, quantity, ownerId: 1, now: at });
         expect(stock.quantity).toBe(units - quantity);
-        StockRules.cancelOrder({ order, pet, stock });
+        StockRules.cancelOrder({ order, pet, stock, at });
         expect(stock.quantity).toBe(units);
         expect(pet.status).toBe('available');
       }),
@@ -247,7 +259,13 @@ describe('StockRules: invariants over random command sequences', () => {
         fc.integer({ min: 1, max: 20 }),
         (units, first, extra) => {
           fc.pre(first < units);
-          const pet = Pet.restore({ id: 7, name: 'Batch', categoryId: 1, status: 'available' });
+          const pet = Pet.restore({
+            id: 7,
+            name: 'Batch',
+            categoryId: 1,
+            status: 'available',
+            createdAt: new Date('2030-01-01T00:00:00.000Z'),
+          });
           const stock = Stock.restore({ petId: 7, quantity: units });
           StockRules.placeOrder({ orderId: 1, pet, stock, quantity: first, ownerId: 1, now: at });
           const second = units - first + extra;
@@ -262,7 +280,13 @@ describe('StockRules: invariants over random command sequences', () => {
   });
 
   it('after the last unit is ordered, the next order finds the pet pending (pet_not_available)', () => {
-    const pet = Pet.restore({ id: 7, name: 'Rex', categoryId: 1, status: 'available' });
+    const pet = Pet.restore({
+      id: 7,
+      name: 'Rex',
+      categoryId: 1,
+      status: 'available',
+      createdAt: new Date('2030-01-01T00:00:00.000Z'),
+    });
     const stock = Stock.restore({ petId: 7, quantity: 1 });
     StockRules.placeOrder({ orderId: 1, pet, stock, quantity: 1, ownerId: 1, now: at });
     expect(() => StockRules.placeOrder({ orderId: 2, pet, stock, quantity: 1, ownerId: 2, now: at })).toThrow(

@@ -13,13 +13,30 @@ const now = new Date('2030-06-15T12:00:00.000Z');
 /** A pet with its stock, as the use case would load them. */
 function petWith(status: PetStatus, quantity: number) {
   return {
-    pet: Pet.restore({ id: PET_ID, name: 'Rex', categoryId: 1, status }),
+    pet: Pet.restore({
+      id: PET_ID,
+      name: 'Rex',
+      categoryId: 1,
+      status,
+      createdAt: new Date('2030-01-01T00:00:00.000Z'),
+    }),
     stock: Stock.restore({ petId: PET_ID, quantity }),
   };
 }
 
+const placedAt = new Date('2030-01-01T00:00:00.000Z');
+const cancelledAt = new Date('2030-01-01T00:10:00.000Z');
 const openOrder = (quantity: number, complete = false) =>
-  Order.restore({ id: 21, petId: PET_ID, quantity, shipDate: null, complete, ownerId: 11 });
+  Order.restore({
+    id: 21,
+    petId: PET_ID,
+    quantity,
+    shipDate: null,
+    status: complete ? 'completed' : 'placed',
+    createdAt: placedAt,
+    statusChangedAt: placedAt,
+    ownerId: 11,
+  });
 
 /** Run a command that must be refused; check its kind and that nothing changed. */
 function expectRefused(
@@ -60,7 +77,9 @@ describe('StockRules.placeOrder (command table: place order)', () => {
       petId: PET_ID,
       quantity: q,
       shipDate: null,
-      complete: false,
+      status: 'placed',
+      createdAt: now,
+      statusChangedAt: now,
       ownerId: 11,
     });
     expect(order.isOpen).toBe(true);
@@ -147,20 +166,30 @@ describe('StockRules.cancelOrder (command table: cancel order)', () => {
   ] as const)('%s pet, stock %i, order of %i → stock %i, pet %s', (status, units, q, left, after) => {
     const { pet, stock } = petWith(status, units);
     const order = openOrder(q);
-    StockRules.cancelOrder({ order, pet, stock });
+    StockRules.cancelOrder({ order, pet, stock, at: cancelledAt });
     expect(order.isCancelled).toBe(true);
+    expect(order.toSnapshot()).toMatchObject({ status: 'cancelled', statusChangedAt: cancelledAt });
     expect(order.isOpen).toBe(false);
     expect(stock.quantity).toBe(left);
     expect(pet.status).toBe(after);
   });
 
   it('refuses a completed order with order_already_complete; no unit comes back (I4, I5)', () => {
-    const aggregates = { ...petWith('sold', 0), order: openOrder(2, true) };
+    const aggregates = { ...petWith('sold', 0), order: openOrder(2, true), at: cancelledAt };
     expectRefused('order_already_complete', aggregates, () => StockRules.cancelOrder(aggregates));
   });
 
+  it('expires an order as it cancels one, and refuses the second withdrawal: the units come back once', () => {
+    const { pet, stock } = petWith('pending', 0);
+    const order = openOrder(2);
+    StockRules.cancelOrder({ order, pet, stock, at: cancelledAt, how: 'expired' });
+    expect([order.status, stock.quantity, pet.status]).toEqual(['expired', 2, 'available']);
+    const again = { pet, stock, order, at: cancelledAt };
+    expectRefused('order_already_cancelled', again, () => StockRules.cancelOrder(again));
+  });
+
   it('refuses to lift the stock past its limit, changing nothing', () => {
-    const aggregates = { ...petWith('available', LIMITS.stockQuantity.max), order: openOrder(1) };
+    const aggregates = { ...petWith('available', LIMITS.stockQuantity.max), order: openOrder(1), at: cancelledAt };
     expectRefused('stock_limit_exceeded', aggregates, () => StockRules.cancelOrder(aggregates));
   });
 });
@@ -266,10 +295,12 @@ describe('StockRules wiring checks', () => {
       petId: PET_ID + 1,
       quantity: 1,
       shipDate: null,
-      complete: false,
+      status: 'placed',
+      createdAt: placedAt,
+      statusChangedAt: placedAt,
       ownerId: 1,
     });
-    expect(() => StockRules.cancelOrder({ order, pet, stock })).toThrow(/used for pet/);
+    expect(() => StockRules.cancelOrder({ order, pet, stock, at: cancelledAt })).toThrow(/used for pet/);
     expect(order.isOpen).toBe(true);
   });
 

@@ -1,4 +1,4 @@
-import { Order } from '../order/order';
+import { Order, OrderWithdrawal } from '../order/order';
 import type { Pet } from '../pet/pet';
 import type { PetStatus } from '../pet/pet-status';
 import type { Stock } from './stock';
@@ -70,15 +70,16 @@ export class StockRules {
   }
 
   /**
-   * Cancel an open order (else `order_already_complete`). Its units return to stock (I4);
-   * a `pending` pet becomes `available`. The caller deletes the order.
+   * Withdraw an open order at `at` (else `order_already_complete` or `order_already_cancelled`): `cancelled` by
+   * a person, `expired` by the hold expiry. Its units return to stock (I4), once: the order is no longer open
+   * afterwards; a `pending` pet becomes `available`. The order stays, as a record.
    */
-  static cancelOrder(input: { order: Order; pet: Pet; stock: Stock }): void {
+  static cancelOrder(input: { order: Order; pet: Pet; stock: Stock; at: Date; how?: OrderWithdrawal }): void {
     const { order, pet, stock } = input;
     assertSamePet(pet, stock, order);
     order.assertOpen();
     stock.giveBack(order.quantity);
-    order.cancel();
+    order.cancel(input.at, input.how);
     if (pet.isPending) pet.makeAvailable(stock.quantity);
   }
 

@@ -15,13 +15,19 @@ describe('Stock.forNewPet (command table: create pet)', () => {
     ['pending', 0],
     ['sold', 0],
   ] as const)('a pet created %s starts with %i unit(s)', (status, quantity) => {
-    const pet = Pet.restore({ id: 5, name: 'Rex', categoryId: 1, status });
+    const pet = Pet.restore({
+      id: 5,
+      name: 'Rex',
+      categoryId: 1,
+      status,
+      createdAt: new Date('2030-01-01T00:00:00.000Z'),
+    });
     expect(Stock.forNewPet(pet).toSnapshot()).toEqual({ petId: 5, quantity });
     expect(Stock.initialQuantityFor(status)).toBe(quantity);
   });
 
   it('a pet created without a status (available) starts with 1 unit', () => {
-    const pet = Pet.create({ id: 1, name: 'Rex', categoryId: 1 });
+    const pet = Pet.create({ id: 1, name: 'Rex', categoryId: 1, now: new Date('2030-01-01T00:00:00.000Z') });
     expect(Stock.forNewPet(pet).quantity).toBe(1);
   });
 

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   insufficient_stock: [409],
   invalid_status_transition: [409],
   order_already_complete: [409],
+  order_already_cancelled: [409],
   pet_has_open_orders: [409],
   stock_limit_exceeded: [409],
   hold_limit_reached: [409],

@@ -49,6 +49,7 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   insufficient_stock: { status: 409, code: 'insufficient_stock' },
   stock_limit_exceeded: { status: 409, code: 'stock_limit_exceeded' },
   order_already_complete: { status: 409, code: 'order_already_complete' },
+  order_already_cancelled: { status: 409, code: 'order_already_cancelled' },
   hold_limit_reached: { status: 409, code: 'hold_limit_reached' },
   too_many_keys: { status: 409, code: 'too_many_keys' },
   too_many_endpoints: { status: 409, code: 'too_many_endpoints' },

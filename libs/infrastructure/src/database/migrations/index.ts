@@ -9,6 +9,7 @@ import { BootstrapApiKeys1764000200000 } from './1764000200000-bootstrap-api-key
 import { IdempotencyResults1764000300000 } from './1764000300000-idempotency-results';
 import { Webhooks1764000400000 } from './1764000400000-webhooks';
 import { StockTable1764000500000 } from './1764000500000-stock-table';
+import { OrdersAsRecords1796000100000 } from './1796000100000-orders-as-records';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   IdempotencyResults1764000300000,
   Webhooks1764000400000,
   StockTable1764000500000,
+  OrdersAsRecords1796000100000,
 ];

@@ -42,7 +42,7 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
   afterAll(() => dataSource.destroy());
 
   const newPet = async (status: PetStatus = 'available', quantity?: number): Promise<Pet> => {
-    const pet = Pet.create({ id: await pets.nextId(), name: 'Nemo', categoryId, status });
+    const pet = Pet.create({ id: await pets.nextId(), name: 'Nemo', categoryId, status, now });
     await pets.add(pet);
     const item = Stock.forNewPet(pet);
     if (quantity !== undefined) item.restock(quantity);
@@ -64,14 +64,19 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
       petId: pet.id,
       quantity: 2,
       shipDate: null,
-      complete: false,
+      status: 'placed',
+      createdAt: now,
+      statusChangedAt: now,
       ownerId: alice,
     });
     order.complete(now);
     await orders.save(order);
     expect((await orders.findById(order.id))?.toSnapshot()).toEqual(
-      expect.objectContaining({ complete: true, shipDate: now }),
+      expect.objectContaining({ status: 'completed', shipDate: now }),
     );
+    // The specification's `complete` column follows the status.
+    const [row] = await dataSource.query(`SELECT complete FROM orders WHERE id = $1`, [order.id]);
+    expect(row.complete).toBe(true);
     expect(await orders.findById(987654)).toBeNull();
   });
 
@@ -112,14 +117,29 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
     expect(second.nextAfterId).toBeNull();
   });
 
-  it('locks an order only inside a transaction, and deletes a cancelled one', async () => {
+  it('locks an order only inside a transaction, and keeps a cancelled one', async () => {
     const pet = await newPet('available', 3);
     const order = await place(pet.id, alice);
     await expect(orders.lockById(order.id)).rejects.toThrow(/transaction/);
     const locked = await host.transaction(() => orders.lockById(order.id));
     expect(locked?.id).toBe(order.id);
-    await orders.delete(order.id);
-    expect(await orders.findById(order.id)).toBeNull();
+    order.cancel(new Date('2026-11-21T10:05:00.000Z'));
+    await orders.save(order);
+    expect((await orders.findById(order.id))?.toSnapshot()).toMatchObject({
+      status: 'cancelled',
+      statusChangedAt: new Date('2026-11-21T10:05:00.000Z'),
+    });
+  });
+
+  it('lets the database refuse an unknown status, and a `complete` that disagrees with the status', async () => {
+    const pet = await newPet('available', 3);
+    const order = await place(pet.id, alice);
+    await expect(dataSource.query(`UPDATE orders SET status = 'lost' WHERE id = $1`, [order.id])).rejects.toThrow(
+      /orders_status_ck/,
+    );
+    await expect(dataSource.query(`UPDATE orders SET complete = true WHERE id = $1`, [order.id])).rejects.toThrow(
+      /orders_complete_status_ck/,
+    );
   });
 
   it('a completed order outlives its deleted pet (petId null); the database will not orphan an open one', async () => {
@@ -147,11 +167,11 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
       [1, 987654],
     ]) {
       await expect(
-        dataSource.query('INSERT INTO orders (pet_id, owner_id, quantity) VALUES ($1, $2, $3)', [
-          pet.id,
-          owner,
-          quantity,
-        ]),
+        dataSource.query(
+          `INSERT INTO orders (pet_id, owner_id, quantity, status, status_changed_at)
+                          VALUES ($1, $2, $3, 'placed', now())`,
+          [pet.id, owner, quantity],
+        ),
       ).rejects.toBeDefined();
     }
   });

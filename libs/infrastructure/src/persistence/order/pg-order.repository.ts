@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OrderFilter, OrderRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
-import { Order } from '@petstore/domain';
+import { Order, OrderStatus } from '@petstore/domain';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
@@ -8,25 +8,30 @@ import { TransactionHost } from '../../database/transaction-host';
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one its migrations create.
  */
-const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, complete`;
+const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, status, created_at, status_changed_at`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1`;
 const LOCK_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`;
-/** Each filter is `$n IS NULL` (absent) or its condition; `$1` the id to continue after, `$5` the rows to read. */
+/**
+ * Each filter is `$n IS NULL` (absent) or its condition; `$1` the id to continue after, `$6` the rows to read.
+ * `complete` is the specification's field (fulfilled or not); `status` any of a list.
+ */
 const LIST =
   `SELECT ${COLUMNS} FROM orders WHERE ($1::bigint IS NULL OR id > $1) AND ($2::bigint IS NULL OR owner_id = $2)` +
-  ` AND ($3::bigint IS NULL OR pet_id = $3) AND ($4::boolean IS NULL OR complete = $4) ORDER BY id LIMIT $5`;
-/** created_at is left to its default, now(): the time the order was placed. */
-const INSERT = `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, complete)
-  VALUES ($1, $2, $3, $4, $5, $6)`;
-const UPDATE = `UPDATE orders SET ship_date = $2, complete = $3 WHERE id = $1`;
-const DELETE = `DELETE FROM orders WHERE id = $1`;
+  ` AND ($3::bigint IS NULL OR pet_id = $3) AND ($4::boolean IS NULL OR complete = $4)` +
+  ` AND ($5::text[] IS NULL OR status = ANY($5)) ORDER BY id LIMIT $6`;
+/** `complete` is written from the status (a CHECK holds them equal). */
+const INSERT = `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, status, complete, created_at,
+  status_changed_at) VALUES ($1, $2, $3, $4, $5, $6::text, $6::text = 'completed', $7, $8)`;
+const UPDATE = `UPDATE orders
+  SET ship_date = $2, status = $3::text, complete = ($3::text = 'completed'), status_changed_at = $4 WHERE id = $1`;
+/** "Open" is `status = 'placed'`: the partial indexes of the open orders answer these. */
 const COUNT_OPEN_FOR_PET = `SELECT count(*)::int AS count FROM orders
-  WHERE pet_id = $1 AND NOT complete AND ($2::bigint IS NULL OR id <> $2::bigint)`;
+  WHERE pet_id = $1 AND status = 'placed' AND ($2::bigint IS NULL OR id <> $2::bigint)`;
 const LOCK_OWNER = `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`;
 const COUNT_OPEN_UNITS = `SELECT coalesce(sum(quantity), 0)::int AS units FROM orders
-  WHERE owner_id = $1 AND NOT complete`;
+  WHERE owner_id = $1 AND status = 'placed'`;
 const LIST_OPEN_PLACED_BEFORE = `SELECT id FROM orders
-  WHERE NOT complete AND created_at < $1 AND id > $2 ORDER BY id LIMIT $3`;
+  WHERE status = 'placed' AND created_at < $1 AND id > $2 ORDER BY id LIMIT $3`;
 
 /** A row of `orders` as pg returns it (bigint as text, timestamptz as a Date). */
 interface OrderRow {
@@ -35,7 +40,9 @@ interface OrderRow {
   owner_id: string;
   quantity: number;
   ship_date: Date | null;
-  complete: boolean;
+  status: OrderStatus;
+  created_at: Date;
+  status_changed_at: Date;
 }
 
 const toOrder = (row: OrderRow): Order =>
@@ -44,7 +51,9 @@ const toOrder = (row: OrderRow): Order =>
     petId: row.pet_id === null ? null : Number(row.pet_id),
     quantity: row.quantity,
     shipDate: row.ship_date,
-    complete: row.complete,
+    status: row.status,
+    createdAt: row.created_at,
+    statusChangedAt: row.status_changed_at,
     ownerId: Number(row.owner_id),
   });
 
@@ -71,6 +80,7 @@ export class PgOrderRepository extends OrderRepository {
       filter.ownerId ?? null,
       filter.petId ?? null,
       filter.complete ?? null,
+      filter.status ?? null,
       limit + 1,
     ]);
     return pageFromRows(rows.map(toOrder), limit, (o) => o.id);
@@ -106,16 +116,12 @@ export class PgOrderRepository extends OrderRepository {
   }
 
   async add(order: Order): Promise<void> {
-    const { id, petId, ownerId, quantity, shipDate, complete } = order.toSnapshot();
-    await this.host.query(INSERT, [id, petId, ownerId, quantity, shipDate, complete]);
+    const { id, petId, ownerId, quantity, shipDate, status, createdAt, statusChangedAt } = order.toSnapshot();
+    await this.host.query(INSERT, [id, petId, ownerId, quantity, shipDate, status, createdAt, statusChangedAt]);
   }
 
   async save(order: Order): Promise<void> {
-    const { id, shipDate, complete } = order.toSnapshot();
-    await this.host.query(UPDATE, [id, shipDate, complete]);
-  }
-
-  async delete(id: number): Promise<void> {
-    await this.host.query(DELETE, [id]);
+    const { id, shipDate, status, statusChangedAt } = order.toSnapshot();
+    await this.host.query(UPDATE, [id, shipDate, status, statusChangedAt]);
   }
 }

@@ -38,7 +38,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
   };
 
   const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> => {
-    const pet = Pet.create({ id: await pets.nextId(), name, categoryId, status });
+    const pet = Pet.create({ id: await pets.nextId(), name, categoryId, status, now: new Date() });
     await pets.add(pet);
     await stocks.create(Stock.forNewPet(pet));
     return pet;
@@ -52,6 +52,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
       name: 'Rex',
       categoryId,
       status: 'available',
+      createdAt: pet.createdAt,
     });
     pet.rename('Max');
     pet.hold();
@@ -61,13 +62,14 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
       name: 'Max',
       categoryId,
       status: 'pending',
+      createdAt: pet.createdAt,
     });
     expect(await pets.findById(987654)).toBeNull();
   });
 
   it('turns a missing category into UnknownCategoryError, on insert and on update', async () => {
     await expect(
-      pets.add(Pet.create({ id: await pets.nextId(), name: 'Ghost', categoryId: 987654 })),
+      pets.add(Pet.create({ id: await pets.nextId(), name: 'Ghost', categoryId: 987654, now: new Date() })),
     ).rejects.toBeInstanceOf(UnknownCategoryError);
     const pet = await newPet('Mover');
     pet.moveToCategory(987654);

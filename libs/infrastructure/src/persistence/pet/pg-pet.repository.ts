@@ -12,10 +12,10 @@ const PETS_CATEGORY_FK = 'pets_category_fk';
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one its migrations create.
  */
-const COLUMNS = `id, name, category_id, status`;
+const COLUMNS = `id, name, category_id, status, created_at`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM pets WHERE id = $1`;
 const LOCK_BY_ID = `SELECT ${COLUMNS} FROM pets WHERE id = $1 FOR UPDATE`;
-const INSERT = `INSERT INTO pets (id, name, category_id, status) VALUES ($1, $2, $3, $4)`;
+const INSERT = `INSERT INTO pets (id, name, category_id, status, created_at) VALUES ($1, $2, $3, $4, $5)`;
 const UPDATE = `UPDATE pets SET name = $2, category_id = $3, status = $4 WHERE id = $1`;
 const DELETE = `DELETE FROM pets WHERE id = $1`;
 /**
@@ -38,10 +38,17 @@ interface PetRow {
   name: string;
   category_id: string;
   status: PetStatus;
+  created_at: Date;
 }
 
 const toPet = (row: PetRow): Pet =>
-  Pet.restore({ id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status });
+  Pet.restore({
+    id: Number(row.id),
+    name: row.name,
+    categoryId: Number(row.category_id),
+    status: row.status,
+    createdAt: row.created_at,
+  });
 
 @Injectable()
 export class PgPetRepository extends PetRepository {
@@ -81,8 +88,8 @@ export class PgPetRepository extends PetRepository {
   }
 
   async add(pet: Pet): Promise<void> {
-    const { id, name, categoryId, status } = pet.toSnapshot();
-    await this.categoryChecked(pet, () => this.host.query(INSERT, [id, name, categoryId, status]));
+    const { id, name, categoryId, status, createdAt } = pet.toSnapshot();
+    await this.categoryChecked(pet, () => this.host.query(INSERT, [id, name, categoryId, status, createdAt]));
   }
 
   async save(pet: Pet): Promise<void> {
