@@ -183,8 +183,8 @@ app.get('/store/inventory', async (request, reply) => {
   return sendPage(request, reply, levels, limit, (l) => l.petId);
 });
 
-// The service's PlaceOrder, statement for statement: one transaction locking the pet, then its stock entry;
-// the order's id from its sequence (the service takes ids before constructing); take the units; the pet
+// The service's PlaceOrder, statement for statement: one transaction locking the pet and its stock entry in one
+// statement; the order's id from its sequence (the service takes ids before constructing); take the units; the pet
 // becomes pending when the stock reaches 0; insert the order; ask whether any webhook endpoint subscribes to
 // order.placed (the service records an event only then).
 app.post('/store/orders', async (request, reply) => {
@@ -197,11 +197,14 @@ app.post('/store/orders', async (request, reply) => {
   try {
     await client.query('BEGIN');
     const pet = (
-      await client.query(`SELECT id, name, category_id, status, created_at FROM pets WHERE id = $1 FOR UPDATE`, [petId])
+      await client.query(
+        `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
+           FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`,
+        [petId],
+      )
     ).rows[0];
     if (!pet) throw new HttpError(422, 'unknown_pet', 'No such pet.');
-    const stock = (await client.query(`SELECT pet_id, quantity FROM stock WHERE pet_id = $1 FOR UPDATE`, [petId]))
-      .rows[0];
+    const stock = { quantity: pet.quantity };
     const [{ id }] = (await client.query(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id`, ['orders'])).rows;
     const now = new Date();
     if (pet.status !== 'available') throw new HttpError(409, 'pet_not_available', 'The pet is not available.');

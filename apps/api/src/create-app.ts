@@ -42,6 +42,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     requestTimeout: http.requestTimeoutMs,
     // Node checks the request and headers timeouts every connectionsCheckingInterval (30 s by default).
     http: {
+      // A request without Host is refused in the pipeline, in the Error shape (registerHostRequired).
+      requireHostHeader: false,
       headersTimeout: http.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs),
     },

@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { Client } from 'pg';
+import { createRootLogger } from '../src/common/logging/logging';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
@@ -9,13 +11,14 @@ interface RawResponse {
   body: unknown;
 }
 
-/** Writes `chunks` on a raw socket (waiting `pauseMs` after each) and reads the response until the server closes. */
+/** Writes `chunks` on a raw socket (`pauseMs` after each, until an answer comes); reads until the server closes. */
 function rawRequest(baseUrl: string, chunks: string[], pauseMs = 0): Promise<RawResponse> {
   const { port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     let data = '';
     const socket = connect(Number(port), '127.0.0.1', async () => {
       for (const chunk of chunks) {
+        if (data || socket.destroyed) break; // answered: the rest is not read
         socket.write(chunk);
         if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
       }
@@ -32,6 +35,29 @@ function rawRequest(baseUrl: string, chunks: string[], pauseMs = 0): Promise<Raw
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: text ? JSON.parse(text) : undefined });
     });
   });
+}
+
+/** Every line the app logs, parsed. */
+class LogCapture extends Writable {
+  readonly entries: Array<Record<string, any>> = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) this.entries.push(JSON.parse(line));
+    done();
+  }
+  /** The lines about one request: its access line, and those naming it. */
+  linesOf(requestId: string | null | undefined): Array<Record<string, any>> {
+    return this.entries.filter((entry) => entry['requestId'] === requestId || entry['msg']?.includes(requestId));
+  }
+}
+
+/** The security headers every answer carries (security-headers.e2e has the full set). */
+function expectDressed(response: RawResponse): void {
+  expect(response.headers['cache-control']).toBe('no-store');
+  expect(response.headers['x-content-type-options']).toBe('nosniff');
+  expect(response.headers['x-frame-options']).toBe('DENY');
+  expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+  expect(response.headers['strict-transport-security']).toMatch(/^max-age=/);
+  expect(response.headers['referrer-policy']).toBe('no-referrer');
 }
 
 const get = (path: string) => [`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`];
@@ -57,9 +83,34 @@ describe('responses the framework produces itself are in the Error shape, with a
   });
   afterAll(() => api.close());
 
-  it('a URL that is not valid percent-encoding (GET /%)', async () => {
+  it('a URL that is not valid percent-encoding (GET /%), with the security headers', async () => {
     expectFrameworkError(await rawRequest(api.baseUrl, get('/%')), 400, 'bad_request');
-    expectFrameworkError(await rawRequest(api.baseUrl, get('/pets/%zz')), 400, 'bad_request');
+    const response = await rawRequest(api.baseUrl, get('/pets/%zz'));
+    expectFrameworkError(response, 400, 'bad_request');
+    expectDressed(response);
+  });
+
+  it('a body that is not JSON (missing_content_type), with the security headers', async () => {
+    const request = 'POST /accounts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n';
+    const response = await rawRequest(api.baseUrl, [`${request}Connection: close\r\n\r\nname=x`]);
+    expectFrameworkError(response, 400, 'missing_content_type');
+    expectDressed(response);
+  });
+
+  it('an HTTP/1.1 request without Host (RFC 9112: 400), in the Error shape with the security headers', async () => {
+    const response = await rawRequest(api.baseUrl, ['GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n']);
+    expectFrameworkError(response, 400, 'bad_request');
+    expect((response.body as { message: string }).message).toMatch(/Host/);
+    expectDressed(response);
+    // HTTP/1.0 has no Host requirement.
+    const old = await rawRequest(api.baseUrl, ['GET /health/live HTTP/1.0\r\n\r\n']);
+    expect(old.status).toBe(200);
+  });
+
+  it("what Node's parser refuses carries the security headers too", async () => {
+    const response = await rawRequest(api.baseUrl, ['FOO /pets HTTP/1.1\r\nHost: x\r\n\r\n']);
+    expectFrameworkError(response, 400, 'bad_request');
+    expectDressed(response);
   });
 
   it('a path parameter longer than the router takes', async () => {
@@ -92,12 +143,47 @@ describe('responses the framework produces itself are in the Error shape, with a
   });
 });
 
+describe('a body still arriving when the handler deadline passes (request timeout = handler timeout)', () => {
+  const capture = new LogCapture();
+  let api: TestApp;
+
+  beforeAll(async () => {
+    const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture);
+    api = await TestApp.start({ http: { requestTimeoutMs: 1000, handlerTimeoutMs: 1000 } }, { logger });
+  });
+  afterAll(() => api.close());
+
+  it('is 408 request_timeout, logged as what happened, with no error line', async () => {
+    const head = 'POST /accounts?x=1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n';
+    const started = Date.now();
+    // The body trickles in, a byte every 100 ms, past both deadlines.
+    const trickle = Array.from({ length: 25 }, () => ' ');
+    const response = await rawRequest(api.baseUrl, [`${head}\r\n{"name":`, ...trickle], 100);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expectFrameworkError(response, 408, 'request_timeout');
+    expectDressed(response);
+    expect(response.headers['connection']).toBe('close');
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // Node's own request-timeout check comes and goes
+    const lines = capture.linesOf(response.headers['x-request-id']);
+    expect(lines.filter((line) => line['level'] === 'error')).toEqual([]);
+    expect(JSON.stringify(capture.entries)).not.toMatch(/Database unavailable|Unexpected error/);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'info', msg: expect.stringMatching(/body not received within 1000 ms/) }),
+    );
+    expect(lines).toContainEqual(expect.objectContaining({ route: '/accounts', status: 408 }));
+    expect(JSON.stringify(lines)).not.toContain('x=1');
+  });
+});
+
 describe('a request not answered within HTTP_HANDLER_TIMEOUT_MS', () => {
   let api: TestApp;
   let store: StoreFixtures;
 
+  const capture = new LogCapture();
+
   beforeAll(async () => {
-    api = await TestApp.start({ http: { handlerTimeoutMs: 500 } });
+    const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture);
+    api = await TestApp.start({ http: { handlerTimeoutMs: 500 } }, { logger });
     store = await StoreFixtures.on(api);
   });
   afterAll(async () => {
@@ -116,6 +202,29 @@ describe('a request not answered within HTTP_HANDLER_TIMEOUT_MS', () => {
       expectError(response, 503, 'service_unavailable');
       expect(response.headers.get('retry-after')).toBe('5');
       expect(response.headers.get('x-request-id')).toBeTruthy();
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+  });
+
+  it('logs the route template, not the URL with its ids and query, and not as a database failure', async () => {
+    const holder = new Client({ connectionString: api.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE stock IN ACCESS EXCLUSIVE MODE');
+      const response = await api.get('/store/inventory?limit=7', { key: ADMIN_KEY });
+      expectError(response, 503, 'service_unavailable');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const lines = capture.linesOf(response.headers.get('x-request-id'));
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          msg: expect.stringMatching(/^Handler timeout on GET \/store\/inventory \(request [^)]+\): not answered/),
+        }),
+      );
+      expect(JSON.stringify(lines)).not.toMatch(/limit=7|Database unavailable/);
     } finally {
       await holder.query('ROLLBACK');
       await holder.end();

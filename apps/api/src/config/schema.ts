@@ -113,7 +113,7 @@ export const CONFIG_SCHEMA = {
       'HTTP_HANDLER_TIMEOUT_MS',
       milliseconds(100, MAX_TIMEOUT_MS),
       '30000',
-      'a handler that has not answered by then gets 503',
+      'a handler that has not answered by then gets 503 (408 while the request body is still arriving)',
     ),
   }),
   database: group('Database', {

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { Client } from 'pg';
 import type { RootLogger } from '../../src/common/logging/logging';
 import { ConfigOverrides, loadConfig, withConfig } from '../../src/config/app-config';
@@ -67,6 +68,9 @@ export class TestApp {
       ordering: { maxOpenUnitsPerCustomer: 0 },
     });
     const config = withConfig(defaults, overrides);
+    // nestjs-pino keeps the first logger it is given for the whole process (`new Logger(context)` lines): a jest
+    // file may start several apps, each with its own logger, so the latest app's is the one those lines reach.
+    __resetOutOfContextForTests();
     const app = await createApp({ config, databaseUrl, logger: false, ...options });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };

@@ -14,7 +14,7 @@ export interface PetFilter {
 
 /**
  * Pets. Lock order, for every command that locks more than one row: the pet first, then its
- * stock entry (`StockRepository.lockByPetId`), so that two commands never wait on each other.
+ * stock entry (both at once: `StockRepository.lockWithPet`), so that two commands never wait on each other.
  */
 export abstract class PetRepository {
   abstract findById(id: number): Promise<Pet | null>;

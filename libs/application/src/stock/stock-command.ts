@@ -104,9 +104,7 @@ export class StockCommand {
   }
 
   private async lockPet(target: { petId: number; missing: (petId: number) => Error }): Promise<LockedStock> {
-    const pet = await this.pets.lockById(target.petId);
-    if (!pet) throw target.missing(target.petId);
-    const stock = await this.lockStock(pet.id);
+    const { pet, stock } = await this.lockPetAndStock(target.petId, () => target.missing(target.petId));
     return { pet, stock, order: null, openOrders: () => this.orders.countOpenForPet(pet.id) };
   }
 
@@ -123,20 +121,22 @@ export class StockCommand {
     found.assertOpen();
     // An open order always has its pet (a pet with open orders cannot be deleted, I6).
     const petId = found.petId as number;
-    const pet = await this.pets.lockById(petId);
-    const stock = pet && (await this.lockStock(petId));
+    const { pet, stock } = await this.lockPetAndStock(petId, () => new Error(`Open order ${orderId} has no pet.`));
     const order = await this.orders.lockById(orderId);
     // Between the first read and the locks the order may have been completed or cancelled.
     if (!order) throw new OrderNotFoundError(orderId);
     order.assertOpen();
-    if (!pet || !stock) throw new Error(`Open order ${orderId} has no pet ${petId}.`);
     return { pet, stock, order, openOrders: () => this.orders.countOpenForPet(petId, orderId) };
   }
 
-  /** Every pet has its stock entry, created with it: a missing one is a bug. */
-  private async lockStock(petId: number): Promise<Stock> {
-    const stock = await this.stocks.lockByPetId(petId);
-    if (!stock) throw new Error(`Pet ${petId} has no stock entry.`);
-    return stock;
+  /**
+   * The pet and its stock entry, locked in one statement. Every pet has its entry, created with it: when the pair
+   * is not found, a read tells an unknown pet (`missing`) from a pet without an entry (a bug).
+   */
+  private async lockPetAndStock(petId: number, missing: () => Error): Promise<{ pet: Pet; stock: Stock }> {
+    const locked = await this.stocks.lockWithPet(petId);
+    if (locked) return locked;
+    if (await this.pets.findById(petId)) throw new Error(`Pet ${petId} has no stock entry.`);
+    throw missing();
   }
 }

@@ -1,4 +1,4 @@
-import { Stock } from '@petstore/domain';
+import { Pet, Stock } from '@petstore/domain';
 
 /**
  * The stock entries, one per pet (created with the pet, deleted with it). Lock the pet before
@@ -8,10 +8,12 @@ export abstract class StockRepository {
   /** Inserts the entry of a pet that has none yet (`Stock.forNewPet`). */
   abstract create(item: Stock): Promise<Stock>;
   /**
-   * Reads the entry and locks its row until the transaction ends (`SELECT … FOR UPDATE`).
+   * Reads the pet and its entry and locks both rows until the transaction ends, the pet's first (the order
+   * every command locks in), in one round trip (`SELECT … FOR UPDATE OF pets, stock`): every stock command
+   * starts here. Null when the pet does not exist (or, which never happens, has no entry).
    * Inside `UnitOfWork.run` only.
    */
-  abstract lockByPetId(petId: number): Promise<Stock | null>;
+  abstract lockWithPet(petId: number): Promise<{ pet: Pet; stock: Stock } | null>;
   /** Writes the quantity of an existing entry. */
   abstract save(item: Stock): Promise<Stock>;
 }

@@ -26,7 +26,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     let stocks: StockRepository;
     let categoryId: number;
     /** A pet's stock entry, read the one way the port offers (locked, inside a unit of work). */
-    const entryOf = (petId: number) => subject.uow.run(() => stocks.lockByPetId(petId));
+    const entryOf = (petId: number) => subject.uow.run(async () => (await stocks.lockWithPet(petId))?.stock ?? null);
 
     beforeEach(async () => {
       subject = await makeRepo();
@@ -146,12 +146,16 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     it('locks only inside a unit of work, and finds nothing to lock for an unknown pet', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
       await expect(pets.lockById(pet.id)).rejects.toThrow(/transaction/i);
-      await expect(stocks.lockByPetId(pet.id)).rejects.toThrow(/transaction/i);
+      await expect(stocks.lockWithPet(pet.id)).rejects.toThrow(/transaction/i);
       await subject.uow.run(async () => {
         expect((await pets.lockById(pet.id))?.id).toBe(pet.id);
-        expect((await stocks.lockByPetId(pet.id))?.quantity).toBe(1);
+        const locked = await stocks.lockWithPet(pet.id);
+        expect([locked?.pet.toSnapshot(), locked?.stock.toSnapshot()]).toEqual([
+          pet.toSnapshot(),
+          { petId: pet.id, quantity: 1 },
+        ]);
         expect(await pets.lockById(pet.id + 1000)).toBeNull();
-        expect(await stocks.lockByPetId(pet.id + 1000)).toBeNull();
+        expect(await stocks.lockWithPet(pet.id + 1000)).toBeNull();
       });
     });
 

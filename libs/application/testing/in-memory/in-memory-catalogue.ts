@@ -170,9 +170,11 @@ export class InMemoryStockRepository extends StockRepository {
     return row ? Stock.restore(row) : null;
   }
 
-  async lockByPetId(petId: number): Promise<Stock | null> {
-    this.db.assertInTransaction('lockByPetId');
-    return this.findByPetId(petId);
+  async lockWithPet(petId: number): Promise<{ pet: Pet; stock: Stock } | null> {
+    this.db.assertInTransaction('lockWithPet');
+    const pet = this.db.tables.pets.get(petId);
+    const stock = await this.findByPetId(petId);
+    return pet && stock ? { pet: Pet.restore(pet), stock } : null;
   }
 
   async save(item: Stock): Promise<Stock> {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { API_RESPONSE_HEADERS } from '../http/security-headers.hooks';
 import { ApiError } from './api-error';
 import { sendError } from './global-exception.filter';
 
@@ -49,16 +50,23 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n` +
-      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+      `${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`,
   );
 }
+
+/** The security headers (and no-store) every answer carries, as header lines for the raw answers above. */
+const SECURITY_HEADER_LINES = Object.entries(API_RESPONSE_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 /**
  * Fastify's `frameworkErrors`: what its router answers by itself (a URL that is not valid
  * percent-encoding, an over-long path parameter) goes through the Error shape too. No hook
- * has run for such a request, so the request id is set here (sendError does it).
+ * has run for such a request, so the request id (sendError does it) and the security headers are set here.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No onRequest hook has run either: the security headers are set here.
+  void reply.headers(API_RESPONSE_HEADERS);
   sendError(error, request, reply, frameworkLogger);
 }
 const frameworkLogger = new Logger('Errors');

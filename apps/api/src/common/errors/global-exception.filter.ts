@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toErrorResponse } from './error-response';
+import { routeOf } from '../http/route-label';
+import { ApiError } from './api-error';
+import { ErrorBody, toErrorResponse } from './error-response';
 
 /** Turns every error raised inside NestJS (guards, pipes, controllers) into the Error shape. */
 @Catch()
@@ -13,21 +15,36 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   }
 }
 
-/** Shared by the NestJS filter and Fastify's own error handler (body parsing happens before NestJS). */
+/**
+ * Shared by the NestJS filter and Fastify's own error handler (body parsing happens before NestJS). Log lines name
+ * the request by method and route template (`/pets/:petId`), never its URL: ids and query strings stay out of logs.
+ */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
   const { body, headers, unexpected } = toErrorResponse(error);
   if (unexpected) {
-    logger.error(
-      `Unexpected error on ${request.method} ${request.url} (request ${request.id})`,
-      (error as Error)?.stack ?? String(error),
-    );
+    logger.error(`Unexpected error on ${requestLabel(request)}`, (error as Error)?.stack ?? String(error));
   } else if (body.status === 503) {
-    logger.warn(
-      `Database unavailable on ${request.method} ${request.url} (request ${request.id}): ${(error as Error)?.message}`,
-    );
+    // An ApiError's 503 is the HTTP layer's own "not now" (drain, readiness); the others come from the store.
+    const what = error instanceof ApiError ? 'Service unavailable' : 'Database unavailable';
+    logger.warn(`${what} on ${requestLabel(request)}: ${(error as Error)?.message}`);
   }
+  writeError(body, headers, request, reply);
+}
+
+/** Sends an error answer as it is, logging nothing (for callers that log what happened themselves). */
+export function writeError(
+  body: ErrorBody,
+  headers: Record<string, string>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   if (reply.sent) return;
   // Also for errors raised before the hook that sets it runs (framework errors, early hooks).
   void reply.header('X-Request-Id', request.id);
   void reply.status(body.status).headers(headers).type('application/json; charset=utf-8').send(body);
+}
+
+/** `POST /pets/:petId (request <id>)`: how error lines name a request. */
+export function requestLabel(request: FastifyRequest): string {
+  return `${request.method} ${routeOf(request)} (request ${request.id})`;
 }

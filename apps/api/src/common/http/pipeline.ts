@@ -16,7 +16,7 @@ import { createValidationPipe } from '../validation/validation.pipe';
 import { registerHandlerTimeout } from './handler-timeout';
 import { registerCompression, registerCors, registerMethodSemantics } from './http-semantics.hooks';
 import { BODY_LIMIT_BYTES, registerJsonOnlyBodies, registerJsonParser, registerNulCheck } from './input-limits.hooks';
-import { registerRequestIdHeader } from './request-id';
+import { registerHostRequired, registerRequestIdHeader } from './request-id';
 import { registerSecurityHeaders } from './security-headers.hooks';
 
 export interface PipelineSettings {
@@ -48,13 +48,15 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerTracingHooks(fastify);
   // onRequest: the request id before the first hook that may answer, so that every answer carries it.
   registerRequestIdHeader(fastify);
-  // onRequest: a body in another media type is refused before anything reads or counts it.
-  registerJsonOnlyBodies(fastify);
-  // onRequest: the handler's deadline starts as early as possible (503 when it passes).
-  registerHandlerTimeout(fastify, http.handlerTimeoutMs);
   // onRoute + onRequest: before the routes are added (the docs routes take their own CSP), and before any hook
   // that may answer, so that every answer has the security headers.
   await registerSecurityHeaders(app);
+  // onRequest: an HTTP/1.1 request without Host is refused (Node's own bare 400 is off: requireHostHeader).
+  registerHostRequired(fastify);
+  // onRequest: a body in another media type is refused before anything reads or counts it.
+  registerJsonOnlyBodies(fastify);
+  // onRequest: the handler's deadline starts as early as possible (503 when it passes; 408 while the body is late).
+  registerHandlerTimeout(fastify, http.handlerTimeoutMs);
   // A plugin that attaches itself to each route as it is added: before the routes.
   await registerCompression(app);
   // CORS answers preflights; method semantics (405, OPTIONS) comes after it and after the request id, so its

@@ -60,6 +60,15 @@ export function helmetHeaders(options: HelmetOptions): HeaderSet {
   return Object.freeze(headers);
 }
 
+/**
+ * The API's security headers with `Cache-Control: no-store`: what every API answer carries, computed once. The
+ * framework's own answers (common/errors/framework-errors.ts), which no hook sees, set them from here too.
+ */
+export const API_RESPONSE_HEADERS: HeaderSet = Object.freeze({
+  ...helmetHeaders(HELMET_OPTIONS),
+  'Cache-Control': 'no-store',
+});
+
 /** Where the documentation routes keep their header set (route config, set when the route is added). */
 const DOCS_HEADERS_KEY = 'petstoreSecurityHeaders';
 
@@ -79,7 +88,7 @@ const DOCS_HEADERS_KEY = 'petstoreSecurityHeaders';
  */
 export async function registerSecurityHeaders(app: NestFastifyApplication): Promise<void> {
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
-  const apiHeaders = helmetHeaders(HELMET_OPTIONS);
+  const apiHeaders = API_RESPONSE_HEADERS;
   const docsHeaders = helmetHeaders({ ...HELMET_OPTIONS, contentSecurityPolicy: DOCS_CSP });
   fastify.addHook('onRoute', (route) => {
     if (DOCUMENTATION_URL.test(route.url)) {
@@ -88,8 +97,10 @@ export async function registerSecurityHeaders(app: NestFastifyApplication): Prom
   });
   fastify.addHook('onRequest', (request, reply, done) => {
     const config = request.routeOptions.config as { [DOCS_HEADERS_KEY]?: HeaderSet } | undefined;
-    void reply.headers(config?.[DOCS_HEADERS_KEY] ?? apiHeaders);
-    if (!DOCUMENTATION_URL.test(request.url)) void reply.header('Cache-Control', 'no-store');
+    const docs = config?.[DOCS_HEADERS_KEY];
+    // The documentation routes take their own set, without no-store; an unknown URL under /docs is the API's 404.
+    void reply.headers(docs ?? apiHeaders);
+    if (docs && !DOCUMENTATION_URL.test(request.url)) void reply.header('Cache-Control', 'no-store');
     done();
   });
 }

@@ -9,6 +9,14 @@ import { PgStockRepository } from '../stock/pg-stock.repository';
 import { PgStockLevels } from '../stock/pg-stock-levels';
 import { PgPetRepository } from './pg-pet.repository';
 
+/** Polls `check` every 20 ms for up to 5 s. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 5000; !(await check()); ) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('PgPetRepository and PgStockRepository (real database)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;
@@ -110,7 +118,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
   describe('row locks (SELECT … FOR UPDATE)', () => {
     it.each([
       ['lockById', (id: number) => pets.lockById(id)],
-      ['lockByPetId', (id: number) => stocks.lockByPetId(id)],
+      ['lockWithPet', (id: number) => stocks.lockWithPet(id)],
     ])('%s refuses to run outside a transaction', async (_, lock) => {
       const pet = await newPet('Loose');
       await expect(lock(pet.id)).rejects.toThrow(/transaction/i);
@@ -118,7 +126,8 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 
     it.each([
       ['lockById', 'pets', 'id', (id: number) => pets.lockById(id)],
-      ['lockByPetId', 'stock', 'pet_id', (id: number) => stocks.lockByPetId(id)],
+      ['lockWithPet (the pet)', 'pets', 'id', (id: number) => stocks.lockWithPet(id)],
+      ['lockWithPet (the entry)', 'stock', 'pet_id', (id: number) => stocks.lockWithPet(id)],
     ])('%s holds the row until the transaction ends', async (_, table, column, lock) => {
       const pet = await newPet('Locked');
       let release!: () => void;
@@ -157,8 +166,36 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
     it('finds nothing to lock for a pet that does not exist', async () => {
       await host.transaction(async () => {
         expect(await pets.lockById(987654)).toBeNull();
-        expect(await stocks.lockByPetId(987654)).toBeNull();
+        expect(await stocks.lockWithPet(987654)).toBeNull();
       });
+    });
+
+    it('lockWithPet takes the pet before the entry: waiting for the entry, it already holds the pet', async () => {
+      const pet = await newPet('Ordered');
+      const blocker = dataSource.createQueryRunner();
+      const probe = dataSource.createQueryRunner();
+      await Promise.all([blocker.connect(), probe.connect()]);
+      try {
+        await blocker.startTransaction();
+        await blocker.query(`SELECT 1 FROM stock WHERE pet_id = $1 FOR UPDATE`, [pet.id]);
+        const waiting = host.transaction(() => stocks.lockWithPet(pet.id));
+        await eventually(async () => {
+          const rows = await probe.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF p, s%'`,
+          );
+          return rows[0].n > 0;
+        });
+        await probe.startTransaction();
+        await expect(probe.query(`SELECT 1 FROM pets WHERE id = $1 FOR UPDATE NOWAIT`, [pet.id])).rejects.toThrow(
+          /could not obtain lock/i,
+        );
+        await probe.rollbackTransaction();
+        await blocker.commitTransaction();
+        expect((await waiting)?.pet.id).toBe(pet.id);
+      } finally {
+        await Promise.all([blocker.release(), probe.release()]);
+      }
     });
   });
 });

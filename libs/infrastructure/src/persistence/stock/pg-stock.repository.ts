@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { StockRepository } from '@petstore/application';
-import { Stock } from '@petstore/domain';
+import { Pet, PetStatus, Stock } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -8,12 +8,22 @@ import { TransactionHost } from '../../database/transaction-host';
  * rows map straight to domain objects. The table is the one its migrations create.
  */
 const INSERT = `INSERT INTO stock (pet_id, quantity) VALUES ($1, $2)`;
-const LOCK_BY_PET_ID = `SELECT pet_id, quantity FROM stock WHERE pet_id = $1 FOR UPDATE`;
+/**
+ * The pet and its entry in one round trip. The rows are locked in the order `FOR UPDATE OF` lists their tables
+ * once the join has found them, whatever plan it took: the pet's first, then the entry's, the order every command
+ * locks in (so no two commands wait on each other in a cycle).
+ */
+const LOCK_WITH_PET = `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
+  FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`;
 const UPDATE = `UPDATE stock SET quantity = $2 WHERE pet_id = $1`;
 
-/** A row of `stock` as pg returns it (bigint as text, integer as a number). */
-interface StockRow {
-  pet_id: string;
+/** A pet with its entry's quantity, as pg returns it (bigint as text). */
+interface PetStockRow {
+  id: string;
+  name: string;
+  category_id: string;
+  status: PetStatus;
+  created_at: Date;
   quantity: number;
 }
 
@@ -29,10 +39,21 @@ export class PgStockRepository extends StockRepository {
     return item;
   }
 
-  async lockByPetId(petId: number): Promise<Stock | null> {
-    if (!this.host.inTransaction) throw new Error('lockByPetId needs a transaction (UnitOfWork.run).');
-    const [row] = await this.host.query<StockRow>(LOCK_BY_PET_ID, [petId]);
-    return row ? Stock.restore({ petId: Number(row.pet_id), quantity: row.quantity }) : null;
+  async lockWithPet(petId: number): Promise<{ pet: Pet; stock: Stock } | null> {
+    if (!this.host.inTransaction) throw new Error('lockWithPet needs a transaction (UnitOfWork.run).');
+    const [row] = await this.host.query<PetStockRow>(LOCK_WITH_PET, [petId]);
+    if (!row) return null;
+    const id = Number(row.id);
+    return {
+      pet: Pet.restore({
+        id,
+        name: row.name,
+        categoryId: Number(row.category_id),
+        status: row.status,
+        createdAt: row.created_at,
+      }),
+      stock: Stock.restore({ petId: id, quantity: row.quantity }),
+    };
   }
 
   async save(item: Stock): Promise<Stock> {
