@@ -393,11 +393,12 @@ export interface paths {
     /**
      * Subscribe a URL to events
      * @description Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns
-     * it) with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10
-     * s is delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.
-     * The URL must be https://, without credentials, on port 443 (the default) or 1024-65535, and its host must resolve
-     * only to public addresses (IPv6 forms that embed an IPv4 address are judged by that address); every URL refused
-     * answers the same 400 `invalid_webhook_url`, whichever rule it fails.
+     * it; the `event` callback and the `WebhookEvent` schema describe each type) with the Standard Webhooks headers
+     * `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s is delivered; anything else is
+     * retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed. The URL must be https://, without
+     * credentials, on port 443 (the default) or 1024-65535, and its host must resolve only to public addresses (IPv6
+     * forms that embed an IPv4 address are judged by that address); every URL refused answers the same 400
+     * `invalid_webhook_url`, whichever rule it fails.
      */
     post: operations['createWebhookEndpoint'];
     delete?: never;
@@ -1009,6 +1010,131 @@ export interface components {
       /** @enum {string} */
       type: 'ping';
     };
+    /**
+     * @description The body of the `order.placed` event. An order was placed (`POST /store/orders`); `status` `placed`.
+     */
+    OrderPlacedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'order.placed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Order'];
+    };
+    /**
+     * @description The body of the `order.completed` event. An administrator completed an order (`PATCH
+     * /store/orders/{orderId}`).
+     */
+    OrderCompletedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'order.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Order'];
+    };
+    /**
+     * @description The body of the `order.cancelled` event. An order was cancelled: by its owner or an administrator
+     * (`DELETE /store/orders/{orderId}`), or by the service when its hold expired (`ORDER_HOLD_MINUTES`); `data` is the
+     * order as it is now, `status` `cancelled` or `expired`.
+     */
+    OrderCancelledEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'order.cancelled';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Order'];
+    };
+    /**
+     * @description The body of the `pet.status_changed` event. A pet's status changed, by hand (`PATCH /pets/{petId}`)
+     * or through its stock (an order placed, completed or cancelled, `PUT /store/inventory/{petId}`); `data` has the
+     * new status. Administrators only.
+     */
+    PetStatusChangedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.status_changed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /** @description The body of the `message.delivered` event. A message (`POST /messages`) was delivered. */
+    MessageDeliveredEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'message.delivered';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Message'];
+    };
+    /**
+     * @description The body of the `ping` event. Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint
+     * alone, once, never retried; nobody subscribes to it.
+     */
+    PingEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'ping';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: int64
+         * @description The endpoint tested.
+         * @example 1
+         */
+        endpointId: number;
+      };
+    };
+    /**
+     * @description Any event the service POSTs to a webhook endpoint: `type` says which, and which schema the body
+     * follows. A newer service may send a type this description does not list yet: ignore (and answer 2xx to) what you
+     * do not know.
+     */
+    WebhookEvent:
+      | components['schemas']['OrderPlacedEvent']
+      | components['schemas']['OrderCompletedEvent']
+      | components['schemas']['OrderCancelledEvent']
+      | components['schemas']['PetStatusChangedEvent']
+      | components['schemas']['MessageDeliveredEvent']
+      | components['schemas']['PingEvent'];
     /**
      * @description Every `code` an `Error` can carry today (docs/api.md says when). Each operation lists its own per
      * status; `method_not_allowed`, `request_timeout`, `headers_too_large` are answered before a request reaches an

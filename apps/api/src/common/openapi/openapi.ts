@@ -7,6 +7,7 @@ import { BEARER_SCHEME } from '../auth/auth.decorators';
 import { describeConditionalRequests } from '../conditional/conditional.openapi';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
+import { addCallbacks } from './callbacks';
 import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 import { describeErrorCodes } from './error-codes.openapi';
 
@@ -89,6 +90,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('pets', 'The catalogue')
     .addTag('store', 'Stock and orders')
     .addTag('messages', 'The quickstart operation: messages queued for the store')
+    .addTag(
+      'webhooks',
+      'Signed events POSTed to your URLs: endpoints, their deliveries, and the events themselves (the `event` ' +
+        'callback of `createWebhookEndpoint`; their schemas `WebhookEvent`, `OrderPlacedEvent`…)',
+    )
     .addTag('health', 'Liveness and readiness probes')
     .addTag('metrics', 'Prometheus metrics for operators')
     .addBearerAuth(
@@ -97,7 +103,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .build();
   const document = describeConditionalRequests(
-    describeDeprecations(SwaggerModule.createDocument(app, config), app.get(configToken('deprecations'))),
+    describeDeprecations(addCallbacks(SwaggerModule.createDocument(app, config)), app.get(configToken('deprecations'))),
   );
   // Relative: the deployment serving the description is the one it describes.
   const description = 'This deployment (local, staging or production): the address serving it.';
