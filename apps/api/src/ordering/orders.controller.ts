@@ -5,7 +5,6 @@ import type { Account, Order } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -51,7 +50,6 @@ export class OrdersController {
       'orders (`hold_limit_reached`).',
     422: 'No pet has that `petId` (`unknown_pet`).',
   })
-  @Idempotent()
   async place(
     @Body() body: NewOrderDto,
     @CurrentAccount() account: Account,

@@ -52,10 +52,12 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   order_already_cancelled: { status: 409, code: 'order_already_cancelled' },
   hold_limit_reached: { status: 409, code: 'hold_limit_reached' },
   too_many_keys: { status: 409, code: 'too_many_keys' },
+  insufficient_scope: { status: 403, code: 'insufficient_scope' },
   too_many_endpoints: { status: 409, code: 'too_many_endpoints' },
   invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
+  idempotency_replay_withheld: { status: 409, code: 'idempotency_replay_withheld' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
   // A collision with a concurrent transaction: the same request may simply be sent again.
   concurrent_update: { ...RETRY_SOON, headers: { 'Retry-After': '1' } },

@@ -10,6 +10,7 @@ import { addArraySchemas } from './array-schema';
 import { addCallbacks } from './callbacks';
 import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 import { describeErrorCodes } from './error-codes.openapi';
+import { describeIdempotency } from '../idempotency/idempotency.openapi';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /**
@@ -132,6 +133,8 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.security.length) {
         operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
       }
+      // Every POST honours Idempotency-Key (IdempotencyInterceptor's rule): its header and its 409/422 answers.
+      if (method === 'post') describeIdempotency(operation);
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {
@@ -162,7 +165,17 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.requestBody)
         add(413, `The body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (\`payload_too_large\`).`);
       if (operation.security?.length) {
-        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
+        add(
+          401,
+          'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); ' +
+            'or it has expired (`api_key_expired`).',
+        );
+        // Every write needs a `full` key (the guard, scopeFor): a `read` key, an administrator's too, may only GET.
+        if (method !== 'get') {
+          add(403, 'The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).', {
+            merge: true,
+          });
+        }
       }
       if (rateLimited) {
         add(
