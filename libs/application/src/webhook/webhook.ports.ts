@@ -50,8 +50,10 @@ export abstract class WebhookEndpointRepository {
   /** Stores a new endpoint. */
   abstract add(endpoint: WebhookEndpoint): Promise<void>;
   abstract findById(id: number): Promise<WebhookEndpoint | null>;
-  /** The endpoint and its owner's role, its row locked until the transaction ends (edits and rotations queue). */
-  abstract lockById(id: number): Promise<WebhookSubscriber | null>;
+  /** Finds and locks the endpoint's row until the transaction ends (inside UnitOfWork.run only). */
+  abstract lockById(id: number): Promise<WebhookEndpoint | null>;
+  /** lockById, with the owner's role: its row locked until the transaction ends (edits and rotations queue). */
+  abstract lockWithOwner(id: number): Promise<WebhookSubscriber | null>;
   /**
    * Writes a stored endpoint's changes (URL, events, secrets, disabledAt). `resetHealth` ends its failing streak
    * (an endpoint enabled again, or moved to another URL, starts afresh instead of being disabled at the next run).

@@ -13,6 +13,7 @@ import {
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { WebhookEvents } from './webhook-events';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import {
@@ -106,9 +107,11 @@ export class DeleteWebhookEndpoint {
     private readonly subscribers: SubscriberCache,
   ) {}
 
-  async execute(id: number, viewer: Account): Promise<void> {
+  /** `precondition`: the state the caller expects the endpoint in (If-Match), checked under its row lock. */
+  async execute(id: number, viewer: Account, precondition?: Precondition<WebhookEndpoint>): Promise<void> {
     await this.uow.run(async () => {
-      visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+      const endpoint = visibleTo(await this.endpoints.lockById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+      assertPrecondition(precondition, endpoint);
       await this.endpoints.delete(id);
       await this.changes.announce();
     });
@@ -144,7 +147,7 @@ export class UpdateWebhookEndpoint {
     visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
     if (change.url !== undefined) await this.urls.check(change.url);
     const updated = await this.uow.run(async () => {
-      const locked = await this.endpoints.lockById(id);
+      const locked = await this.endpoints.lockWithOwner(id);
       const endpoint = visibleTo(locked?.endpoint ?? null, viewer, () => new WebhookEndpointNotFoundError(id));
       const changed = endpoint.change(change, locked?.ownerIsAdmin === true, this.clock.now());
       const enabledAgain = endpoint.disabledAt !== null && changed.disabledAt === null;
@@ -189,7 +192,7 @@ export class RotateWebhookSecret {
       throw new InvalidValueError('expiresInSeconds', `expiresInSeconds must be an integer from 0 to ${max}.`);
     }
     return this.uow.run(async () => {
-      const locked = await this.endpoints.lockById(id);
+      const locked = await this.endpoints.lockWithOwner(id);
       const endpoint = visibleTo(locked?.endpoint ?? null, viewer, () => new WebhookEndpointNotFoundError(id));
       const previousSecretExpiresAt = new Date(this.clock.now().getTime() + (windowSeconds ?? max) * 1000);
       const rotated = endpoint.rotateSecret(this.secrets.generate(), previousSecretExpiresAt);

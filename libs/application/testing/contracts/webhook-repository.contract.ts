@@ -87,6 +87,15 @@ export function describeWebhookRepositoryContract(
       expect(await endpoints.findById(orphan.id)).toBeNull();
     });
 
+    it('locks an endpoint only inside a unit of work, and finds nothing to lock for an unknown id', async () => {
+      const hook = await endpoint(customer);
+      await expect(endpoints.lockById(hook.id)).rejects.toThrow(/transaction/i);
+      await subject.uow.run(async () => {
+        expect((await endpoints.lockById(hook.id))?.toSnapshot()).toEqual(hook.toSnapshot());
+        expect(await endpoints.lockById(hook.id + 1000)).toBeNull();
+      });
+    });
+
     it("counts and lists an owner's endpoints, ascending, a keyset page at a time", async () => {
       const [a, b, c] = [await endpoint(customer), await endpoint(customer), await endpoint(customer)];
       await endpoint(admin, ['order.placed'], true);
@@ -135,15 +144,15 @@ export function describeWebhookRepositoryContract(
     it("locks an endpoint with its owner's role; writes its changes, keeping id, owner, creation", async () => {
       const hook = await endpoint(customer);
       const store = await endpoint(admin, ['pet.status_changed'], true);
-      expect(await subject.uow.run(() => endpoints.lockById(hook.id + store.id + 1000))).toBeNull();
-      const locked = await subject.uow.run(() => endpoints.lockById(store.id));
+      expect(await subject.uow.run(() => endpoints.lockWithOwner(hook.id + store.id + 1000))).toBeNull();
+      const locked = await subject.uow.run(() => endpoints.lockWithOwner(store.id));
       expect(locked?.ownerIsAdmin).toBe(true);
       expect(locked?.endpoint.toSnapshot()).toEqual(store.toSnapshot());
       const changed = hook
         .change({ url: 'https://hooks.example/moved', events: ['order.completed'], enabled: false }, false, at(1))
         .rotateSecret('whsec_rotated', at(60));
       await subject.uow.run(async () => {
-        expect((await endpoints.lockById(hook.id))?.ownerIsAdmin).toBe(false);
+        expect((await endpoints.lockWithOwner(hook.id))?.ownerIsAdmin).toBe(false);
         await endpoints.update(changed, { resetHealth: false });
       });
       const stored = await endpoints.findById(hook.id);

@@ -70,8 +70,13 @@ export class InMemoryWebhookEndpointRepository extends WebhookEndpointRepository
     return row ? toEndpoint(row) : null;
   }
 
-  async lockById(id: number): Promise<WebhookSubscriber | null> {
+  async lockById(id: number): Promise<WebhookEndpoint | null> {
     this.db.assertInTransaction('lockById');
+    return this.findById(id);
+  }
+
+  async lockWithOwner(id: number): Promise<WebhookSubscriber | null> {
+    this.db.assertInTransaction('lockWithOwner');
     const row = this.db.tables.webhookEndpoints.get(id);
     return row ? { endpoint: toEndpoint(row), ownerIsAdmin: this.isAdmin(row.ownerId) } : null;
   }

@@ -1328,6 +1328,7 @@ export interface components {
       | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
+      | 'precondition_failed'
       | 'payload_too_large'
       | 'unknown_category'
       | 'unknown_pet'
@@ -1343,6 +1344,12 @@ export interface components {
   parameters: never;
   requestBodies: never;
   headers: {
+    /**
+     * @description The entity tag of the representation in the body (strong; it changes exactly when the body does):
+     * send it back in `If-None-Match` to revalidate, or in `If-Match` to change the resource only if nobody changed it
+     * since.
+     */
+    ETag: string;
     /** @description The request id (echoed when the request sent a sane one). */
     'X-Request-Id': string;
     /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
@@ -2816,7 +2823,13 @@ export interface operations {
   getCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2831,6 +2844,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2843,6 +2857,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Category'];
         };
+      };
+      /** @description Not modified: the category is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -2953,7 +2979,13 @@ export interface operations {
   deleteCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -3068,6 +3100,25 @@ export interface operations {
         };
       };
       /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -3121,7 +3172,13 @@ export interface operations {
   updateCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -3145,6 +3202,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3250,6 +3308,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'category_name_taken' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -3682,7 +3759,13 @@ export interface operations {
   getPetById: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3697,6 +3780,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
           Deprecation?: string;
           /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -3717,6 +3801,24 @@ export interface operations {
            */
           'application/json': components['schemas']['Pet'];
         };
+      };
+      /** @description Not modified: the pet is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -3885,7 +3987,13 @@ export interface operations {
   deletePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4000,6 +4108,25 @@ export interface operations {
         };
       };
       /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -4053,7 +4180,13 @@ export interface operations {
   updatePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4079,6 +4212,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4186,6 +4320,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'invalid_status_transition' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -4408,7 +4561,13 @@ export interface operations {
   getInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
+         * 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4423,6 +4582,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4435,6 +4595,18 @@ export interface operations {
            */
           'application/json': components['schemas']['InventoryItem'];
         };
+      };
+      /** @description Not modified: the stock entry is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -4545,7 +4717,13 @@ export interface operations {
   updateInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the stock entry only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4569,6 +4747,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4670,6 +4849,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The stock entry changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -5111,7 +5309,13 @@ export interface operations {
   getOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -5126,6 +5330,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5143,6 +5348,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Order'];
         };
+      };
+      /** @description Not modified: the order is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -5253,7 +5470,13 @@ export interface operations {
   cancelOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -5366,6 +5589,25 @@ export interface operations {
         };
       };
       /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -5419,7 +5661,13 @@ export interface operations {
   completeOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -5444,6 +5692,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5555,6 +5804,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'order_already_complete' | 'order_already_cancelled' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -5984,7 +6252,13 @@ export interface operations {
   getMessage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description The message's id (a UUID). */
         messageId: string;
@@ -6000,6 +6274,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6014,6 +6289,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Message'];
         };
+      };
+      /** @description Not modified: the message is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6477,7 +6764,13 @@ export interface operations {
   getWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
+         * is 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6492,6 +6785,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6507,6 +6801,18 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
+      };
+      /** @description Not modified: the webhook endpoint is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6617,7 +6923,13 @@ export interface operations {
   deleteWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
+         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6720,6 +7032,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };

@@ -96,7 +96,14 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
     return row ? toEndpoint(row) : null;
   }
 
-  async lockById(id: number): Promise<WebhookSubscriber | null> {
+  async lockById(id: number): Promise<WebhookEndpoint | null> {
+    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    const [row] = await this.query<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [id]);
+    return row ? toEndpoint(row) : null;
+  }
+
+  async lockWithOwner(id: number): Promise<WebhookSubscriber | null> {
+    if (!this.host.inTransaction) throw new Error('lockWithOwner needs a transaction (UnitOfWork.run).');
     const [row] = await this.query<EndpointRow>(
       `SELECT e.*, a.role = 'admin' AS owner_is_admin
          FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
