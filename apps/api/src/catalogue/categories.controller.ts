@@ -28,7 +28,7 @@ export class CategoriesController {
     type: CategoryDto,
     headers: { Location: { description: "The new category's URL.", schema: { type: 'string' } } },
   })
-  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case or Unicode form (`category_name_taken`).' })
   async create(@Body() body: NewCategoryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<CategoryDto> {
     const category = await this.createCategory.execute(body);
     void reply.header('Location', `/categories/${category.id}`);
@@ -54,7 +54,7 @@ export class CategoriesController {
   @Auth('admin')
   @ApiOperation({ operationId: 'updateCategory', summary: 'Update a category' })
   @ApiOkResponse({ type: CategoryDto })
-  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case or Unicode form (`category_name_taken`).' })
   async update(@Param('categoryId', ParseIdPipe) id: number, @Body() body: CategoryUpdateDto): Promise<CategoryDto> {
     return CategoryDto.from(await this.updateCategory.execute({ id, ...body }));
   }

@@ -575,7 +575,8 @@ export interface components {
     /** @description Input for creating a category. */
     NewCategory: {
       /**
-       * @description Category name (for example a kind of animal); unique, case-insensitively.
+       * @description Category name (for example a kind of animal); unique after Unicode NFKC normalisation and case
+       * folding; no control or invisible characters, letters of one script.
        * @example Dogs
        */
       name: string;
@@ -2250,7 +2251,7 @@ export interface operations {
         };
       };
       /**
-       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -2740,7 +2741,7 @@ export interface operations {
         };
       };
       /**
-       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */

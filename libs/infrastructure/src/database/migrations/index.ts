@@ -10,6 +10,7 @@ import { IdempotencyResults1764000300000 } from './1764000300000-idempotency-res
 import { Webhooks1764000400000 } from './1764000400000-webhooks';
 import { StockTable1764000500000 } from './1764000500000-stock-table';
 import { OrdersAsRecords1796000100000 } from './1796000100000-orders-as-records';
+import { CategoryNameKey1796000200000 } from './1796000200000-category-name-key';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   Webhooks1764000400000,
   StockTable1764000500000,
   OrdersAsRecords1796000100000,
+  CategoryNameKey1796000200000,
 ];
