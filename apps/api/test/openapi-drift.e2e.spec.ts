@@ -58,7 +58,19 @@ describe('the committed OpenAPI description (docs/openapi.json) and client types
     ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31 });
     ajv.addSchema({ $id: 'openapi', components: { schemas: rewriteRefs(served.components.schemas) } });
     const problems: string[] = [];
-    for (const [path, item] of Object.entries<Json>(served.paths)) {
+    // Callbacks too: a request the service sends (an event) has its example like any request body.
+    const callbacks = Object.entries<Json>(served.paths).flatMap(([path, item]) =>
+      Object.values<Json>(item).flatMap((operation) =>
+        Object.entries<Json>(operation.callbacks ?? {}).flatMap(([name, callback]) =>
+          Object.values<Json>(callback).map((callbackItem): [string, Json] => [
+            `${path} callback ${name}`,
+            callbackItem,
+          ]),
+        ),
+      ),
+    );
+    expect(callbacks.length).toBeGreaterThan(0);
+    for (const [path, item] of [...Object.entries<Json>(served.paths), ...callbacks]) {
       for (const [method, operation] of Object.entries<Json>(item)) {
         const media: Array<[string, Json]> = Object.entries<Json>(operation.responses)
           .filter(([status]) => status.startsWith('2'))

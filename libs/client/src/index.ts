@@ -17,3 +17,11 @@ export {
   type Success,
   type SuccessData,
 } from './petstore-client.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventType,
+  type WebhookHeaders,
+} from './webhooks.js';

@@ -18,11 +18,13 @@ import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ApiCallbackObjects } from '../common/openapi/callbacks';
 import { Stability } from '../common/openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { webhookEventCallbacks, webhookEventSchemas } from './webhook-events.openapi';
 import {
   CreatedWebhookEndpointDto,
   NewWebhookEndpointDto,
@@ -32,7 +34,8 @@ import {
 } from './webhook.dto';
 
 const DELIVERY =
-  'Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it) with the ' +
+  'Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it; the ' +
+  '`event` callback and the `WebhookEvent` schema describe each type) with the ' +
   'Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s is ' +
   'delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed. ' +
   'The URL must be https://, without credentials, on port 443 (the default) or 1024-65535, and its host must ' +
@@ -53,6 +56,7 @@ export class WebhooksController {
 
   @Post()
   @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Subscribe a URL to events', description: DELIVERY })
+  @ApiCallbackObjects(webhookEventCallbacks(), webhookEventSchemas())
   @ApiCreatedResponse({
     type: CreatedWebhookEndpointDto,
     headers: { Location: { description: "The endpoint's URL.", schema: { type: 'string' } } },

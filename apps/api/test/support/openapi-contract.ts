@@ -88,6 +88,14 @@ export class OpenApiContract {
         );
   }
 
+  /**
+   * Problems of a value against one component schema (closed, as responses are): the events the service sends
+   * (webhook deliveries) are checked against their schemas this way.
+   */
+  checkSchema(name: string, value: unknown): string[] {
+    return this.validate(`openapi#/components/schemas/${name}`, value, name);
+  }
+
   /** Every API header sent is declared, and every header declared required is sent. */
   private checkHeaders(label: string, declared: Record<string, Header>, sent: Headers): string[] {
     const components = (this.document['components'] as Json | undefined)?.['headers'] as
@@ -109,7 +117,9 @@ export class OpenApiContract {
   private validate(ref: string, body: unknown, label: string): string[] {
     const validate = this.ajv.getSchema(ref);
     if (!validate) return [`no schema ${ref}`];
-    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${label}: ${e.instancePath} ${e.message}`);
+    return validate(body)
+      ? []
+      : (validate.errors ?? []).map((e) => `${label}: ${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
   }
 }
 

@@ -108,12 +108,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's active keys, without secrets, by id */
+    /**
+     * The account's keys that are not revoked, without secrets, by id
+     * @description Expired keys are listed too (their `expiresAt` has passed) until they are revoked.
+     */
     get: operations['listApiKeys'];
     put?: never;
     /**
      * Another API key for the same account
-     * @description The secret is shown only in this response.
+     * @description The secret is shown only in this response. The body is optional: a name, scopes (`read` or `full`,
+     * default `full`) and an expiry. A key creates keys only with scopes it has itself; a `read` key cannot create keys
+     * at all (`403 insufficient_scope`: creating is a write).
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -393,11 +398,12 @@ export interface paths {
     /**
      * Subscribe a URL to events
      * @description Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns
-     * it) with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10
-     * s is delivered; anything else is retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed.
-     * The URL must be https://, without credentials, on port 443 (the default) or 1024-65535, and its host must resolve
-     * only to public addresses (IPv6 forms that embed an IPv4 address are judged by that address); every URL refused
-     * answers the same 400 `invalid_webhook_url`, whichever rule it fails.
+     * it; the `event` callback and the `WebhookEvent` schema describe each type) with the Standard Webhooks headers
+     * `webhook-id`, `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s is delivered; anything else is
+     * retried after 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed. The URL must be https://, without
+     * credentials, on port 443 (the default) or 1024-65535, and its host must resolve only to public addresses (IPv6
+     * forms that embed an IPv4 address are judged by that address); every URL refused answers the same 400
+     * `invalid_webhook_url`, whichever rule it fails.
      */
     post: operations['createWebhookEndpoint'];
     delete?: never;
@@ -522,6 +528,12 @@ export interface components {
        */
       createdAt: string;
     };
+    /**
+     * @description What a key may do. `read`: only `GET` (and `HEAD`); any other method is `403 insufficient_scope`, an
+     * administrator's key included. `full`: everything its account may do.
+     * @enum {string}
+     */
+    ApiKeyScope: 'read' | 'full';
     /** @description A new API key, with its secret: the only response that shows it. */
     ApiKeyCreated: {
       /**
@@ -534,6 +546,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -552,6 +580,31 @@ export interface components {
       account: components['schemas']['Account'];
       apiKey: components['schemas']['ApiKeyCreated'];
     };
+    /**
+     * @description A new key: each field may be left out, and so may the whole body (no name, `full`, no expiry). A key
+     * creates keys only with scopes it has itself.
+     */
+    NewApiKey: {
+      /**
+       * @description A label for the key (where it is used: 'CI', 'dashboard'); surrounding spaces are trimmed.
+       * @example CI
+       */
+      name?: string;
+      /**
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description When the key stops working (`401 api_key_expired` from then on): in the future, at most 366 days
+       * ahead, and not after the calling key's own expiry. Left out: the calling key's expiry, if it has one; otherwise
+       * the key does not expire.
+       * @example 2027-01-31T00:00:00Z
+       */
+      expiresAt?: string;
+    };
     /** @description An API key as listed: never with its secret. */
     ApiKey: {
       /**
@@ -564,6 +617,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -1011,6 +1080,131 @@ export interface components {
       type: 'ping';
     };
     /**
+     * @description The body of the `order.placed` event. An order was placed (`POST /store/orders`); `status` `placed`.
+     */
+    OrderPlacedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'order.placed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Order'];
+    };
+    /**
+     * @description The body of the `order.completed` event. An administrator completed an order (`PATCH
+     * /store/orders/{orderId}`).
+     */
+    OrderCompletedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'order.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Order'];
+    };
+    /**
+     * @description The body of the `order.cancelled` event. An order was cancelled: by its owner or an administrator
+     * (`DELETE /store/orders/{orderId}`), or by the service when its hold expired (`ORDER_HOLD_MINUTES`); `data` is the
+     * order as it is now, `status` `cancelled` or `expired`.
+     */
+    OrderCancelledEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'order.cancelled';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Order'];
+    };
+    /**
+     * @description The body of the `pet.status_changed` event. A pet's status changed, by hand (`PATCH /pets/{petId}`)
+     * or through its stock (an order placed, completed or cancelled, `PUT /store/inventory/{petId}`); `data` has the
+     * new status. Administrators only.
+     */
+    PetStatusChangedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.status_changed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /** @description The body of the `message.delivered` event. A message (`POST /messages`) was delivered. */
+    MessageDeliveredEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'message.delivered';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Message'];
+    };
+    /**
+     * @description The body of the `ping` event. Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint
+     * alone, once, never retried; nobody subscribes to it.
+     */
+    PingEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'ping';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: int64
+         * @description The endpoint tested.
+         * @example 1
+         */
+        endpointId: number;
+      };
+    };
+    /**
+     * @description Any event the service POSTs to a webhook endpoint: `type` says which, and which schema the body
+     * follows. A newer service may send a type this description does not list yet: ignore (and answer 2xx to) what you
+     * do not know.
+     */
+    WebhookEvent:
+      | components['schemas']['OrderPlacedEvent']
+      | components['schemas']['OrderCompletedEvent']
+      | components['schemas']['OrderCancelledEvent']
+      | components['schemas']['PetStatusChangedEvent']
+      | components['schemas']['MessageDeliveredEvent']
+      | components['schemas']['PingEvent'];
+    /**
      * @description Every `code` an `Error` can carry today (docs/api.md says when). Each operation lists its own per
      * status; `method_not_allowed`, `request_timeout`, `headers_too_large` are answered before a request reaches an
      * operation. A client must also accept codes it does not know: new ones may be added.
@@ -1023,7 +1217,9 @@ export interface components {
       | 'invalid_webhook_url'
       | 'bad_request'
       | 'unauthorized'
+      | 'api_key_expired'
       | 'forbidden'
+      | 'insufficient_scope'
       | 'not_found'
       | 'method_not_allowed'
       | 'request_timeout'
@@ -1272,7 +1468,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1285,11 +1484,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1397,6 +1596,11 @@ export interface operations {
            *       "apiKey": {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *         "key": "psk_Zq3xW9aB…"
@@ -1557,7 +1761,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1570,7 +1777,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1656,6 +1863,11 @@ export interface operations {
            *       {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
            *       }
@@ -1683,7 +1895,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1696,7 +1911,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1758,7 +1973,17 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "name": "CI",
+         *       "expiresAt": "2027-01-31T00:00:00Z"
+         *     }
+         */
+        'application/json': components['schemas']['NewApiKey'];
+      };
+    };
     responses: {
       /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
       201: {
@@ -1776,6 +2001,11 @@ export interface operations {
            * @example {
            *       "id": 3,
            *       "prefix": "psk_Zq3xW9aB",
+           *       "name": "CI",
+           *       "scopes": [
+           *         "full"
+           *       ],
+           *       "expiresAt": "2026-11-23T10:00:00.000Z",
            *       "createdAt": "2026-11-23T10:00:00.000Z",
            *       "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *       "key": "psk_Zq3xW9aB…"
@@ -1803,7 +2033,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1816,7 +2049,27 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /**
+       * @description A key cannot give a new key a scope it does not have itself (`insufficient_scope`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -1837,6 +2090,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'too_many_keys' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
           };
         };
       };
@@ -1932,7 +2201,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1945,7 +2217,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -2089,7 +2377,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2102,7 +2393,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2217,7 +2508,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2230,11 +2524,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2246,7 +2544,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2387,7 +2685,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2400,7 +2701,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2512,7 +2813,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2525,11 +2829,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2541,7 +2849,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2691,7 +2999,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2704,11 +3015,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2720,7 +3035,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2897,7 +3212,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2910,7 +3228,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3028,7 +3346,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3041,11 +3362,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3057,7 +3382,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3224,7 +3549,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3243,7 +3571,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3401,7 +3729,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3414,11 +3745,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3430,7 +3765,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3584,7 +3919,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3597,11 +3935,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3613,7 +3955,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3798,7 +4140,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3811,7 +4156,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3916,7 +4261,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3929,7 +4277,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4059,7 +4407,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4072,11 +4423,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4088,7 +4443,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -4262,7 +4617,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4275,7 +4633,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4404,7 +4762,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4417,7 +4778,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -4593,7 +4970,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4606,7 +4986,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4718,7 +5098,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4731,7 +5114,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -4889,7 +5288,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4902,11 +5304,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4918,7 +5324,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -5087,7 +5493,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5100,11 +5509,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5240,7 +5649,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5253,7 +5665,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -5417,7 +5845,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5430,7 +5861,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5561,7 +5992,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5574,7 +6008,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5698,7 +6132,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5711,7 +6148,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -5855,7 +6308,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5868,7 +6324,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5980,7 +6436,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5993,7 +6452,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6144,7 +6619,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6157,7 +6635,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6277,7 +6755,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6290,7 +6771,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };

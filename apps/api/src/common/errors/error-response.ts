@@ -52,6 +52,7 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   order_already_cancelled: { status: 409, code: 'order_already_cancelled' },
   hold_limit_reached: { status: 409, code: 'hold_limit_reached' },
   too_many_keys: { status: 409, code: 'too_many_keys' },
+  insufficient_scope: { status: 403, code: 'insufficient_scope' },
   too_many_endpoints: { status: 409, code: 'too_many_endpoints' },
   invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },

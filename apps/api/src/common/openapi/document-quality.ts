@@ -9,6 +9,11 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 
 type Json = Record<string, unknown>;
 type Response = { description: string; content?: Record<string, { schema?: Json; example?: unknown }> };
+type Operation = {
+  requestBody?: Response;
+  responses: Record<string, Response>;
+  callbacks?: Record<string, Record<string, unknown>>;
+};
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Used where a property declares no example of its own. */
@@ -49,20 +54,23 @@ export function unwrapSingleAllOf<T>(node: T): T {
 export function addExamples(document: OpenAPIObject): OpenAPIObject {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Json>;
   const bodies: Array<{ schema?: Json; example?: unknown }> = [];
-  for (const item of Object.values(document.paths)) {
-    for (const method of METHODS) {
-      const operation = (
-        item as Record<string, { requestBody?: Response; responses: Record<string, Response> } | undefined>
-      )[method];
-      if (!operation) continue;
-      const json = operation.requestBody?.content?.['application/json'];
-      if (json) bodies.push(json);
-      for (const [status, response] of Object.entries(operation.responses)) {
-        const media = response.content?.['application/json'];
-        if (media && status.startsWith('2')) bodies.push(media);
+  const collect = (items: Iterable<unknown>) => {
+    for (const item of items) {
+      for (const method of METHODS) {
+        const operation = (item as Record<string, Operation | undefined>)[method];
+        if (!operation) continue;
+        const json = operation.requestBody?.content?.['application/json'];
+        if (json) bodies.push(json);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const media = response.content?.['application/json'];
+          if (media && status.startsWith('2')) bodies.push(media);
+        }
+        // A callback's request (an event the service sends) is a body too: `{expression: PathItem}` each.
+        for (const callback of Object.values(operation.callbacks ?? {})) collect(Object.values(callback));
       }
     }
-  }
+  };
+  collect(Object.values(document.paths));
   for (const media of bodies) {
     if (media.schema && media.example === undefined) media.example = exampleOf(media.schema, schemas);
   }
@@ -81,6 +89,9 @@ function exampleOf(schema: Json, schemas: Record<string, Json>, depth = 0): unkn
   if (typeof ref === 'string') return exampleOf(schemas[ref.split('/').pop() ?? ''] ?? {}, schemas, depth + 1);
   const allOf = schema['allOf'];
   if (Array.isArray(allOf)) return exampleOf({ ...schema, allOf: undefined, ...allOf[0] }, schemas, depth + 1);
+  // A union (`WebhookEvent`): an instance of its first member.
+  const oneOf = schema['oneOf'];
+  if (Array.isArray(oneOf)) return exampleOf(oneOf[0] as Json, schemas, depth + 1);
   const enumValues = schema['enum'];
   if (Array.isArray(enumValues)) return enumValues[0];
   switch (schema['type']) {

@@ -6,6 +6,7 @@ import { configToken } from '../../config/config.module';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
+import { addCallbacks } from './callbacks';
 import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 import { describeErrorCodes } from './error-codes.openapi';
 
@@ -85,6 +86,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('pets', 'The catalogue')
     .addTag('store', 'Stock and orders')
     .addTag('messages', 'The quickstart operation: messages queued for the store')
+    .addTag(
+      'webhooks',
+      'Signed events POSTed to your URLs: endpoints, their deliveries, and the events themselves (the `event` ' +
+        'callback of `createWebhookEndpoint`; their schemas `WebhookEvent`, `OrderPlacedEvent`…)',
+    )
     .addTag('health', 'Liveness and readiness probes')
     .addTag('metrics', 'Prometheus metrics for operators')
     .addBearerAuth(
@@ -93,7 +99,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .build();
   const document = describeDeprecations(
-    SwaggerModule.createDocument(app, config),
+    addCallbacks(SwaggerModule.createDocument(app, config)),
     app.get(configToken('deprecations')),
   );
   // Relative: the deployment serving the description is the one it describes.
@@ -153,7 +159,17 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.requestBody)
         add(413, `The body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (\`payload_too_large\`).`);
       if (operation.security?.length) {
-        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
+        add(
+          401,
+          'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); ' +
+            'or it has expired (`api_key_expired`).',
+        );
+        // Every write needs a `full` key (the guard, scopeFor): a `read` key, an administrator's too, may only GET.
+        if (method !== 'get') {
+          add(403, 'The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).', {
+            merge: true,
+          });
+        }
       }
       if (rateLimited) {
         add(

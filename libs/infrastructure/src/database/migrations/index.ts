@@ -11,6 +11,7 @@ import { Webhooks1764000400000 } from './1764000400000-webhooks';
 import { StockTable1764000500000 } from './1764000500000-stock-table';
 import { OrdersAsRecords1796000100000 } from './1796000100000-orders-as-records';
 import { CategoryNameKey1796000200000 } from './1796000200000-category-name-key';
+import { ApiKeyScopes1796000400000 } from './1796000400000-api-key-scopes';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   StockTable1764000500000,
   OrdersAsRecords1796000100000,
   CategoryNameKey1796000200000,
+  ApiKeyScopes1796000400000,
 ];

@@ -1,0 +1,175 @@
+import type { WebhookEventName } from '@petstore/application';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_PING } from '@petstore/domain';
+
+type Schema = Record<string, unknown>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+interface EventPayload {
+  /** The component schema of `data` (the resource as the API's responses show it), or its schema. */
+  data: string | Schema;
+  /** When the event is sent, and to whom when that is narrower than the endpoint's owner. */
+  sent: string;
+}
+
+/**
+ * Every event the service sends, and what it carries in `data`: the one list the description's event schemas
+ * (`OrderPlacedEvent`… and their union `WebhookEvent`, the body of the `event` callback of `POST /webhooks/endpoints`)
+ * are made from, and through the generated types the client's `WebhookEvent`.
+ *
+ * A new event type: add it to WEBHOOK_EVENT_TYPES (libs/domain/src/webhook/webhook.ts), then here (this object does
+ * not compile without it), then a way to cause it in apps/api/test/webhook-event-schemas.e2e.spec.ts (`CAUSES`,
+ * which does not compile without it either), where a real delivery of each is validated against its schema.
+ */
+export const WEBHOOK_EVENTS: Record<WebhookEventName, EventPayload> = {
+  'order.placed': { data: 'Order', sent: 'An order was placed (`POST /store/orders`); `status` `placed`.' },
+  'order.completed': {
+    data: 'Order',
+    sent: 'An administrator completed an order (`PATCH /store/orders/{orderId}`).',
+  },
+  'order.cancelled': {
+    data: 'Order',
+    sent:
+      'An order was cancelled: by its owner or an administrator (`DELETE /store/orders/{orderId}`), or by the ' +
+      'service when its hold expired (`ORDER_HOLD_MINUTES`); `data` is the order as it is now, `status` `cancelled` ' +
+      'or `expired`.',
+  },
+  'pet.status_changed': {
+    data: 'Pet',
+    sent:
+      "A pet's status changed, by hand (`PATCH /pets/{petId}`) or through its stock (an order placed, completed " +
+      'or cancelled, `PUT /store/inventory/{petId}`); `data` has the new status. Administrators only.',
+  },
+  'message.delivered': { data: 'Message', sent: 'A message (`POST /messages`) was delivered.' },
+  [WEBHOOK_PING]: {
+    data: {
+      type: 'object',
+      required: ['endpointId'],
+      properties: { endpointId: { type: 'integer', format: 'int64', description: 'The endpoint tested.', example: 1 } },
+    },
+    sent:
+      'Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint alone, once, never retried; ' +
+      'nobody subscribes to it.',
+  },
+};
+
+/** Every event type, subscribable ones first, in the order of WEBHOOK_EVENT_TYPES. */
+export const SENT_EVENT_TYPES: readonly WebhookEventName[] = [...WEBHOOK_EVENT_TYPES, WEBHOOK_PING];
+
+/** The component schema of one event type's body: `order.placed` → `OrderPlacedEvent`, `ping` → `PingEvent`. */
+export function eventSchemaName(type: WebhookEventName): string {
+  return `${type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Event`;
+}
+
+/** The union of every event body, discriminated by `type`. */
+export const WEBHOOK_EVENT_SCHEMA = 'WebhookEvent';
+
+function eventSchema(type: WebhookEventName): Schema {
+  const { data, sent } = WEBHOOK_EVENTS[type];
+  return {
+    type: 'object',
+    description: `The body of the \`${type}\` event. ${sent}`,
+    required: ['type', 'timestamp', 'data'],
+    properties: {
+      type: { type: 'string', enum: [type] },
+      timestamp: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the event happened (ISO 8601, UTC); the same on every attempt.',
+        example: '2026-11-23T10:00:00.000Z',
+      },
+      data: typeof data === 'string' ? ref(data) : data,
+    },
+  };
+}
+
+/** `OrderPlacedEvent`… and `WebhookEvent`, for `components.schemas`. */
+export function webhookEventSchemas(): Record<string, Schema> {
+  return {
+    ...Object.fromEntries(SENT_EVENT_TYPES.map((type) => [eventSchemaName(type), eventSchema(type)])),
+    [WEBHOOK_EVENT_SCHEMA]: {
+      description:
+        'Any event the service POSTs to a webhook endpoint: `type` says which, and which schema the body follows. ' +
+        'A newer service may send a type this description does not list yet: ignore (and answer 2xx to) what you ' +
+        'do not know.',
+      oneOf: SENT_EVENT_TYPES.map((type) => ref(eventSchemaName(type))),
+      discriminator: {
+        propertyName: 'type',
+        mapping: Object.fromEntries(SENT_EVENT_TYPES.map((type) => [type, ref(eventSchemaName(type)).$ref])),
+      },
+    },
+  };
+}
+
+const header = (name: string, description: string, schema: Schema) => ({
+  in: 'header',
+  name,
+  required: true,
+  description,
+  schema: { type: 'string', ...schema },
+});
+
+/** The callbacks of `POST /webhooks/endpoints`: one request, to the endpoint's `url`, whatever the event. */
+export function webhookEventCallbacks(): Record<string, unknown> {
+  return {
+    event: {
+      '{$request.body#/url}': {
+        post: {
+          operationId: 'receiveWebhookEvent',
+          tags: ['webhooks'],
+          summary: "An event, POSTed to the endpoint's `url` (implemented by you)",
+          description:
+            'Each event the endpoint subscribed to (and the pings it is sent), as JSON: ' +
+            SENT_EVENT_TYPES.map((type) => `\`${type}\` (\`${eventSchemaName(type)}\`)`).join(', ') +
+            '. Signed by the Standard Webhooks scheme with the secret `POST /webhooks/endpoints` answered: verify ' +
+            'the raw body and these headers before trusting it (`verifyWebhook` of `@petstore/client`, or ' +
+            '`new Webhook(secret).verify(body, headers)` of `standardwebhooks`). Delivered at least once: the same ' +
+            '`webhook-id` may come again.',
+          security: [],
+          parameters: [
+            header('webhook-id', "The event's id, the same on every attempt: deduplicate by it.", {
+              format: 'uuid',
+              maxLength: 36,
+            }),
+            header('webhook-timestamp', 'When this attempt was signed (unix seconds): refuse one far from now.', {
+              pattern: '^[0-9]{1,12}$',
+              maxLength: 12,
+            }),
+            header(
+              'webhook-signature',
+              '`v1,<base64 of HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`; several, separated by ' +
+                'spaces, when more than one secret signs (accept the event when one of them matches).',
+              { pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$', maxLength: 1024 },
+            ),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref(WEBHOOK_EVENT_SCHEMA),
+                // The ping (the first delivery `POST /webhooks/endpoints/{endpointId}/test` makes): an order event's
+                // Order has required read-only fields, which Spectral wants in an example and Redocly refuses in a
+                // request's (it reads a callback's request as a client's). Each event's schema shows its own data.
+                example: { type: WEBHOOK_PING, timestamp: '2026-11-23T10:00:00.000Z', data: { endpointId: 1 } },
+              },
+            },
+          },
+          responses: {
+            '2XX': { description: 'Delivered: any 2xx answered within 10 s; the body is ignored.' },
+            '4XX': {
+              description:
+                'Refused (a signature that does not verify, say): a failure like any other, retried (not a ping).',
+            },
+            default: {
+              description:
+                'Anything else, or no answer within 10 s: retried on the schedule `POST /webhooks/endpoints` ' +
+                'describes (a ping is not retried). Redirects are not followed.',
+            },
+          },
+        },
+      },
+    },
+  };
+}

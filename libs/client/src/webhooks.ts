@@ -1,0 +1,56 @@
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { components } from './generated/schema.js';
+
+export { WebhookVerificationError };
+
+/**
+ * A body the service POSTs to a webhook endpoint (`WebhookEvent` in its OpenAPI description): a union discriminated
+ * by `type`, so that `switch (event.type)` narrows `data` to the Order, Pet, Message or ping it carries.
+ */
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+/** `'order.placed' | 'order.completed' | … | 'ping'`. */
+export type WebhookEventType = WebhookEvent['type'];
+/** The body of one event type: `WebhookEventOf<'order.placed'>['data']` is an Order. */
+export type WebhookEventOf<Type extends WebhookEventType> = Extract<WebhookEvent, { type: Type }>;
+
+/**
+ * The request headers as servers hand them over: node:http's `IncomingHttpHeaders` and Fastify's `request.headers`
+ * (values `string | string[] | undefined`), a plain record, or the Fetch API's `Headers`.
+ */
+export type WebhookHeaders = FetchHeaders | Record<string, string | readonly string[] | undefined>;
+type FetchHeaders = { get(name: string): string | null };
+
+const SIGNED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
+function header(headers: WebhookHeaders, name: string): string {
+  if (isFetchHeaders(headers)) return headers.get(name) ?? '';
+  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
+  const value = key === undefined ? undefined : headers[key];
+  // A header sent twice: node:http joins most, but a framework may hand over a list; signatures are space-separated.
+  return typeof value === 'string' ? value : (value ?? []).join(' ');
+}
+
+function isFetchHeaders(headers: WebhookHeaders): headers is FetchHeaders {
+  return typeof (headers as { get?: unknown }).get === 'function';
+}
+
+/**
+ * Checks a delivery's Standard Webhooks signature (`webhook-id`, `webhook-timestamp` within 5 minutes of now,
+ * `webhook-signature` by `secret`, the `whsec_…` that creating the endpoint answered) over the raw body, exactly as
+ * received (not a re-serialised object), and returns the event. Throws `WebhookVerificationError` unless genuine.
+ *
+ * Built on the `standardwebhooks` package; what it adds is reading the headers as node:http and Fastify give them
+ * (its own `verify` wants a `Record<string, string>`) and typing the result. A signed body comes from the service,
+ * so it is not validated again; `event.type` may still be one this version of the client does not know (a newer
+ * service): leave those to a `default`.
+ */
+export function verifyWebhook(body: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookEvent {
+  const signed = Object.fromEntries(SIGNED_HEADERS.map((name) => [name, header(headers, name)]));
+  // standardwebhooks signs a string or a Node.js Buffer (it checks the constructor's name): decode any other bytes.
+  const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const event = new Webhook(secret).verify(payload, signed);
+  if (!event || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') {
+    throw new WebhookVerificationError('The body is not an event');
+  }
+  return event as WebhookEvent;
+}
