@@ -11,6 +11,7 @@ import { IssueApiKey, ManageApiKeys, SignUp, type VerifiedKey } from '@petstore/
 import { type Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount, CurrentApiKey, Public } from '../common/auth/auth.decorators';
+import { ShowsSecret } from '../common/idempotency/idempotency.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
@@ -25,6 +26,7 @@ export class SignUpController {
   constructor(private readonly signUp: SignUp) {}
 
   @Post()
+  @ShowsSecret()
   @ApiOperation({
     operationId: 'signUp',
     summary: 'Create a customer account and its first API key',
@@ -58,6 +60,7 @@ export class MyAccountController {
   }
 
   @Post('api-keys')
+  @ShowsSecret()
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Another API key for the same account',

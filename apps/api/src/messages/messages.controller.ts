@@ -4,7 +4,6 @@ import { MessageQueries, QueueMessage } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { Stability } from '../common/openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -23,7 +22,6 @@ export class MessagesController {
 
   @Post()
   @HttpCode(202)
-  @Idempotent()
   @ApiOperation({
     operationId: 'postMessage',
     summary: 'Queue a message (the quickstart operation)',

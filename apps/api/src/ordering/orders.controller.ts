@@ -4,7 +4,6 @@ import { CancelOrder, CompleteOrder, OrderQueries, PlaceOrder } from '@petstore/
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -50,7 +49,6 @@ export class OrdersController {
       'orders (`hold_limit_reached`).',
     422: 'No pet has that `petId` (`unknown_pet`).',
   })
-  @Idempotent()
   async place(
     @Body() body: NewOrderDto,
     @CurrentAccount() account: Account,

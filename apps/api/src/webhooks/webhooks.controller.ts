@@ -17,6 +17,7 @@ import {
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { ShowsSecret } from '../common/idempotency/idempotency.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ApiCallbackObjects } from '../common/openapi/callbacks';
 import { Stability } from '../common/openapi/stability.decorator';
@@ -55,6 +56,7 @@ export class WebhooksController {
   ) {}
 
   @Post()
+  @ShowsSecret()
   @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Subscribe a URL to events', description: DELIVERY })
   @ApiCallbackObjects(webhookEventCallbacks(), webhookEventSchemas())
   @ApiCreatedResponse({

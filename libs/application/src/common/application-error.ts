@@ -4,6 +4,7 @@ import type { DomainErrorKind } from '@petstore/domain';
 export type ApplicationErrorKind =
   | 'idempotency_key_in_use' //  a request with the same key is still running
   | 'idempotency_key_reused' //  the key was used with another request
+  | 'idempotency_replay_withheld' // the kept result is sealed and does not open
   | 'store_unavailable' //       the database cannot serve now (transient)
   | 'concurrent_update' //       two transactions collided (transient)
   | 'constraint_violation' //    a schema constraint refused a write no rule caught first

@@ -1236,6 +1236,7 @@ export interface components {
       | 'too_many_keys'
       | 'too_many_endpoints'
       | 'idempotency_key_in_use'
+      | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
       | 'payload_too_large'
@@ -1558,7 +1559,16 @@ export interface operations {
   signUp: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1580,6 +1590,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description `/accounts/me` */
           Location?: string;
           [name: string]: unknown;
@@ -1629,7 +1640,13 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept
+       * response to this Idempotency-Key (it shows a secret, kept sealed) cannot be opened
+       * (`idempotency_replay_withheld`); nothing was done twice.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1641,7 +1658,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -1658,6 +1675,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -1969,7 +2002,16 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1992,6 +2034,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The key listing. */
           Location?: string;
           [name: string]: unknown;
@@ -2076,6 +2119,10 @@ export interface operations {
       /**
        * @description The account already holds 20 active keys (`too_many_keys`).
        *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -2089,7 +2136,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_keys' | 'conflict';
+            code: 'too_many_keys' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -2106,6 +2153,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -2451,7 +2514,14 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2474,6 +2544,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new category's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -2551,6 +2622,8 @@ export interface operations {
       /**
        * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -2564,7 +2637,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'category_name_taken' | 'conflict';
+            code: 'category_name_taken' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -2581,6 +2654,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -3286,7 +3375,14 @@ export interface operations {
   createPet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3310,6 +3406,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new pet's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -3386,7 +3483,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3398,7 +3499,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -3418,7 +3519,11 @@ export interface operations {
           };
         };
       };
-      /** @description The category does not exist (`unknown_category`). */
+      /**
+       * @description The category does not exist (`unknown_category`).
+       *
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
+       */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3430,7 +3535,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unknown_category';
+            code: 'unknown_category' | 'idempotency_key_reused';
           };
         };
       };
@@ -4695,7 +4800,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -4799,11 +4904,11 @@ export interface operations {
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered
+       * (`insufficient_stock`), or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders
+       * (`hold_limit_reached`).
        *
-       * The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`),
-       * or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -4844,10 +4949,9 @@ export interface operations {
         };
       };
       /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
+       * @description No pet has that `petId` (`unknown_pet`).
        *
-       *     No pet has that `petId` (`unknown_pet`).
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
        */
       422: {
         headers: {
@@ -5587,7 +5691,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -5686,8 +5790,7 @@ export interface operations {
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -5722,10 +5825,7 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
-       */
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6066,7 +6166,16 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6092,6 +6201,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The endpoint's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -6171,6 +6281,10 @@ export interface operations {
       /**
        * @description The account has 10 endpoints already (`too_many_endpoints`).
        *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -6184,7 +6298,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_endpoints' | 'conflict';
+            code: 'too_many_endpoints' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -6201,6 +6315,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6709,7 +6839,14 @@ export interface operations {
   testWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6724,6 +6861,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -6807,7 +6945,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6819,7 +6961,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };

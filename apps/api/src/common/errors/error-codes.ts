@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   too_many_keys: [409],
   too_many_endpoints: [409],
   idempotency_key_in_use: [409],
+  idempotency_replay_withheld: [409],
   conflict: [409],
   operation_sunset: [410],
   payload_too_large: [413],

@@ -57,6 +57,7 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
+  idempotency_replay_withheld: { status: 409, code: 'idempotency_replay_withheld' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
   // A collision with a concurrent transaction: the same request may simply be sent again.
   concurrent_update: { ...RETRY_SOON, headers: { 'Retry-After': '1' } },

@@ -9,6 +9,7 @@ import { addArraySchemas } from './array-schema';
 import { addCallbacks } from './callbacks';
 import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 import { describeErrorCodes } from './error-codes.openapi';
+import { describeIdempotency } from '../idempotency/idempotency.openapi';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /**
@@ -129,6 +130,8 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.security.length) {
         operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
       }
+      // Every POST honours Idempotency-Key (IdempotencyInterceptor's rule): its header and its 409/422 answers.
+      if (method === 'post') describeIdempotency(operation);
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {

@@ -12,6 +12,7 @@ import { StockTable1764000500000 } from './1764000500000-stock-table';
 import { OrdersAsRecords1796000100000 } from './1796000100000-orders-as-records';
 import { CategoryNameKey1796000200000 } from './1796000200000-category-name-key';
 import { ApiKeyScopes1796000400000 } from './1796000400000-api-key-scopes';
+import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   OrdersAsRecords1796000100000,
   CategoryNameKey1796000200000,
   ApiKeyScopes1796000400000,
+  IdempotencyKeyHashes1796000600000,
 ];
