@@ -66,6 +66,12 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
     },
     '/store/orders': async () => ({ petId: await store.pet({ quantity: 5 }), quantity: 1 }),
     '/webhooks/endpoints': async () => ({ url: hookUrl, events: ['order.placed'] }),
+    // The description's example has a fixed expiry, which will one day be in the past (a 400): a week from now.
+    '/accounts/me/api-keys': async () => ({
+      name: 'walk',
+      scopes: ['read'],
+      expiresAt: new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString(),
+    }),
   };
 
   /** An id for each path parameter, of a resource the administrator may act on. */
