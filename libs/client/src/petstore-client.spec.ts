@@ -208,6 +208,64 @@ describe('the Petstore client', () => {
     expect(server.seen.every((s) => s.headers.authorization === 'Bearer psk_test')).toBe(true);
   });
 
+  describe('conditional requests', () => {
+    const PET = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
+    const TAG = '"q3v8AyNHfsn0e5q3PzbYwQ"';
+
+    it('exposes the ETag of a response, and null where there is none', async () => {
+      server = await ScriptedServer.start((request) =>
+        request.url === '/pets/7' ? { status: 200, headers: { etag: TAG }, body: PET } : { status: 200, body: [] },
+      );
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+      const read = await api.GET('/pets/{petId}', { params: { path: { petId: 7 } } });
+      expect(read).toEqual(expect.objectContaining({ data: PET, etag: TAG, notModified: false }));
+      const list = await api.GET('/pets');
+      expect([list.etag, list.notModified]).toEqual([null, false]);
+    });
+
+    it('sends If-Match when asked, and rejects a 412 with precondition_failed', async () => {
+      server = await ScriptedServer.start((request) =>
+        request.headers['if-match'] === TAG
+          ? { status: 200, headers: { etag: '"next"' }, body: { ...PET, name: 'Max' } }
+          : error(412, 'precondition_failed'),
+      );
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+      const changed = await api.PATCH('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-Match': TAG } },
+        body: { name: 'Max' },
+      });
+      expect([changed.data.name, changed.etag]).toEqual(['Max', '"next"']);
+      const stale = api.PATCH('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-Match': '"old"' } },
+        body: { name: 'Lost' },
+      });
+      await expect(stale).rejects.toMatchObject({ status: 412, code: 'precondition_failed' });
+      const removed = await api.DELETE('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-Match': TAG } },
+      });
+      expect(removed.response.status).toBe(200);
+      expect(server.seen.map((s) => [s.method, s.headers['if-match']])).toEqual([
+        ['PATCH', TAG],
+        ['PATCH', '"old"'],
+        ['DELETE', TAG],
+      ]);
+    });
+
+    it('resolves a 304 to If-None-Match as not modified (no body, no error, not retried)', async () => {
+      server = await ScriptedServer.start((request) =>
+        request.headers['if-none-match'] === TAG
+          ? { status: 304, headers: { etag: TAG } }
+          : { status: 200, headers: { etag: TAG }, body: PET },
+      );
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+      const again = await api.GET('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-None-Match': TAG } },
+      });
+      expect([again.notModified, again.etag, again.data, again.response.status]).toEqual([true, TAG, undefined, 304]);
+      expect(server.seen).toHaveLength(1);
+    });
+  });
+
   it('reads Retry-After as seconds or as an HTTP-date', () => {
     const now = Date.parse('2026-11-23T10:00:00Z');
     expect(retryAfterMs('5', now)).toBe(5000);

@@ -4,6 +4,7 @@ import { MessageQueries, QueueMessage } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { Conditional } from '../common/conditional/conditional.decorator';
 import { Stability } from '../common/openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -75,6 +76,7 @@ export class MessagesController {
     schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
   })
   @ApiOkResponse({ type: MessageDto })
+  @Conditional('message')
   async get(
     @Param('messageId', ParseMessageIdPipe) id: string,
     @CurrentAccount() account: Account,

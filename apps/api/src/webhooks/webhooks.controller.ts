@@ -12,11 +12,13 @@ import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
   PingWebhookEndpoint,
+  Precondition,
   WebhookEndpointQueries,
 } from '@petstore/application';
-import type { Account } from '@petstore/domain';
+import type { Account, WebhookEndpoint } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
 import { ShowsSecret } from '../common/idempotency/idempotency.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ApiCallbackObjects } from '../common/openapi/callbacks';
@@ -88,6 +90,7 @@ export class WebhooksController {
   @Get(':endpointId')
   @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (without its secret)' })
   @ApiOkResponse({ type: WebhookEndpointDto })
+  @Conditional('webhook endpoint')
   async get(
     @Param('endpointId', ParseIdPipe) id: number,
     @CurrentAccount() account: Account,
@@ -102,8 +105,13 @@ export class WebhooksController {
     summary: 'Delete a webhook endpoint (pending deliveries stop)',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
-  async remove(@Param('endpointId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<void> {
-    await this.deleteEndpoint.execute(id, account);
+  @Conditional('webhook endpoint')
+  async remove(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+    @IfMatch(WebhookEndpointDto.from) precondition?: Precondition<WebhookEndpoint>,
+  ): Promise<void> {
+    await this.deleteEndpoint.execute(id, account, precondition);
   }
 
   @Get(':endpointId/deliveries')

@@ -8,7 +8,8 @@ export type ApplicationErrorKind =
   | 'store_unavailable' //       the database cannot serve now (transient)
   | 'concurrent_update' //       two transactions collided (transient)
   | 'constraint_violation' //    a schema constraint refused a write no rule caught first
-  | 'invalid_stored_value'; //   the database cannot store or read a value as its type
+  | 'invalid_stored_value' //    the database cannot store or read a value as its type
+  | 'precondition_failed'; //    the resource is not in the state the caller expected (If-Match)
 
 /**
  * Every kind of error the layers under the API raise on purpose. The API maps each kind to its

@@ -50,6 +50,8 @@ export abstract class WebhookEndpointRepository {
   /** Stores a new endpoint (an endpoint is not edited; it is deleted and created again). */
   abstract add(endpoint: WebhookEndpoint): Promise<void>;
   abstract findById(id: number): Promise<WebhookEndpoint | null>;
+  /** Finds and locks the endpoint's row until the transaction ends (inside UnitOfWork.run only). */
+  abstract lockById(id: number): Promise<WebhookEndpoint | null>;
   /** The owner's endpoints, ascending by id. */
   abstract listByOwner(ownerId: number, page: PageRequest): Promise<Page<WebhookEndpoint>>;
   abstract delete(id: number): Promise<void>;

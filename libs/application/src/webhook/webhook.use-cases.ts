@@ -10,6 +10,7 @@ import {
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { WebhookEvents } from './webhook-events';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import {
@@ -102,9 +103,11 @@ export class DeleteWebhookEndpoint {
     private readonly subscribers: SubscriberCache,
   ) {}
 
-  async execute(id: number, viewer: Account): Promise<void> {
+  /** `precondition`: the state the caller expects the endpoint in (If-Match), checked under its row lock. */
+  async execute(id: number, viewer: Account, precondition?: Precondition<WebhookEndpoint>): Promise<void> {
     await this.uow.run(async () => {
-      visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+      const endpoint = visibleTo(await this.endpoints.lockById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+      assertPrecondition(precondition, endpoint);
       await this.endpoints.delete(id);
       await this.changes.announce();
     });

@@ -53,6 +53,15 @@ export function describeCategoryRepositoryContract(
       expect(await categories.findById(second.id + 1000)).toBeNull();
     });
 
+    it('locks only inside a unit of work, and finds nothing to lock for an unknown id', async () => {
+      const category = await addNew({ name: 'Lockable', description: 'held' });
+      await expect(categories.lockById(category.id)).rejects.toThrow(/transaction/i);
+      await subject.uow.run(async () => {
+        expect((await categories.lockById(category.id))?.toSnapshot()).toEqual(category.toSnapshot());
+        expect(await categories.lockById(category.id + 1000)).toBeNull();
+      });
+    });
+
     it('hands out new ids in ascending order; add refuses an id stored already, save an id not stored', async () => {
       const [first, second] = [await categories.nextId(), await categories.nextId()];
       expect(first).toBeGreaterThan(0);

@@ -87,6 +87,15 @@ export function describeWebhookRepositoryContract(
       expect(await endpoints.findById(orphan.id)).toBeNull();
     });
 
+    it('locks an endpoint only inside a unit of work, and finds nothing to lock for an unknown id', async () => {
+      const hook = await endpoint(customer);
+      await expect(endpoints.lockById(hook.id)).rejects.toThrow(/transaction/i);
+      await subject.uow.run(async () => {
+        expect((await endpoints.lockById(hook.id))?.toSnapshot()).toEqual(hook.toSnapshot());
+        expect(await endpoints.lockById(hook.id + 1000)).toBeNull();
+      });
+    });
+
     it("counts and lists an owner's endpoints, ascending, a keyset page at a time", async () => {
       const [a, b, c] = [await endpoint(customer), await endpoint(customer), await endpoint(customer)];
       await endpoint(admin, ['order.placed'], true);

@@ -37,6 +37,11 @@ export class InMemoryCategoryRepository extends CategoryRepository {
     return row ? Category.restore(row) : null;
   }
 
+  async lockById(id: number): Promise<Category | null> {
+    this.db.assertInTransaction('lockById');
+    return this.findById(id);
+  }
+
   async exists(id: number): Promise<boolean> {
     return this.db.tables.categories.has(id);
   }

@@ -70,6 +70,11 @@ export class InMemoryWebhookEndpointRepository extends WebhookEndpointRepository
     return row ? toEndpoint(row) : null;
   }
 
+  async lockById(id: number): Promise<WebhookEndpoint | null> {
+    this.db.assertInTransaction('lockById');
+    return this.findById(id);
+  }
+
   async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
     const rows = this.rows.filter((row) => row.ownerId === ownerId && row.id > (afterId ?? 0)).slice(0, limit + 1);
     return pageFromRows(rows.map(toEndpoint), limit, (endpoint) => endpoint.id);

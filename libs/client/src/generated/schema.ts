@@ -1239,6 +1239,7 @@ export interface components {
       | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
+      | 'precondition_failed'
       | 'payload_too_large'
       | 'unknown_category'
       | 'unknown_pet'
@@ -1254,6 +1255,12 @@ export interface components {
   parameters: never;
   requestBodies: never;
   headers: {
+    /**
+     * @description The entity tag of the representation in the body (strong; it changes exactly when the body does):
+     * send it back in `If-None-Match` to revalidate, or in `If-Match` to change the resource only if nobody changed it
+     * since.
+     */
+    ETag: string;
     /** @description The request id (echoed when the request sent a sane one). */
     'X-Request-Id': string;
     /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
@@ -2727,7 +2734,13 @@ export interface operations {
   getCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2742,6 +2755,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2754,6 +2768,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Category'];
         };
+      };
+      /** @description Not modified: the category is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -2864,7 +2890,13 @@ export interface operations {
   deleteCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2979,6 +3011,25 @@ export interface operations {
         };
       };
       /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -3032,7 +3083,13 @@ export interface operations {
   updateCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -3056,6 +3113,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3161,6 +3219,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'category_name_taken' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -3593,7 +3670,13 @@ export interface operations {
   getPetById: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3608,6 +3691,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
           Deprecation?: string;
           /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -3628,6 +3712,24 @@ export interface operations {
            */
           'application/json': components['schemas']['Pet'];
         };
+      };
+      /** @description Not modified: the pet is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -3796,7 +3898,13 @@ export interface operations {
   deletePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3911,6 +4019,25 @@ export interface operations {
         };
       };
       /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -3964,7 +4091,13 @@ export interface operations {
   updatePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3990,6 +4123,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4097,6 +4231,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'invalid_status_transition' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -4319,7 +4472,13 @@ export interface operations {
   getInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
+         * 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4334,6 +4493,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4346,6 +4506,18 @@ export interface operations {
            */
           'application/json': components['schemas']['InventoryItem'];
         };
+      };
+      /** @description Not modified: the stock entry is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -4456,7 +4628,13 @@ export interface operations {
   updateInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the stock entry only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4480,6 +4658,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4581,6 +4760,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The stock entry changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -5022,7 +5220,13 @@ export interface operations {
   getOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -5037,6 +5241,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5054,6 +5259,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Order'];
         };
+      };
+      /** @description Not modified: the order is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -5164,7 +5381,13 @@ export interface operations {
   cancelOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -5277,6 +5500,25 @@ export interface operations {
         };
       };
       /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
        * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
        * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
        */
@@ -5330,7 +5572,13 @@ export interface operations {
   completeOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -5355,6 +5603,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5466,6 +5715,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'order_already_complete' | 'order_already_cancelled' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -5895,7 +6163,13 @@ export interface operations {
   getMessage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description The message's id (a UUID). */
         messageId: string;
@@ -5911,6 +6185,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5925,6 +6200,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Message'];
         };
+      };
+      /** @description Not modified: the message is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6388,7 +6675,13 @@ export interface operations {
   getWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
+         * is 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6403,6 +6696,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6418,6 +6712,18 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
+      };
+      /** @description Not modified: the webhook endpoint is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6528,7 +6834,13 @@ export interface operations {
   deleteWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
+         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6631,6 +6943,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   idempotency_replay_withheld: [409],
   conflict: [409],
   operation_sunset: [410],
+  precondition_failed: [412],
   payload_too_large: [413],
   unknown_category: [422],
   unknown_pet: [422],

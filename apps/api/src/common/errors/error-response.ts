@@ -66,6 +66,8 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
     code: 'conflict',
     message: 'The request conflicts with the current state of the resource (a concurrent change).',
   },
+  // If-Match named a state the resource is no longer in: read it again (its new ETag), then decide.
+  precondition_failed: { status: 412, code: 'precondition_failed' },
   invalid_stored_value: {
     status: 400,
     code: 'validation_failed',

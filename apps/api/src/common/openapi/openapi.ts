@@ -4,6 +4,7 @@ import { BODY_LIMIT_BYTES } from '../http/input-limits.hooks';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { configToken } from '../../config/config.module';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
+import { describeConditionalRequests } from '../conditional/conditional.openapi';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
 import { addCallbacks } from './callbacks';
@@ -78,6 +79,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '**Lists** are JSON arrays, ordered by id; `limit` (1–100, default 20) and an opaque `cursor`; ' +
           'the next page is in `Link: <…>; rel="next"`.',
         '**Identifiers** are int64 integers, issued below 2^53 so that they are exact as JSON numbers.',
+        '**Conditional requests**: a single resource carries `ETag`; `If-None-Match` on its `GET` answers 304 ' +
+          '(not counted against the rate limit) while it is unchanged, and `If-Match` on a change answers 412 ' +
+          '`precondition_failed` when someone changed it since.',
         '**Stability**: operations that are not yet stable carry `x-stability: beta` or `experimental`; ' +
           'deprecated ones `deprecated: true` and `x-sunset`.',
       ].join('\n'),
@@ -99,9 +103,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SCHEME,
     )
     .build();
-  const document = describeDeprecations(
-    addCallbacks(SwaggerModule.createDocument(app, config)),
-    app.get(configToken('deprecations')),
+  const document = describeConditionalRequests(
+    describeDeprecations(addCallbacks(SwaggerModule.createDocument(app, config)), app.get(configToken('deprecations'))),
   );
   // Relative: the deployment serving the description is the one it describes.
   const description = 'This deployment (local, staging or production): the address serving it.';

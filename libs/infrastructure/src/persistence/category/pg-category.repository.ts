@@ -12,6 +12,7 @@ const CATEGORIES_NAME_UNIQUE = 'categories_name_key_uq';
  * rows map straight to domain objects. The table is the one its migrations create.
  */
 const FIND_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1`;
+const LOCK_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1 FOR UPDATE`;
 const LIST = `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2`;
 const INSERT = `INSERT INTO categories (id, name, description, name_key) VALUES ($1, $2, $3, $4)`;
 const UPDATE = `UPDATE categories SET name = $2, description = $3, name_key = $4 WHERE id = $1`;
@@ -35,6 +36,12 @@ export class PgCategoryRepository extends CategoryRepository {
 
   async findById(id: number): Promise<Category | null> {
     const [row] = await this.host.query<CategoryRow>(FIND_BY_ID, [id]);
+    return row ? toCategory(row) : null;
+  }
+
+  async lockById(id: number): Promise<Category | null> {
+    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    const [row] = await this.host.query<CategoryRow>(LOCK_BY_ID, [id]);
     return row ? toCategory(row) : null;
   }
 

@@ -92,6 +92,12 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
     return row ? toEndpoint(row) : null;
   }
 
+  async lockById(id: number): Promise<WebhookEndpoint | null> {
+    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    const [row] = await this.query<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [id]);
+    return row ? toEndpoint(row) : null;
+  }
+
   async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
     const rows = await this.query<EndpointRow>(
       `SELECT * FROM webhook_endpoints WHERE owner_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
