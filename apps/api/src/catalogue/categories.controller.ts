@@ -30,7 +30,7 @@ export class CategoriesController {
     type: CategoryDto,
     headers: { Location: { description: "The new category's URL.", schema: { type: 'string' } } },
   })
-  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case or Unicode form (`category_name_taken`).' })
   async create(@Body() body: NewCategoryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<CategoryDto> {
     const category = await this.createCategory.execute(body);
     void reply.header('Location', `/categories/${category.id}`);
@@ -57,7 +57,7 @@ export class CategoriesController {
   @Auth('admin')
   @ApiOperation({ operationId: 'updateCategory', summary: 'Update a category' })
   @ApiOkResponse({ type: CategoryDto })
-  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case or Unicode form (`category_name_taken`).' })
   @Conditional('category')
   async update(
     @Param('categoryId', ParseIdPipe) id: number,

@@ -102,6 +102,16 @@ export function describeCategoryRepositoryContract(
       expect((await categories.findById(other.id))?.name).toBe('Snakes');
     });
 
+    it('refuses a name that is the same after NFKC normalisation and case folding (full-width, ß)', async () => {
+      await aCategory().named('Dogs').saveIn(subject);
+      await expect(addNew({ name: '\uFF24\uFF2F\uFF27\uFF33' })).rejects.toBeInstanceOf(CategoryNameTakenError);
+      await aCategory().named('Straße').saveIn(subject);
+      await expect(addNew({ name: 'STRASSE' })).rejects.toBeInstanceOf(CategoryNameTakenError);
+      const other = await aCategory().named('Cats').saveIn(subject);
+      other.rename('\uFF44ogs');
+      await expect(categories.save(other)).rejects.toMatchObject({ kind: 'category_name_taken' });
+    });
+
     it('lets a category change the case of its own name', async () => {
       const category = await aCategory().named('horses').saveIn(subject);
       category.rename('Horses');

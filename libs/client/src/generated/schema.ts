@@ -678,7 +678,8 @@ export interface components {
     /** @description Input for creating a category. */
     NewCategory: {
       /**
-       * @description Category name (for example a kind of animal); unique, case-insensitively.
+       * @description Category name (for example a kind of animal); unique after Unicode NFKC normalisation and case
+       * folding; no control or invisible characters, letters of one script.
        * @example Dogs
        */
       name: string;
@@ -2716,7 +2717,7 @@ export interface operations {
         };
       };
       /**
-       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
        *
        *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
@@ -3292,7 +3293,7 @@ export interface operations {
         };
       };
       /**
-       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
