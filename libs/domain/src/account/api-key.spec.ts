@@ -46,6 +46,10 @@ describe('ApiKey', () => {
     expect(() => issue({ name: '   ' })).toThrow(expect.objectContaining({ field: 'name', kind: 'invalid' }));
     expect(() => issue({ name: 'x'.repeat(LIMITS.apiKeyName.max + 1) })).toThrow(InvalidValueError);
     expect(issue({ name: 'x'.repeat(LIMITS.apiKeyName.max) }).name).toHaveLength(LIMITS.apiKeyName.max);
+    // The rules of every name people read: no control or bidi-override characters, one script.
+    for (const name of ['CI\u202Eevil', 'bell\u0007', 'zero\u200Bwidth', 'D\u043Egs']) {
+      expect(() => issue({ name })).toThrow(expect.objectContaining({ field: 'name' }));
+    }
   });
 
   it('expires at expiresAt, the instant included', () => {

@@ -1,7 +1,7 @@
 import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
 import { LIMITS } from '../common/limits';
-import { boundedText } from '../common/text';
+import { displayName } from '../common/text';
 import { InsufficientScopeError } from './account.errors';
 
 /**
@@ -89,7 +89,7 @@ export class ApiKey {
       prefix: input.prefix,
       hash: input.hash,
       name:
-        request.name == null ? null : boundedText('name', request.name, LIMITS.apiKeyName.min, LIMITS.apiKeyName.max),
+        request.name == null ? null : displayName('name', request.name, LIMITS.apiKeyName.min, LIMITS.apiKeyName.max),
       scopes,
       expiresAt: expiresAt ?? issuer?.expiresAt ?? null,
       createdAt: input.now,
