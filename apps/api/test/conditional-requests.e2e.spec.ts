@@ -241,7 +241,17 @@ describe('conditional requests (HTTP, real PostgreSQL)', () => {
         key,
         body: { url: 'http://127.0.0.1:65000/hook', events: ['order.placed'] },
       });
+      const firstTag = etagOf(await api.get(`/webhooks/endpoints/${endpoint.body.id}`, { key }));
+      const patchEvents = (tag: string, events: string[]) =>
+        api.patch(`/webhooks/endpoints/${endpoint.body.id}`, { key, headers: ifMatch(tag), body: { events } });
+      expectError(await patchEvents(stale, ['order.cancelled']), 412, 'precondition_failed');
+      const patched = await patchEvents(firstTag, ['order.cancelled']);
+      expect(patched.status).toBe(200);
+      expect(patched.body.events).toEqual(['order.cancelled']);
+      // The tag the other editor holds is now stale: its change is refused, not applied over the first one.
+      expectError(await patchEvents(firstTag, ['order.placed']), 412, 'precondition_failed');
       const endpointTag = etagOf(await api.get(`/webhooks/endpoints/${endpoint.body.id}`, { key }));
+      expect(endpointTag).toBe(etagOf(patched));
       expectError(
         await api.delete(`/webhooks/endpoints/${endpoint.body.id}`, { key, headers: ifMatch(stale) }),
         412,

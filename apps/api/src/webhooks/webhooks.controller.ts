@@ -119,12 +119,14 @@ export class WebhooksController {
   })
   @ApiOkResponse({ type: WebhookEndpointDto })
   @ApiErrors({ 400: 'The URL is not `https`, or points inside the network (`invalid_webhook_url`).' })
+  @Conditional('webhook endpoint')
   async update(
     @Param('endpointId', ParseIdPipe) id: number,
     @Body() body: WebhookEndpointUpdateDto,
     @CurrentAccount() account: Account,
+    @IfMatch(WebhookEndpointDto.from) precondition?: Precondition<WebhookEndpoint>,
   ): Promise<WebhookEndpointDto> {
-    return WebhookEndpointDto.from(await this.updateEndpoint.execute({ id, viewer: account, ...body }));
+    return WebhookEndpointDto.from(await this.updateEndpoint.execute({ id, viewer: account, precondition, ...body }));
   }
 
   @Post(':endpointId/secret/rotate')

@@ -122,6 +122,8 @@ export class DeleteWebhookEndpoint {
 export interface UpdateWebhookEndpointCommand extends WebhookEndpointChange {
   id: number;
   viewer: Account;
+  /** The state the caller expects the endpoint in (If-Match), checked under its row lock. */
+  precondition?: Precondition<WebhookEndpoint>;
 }
 
 /**
@@ -142,13 +144,14 @@ export class UpdateWebhookEndpoint {
   ) {}
 
   async execute(command: UpdateWebhookEndpointCommand): Promise<WebhookEndpoint> {
-    const { id, viewer, ...change } = command;
+    const { id, viewer, precondition, ...change } = command;
     // Not yours is not found, whatever the URL; then the URL is resolved before the transaction (no lock waits on DNS).
     visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
     if (change.url !== undefined) await this.urls.check(change.url);
     const updated = await this.uow.run(async () => {
       const locked = await this.endpoints.lockWithOwner(id);
       const endpoint = visibleTo(locked?.endpoint ?? null, viewer, () => new WebhookEndpointNotFoundError(id));
+      assertPrecondition(precondition, endpoint);
       const changed = endpoint.change(change, locked?.ownerIsAdmin === true, this.clock.now());
       const enabledAgain = endpoint.disabledAt !== null && changed.disabledAt === null;
       await this.endpoints.update(changed, { resetHealth: enabledAgain || changed.url !== endpoint.url });

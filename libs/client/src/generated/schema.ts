@@ -7109,7 +7109,13 @@ export interface operations {
   updateWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
+         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -7138,6 +7144,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7240,6 +7247,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
