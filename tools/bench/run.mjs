@@ -238,7 +238,9 @@ function memoryOf(pid) {
 async function seed(db) {
   const t0 = Date.now();
   // The service has migrated the schema; the bulk rows go straight in with generate_series.
-  await db.query(`INSERT INTO categories (name) SELECT 'Bench category ' || g FROM generate_series(1, 50) g
+  // name_key is the domain's nameKey (NFKC, case folded): for these ASCII names, lower(name).
+  await db.query(`INSERT INTO categories (name, name_key)
+                  SELECT 'Bench category ' || g, 'bench category ' || g FROM generate_series(1, 50) g
                   ON CONFLICT DO NOTHING`);
   const categoryId = (await db.query(`SELECT min(id)::int AS id FROM categories`)).rows[0].id;
   // Every third pet is pending, the rest available; a quarter of the pets are in a second category.

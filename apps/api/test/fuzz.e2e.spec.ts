@@ -399,6 +399,50 @@ describe('fuzzing every documented operation with hostile input (fast-check, HTT
     );
   });
 
+  // Large arrays and large or nested bodies that are not objects (issue 24, item 1): whatever their size, the
+  // answer is a 4xx of a bounded size (a 64 KiB array once answered 2.7 MB), with at most 20 details.
+  it('answers large arrays and large or nested non-object bodies with a small 4xx', async () => {
+    const withBody = operations.filter((o) => o.bodyFields !== null);
+    const element = fc.constantFrom('0', '"x"', 'null', '{}', '[]', '{"a":1}', '{"toString":1}', '[0,[0]]');
+    const bigArray = fc.tuple(element, fc.integer({ min: 1000, max: BODY_LIMIT_BYTES / 2 })).map(
+      ([item, bytes]) =>
+        `[${Array(Math.max(1, Math.floor(bytes / (item.length + 1))))
+          .fill(item)
+          .join(',')}]`,
+    );
+    const manyKeys = fc
+      .integer({ min: 500, max: 5000 })
+      .map((n) => `{${Array.from({ length: n }, (_, i) => `"k${i}":[${i}]`).join(',')}}`);
+    const body = fc.oneof(
+      bigArray,
+      // The operation's own fields holding a large array or a large object.
+      fc
+        .tuple(fc.constantFrom('name', 'items', 'url', 'events', 'quantity', 'message'), bigArray)
+        .map(([field, array]) => `{"${field}":${array}}`),
+      manyKeys,
+      // Arrays of objects nested within the depth limit, and scalars at the top.
+      fc.integer({ min: 2, max: MAX_JSON_DEPTH - 1 }).map((depth) => '[{"a":'.repeat(depth) + '0' + '}]'.repeat(depth)),
+      fc.constantFrom('"' + 'x'.repeat(60_000) + '"', '1e999', 'true', 'null', '123456789012345678901234567890'),
+    );
+    const request = fc.record({ operation: fc.constantFrom(...withBody), body });
+    await fc.assert(
+      fc.asyncProperty(request, async ({ operation, body: text }) => {
+        const url = operation.template.replace(/\{[^}]+\}/g, '1');
+        const response = await api.request(operation.method, url, {
+          key: ADMIN_KEY,
+          raw: text,
+          headers: { 'content-type': 'application/json' },
+        });
+        const label = `${operation.method} ${url} body ${text.slice(0, 80)}… (${text.length} chars)`;
+        expectSound(response, label);
+        expect({ label, status: response.status >= 400 && response.status < 500 }).toEqual({ label, status: true });
+        expect({ label, bytes: response.text.length < 4096 }).toEqual({ label, bytes: true });
+        expect((response.body?.details ?? []).length).toBeLessThanOrEqual(20);
+      }),
+      { seed: SEED, numRuns: 4 * RUNS_PER_OPERATION, endOnFailure: true },
+    );
+  }, 120_000);
+
   // IPv6 forms that embed an IPv4 address (issue 24): each form around a loopback, private or link-local IPv4
   // address, in hex groups; every one is refused as the address it carries, with the one message for all.
   it('refuses webhook URLs whose IPv6 address embeds a forbidden IPv4 address, in every form', async () => {

@@ -162,4 +162,50 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
       expect(response.text.length).toBeLessThan(1024);
     });
   });
+
+  describe('names people read (issue 24, item 7)', () => {
+    const invisible = ['Evil\u202Egnp', 'Bell\u0007', 'Zero\u200Bwidth'];
+
+    it('refuses control and format characters in account, category and pet names, naming the field', async () => {
+      const category = await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Names' } });
+      expect(category.status).toBe(201);
+      for (const name of invisible) {
+        const answers = [
+          await api.post('/accounts', { body: { name } }),
+          await api.post('/categories', { key: ADMIN_KEY, body: { name } }),
+          await api.patch(`/categories/${category.body.id}`, { key: ADMIN_KEY, body: { name } }),
+          await api.post('/pets', { key: ADMIN_KEY, body: { name, categoryId: category.body.id } }),
+        ];
+        for (const response of answers) {
+          expectError(response, 400, 'validation_failed');
+          expect(response.body.details).toEqual([
+            { field: 'name', message: expect.stringMatching(/^name must not contain control or invisible/) },
+          ]);
+        }
+      }
+    });
+
+    it('refuses names mixing Latin with Cyrillic or Greek letters', async () => {
+      for (const name of ['D\u043Egs', '\u0391pple']) {
+        const category = await api.post('/categories', { key: ADMIN_KEY, body: { name } });
+        expectError(category, 400, 'validation_failed');
+        expect(category.body.details).toEqual([{ field: 'name', message: expect.stringMatching(/several scripts/) }]);
+        expectError(await api.post('/accounts', { body: { name } }), 400, 'validation_failed');
+      }
+      expect((await api.post('/accounts', { body: { name: 'Собака Шарик' } })).status).toBe(201);
+    });
+
+    it('takes a category name as taken after NFKC normalisation and case folding', async () => {
+      expect((await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Dogs' } })).status).toBe(201);
+      const fullWidth = await api.post('/categories', { key: ADMIN_KEY, body: { name: '\uFF24\uFF2F\uFF27\uFF33' } });
+      expectError(fullWidth, 409, 'category_name_taken');
+      expectError(
+        await api.post('/categories', { key: ADMIN_KEY, body: { name: 'DOGS' } }),
+        409,
+        'category_name_taken',
+      );
+      const stored = await api.sql(`SELECT name_key FROM categories WHERE name = 'Dogs'`);
+      expect(stored).toEqual([{ name_key: 'dogs' }]);
+    });
+  });
 });

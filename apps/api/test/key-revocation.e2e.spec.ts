@@ -70,6 +70,35 @@ describe('API key cache and revocation across two instances (one database)', () 
     expectError(await b.get('/accounts/me', { key }), 401, 'unauthorized');
   });
 
+  it('a key past its expiresAt is refused by both instances (401 api_key_expired), cached, unrevoked', async () => {
+    const { key: manager } = await a.customer();
+    // Long enough to be verified and cached by both instances first, on a busy machine.
+    const expiresAt = new Date(Date.now() + 4_000);
+    const created = await a.post('/accounts/me/api-keys', {
+      key: manager,
+      body: { name: 'short-lived', expiresAt: expiresAt.toISOString() },
+    });
+    expect(created.status).toBe(201);
+    const expiring: string = created.body.key;
+    for (const api of [a, b, a, b]) expect((await api.get('/accounts/me', { key: expiring })).status).toBe(200);
+    expect(Date.now()).toBeLessThan(expiresAt.getTime()); // both had it cached before it expired
+    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
+    for (const api of [b, a]) {
+      const refused = await api.get('/accounts/me', { key: expiring });
+      expectError(refused, 401, 'api_key_expired');
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="petstore"');
+    }
+    // No revocation did it: the row is not revoked, and the owner still sees the key, expired, in its list.
+    const [{ revoked_at }] = await a.sql('SELECT revoked_at FROM api_keys WHERE id = $1', [created.body.id]);
+    expect(revoked_at).toBeNull();
+    const listed = (await b.get('/accounts/me/api-keys', { key: manager })).body;
+    expect(listed).toContainEqual(
+      expect.objectContaining({ id: created.body.id, name: 'short-lived', expiresAt: expiresAt.toISOString() }),
+    );
+    // The owner's other key is untouched.
+    expect((await b.get('/accounts/me', { key: manager })).status).toBe(200);
+  });
+
   it('a new ADMIN_API_KEY started elsewhere revokes the previous one on the running instances within 1 s', async () => {
     const previous = 'key-revocation-admin-previous-0123456789';
     const next = 'key-revocation-admin-next-0123456789abcdef';

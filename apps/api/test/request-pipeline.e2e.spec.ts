@@ -4,7 +4,7 @@ import { ADMIN_KEY, TestApp } from './support/test-app';
 /**
  * Nest builds an interceptor chain (an ExecutionContext, rxjs Observables, AsyncResource.bind)
  * only for a route that has interceptors. No global interceptor is registered, so a plain read
- * gets its handler called directly; `@Idempotent()` operations keep theirs.
+ * gets its handler called directly; POST operations keep theirs (Idempotency-Key, put on every POST at start-up).
  */
 describe('request pipeline (HTTP, real PostgreSQL)', () => {
   let api: TestApp;
@@ -35,7 +35,7 @@ describe('request pipeline (HTTP, real PostgreSQL)', () => {
     expect(chains).not.toHaveBeenCalled();
   });
 
-  it('still runs the idempotency interceptor on an @Idempotent() operation', async () => {
+  it('still runs the idempotency interceptor on a POST', async () => {
     const refused = await api.post('/store/orders', { key: customer, body: {}, headers: { 'Idempotency-Key': 'k-1' } });
     expect(refused.status).toBe(400);
     expect(chains).toHaveBeenCalledTimes(1);

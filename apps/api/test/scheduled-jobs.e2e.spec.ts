@@ -1,5 +1,5 @@
 import { Clock, ExpireHeldOrders, IdempotencyStore } from '@petstore/application';
-import { PgBossJobQueue } from '@petstore/infrastructure';
+import { keyHash, PgBossJobQueue } from '@petstore/infrastructure';
 import { loadConfig, withConfig } from '../src/config/app-config';
 import { JobQueueCloser } from '../src/jobs/job-queue.module';
 import { createWorker, scheduledJobs } from '../src/assembly/assembly';
@@ -35,14 +35,15 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
     const { id: accountId } = await one.customer('Idem');
     const store = one.app.get(IdempotencyStore);
     const result = { json: '{}', createdResource: null };
-    await store.save(accountId, 'expired', { fingerprint: 'f', result }, new Date(Date.now() - 1_000));
-    await store.save(accountId, 'current', { fingerprint: 'f', result }, new Date(Date.now() + 60_000));
+    await store.save(accountId, 'expired', { fingerprint: 'f', result, sealed: false }, new Date(Date.now() - 1_000));
+    await store.save(accountId, 'current', { fingerprint: 'f', result, sealed: false }, new Date(Date.now() + 60_000));
     // What pg-boss's clock sends on the cron tick.
     const jobs = one.app.get(PgBossJobQueue);
     const jobId = await jobs.boss.send('purge-expired-idempotency-keys', {});
-    const keys = async () => (await one.sql(`SELECT key FROM idempotency_keys ORDER BY key`)).map((row) => row['key']);
+    const keys = async () =>
+      (await one.sql(`SELECT key_hash FROM idempotency_keys ORDER BY key_hash`)).map((row) => row['key_hash']);
     await eventually(async () => (await keys()).length === 1, Boolean, 20_000);
-    expect(await keys()).toEqual(['current']);
+    expect(await keys()).toEqual([keyHash('current')]);
     const completed = async () =>
       (await jobs.boss.getJobById('purge-expired-idempotency-keys', jobId ?? ''))?.state === 'completed';
     await eventually(completed, Boolean, 20_000);

@@ -43,7 +43,7 @@ describe('every operation refuses what it does not define (HTTP, real PostgreSQL
 
   it('refuses a body on every operation that takes none, naming its fields', async () => {
     const bodiless = operations.filter((o) => o.method !== 'GET' && !o.operation.requestBody);
-    expect(bodiless.map((o) => `${o.method} ${o.path}`)).toContain('POST /accounts/me/api-keys');
+    expect(bodiless.map((o) => `${o.method} ${o.path}`)).toContain('DELETE /accounts/me/api-keys/1');
     const before = await count();
     for (const { method, path } of bodiless) {
       const response = await api.request(method, path, { key: ADMIN_KEY, body: { role: 'admin' } });
@@ -69,5 +69,16 @@ describe('every operation refuses what it does not define (HTTP, real PostgreSQL
     expect((await api.get('/pets?status=available&limit=5', { key: ADMIN_KEY })).status).toBe(200);
     expect((await api.post('/accounts', { body: { name: 'Fine' } })).status).toBe(201);
     expect((await api.post('/accounts/me/api-keys', { key: ADMIN_KEY })).status).toBe(201);
+    const body = { name: 'Fine', scopes: ['read'], expiresAt: new Date(Date.now() + 60_000).toISOString() };
+    expect((await api.post('/accounts/me/api-keys', { key: ADMIN_KEY, body })).status).toBe(201);
+  });
+
+  it('refuses an unknown field in the optional body of POST /accounts/me/api-keys, creating no key', async () => {
+    const keys = async () => Number((await api.sql(`SELECT count(*) AS n FROM api_keys`))[0].n);
+    const before = await keys();
+    const response = await api.post('/accounts/me/api-keys', { key: ADMIN_KEY, body: { name: 'x', role: 'admin' } });
+    expectError(response, 400, 'validation_failed');
+    expect(response.body.details).toEqual([{ field: 'role', message: 'role is not a known field' }]);
+    expect(await keys()).toBe(before);
   });
 });

@@ -642,7 +642,7 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
       const sender = new HttpWebhookSender(new WebhookNetworkSettings(true));
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
       const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-      const response = await sender.send({ url, eventId: 'e', body: '{}', secret, timeoutMs: 300 });
+      const response = await sender.send({ url, eventId: 'e', body: '{}', secrets: [secret], timeoutMs: 300 });
       expect(response).toEqual({ statusCode: null, error: 'timeout' });
     } finally {
       silent.closeAllConnections();
@@ -659,7 +659,7 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
       [`https://127.0.0.1:${port}/x`, 'forbidden_address'],
       [`http://localhost:${port}/x`, 'invalid_url'],
     ]) {
-      const response = await sender.send({ url, eventId: 'e', body: '{}', secret, timeoutMs: 2_000 });
+      const response = await sender.send({ url, eventId: 'e', body: '{}', secrets: [secret], timeoutMs: 2_000 });
       expect(response).toEqual({ statusCode: null, error: category });
     }
     expect(receiver.received).toHaveLength(0);
@@ -668,7 +668,7 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
       url: `http://localhost:${port}/x`,
       eventId: 'e',
       body: '{}',
-      secret,
+      secrets: [secret],
       timeoutMs: 2_000,
     });
     expect(response).toEqual({ statusCode: 200, error: null });

@@ -2,6 +2,7 @@ export * from './ports';
 export * from './common/page';
 export * from './common/visible-to';
 export * from './common/application-error';
+export * from './common/precondition';
 export * from './category';
 export * from './account';
 export * from './pet';

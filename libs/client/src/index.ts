@@ -1,12 +1,14 @@
 export type { components, operations, paths } from './generated/schema.js';
 export type { ErrorCode, KnownErrorCode, OperationErrorCode } from './error-codes.js';
 export {
+  conditionalOf,
   createPetstoreClient,
   nextPage,
   PetstoreApiError,
   retryAfterMs,
   unwrap,
   type ApiErrorBody,
+  type Conditional,
   type ListItem,
   type ListPath,
   type ListQuery,

@@ -151,6 +151,41 @@ describe('the Petstore client', () => {
     expect([known, newer, unknown, placing, notPlacing]).toHaveLength(5);
   });
 
+  it('types the webhook endpoint calls: PATCH its fields, rotate its secret with or without a window', async () => {
+    const endpoint = { id: 4, url: 'https://example.com/h', events: ['order.placed'], createdAt: MESSAGE.createdAt };
+    const rotation = { secret: 'whsec_new', expiresAt: '2026-11-24T10:00:00.000Z' };
+    server = await ScriptedServer.start((request) =>
+      request.method === 'PATCH' ? { status: 200, body: endpoint } : { status: 200, body: rotation },
+    );
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    const path = { endpointId: 4 };
+    // These assignments compile only if the bodies are the operations' types (the type-check of this spec).
+    const { data: updated } = await api.PATCH('/webhooks/endpoints/{endpointId}', {
+      params: { path },
+      body: { events: ['order.placed'], enabled: true },
+    });
+    const events: components['schemas']['WebhookEndpoint']['events'] = updated.events;
+    const { data: rotated } = await api.POST('/webhooks/endpoints/{endpointId}/secret/rotate', { params: { path } });
+    const secret: string = rotated.secret;
+    await api.POST('/webhooks/endpoints/{endpointId}/secret/rotate', {
+      params: { path },
+      body: { expiresInSeconds: 60 },
+    });
+    // @ts-expect-error a PATCH cannot set the secret
+    const secretless: components['schemas']['WebhookEndpointUpdate'] = { secret: 'whsec_mine' };
+    expect([events, secret, rotated.expiresAt, secretless]).toEqual([
+      ['order.placed'],
+      'whsec_new',
+      rotation.expiresAt,
+      { secret: 'whsec_mine' },
+    ]);
+    expect(server.seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['PATCH', '/webhooks/endpoints/4', '{"events":["order.placed"],"enabled":true}'],
+      ['POST', '/webhooks/endpoints/4/secret/rotate', ''],
+      ['POST', '/webhooks/endpoints/4/secret/rotate', '{"expiresInSeconds":60}'],
+    ]);
+  });
+
   it('rejects any other error at once with its code, status, message and request id', async () => {
     server = await ScriptedServer.start(() => error(404, 'not_found'));
     const api = createPetstoreClient({ baseUrl: server.baseUrl });
@@ -234,6 +269,64 @@ describe('the Petstore client', () => {
     expect(first.searchParams.getAll('type')).toEqual(['order.placed']);
     expect(first.searchParams.get('createdAfter')).toBe('2026-11-01T00:00:00Z');
     expect(server.seen[1].url).toBe('/events?type=order.placed&cursor=e1&limit=1');
+  });
+
+  describe('conditional requests', () => {
+    const PET = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
+    const TAG = '"q3v8AyNHfsn0e5q3PzbYwQ"';
+
+    it('exposes the ETag of a response, and null where there is none', async () => {
+      server = await ScriptedServer.start((request) =>
+        request.url === '/pets/7' ? { status: 200, headers: { etag: TAG }, body: PET } : { status: 200, body: [] },
+      );
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+      const read = await api.GET('/pets/{petId}', { params: { path: { petId: 7 } } });
+      expect(read).toEqual(expect.objectContaining({ data: PET, etag: TAG, notModified: false }));
+      const list = await api.GET('/pets');
+      expect([list.etag, list.notModified]).toEqual([null, false]);
+    });
+
+    it('sends If-Match when asked, and rejects a 412 with precondition_failed', async () => {
+      server = await ScriptedServer.start((request) =>
+        request.headers['if-match'] === TAG
+          ? { status: 200, headers: { etag: '"next"' }, body: { ...PET, name: 'Max' } }
+          : error(412, 'precondition_failed'),
+      );
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+      const changed = await api.PATCH('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-Match': TAG } },
+        body: { name: 'Max' },
+      });
+      expect([changed.data.name, changed.etag]).toEqual(['Max', '"next"']);
+      const stale = api.PATCH('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-Match': '"old"' } },
+        body: { name: 'Lost' },
+      });
+      await expect(stale).rejects.toMatchObject({ status: 412, code: 'precondition_failed' });
+      const removed = await api.DELETE('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-Match': TAG } },
+      });
+      expect(removed.response.status).toBe(200);
+      expect(server.seen.map((s) => [s.method, s.headers['if-match']])).toEqual([
+        ['PATCH', TAG],
+        ['PATCH', '"old"'],
+        ['DELETE', TAG],
+      ]);
+    });
+
+    it('resolves a 304 to If-None-Match as not modified (no body, no error, not retried)', async () => {
+      server = await ScriptedServer.start((request) =>
+        request.headers['if-none-match'] === TAG
+          ? { status: 304, headers: { etag: TAG } }
+          : { status: 200, headers: { etag: TAG }, body: PET },
+      );
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+      const again = await api.GET('/pets/{petId}', {
+        params: { path: { petId: 7 }, header: { 'If-None-Match': TAG } },
+      });
+      expect([again.notModified, again.etag, again.data, again.response.status]).toEqual([true, TAG, undefined, 304]);
+      expect(server.seen).toHaveLength(1);
+    });
   });
 
   it('reads Retry-After as seconds or as an HTTP-date', () => {

@@ -73,11 +73,25 @@ type InitParam<Init> =
 
 /**
  * What a call resolves to: only ever openapi-fetch's success branch, since every non-2xx answer rejects with a
- * PetstoreApiError. So `data` is the operation's body type (not `T | undefined`), and no `unwrap` is needed.
+ * PetstoreApiError (but a 304, below). So `data` is the operation's body type (not `T | undefined`), and no `unwrap`
+ * is needed.
  */
 export type Success<R> = R extends { data: infer Data; response: Response }
-  ? { data: Data; error?: never; response: Response }
+  ? { data: Data; error?: never; response: Response } & Conditional
   : never;
+
+/**
+ * Conditional requests (the API's `ETag`, `If-None-Match`, `If-Match`), on every result:
+ * - `etag`: the entity tag of the resource the response carries (single resources), else null. Send it back as
+ *   `params: { header: { 'If-Match': etag } }` on a PUT/PATCH/DELETE to change the resource only if nobody changed
+ *   it since (else a PetstoreApiError 412 `precondition_failed`), or as `'If-None-Match'` on the GET to revalidate;
+ * - `notModified`: true when such a GET was answered 304: the resource is still the one you hold, `data` is then
+ *   undefined (there is no body), and the request did not count against the rate limit.
+ */
+export interface Conditional {
+  etag: string | null;
+  notModified: boolean;
+}
 
 /** One HTTP method of the client: openapi-fetch's signature, resolving to the success branch only. */
 export type SucceedingMethod<M extends Method> = <
@@ -123,6 +137,12 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
     fetch: retrying(fetchOnce, options),
   });
   client.use(authAndIdempotency(options), errorsAsExceptions);
+  for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const) {
+    const call = client[method] as (...args: unknown[]) => Promise<{ response: Response }>;
+    Object.assign(client, {
+      [method]: (...args: unknown[]) => call(...args).then((result) => Object.assign(result, conditionalOf(result))),
+    });
+  }
 
   async function* list<P extends ListPath>(
     path: P,
@@ -186,9 +206,15 @@ function authAndIdempotency(options: PetstoreClientOptions): Middleware {
   };
 }
 
+/** The `ETag` of a response and whether it is a 304 (`Conditional`). */
+export function conditionalOf(result: { response: Response }): Conditional {
+  return { etag: result.response.headers.get('etag'), notModified: result.response.status === 304 };
+}
+
 const errorsAsExceptions: Middleware = {
   async onResponse({ response }) {
-    if (response.ok) return response;
+    // A 304 answers a GET sent with If-None-Match: the resource did not change, which is not an error.
+    if (response.ok || response.status === 304) return response;
     const body = await errorBodyOf(response);
     throw new PetstoreApiError(
       response.status,

@@ -56,7 +56,7 @@ describe('test database plumbing', () => {
     );
     // Another spec of this jest worker may have left rows in the worker's database: start from none.
     await resetDatabase(url);
-    await query(url, "INSERT INTO categories (name) VALUES ('Dogs'), ('Cats')");
+    await query(url, "INSERT INTO categories (name, name_key) VALUES ('Dogs', 'dogs'), ('Cats', 'cats')");
 
     await resetDatabase(url);
 
@@ -64,7 +64,10 @@ describe('test database plumbing', () => {
     await expect(query(url, 'SELECT count(*)::int AS count FROM schema_migrations')).resolves.toEqual([
       { count: migrations },
     ]);
-    const [{ id }] = await query<{ id: string }>(url, "INSERT INTO categories (name) VALUES ('Birds') RETURNING id");
+    const [{ id }] = await query<{ id: string }>(
+      url,
+      "INSERT INTO categories (name, name_key) VALUES ('Birds', 'birds') RETURNING id",
+    );
     expect(id).toBe('1');
 
     // the same through a TypeORM DataSource, as repository tests hold one

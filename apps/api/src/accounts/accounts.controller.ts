@@ -1,15 +1,23 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { IssueApiKey, ManageApiKeys, SignUp } from '@petstore/application';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { IssueApiKey, ManageApiKeys, SignUp, type VerifiedKey } from '@petstore/application';
 import { type Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
-import { Auth, CurrentAccount, Public } from '../common/auth/auth.decorators';
+import { Auth, CurrentAccount, CurrentApiKey, Public } from '../common/auth/auth.decorators';
+import { ShowsSecret } from '../common/idempotency/idempotency.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { AccountDto, ApiKeyCreatedDto, ApiKeyDto, NewAccountDto, SignUpResultDto } from './account.dto';
+import { AccountDto, ApiKeyCreatedDto, ApiKeyDto, NewAccountDto, NewApiKeyDto, SignUpResultDto } from './account.dto';
 
 @ApiTags('accounts')
 @Public()
@@ -18,6 +26,7 @@ export class SignUpController {
   constructor(private readonly signUp: SignUp) {}
 
   @Post()
+  @ShowsSecret()
   @ApiOperation({
     operationId: 'signUp',
     summary: 'Create a customer account and its first API key',
@@ -51,27 +60,42 @@ export class MyAccountController {
   }
 
   @Post('api-keys')
+  @ShowsSecret()
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Another API key for the same account',
-    description: 'The secret is shown only in this response.',
+    description:
+      'The secret is shown only in this response. The body is optional: a name, scopes (`read` or `full`, ' +
+      'default `full`) and an expiry. A key creates keys only with scopes it has itself; a `read` key cannot ' +
+      'create keys at all (`403 insufficient_scope`: creating is a write).',
   })
+  @ApiBody({ type: NewApiKeyDto, required: false })
   @ApiCreatedResponse({
     type: ApiKeyCreatedDto,
     headers: { Location: { description: 'The key listing.', schema: { type: 'string' } } },
   })
-  @ApiErrors({ 409: `The account already holds ${LIMITS.activeApiKeys.max} active keys (\`too_many_keys\`).` })
+  @ApiErrors({
+    409: `The account already holds ${LIMITS.activeApiKeys.max} active keys (\`too_many_keys\`).`,
+    403: 'A key cannot give a new key a scope it does not have itself (`insufficient_scope`).',
+  })
   async createKey(
     @CurrentAccount() account: Account,
+    @CurrentApiKey() caller: VerifiedKey,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body?: NewApiKeyDto,
   ): Promise<ApiKeyCreatedDto> {
-    const { apiKey, secret } = await this.issueKey.execute(account.id);
+    const request = body?.toRequest() ?? {};
+    const { apiKey, secret } = await this.issueKey.execute(account.id, request, caller);
     void reply.header('Location', '/accounts/me/api-keys');
     return ApiKeyCreatedDto.withSecret(apiKey, secret);
   }
 
   @Get('api-keys')
-  @ApiOperation({ operationId: 'listApiKeys', summary: "The account's active keys, without secrets, by id" })
+  @ApiOperation({
+    operationId: 'listApiKeys',
+    summary: "The account's keys that are not revoked, without secrets, by id",
+    description: 'Expired keys are listed too (their `expiresAt` has passed) until they are revoked.',
+  })
   @ApiOkResponse({ type: [ApiKeyDto], headers: ApiNextPageLink })
   async listKeys(@CurrentAccount() account: Account, @Query() query: PageQueryDto): Promise<Paginated<ApiKeyDto>> {
     const request = pageRequest(query);

@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module, Type } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { PurgeExpiredIdempotencyKeys } from '@petstore/application';
 import { AccountsHttpModule, AccountsModule } from '../accounts/accounts.module';
@@ -6,6 +6,7 @@ import { ChangeSignalsModule } from '../accounts/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
+import { applyIdempotencyToPosts } from '../common/idempotency/idempotent-posts';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
@@ -43,7 +44,7 @@ const IDEMPOTENCY_JOBS: SliceJobs = {
 };
 
 /** The slices' HTTP modules (their controllers), for the `http` role; a generated resource is added here. */
-const HTTP_SLICES = [
+const HTTP_SLICES: Type[] = [
   AccountsHttpModule,
   CatalogueHttpModule,
   OrderingHttpModule,
@@ -73,6 +74,8 @@ export class ProcessModule {
   static compose({ roles, config, databaseUrl, directDatabaseUrl }: AssemblyOptions): DynamicModule {
     const directUrl = directDatabaseUrl ?? databaseUrl;
     const http = roles.has('http');
+    // Every POST honours Idempotency-Key unless @NotIdempotent(reason): a rule, not a list of operations.
+    if (http) applyIdempotencyToPosts(HTTP_SLICES);
     const runsSlices = http || roles.worksJobs;
     return {
       module: ProcessModule,

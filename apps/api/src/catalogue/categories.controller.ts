@@ -1,8 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CategoryQueries, CreateCategory, DeleteCategory, UpdateCategory } from '@petstore/application';
+import { CategoryQueries, CreateCategory, DeleteCategory, Precondition, UpdateCategory } from '@petstore/application';
+import type { Category } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/auth/auth.decorators';
+import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
@@ -28,7 +30,7 @@ export class CategoriesController {
     type: CategoryDto,
     headers: { Location: { description: "The new category's URL.", schema: { type: 'string' } } },
   })
-  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case or Unicode form (`category_name_taken`).' })
   async create(@Body() body: NewCategoryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<CategoryDto> {
     const category = await this.createCategory.execute(body);
     void reply.header('Location', `/categories/${category.id}`);
@@ -46,6 +48,7 @@ export class CategoriesController {
   @Get(':categoryId')
   @ApiOperation({ operationId: 'getCategory', summary: 'Get a category' })
   @ApiOkResponse({ type: CategoryDto })
+  @Conditional('category')
   async get(@Param('categoryId', ParseIdPipe) id: number): Promise<CategoryDto> {
     return CategoryDto.from(await this.queries.get(id));
   }
@@ -54,9 +57,14 @@ export class CategoriesController {
   @Auth('admin')
   @ApiOperation({ operationId: 'updateCategory', summary: 'Update a category' })
   @ApiOkResponse({ type: CategoryDto })
-  @ApiErrors({ 409: 'A category with that name exists, in any letter case (`category_name_taken`).' })
-  async update(@Param('categoryId', ParseIdPipe) id: number, @Body() body: CategoryUpdateDto): Promise<CategoryDto> {
-    return CategoryDto.from(await this.updateCategory.execute({ id, ...body }));
+  @ApiErrors({ 409: 'A category with that name exists, in any letter case or Unicode form (`category_name_taken`).' })
+  @Conditional('category')
+  async update(
+    @Param('categoryId', ParseIdPipe) id: number,
+    @Body() body: CategoryUpdateDto,
+    @IfMatch(CategoryDto.from) precondition?: Precondition<Category>,
+  ): Promise<CategoryDto> {
+    return CategoryDto.from(await this.updateCategory.execute({ id, ...body, precondition }));
   }
 
   @Delete(':categoryId')
@@ -65,7 +73,11 @@ export class CategoriesController {
   @ApiOperation({ operationId: 'deleteCategory', summary: 'Delete a category that has no pets' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 409: 'Pets still belong to the category (`category_in_use`).' })
-  async remove(@Param('categoryId', ParseIdPipe) id: number): Promise<void> {
-    await this.deleteCategory.execute(id);
+  @Conditional('category')
+  async remove(
+    @Param('categoryId', ParseIdPipe) id: number,
+    @IfMatch(CategoryDto.from) precondition?: Precondition<Category>,
+  ): Promise<void> {
+    await this.deleteCategory.execute(id, precondition);
   }
 }

@@ -6,7 +6,9 @@ import { IsOmittable } from '../common/validation/optional';
 @ApiSchema({ name: 'NewCategory', description: 'Input for creating a category.' })
 export class NewCategoryDto {
   @ApiProperty({
-    description: 'Category name (for example a kind of animal); unique, case-insensitively.',
+    description:
+      'Category name (for example a kind of animal); unique after Unicode NFKC normalisation and case folding; ' +
+      'no control or invisible characters, letters of one script.',
     minLength: 1,
     maxLength: LIMITS.categoryName.max,
     example: 'Dogs',

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SetStock, StockQueries } from '@petstore/application';
+import { Precondition, SetStock, StockLevel, StockQueries } from '@petstore/application';
 import { Auth } from '../common/auth/auth.decorators';
+import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
@@ -39,6 +40,7 @@ export class InventoryController {
     description: "The entry's status is the pet's.",
   })
   @ApiOkResponse({ type: InventoryItemDto })
+  @Conditional('stock entry')
   async get(@Param('petId', ParseIdPipe) petId: number): Promise<InventoryItemDto> {
     return InventoryItemDto.from(await this.queries.get(petId));
   }
@@ -53,10 +55,12 @@ export class InventoryController {
       'while it has open orders, else `sold`; a `pending` or `sold` pet keeps its status.',
   })
   @ApiOkResponse({ type: InventoryItemDto })
+  @Conditional('stock entry')
   async update(
     @Param('petId', ParseIdPipe) petId: number,
     @Body() body: InventoryUpdateDto,
+    @IfMatch(InventoryItemDto.from) precondition?: Precondition<StockLevel>,
   ): Promise<InventoryItemDto> {
-    return InventoryItemDto.from(await this.setStock.execute({ petId, quantity: body.quantity }));
+    return InventoryItemDto.from(await this.setStock.execute({ petId, quantity: body.quantity, precondition }));
   }
 }

@@ -7,9 +7,11 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import { CreatePet, DeletePet, PetQueries, UpdatePet } from '@petstore/application';
+import { CreatePet, DeletePet, PetQueries, Precondition, UpdatePet } from '@petstore/application';
+import type { Pet } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/auth/auth.decorators';
+import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
 import { Deprecated } from '../common/deprecation/deprecated.decorator';
 import { ApiOkArrayResponse } from '../common/openapi/array-schema';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
@@ -85,6 +87,7 @@ export class PetsController {
   })
   @ApiOperation({ operationId: 'getPetById', summary: 'Get a pet' })
   @ApiOkResponse({ type: PetDto })
+  @Conditional('pet')
   async get(@Param('petId', ParseIdPipe) id: number): Promise<PetDto> {
     return PetDto.from(await this.queries.get(id));
   }
@@ -97,8 +100,13 @@ export class PetsController {
     409: 'The status change is not allowed from the current status (`invalid_status_transition`).',
     422: UNKNOWN_CATEGORY,
   })
-  async update(@Param('petId', ParseIdPipe) id: number, @Body() body: PetUpdateDto): Promise<PetDto> {
-    return PetDto.from(await this.updatePet.execute({ id, ...body }));
+  @Conditional('pet')
+  async update(
+    @Param('petId', ParseIdPipe) id: number,
+    @Body() body: PetUpdateDto,
+    @IfMatch(PetDto.from) precondition?: Precondition<Pet>,
+  ): Promise<PetDto> {
+    return PetDto.from(await this.updatePet.execute({ id, ...body, precondition }));
   }
 
   @Delete(':petId')
@@ -107,7 +115,11 @@ export class PetsController {
   @ApiOperation({ operationId: 'deletePet', summary: 'Delete a pet and its inventory entry' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 409: 'The pet has open orders (`pet_has_open_orders`); complete or cancel them first.' })
-  async remove(@Param('petId', ParseIdPipe) id: number): Promise<void> {
-    await this.deletePet.execute(id);
+  @Conditional('pet')
+  async remove(
+    @Param('petId', ParseIdPipe) id: number,
+    @IfMatch(PetDto.from) precondition?: Precondition<Pet>,
+  ): Promise<void> {
+    await this.deletePet.execute(id, precondition);
   }
 }

@@ -246,6 +246,13 @@ export const CONFIG_SCHEMA = {
       "days an event stays in `GET /events` (and its deliveries in the endpoints' lists); a scheduled job " +
         'deletes older ones every hour',
     ),
+    secretRotationWindowSeconds: setting(
+      'WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS',
+      integer(0, 604_800),
+      '86400',
+      'how long a rotated-out webhook secret still signs deliveries beside the new one (seconds, at most 7 days); ' +
+        'a rotation may ask for less, never more',
+    ),
     retryDelaysMs: optional(
       'WEBHOOK_RETRY_DELAYS_MS',
       integerList(100, 0, 86_400_000),

@@ -4,7 +4,7 @@ import { MessageQueries, QueueMessage } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { Conditional } from '../common/conditional/conditional.decorator';
 import { Stability } from '../common/openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -23,7 +23,6 @@ export class MessagesController {
 
   @Post()
   @HttpCode(202)
-  @Idempotent()
   @ApiOperation({
     operationId: 'postMessage',
     summary: 'Queue a message (the quickstart operation)',
@@ -77,6 +76,7 @@ export class MessagesController {
     schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
   })
   @ApiOkResponse({ type: MessageDto })
+  @Conditional('message')
   async get(
     @Param('messageId', ParseMessageIdPipe) id: string,
     @CurrentAccount() account: Account,

@@ -18,7 +18,6 @@ import {
   PgBossMessageQueue,
   PgMessageRepository,
 } from '@petstore/infrastructure';
-import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { Metrics } from '../common/metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
@@ -87,8 +86,8 @@ export class MessagingModule {
   }
 }
 
-/** `/messages` (the `http` role); sending a message is idempotent (Idempotency-Key). */
-@Module({ imports: [MessagingModule, IdempotencyModule], controllers: [MessagesController] })
+/** `/messages` (the `http` role). */
+@Module({ imports: [MessagingModule], controllers: [MessagesController] })
 export class MessagingHttpModule {}
 
 /** Starts this process's message workers (the `worker` role; the job queue stops them). */

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { CancelOrder, CompleteOrder, ExpireHeldOrders, OrderQueries, PlaceOrder } from '@petstore/application';
-import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { CatalogueRepositoriesModule } from '../catalogue/catalogue-repositories.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { OrdersController } from './orders.controller';
@@ -18,7 +17,7 @@ export const ORDERING_JOBS: SliceJobs = {
  * Its controller is OrderingHttpModule, which the assembly adds for the `http` role.
  */
 @Module({
-  imports: [CatalogueRepositoriesModule, IdempotencyModule, WebhooksModule],
+  imports: [CatalogueRepositoriesModule, WebhooksModule],
   providers: [PlaceOrder, CompleteOrder, CancelOrder, OrderQueries, ExpireHeldOrders],
   exports: [PlaceOrder, CompleteOrder, CancelOrder, OrderQueries],
 })
@@ -28,6 +27,6 @@ export class OrderingModule {
   }
 }
 
-/** `/store/orders` (the `http` role); placing an order is idempotent (Idempotency-Key). */
-@Module({ imports: [OrderingModule, IdempotencyModule], controllers: [OrdersController] })
+/** `/store/orders` (the `http` role). */
+@Module({ imports: [OrderingModule], controllers: [OrdersController] })
 export class OrderingHttpModule {}

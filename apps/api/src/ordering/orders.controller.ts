@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CancelOrder, CompleteOrder, OrderQueries, PlaceOrder } from '@petstore/application';
-import type { Account } from '@petstore/domain';
+import { CancelOrder, CompleteOrder, OrderQueries, PlaceOrder, Precondition } from '@petstore/application';
+import type { Account, Order } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -50,7 +50,6 @@ export class OrdersController {
       'orders (`hold_limit_reached`).',
     422: 'No pet has that `petId` (`unknown_pet`).',
   })
-  @Idempotent()
   async place(
     @Body() body: NewOrderDto,
     @CurrentAccount() account: Account,
@@ -89,6 +88,7 @@ export class OrdersController {
     description: "Another customer's order is a 404. Cancelled and expired orders stay readable, with their status.",
   })
   @ApiOkResponse({ type: OrderDto })
+  @Conditional('order')
   async get(@Param('orderId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<OrderDto> {
     return OrderDto.from(await this.queries.get(id, account));
   }
@@ -110,10 +110,16 @@ export class OrdersController {
       'The order is already complete (`order_already_complete`), or was cancelled or has expired ' +
       '(`order_already_cancelled`).',
   })
-  async complete(@Param('orderId', ParseIdPipe) id: number, @Body() body: OrderUpdateDto): Promise<OrderDto> {
+  @Conditional('order')
+  async complete(
+    @Param('orderId', ParseIdPipe) id: number,
+    @Body() body: OrderUpdateDto,
+    @IfMatch(OrderDto.from) precondition?: Precondition<Order>,
+  ): Promise<OrderDto> {
     const order = await this.completeOrder.execute({
       orderId: id,
       shipDate: body.shipDate === undefined ? null : new Date(body.shipDate),
+      precondition,
     });
     return OrderDto.from(order);
   }
@@ -135,7 +141,12 @@ export class OrdersController {
       'expired (`order_already_cancelled`), or its units would lift the stock ' +
       'above 2,147,483,647 (`stock_limit_exceeded`; lower the stock first).',
   })
-  async cancel(@Param('orderId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<void> {
-    await this.cancelOrder.execute({ orderId: id, by: account });
+  @Conditional('order')
+  async cancel(
+    @Param('orderId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+    @IfMatch(OrderDto.from) precondition?: Precondition<Order>,
+  ): Promise<void> {
+    await this.cancelOrder.execute({ orderId: id, by: account, precondition });
   }
 }

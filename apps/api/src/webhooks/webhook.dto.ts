@@ -1,38 +1,147 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { WEBHOOK_DELIVERY_STATUSES, WebhookDelivery, WebhookSettings } from '@petstore/application';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, ApiSchema } from '@nestjs/swagger';
+import {
+  RotatedWebhookSecret,
+  WEBHOOK_DELIVERY_STATUSES,
+  WebhookDelivery,
+  WebhookRotationSettings,
+  WebhookSettings,
+} from '@petstore/application';
 import { WEBHOOK_EVENT_TYPES, WebhookEndpoint, WebhookEventType, LIMITS } from '@petstore/domain';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { IsOmittable } from '../common/validation/optional';
+import { OptionalBody } from '../common/validation/validation.pipe';
 
 const DISABLE_AFTER_DAYS = WebhookSettings.DEFAULT_DISABLE_AFTER_MS / (24 * 3600 * 1000);
 
+const URL_PROPERTY = {
+  description:
+    'Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now and again ' +
+    'at every connection). A private, loopback or link-local address is refused (400 `invalid_webhook_url`).',
+  maxLength: LIMITS.webhookUrl.max,
+  example: 'https://example.com/hooks/petstore',
+};
+
+const EVENTS_PROPERTY: ApiPropertyOptions & { description: string } = {
+  description:
+    'The events to receive (at least one). `pet.status_changed` is for administrators; a customer receives the ' +
+    'events of its own orders and messages, an administrator those of every order.',
+  type: 'array',
+  items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+  minItems: 1,
+  maxItems: WEBHOOK_EVENT_TYPES.length,
+  example: ['order.placed', 'order.completed'],
+};
+
 @ApiSchema({ name: 'NewWebhookEndpoint', description: 'Input of `POST /webhooks/endpoints`.' })
 export class NewWebhookEndpointDto {
-  @ApiProperty({
-    description:
-      'Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now and again ' +
-      'at every connection). A private, loopback or link-local address is refused (400 `invalid_webhook_url`).',
-    maxLength: LIMITS.webhookUrl.max,
-    example: 'https://example.com/hooks/petstore',
-  })
+  @ApiProperty(URL_PROPERTY)
   @IsString()
   @MaxLength(LIMITS.webhookUrl.max)
   url: string;
 
-  @ApiProperty({
-    description:
-      'The events to receive (at least one). `pet.status_changed` is for administrators; a customer receives the ' +
-      'events of its own orders and messages, an administrator those of every order.',
-    type: 'array',
-    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-    minItems: 1,
-    maxItems: WEBHOOK_EVENT_TYPES.length,
-    example: ['order.placed', 'order.completed'],
-  })
+  @ApiProperty(EVENTS_PROPERTY)
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
   @IsIn(WEBHOOK_EVENT_TYPES, { each: true })
   events: WebhookEventType[];
+}
+
+@ApiSchema({
+  name: 'WebhookEndpointUpdate',
+  description: 'Input of `PATCH /webhooks/endpoints/{id}`: the fields to change; what is left out stays as it is.',
+})
+export class WebhookEndpointUpdateDto {
+  @ApiPropertyOptional({
+    ...URL_PROPERTY,
+    description: `${URL_PROPERTY.description} A new URL starts with a clean record (no failing streak).`,
+  })
+  @IsOmittable()
+  @IsString()
+  @MaxLength(LIMITS.webhookUrl.max)
+  url?: string;
+
+  @ApiPropertyOptional({ ...EVENTS_PROPERTY, description: `${EVENTS_PROPERTY.description} Replaces the list.` })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true })
+  events?: WebhookEventType[];
+
+  @ApiPropertyOptional({
+    description:
+      '`true` enables a disabled endpoint again (`disabledAt` goes; its failing streak starts afresh, so the next ' +
+      'check does not disable it at once); `false` disables it: it receives nothing until enabled again. Events ' +
+      'that happened while it was disabled are not sent.',
+    example: true,
+  })
+  @IsOmittable()
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+const MAX_ROTATION_WINDOW_SECONDS = 604_800;
+
+@OptionalBody()
+@ApiSchema({
+  name: 'WebhookSecretRotationRequest',
+  description: 'Input of `POST /webhooks/endpoints/{id}/secret/rotate` (optional: no body keeps the default window).',
+})
+export class WebhookSecretRotationRequestDto {
+  @ApiPropertyOptional({
+    description:
+      "How long the current secret still signs deliveries beside the new one, in seconds: at most the service's " +
+      `window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS, ${WebhookRotationSettings.DEFAULT_WINDOW_SECONDS} by ` +
+      'default), which is also what leaving it out gives; 0 stops it at once.',
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_ROTATION_WINDOW_SECONDS,
+    example: 3600,
+  })
+  @IsOmittable()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ROTATION_WINDOW_SECONDS)
+  expiresInSeconds?: number;
+}
+
+@ApiSchema({ name: 'WebhookSecretRotation', description: 'The new signing secret, and until when the old one signs.' })
+export class RotatedWebhookSecretDto {
+  @ApiProperty({
+    description:
+      'The new signing secret (`whsec_` + base64 of 32 random bytes), shown in this response only: keep it. ' +
+      'Every delivery is signed with it from now on.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  secret: string;
+
+  @ApiProperty({
+    description:
+      'Until then every delivery carries two signatures, `webhook-signature: v1,<new> v1,<old>`, so a receiver ' +
+      'still checking with the old secret accepts it; afterwards only the new one. Rotating again before then ' +
+      'replaces the old secret: the one before it stops signing at once.',
+    format: 'date-time',
+  })
+  expiresAt: string;
+
+  static from(rotated: RotatedWebhookSecret): RotatedWebhookSecretDto {
+    return Object.assign(new RotatedWebhookSecretDto(), {
+      secret: rotated.endpoint.secret,
+      expiresAt: rotated.previousSecretExpiresAt.toISOString(),
+    });
+  }
 }
 
 @ApiSchema({ name: 'WebhookEndpoint', description: 'A URL that receives the events its owner subscribed to.' })
@@ -51,8 +160,8 @@ export class WebhookEndpointDto {
 
   @ApiPropertyOptional({
     description:
-      `Present once the endpoint is disabled: every delivery to it failed for ${DISABLE_AFTER_DAYS} days. ` +
-      'It receives nothing more.',
+      `Present once the endpoint is disabled: every delivery to it failed for ${DISABLE_AFTER_DAYS} days, or its ` +
+      'owner disabled it. It receives nothing more until enabled again (`PATCH` with `enabled: true`).',
     format: 'date-time',
   })
   disabledAt?: string;

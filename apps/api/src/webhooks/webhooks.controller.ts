@@ -1,7 +1,8 @@
 import { WEBHOOK_PINGS_PER_MINUTE } from '../common/rate-limit/rate-limit.hook';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -13,11 +14,16 @@ import {
   DeleteWebhookEndpoint,
   PingWebhookEndpoint,
   RetryWebhookDelivery,
+  Precondition,
+  RotateWebhookSecret,
+  UpdateWebhookEndpoint,
   WebhookEndpointQueries,
 } from '@petstore/application';
-import type { Account } from '@petstore/domain';
+import type { Account, WebhookEndpoint } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
+import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
+import { ShowsSecret } from '../common/idempotency/idempotency.decorators';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ApiCallbackObjects } from '../common/openapi/callbacks';
 import { Stability } from '../common/openapi/stability.decorator';
@@ -29,9 +35,12 @@ import { webhookEventCallbacks, webhookEventSchemas } from './webhook-events.ope
 import {
   CreatedWebhookEndpointDto,
   NewWebhookEndpointDto,
+  RotatedWebhookSecretDto,
   WebhookDeliveryDto,
   WebhookEndpointDto,
+  WebhookEndpointUpdateDto,
   WebhookPingDto,
+  WebhookSecretRotationRequestDto,
 } from './webhook.dto';
 
 const DELIVERY =
@@ -54,9 +63,12 @@ export class WebhooksController {
     private readonly pingEndpoint: PingWebhookEndpoint,
     private readonly queries: WebhookEndpointQueries,
     private readonly retryDelivery: RetryWebhookDelivery,
+    private readonly updateEndpoint: UpdateWebhookEndpoint,
+    private readonly rotateSecret: RotateWebhookSecret,
   ) {}
 
   @Post()
+  @ShowsSecret()
   @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Subscribe a URL to events', description: DELIVERY })
   @ApiCallbackObjects(webhookEventCallbacks(), webhookEventSchemas())
   @ApiCreatedResponse({
@@ -88,11 +100,59 @@ export class WebhooksController {
   @Get(':endpointId')
   @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (without its secret)' })
   @ApiOkResponse({ type: WebhookEndpointDto })
+  @Conditional('webhook endpoint')
   async get(
     @Param('endpointId', ParseIdPipe) id: number,
     @CurrentAccount() account: Account,
   ): Promise<WebhookEndpointDto> {
     return WebhookEndpointDto.from(await this.queries.get(id, account));
+  }
+
+  @Patch(':endpointId')
+  @ApiOperation({
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change a webhook endpoint: URL, events, enabled',
+    description:
+      'The fields given replace the current ones, by the rules of creation (the URL rules below; the events by ' +
+      "the owner's role, also when an administrator edits). `enabled: true` enables a disabled endpoint again. " +
+      'Every instance applies the change within a second (the one that made it, from the next event). The ' +
+      'secret stays: rotate it with `POST /webhooks/endpoints/{id}/secret/rotate`. ' +
+      DELIVERY.slice(DELIVERY.indexOf('The URL must')),
+  })
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrors({ 400: 'The URL is not `https`, or points inside the network (`invalid_webhook_url`).' })
+  @Conditional('webhook endpoint')
+  async update(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @Body() body: WebhookEndpointUpdateDto,
+    @CurrentAccount() account: Account,
+    @IfMatch(WebhookEndpointDto.from) precondition?: Precondition<WebhookEndpoint>,
+  ): Promise<WebhookEndpointDto> {
+    return WebhookEndpointDto.from(await this.updateEndpoint.execute({ id, viewer: account, precondition, ...body }));
+  }
+
+  @Post(':endpointId/secret/rotate')
+  @HttpCode(200)
+  @ShowsSecret()
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: "Rotate the endpoint's signing secret (the old one signs too for a while)",
+    description:
+      'Standard Webhooks rotation: answers a new secret, which signs every delivery from now on. The old secret ' +
+      'signs beside it until `expiresAt` (24 h by default; the body may ask for less): meanwhile each delivery ' +
+      'carries `webhook-signature: v1,<new> v1,<old>`, which `standardwebhooks` verifies with either secret, so ' +
+      'the receiver can switch to the new one without rejecting a delivery. Rotating again before `expiresAt` ' +
+      'replaces the old secret: the one before it stops signing at once. Without a body, the default window.',
+  })
+  @ApiBody({ type: WebhookSecretRotationRequestDto, required: false })
+  @ApiOkResponse({ type: RotatedWebhookSecretDto })
+  async rotate(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+    // Optional, not `| undefined`: a union would reach the validation pipe as Object, and nothing would be checked.
+    @Body() body?: WebhookSecretRotationRequestDto,
+  ): Promise<RotatedWebhookSecretDto> {
+    return RotatedWebhookSecretDto.from(await this.rotateSecret.execute(id, account, body?.expiresInSeconds));
   }
 
   @Delete(':endpointId')
@@ -102,8 +162,13 @@ export class WebhooksController {
     summary: 'Delete a webhook endpoint (pending deliveries stop)',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
-  async remove(@Param('endpointId', ParseIdPipe) id: number, @CurrentAccount() account: Account): Promise<void> {
-    await this.deleteEndpoint.execute(id, account);
+  @Conditional('webhook endpoint')
+  async remove(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @CurrentAccount() account: Account,
+    @IfMatch(WebhookEndpointDto.from) precondition?: Precondition<WebhookEndpoint>,
+  ): Promise<void> {
+    await this.deleteEndpoint.execute(id, account, precondition);
   }
 
   @Get(':endpointId/deliveries')

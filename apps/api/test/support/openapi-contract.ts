@@ -11,7 +11,7 @@ interface Operation {
 /** The API's own response headers: each one a response carries must be declared for its operation and status. */
 const API_HEADERS = [
   ...['x-request-id', 'cache-control', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate'],
-  ...['idempotent-replayed', 'location', 'link', 'deprecation', 'sunset'],
+  ...['idempotent-replayed', 'location', 'link', 'deprecation', 'sunset', 'etag'],
 ];
 
 /**

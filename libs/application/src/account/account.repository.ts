@@ -15,9 +15,10 @@ export abstract class ApiKeyRepository {
   /** The key with this hash (revoked or not) and its account: one unique-index lookup. */
   abstract findByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null>;
   abstract findForAccount(accountId: number, keyId: number): Promise<ApiKey | null>;
-  /** The account's active keys, by id. */
+  /** The account's keys that are not revoked (expired ones included, for their owner to see and revoke), by id. */
   abstract listForAccount(accountId: number, page: PageRequest): Promise<Page<ApiKey>>;
-  abstract countActiveForAccount(accountId: number): Promise<number>;
+  /** The account's keys that count against its limit: neither revoked nor expired at `at`. */
+  abstract countActiveForAccount(accountId: number, at: Date): Promise<number>;
   /** The account of the newest bootstrap key (revoked or not), if any. */
   abstract findBootstrapAccountId(): Promise<number | null>;
   /** Revokes every active bootstrap key whose hash is not `keepHash`; returns their hashes. */

@@ -1,4 +1,4 @@
-import { Account, ApiKeyNotFoundError, TooManyApiKeysError, LIMITS } from '@petstore/domain';
+import { Account, ApiKeyNotFoundError, InsufficientScopeError, TooManyApiKeysError, LIMITS } from '@petstore/domain';
 import { inMemoryPetstore, InMemoryPetstore } from '../../testing';
 import { Authenticate, EnsureAdministrator, IssueApiKey, ManageApiKeys, SignUp } from './account.use-cases';
 import { VerifiedKeyCache, VerifiedKeyCacheSettings } from './verified-key-cache';
@@ -15,6 +15,12 @@ describe('account use cases (in-memory ports)', () => {
   const issueKey = () => new IssueApiKey(store.uow, store.accounts, store.apiKeys, store.secrets, store.clock);
   const signUp = (name = 'Alice') => new SignUp(store.uow, store.accounts, issueKey(), store.clock).execute(name);
   const authenticate = (key: string) => new Authenticate(store.apiKeys, store.secrets, store.clock, cache).execute(key);
+  /** The account a key authenticates, or null (unknown, revoked, expired). */
+  const accountOf = async (key: string) => {
+    const outcome = await authenticate(key);
+    return outcome && outcome !== 'expired' ? outcome.account : null;
+  };
+  const later = (ms: number) => store.clock.set(new Date(store.clock.now().getTime() + ms));
   const manage = () => new ManageApiKeys(store.uow, store.apiKeys, store.clock, store.keyRevocations, cache);
   const ensureAdmin = (key: string) =>
     new EnsureAdministrator(
@@ -39,7 +45,7 @@ describe('account use cases (in-memory ports)', () => {
       expect(apiKey.accountId).toBe(account.id);
       expect(apiKey.hash).toBe(store.secrets.describe(secret).hash);
       expect(apiKey.hash).not.toContain(secret);
-      expect((await authenticate(secret))?.id).toBe(account.id);
+      expect((await accountOf(secret))?.id).toBe(account.id);
     });
 
     it('refuses a blank name and stores nothing', async () => {
@@ -52,7 +58,7 @@ describe('account use cases (in-memory ports)', () => {
     it('adds a key up to the limit of active keys, then refuses (too_many_keys) storing nothing', async () => {
       const { account } = await signUp();
       for (let i = 1; i < LIMITS.activeApiKeys.max; i++) await issueKey().execute(account.id);
-      expect(await store.apiKeys.countActiveForAccount(account.id)).toBe(LIMITS.activeApiKeys.max);
+      expect(await store.apiKeys.countActiveForAccount(account.id, store.clock.now())).toBe(LIMITS.activeApiKeys.max);
       await expect(issueKey().execute(account.id)).rejects.toBeInstanceOf(TooManyApiKeysError);
       expect(store.db.tables.apiKeys.size).toBe(LIMITS.activeApiKeys.max);
     });
@@ -62,6 +68,49 @@ describe('account use cases (in-memory ports)', () => {
       for (let i = 1; i < LIMITS.activeApiKeys.max; i++) await issueKey().execute(account.id);
       const [first] = (await manage().list(account.id, { limit: 1 })).items;
       await manage().revoke(account.id, first.id);
+      expect((await issueKey().execute(account.id)).apiKey.accountId).toBe(account.id);
+    });
+
+    it('names the key, bounds its scopes and expiry; without a request: no name, full, no expiry', async () => {
+      const { account, apiKey } = await signUp();
+      expect(apiKey.toSnapshot()).toMatchObject({ name: null, scopes: ['full'], expiresAt: null });
+      const expiresAt = new Date(store.clock.now().getTime() + 3_600_000);
+      const { apiKey: ci } = await issueKey().execute(account.id, { name: 'CI', scopes: ['read'], expiresAt });
+      expect(store.db.tables.apiKeys.get(ci.id)).toMatchObject({ name: 'CI', scopes: ['read'], expiresAt });
+    });
+
+    it('a key creates keys only with scopes it has itself; refused, nothing is stored', async () => {
+      const { account } = await signUp();
+      const full = { scopes: ['full'] as const, expiresAt: null };
+      const read = { scopes: ['read'] as const, expiresAt: null };
+      expect((await issueKey().execute(account.id, { scopes: ['read'] }, full)).apiKey.scopes).toEqual(['read']);
+      expect((await issueKey().execute(account.id, { scopes: ['read'] }, read)).apiKey.scopes).toEqual(['read']);
+      await expect(issueKey().execute(account.id, {}, read)).rejects.toMatchObject({
+        kind: 'insufficient_scope',
+        needed: 'full',
+      });
+      await expect(issueKey().execute(account.id, { scopes: ['full'] }, read)).rejects.toBeInstanceOf(
+        InsufficientScopeError,
+      );
+      expect(store.db.tables.apiKeys.size).toBe(3);
+    });
+
+    it('refuses an expiresAt in the past (invalid, naming expiresAt), storing nothing', async () => {
+      const { account } = await signUp();
+      const expiresAt = new Date(store.clock.now().getTime() - 1);
+      await expect(issueKey().execute(account.id, { expiresAt })).rejects.toMatchObject({
+        kind: 'invalid',
+        field: 'expiresAt',
+      });
+      expect(store.db.tables.apiKeys.size).toBe(1);
+    });
+
+    it('an expired key frees its place under the limit', async () => {
+      const { account } = await signUp();
+      const expiresAt = new Date(store.clock.now().getTime() + 60_000);
+      for (let i = 1; i < LIMITS.activeApiKeys.max; i++) await issueKey().execute(account.id, { expiresAt });
+      await expect(issueKey().execute(account.id)).rejects.toBeInstanceOf(TooManyApiKeysError);
+      later(60_000);
       expect((await issueKey().execute(account.id)).apiKey.accountId).toBe(account.id);
     });
 
@@ -76,7 +125,7 @@ describe('account use cases (in-memory ports)', () => {
       const second = await issueKey().execute(account.id);
       await manage().revoke(account.id, apiKey.id);
       expect(await authenticate(secret)).toBeNull();
-      expect((await authenticate(second.secret))?.id).toBe(account.id);
+      expect((await accountOf(second.secret))?.id).toBe(account.id);
       expect((await manage().list(account.id, { limit: 10 })).items.map((k) => k.id)).toEqual([second.apiKey.id]);
     });
 
@@ -91,6 +140,29 @@ describe('account use cases (in-memory ports)', () => {
   });
 
   describe('Authenticate', () => {
+    it("answers the key's account, id, scopes and expiry", async () => {
+      const { account } = await signUp();
+      const expiresAt = new Date(store.clock.now().getTime() + 60_000);
+      const { apiKey, secret } = await issueKey().execute(account.id, { scopes: ['read'], expiresAt });
+      expect(await authenticate(secret)).toEqual({ account, keyId: apiKey.id, scopes: ['read'], expiresAt });
+    });
+
+    it("answers 'expired' from expiresAt on, whether the key was cached or not, and records no use", async () => {
+      const { account } = await signUp();
+      const expiresAt = new Date(store.clock.now().getTime() + 2_000);
+      const cached = await issueKey().execute(account.id, { expiresAt });
+      const uncached = await issueKey().execute(account.id, { expiresAt });
+      expect(await accountOf(cached.secret)).not.toBeNull();
+      expect(cache.get(store.secrets.describe(cached.secret).hash)).not.toBeNull();
+      later(1_999);
+      expect(await accountOf(cached.secret)).not.toBeNull();
+      later(1);
+      const touch = jest.spyOn(store.apiKeys, 'touch');
+      expect(await authenticate(cached.secret)).toBe('expired');
+      expect(await authenticate(uncached.secret)).toBe('expired');
+      expect(touch).not.toHaveBeenCalled();
+    });
+
     it('answers null for an unknown key, and records the use of a known one', async () => {
       expect(await authenticate('psk_unknown')).toBeNull();
       const { apiKey, secret } = await signUp();
@@ -101,15 +173,14 @@ describe('account use cases (in-memory ports)', () => {
 
   describe('Authenticate with the cache of verified keys', () => {
     const hashOf = (secret: string) => store.secrets.describe(secret).hash;
-    const later = (ms: number) => store.clock.set(new Date(store.clock.now().getTime() + ms));
     const lookups = () => jest.spyOn(store.apiKeys, 'findByHash');
 
     it('answers a cached key without the repository, and still records its use', async () => {
       const { account, apiKey, secret } = await signUp();
       const findByHash = lookups();
       const touch = jest.spyOn(store.apiKeys, 'touch');
-      expect((await authenticate(secret))?.id).toBe(account.id);
-      expect((await authenticate(secret))?.id).toBe(account.id);
+      expect((await accountOf(secret))?.id).toBe(account.id);
+      expect((await accountOf(secret))?.id).toBe(account.id);
       expect(findByHash).toHaveBeenCalledTimes(1);
       expect(findByHash).toHaveBeenCalledWith(hashOf(secret));
       expect(touch.mock.calls).toEqual([
@@ -197,6 +268,19 @@ describe('account use cases (in-memory ports)', () => {
       expect(findByHash).toHaveBeenCalledTimes(3);
     });
 
+    it('checks expiry on every hit: a cached key is not served from its expiresAt on, though fresh', async () => {
+      cache = new VerifiedKeyCache(store.keyRevocations, store.clock, new VerifiedKeyCacheSettings(60));
+      const { account } = await signUp();
+      const expiresAt = new Date(store.clock.now().getTime() + 1_000);
+      const { secret } = await issueKey().execute(account.id, { expiresAt });
+      await authenticate(secret);
+      const hash = store.secrets.describe(secret).hash;
+      expect(cache.get(hash)?.expiresAt).toEqual(expiresAt);
+      later(1_000);
+      expect(cache.get(hash)).toBeNull();
+      expect(await authenticate(secret)).toBe('expired');
+    });
+
     it('caches nothing with 0 seconds', async () => {
       cache = new VerifiedKeyCache(store.keyRevocations, store.clock, new VerifiedKeyCacheSettings(0));
       const { secret } = await signUp();
@@ -218,7 +302,7 @@ describe('account use cases (in-memory ports)', () => {
   });
 
   describe('EnsureAdministrator', () => {
-    const adminOf = async (key: string) => (await authenticate(key)) as Account;
+    const adminOf = async (key: string) => (await accountOf(key)) as Account;
 
     it('creates an administrator holding the key, once: a restart finds it existing', async () => {
       expect(await ensureAdmin('psk_admin_one')).toBe('created');

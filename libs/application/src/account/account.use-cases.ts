@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { Account, ApiKey, ApiKeyNotFoundError, TooManyApiKeysError, LIMITS } from '@petstore/domain';
+import {
+  Account,
+  ApiKey,
+  ApiKeyNotFoundError,
+  ApiKeyIssuer,
+  ApiKeyRequest,
+  TooManyApiKeysError,
+  LIMITS,
+} from '@petstore/domain';
 import { ApiKeySecrets, Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { AccountRepository, ApiKeyRepository } from './account.repository';
 import { KeyRevocations } from './key-revocations';
-import { VerifiedKeyCache } from './verified-key-cache';
+import { VerifiedKey, VerifiedKeyCache } from './verified-key-cache';
 
 export interface IssuedApiKey {
   apiKey: ApiKey;
@@ -24,17 +32,21 @@ export class IssueApiKey {
 
   /**
    * At most LIMITS.activeApiKeys.max active keys an account: the account's row is locked while the
-   * keys are counted and the new one stored, so concurrent requests cannot all pass the count.
+   * keys are counted and the new one stored, so concurrent requests cannot all pass the count (an expired key
+   * does not count). `request` names the key, and bounds it (scopes, expiry); `issuer`, the key asking, when a key
+   * asks: the new key has only scopes that one has, and expires no later than it does.
    */
-  execute(accountId: number): Promise<IssuedApiKey> {
+  execute(accountId: number, request: ApiKeyRequest = {}, issuer?: ApiKeyIssuer): Promise<IssuedApiKey> {
     return this.uow.run(async () => {
       if (!(await this.accounts.lock(accountId))) throw new Error(`Account ${accountId} vanished while issuing a key.`);
-      if ((await this.keys.countActiveForAccount(accountId)) >= LIMITS.activeApiKeys.max) {
+      const now = this.clock.now();
+      if ((await this.keys.countActiveForAccount(accountId, now)) >= LIMITS.activeApiKeys.max) {
         throw new TooManyApiKeysError(LIMITS.activeApiKeys.max);
       }
       const generated = this.secrets.generate();
       const { prefix, hash } = generated;
-      const apiKey = ApiKey.issue({ id: await this.keys.nextId(), accountId, prefix, hash, now: this.clock.now() });
+      const id = await this.keys.nextId();
+      const apiKey = ApiKey.issue({ id, accountId, prefix, hash, now, request, issuer });
       // 256 random bits colliding with a stored hash does not happen; refuse loudly if it ever does.
       if (!(await this.keys.add(apiKey))) throw new Error('Generated API key collided with an existing one.');
       return { apiKey, secret: generated.key };
@@ -101,25 +113,31 @@ export class Authenticate {
   ) {}
 
   /**
-   * The account a presented key belongs to, or null for an unknown or revoked key. The key is
+   * The presented key, found valid (its account, scopes and expiry); `'expired'` for a key past its
+   * `expiresAt` (the caller says so: the client must get a new key); null for an unknown or revoked one. The key is
    * found by its SHA-256, in the cache of recently verified keys or else through a unique index,
    * so the cost does not grow with the number of keys. Timing reveals at most how the presented
    * key's hash sorts against stored ones (or whether it is cached), which tells nothing usable
    * about a key of 256 random bits (finding one would need a SHA-256 preimage).
    */
-  async execute(presented: string): Promise<Account | null> {
+  async execute(presented: string): Promise<VerifiedKey | 'expired' | null> {
     const { hash } = this.secrets.describe(presented);
+    // The cache compares a cached key's expiresAt with the Clock on every hit: an expired key falls through.
     const cached = this.verifiedKeys.get(hash);
     if (cached) {
       await this.keys.touch(cached.keyId, this.clock.now());
-      return cached.account;
+      return cached;
     }
     const ticket = this.verifiedKeys.ticket();
     const found = await this.keys.findByHash(hash);
     if (!found || found.key.isRevoked) return null;
-    this.verifiedKeys.remember(hash, { account: found.account, keyId: found.key.id }, ticket);
-    await this.keys.touch(found.key.id, this.clock.now());
-    return found.account;
+    const now = this.clock.now();
+    if (found.key.isExpiredAt(now)) return 'expired';
+    const { key, account } = found;
+    const verified: VerifiedKey = { account, keyId: key.id, scopes: key.scopes, expiresAt: key.expiresAt };
+    this.verifiedKeys.remember(hash, verified, ticket);
+    await this.keys.touch(key.id, now);
+    return verified;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Account } from '@petstore/domain';
+import type { Account, ApiKeyScope } from '@petstore/domain';
 import { ExpiringCache } from '../common/expiring-cache';
 import { Clock } from '../ports';
 import { KeyRevocations, RevocationSubscriber } from './key-revocations';
@@ -14,9 +14,13 @@ export class VerifiedKeyCacheSettings {
   ) {}
 }
 
+/** A key found valid: its account, and what bounds it (its scopes, its expiry). */
 export interface VerifiedKey {
   account: Account;
   keyId: number;
+  scopes: readonly ApiKeyScope[];
+  /** Refused from this instant on; null: it does not expire. */
+  expiresAt: Date | null;
 }
 
 /**
@@ -24,7 +28,8 @@ export interface VerifiedKey {
  * key costs no database round trip. Only valid keys are kept: an unknown or revoked key is
  * looked up every time, so inventing keys cannot fill the cache, and a valid key cannot be
  * refused by a stale entry. Revocations reach it through KeyRevocations; while those are not
- * received (the signal's connection is down) it serves nothing.
+ * received (the signal's connection is down) it serves nothing. Expiry needs no signal: every hit
+ * compares the key's `expiresAt` with the Clock, so an expired key is never served, on any instance.
  *
  * A lookup that started before a revocation must not store what it read: `ticket()` is taken
  * before the lookup, and `remember` stores nothing if any revocation (or reset) arrived since.
@@ -35,7 +40,7 @@ export class VerifiedKeyCache implements RevocationSubscriber {
 
   constructor(
     private readonly revocations: KeyRevocations,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly settings: VerifiedKeyCacheSettings,
   ) {
     this.cache = new ExpiringCache(clock, settings.ttlSeconds, settings.maxEntries);
@@ -50,10 +55,13 @@ export class VerifiedKeyCache implements RevocationSubscriber {
     return this.cache.size;
   }
 
-  /** The cached key with this hash, if it is fresh and revocations are being received. */
+  /** The cached key with this hash, if it is fresh, not expired, and revocations are being received. */
   get(hash: string): VerifiedKey | null {
     if (!this.enabled || !this.revocations.listening) return null;
-    return this.cache.get(hash) ?? null;
+    const key = this.cache.get(hash);
+    // Left in place once expired (it ages out): deleting would count as an invalidation for lookups under way.
+    if (!key || (key.expiresAt !== null && key.expiresAt.getTime() <= this.clock.now().getTime())) return null;
+    return key;
   }
 
   /** Taken before looking a key up in the database; `remember` needs it. */
@@ -64,7 +72,8 @@ export class VerifiedKeyCache implements RevocationSubscriber {
   /** Keeps a key found valid by a lookup that began at `ticket`, unless a revocation came since. */
   remember(hash: string, key: VerifiedKey, ticket: number): void {
     if (!this.enabled || !this.revocations.listening) return;
-    this.cache.set(hash, { account: key.account, keyId: key.keyId }, ticket);
+    const { account, keyId, scopes, expiresAt } = key;
+    this.cache.set(hash, { account, keyId, scopes, expiresAt }, ticket);
   }
 
   /** Revoked keys (announced by any instance, or just revoked here): forgotten at once. */

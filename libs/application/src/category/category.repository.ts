@@ -3,6 +3,8 @@ import { Page, PageRequest } from '../common/page';
 
 export abstract class CategoryRepository {
   abstract findById(id: number): Promise<Category | null>;
+  /** Finds and locks the category's row until the transaction ends (inside UnitOfWork.run only). */
+  abstract lockById(id: number): Promise<Category | null>;
   abstract list(page: PageRequest): Promise<Page<Category>>;
   /** A new category's id, taken from the table's sequence before the category is created (never reused). */
   abstract nextId(): Promise<number>;

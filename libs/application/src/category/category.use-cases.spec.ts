@@ -71,18 +71,20 @@ describe('category use cases (in-memory ports)', () => {
   describe('DeleteCategory', () => {
     it('deletes an unused category', async () => {
       const category = await aCategory().saveIn(store);
-      await new DeleteCategory(store.categories).execute(category.id);
+      await new DeleteCategory(store.uow, store.categories).execute(category.id);
       expect(await store.categories.exists(category.id)).toBe(false);
     });
 
     it('refuses an unknown id with CategoryNotFoundError', async () => {
-      await expect(new DeleteCategory(store.categories).execute(404)).rejects.toBeInstanceOf(CategoryNotFoundError);
+      await expect(new DeleteCategory(store.uow, store.categories).execute(404)).rejects.toBeInstanceOf(
+        CategoryNotFoundError,
+      );
     });
 
     it('refuses a category that still has pets (category_in_use)', async () => {
       const category = await aCategory().saveIn(store);
       await aPet().inCategory(category.id).saveIn(store);
-      await expect(new DeleteCategory(store.categories).execute(category.id)).rejects.toBeInstanceOf(
+      await expect(new DeleteCategory(store.uow, store.categories).execute(category.id)).rejects.toBeInstanceOf(
         CategoryInUseError,
       );
       expect(await store.categories.exists(category.id)).toBe(true);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Category, CategoryNotFoundError } from '@petstore/domain';
 import { UnitOfWork } from '../ports';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { Page, PageRequest } from '../common/page';
 import { CategoryRepository } from './category.repository';
 
@@ -29,8 +30,11 @@ export interface UpdateCategoryCommand {
   id: number;
   name?: string;
   description?: string | null;
+  /** The state the caller expects the category in (If-Match), checked under its lock. */
+  precondition?: Precondition<Category>;
 }
 
+/** Under the category's row lock: two updates of one category run one after the other. */
 @Injectable()
 export class UpdateCategory {
   constructor(
@@ -40,8 +44,9 @@ export class UpdateCategory {
 
   execute(command: UpdateCategoryCommand): Promise<Category> {
     return this.uow.run(async () => {
-      const category = await this.categories.findById(command.id);
+      const category = await this.categories.lockById(command.id);
       if (!category) throw new CategoryNotFoundError(command.id);
+      assertPrecondition(command.precondition, category);
       if (command.name !== undefined) category.rename(command.name);
       if (command.description !== undefined) category.describe(command.description);
       await this.categories.save(category);
@@ -52,10 +57,19 @@ export class UpdateCategory {
 
 @Injectable()
 export class DeleteCategory {
-  constructor(private readonly categories: CategoryRepository) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly categories: CategoryRepository,
+  ) {}
 
-  async execute(id: number): Promise<void> {
-    if (!(await this.categories.delete(id))) throw new CategoryNotFoundError(id);
+  /** `precondition`: the state the caller expects the category in (If-Match), checked under its lock. */
+  execute(id: number, precondition?: Precondition<Category>): Promise<void> {
+    return this.uow.run(async () => {
+      const category = await this.categories.lockById(id);
+      if (!category) throw new CategoryNotFoundError(id);
+      assertPrecondition(precondition, category);
+      if (!(await this.categories.delete(id))) throw new CategoryNotFoundError(id);
+    });
   }
 }
 

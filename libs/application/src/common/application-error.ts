@@ -5,10 +5,12 @@ export type ApplicationErrorKind =
   | 'idempotency_key_in_use' //  a request with the same key is still running
   | 'idempotency_key_reused' //  the key was used with another request
   | 'delivery_pending' //        a webhook delivery asked to be retried is still pending
+  | 'idempotency_replay_withheld' // the kept result is sealed and does not open
   | 'store_unavailable' //       the database cannot serve now (transient)
   | 'concurrent_update' //       two transactions collided (transient)
   | 'constraint_violation' //    a schema constraint refused a write no rule caught first
-  | 'invalid_stored_value'; //   the database cannot store or read a value as its type
+  | 'invalid_stored_value' //    the database cannot store or read a value as its type
+  | 'precondition_failed'; //    the resource is not in the state the caller expected (If-Match)
 
 /**
  * Every kind of error the layers under the API raise on purpose. The API maps each kind to its

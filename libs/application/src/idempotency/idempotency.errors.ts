@@ -15,3 +15,17 @@ export class IdempotencyKeyReusedError extends ApplicationError {
     super('This Idempotency-Key was already used with a different request.');
   }
 }
+
+/**
+ * The request was done; its kept result shows a secret and is sealed, and the seal does not open (the record was
+ * altered, or sealed in a way this version cannot read). Nothing is done again: the first result stands.
+ */
+export class IdempotentReplayWithheldError extends ApplicationError {
+  readonly kind = 'idempotency_replay_withheld' as const;
+  constructor() {
+    super(
+      'This Idempotency-Key was already used and the request was done, but its result (which shows a secret) ' +
+        'cannot be given again. Nothing was done twice.',
+    );
+  }
+}

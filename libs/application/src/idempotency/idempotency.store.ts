@@ -12,25 +12,33 @@ export interface CommandResult {
   createdResource: string | null;
 }
 
+/**
+ * Whose key it is: the calling account's id, or null for an operation that needs no API key (`POST /accounts`),
+ * whose keys are one space of their own, told apart by the key alone (docs/api.md, Idempotency).
+ */
+export type IdempotencyOwner = number | null;
+
 export interface IdempotencyRecord {
   fingerprint: string;
+  /** The result; when `sealed`, its `json` is the sealed envelope (ResultSealer), not the JSON text. */
   result: CommandResult;
+  sealed: boolean;
 }
 
 /**
- * Idempotency keys, scoped to an account. Every method runs inside the caller's
- * transaction (UnitOfWork), so a key is recorded together with the effect of the
- * request it belongs to, or not at all.
+ * Idempotency keys, per owner. Every method runs inside the caller's transaction (UnitOfWork), so a key is
+ * recorded together with the effect of the request it belongs to, or not at all. A store keeps no key as the
+ * client sent it (a one-way hash): a sealed result is opened with a key derived from that text.
  */
 export abstract class IdempotencyStore {
   /**
    * Takes the key for the rest of the transaction without waiting. False when another
    * request holding the same key is still running.
    */
-  abstract tryLock(accountId: number, key: string): Promise<boolean>;
+  abstract tryLock(owner: IdempotencyOwner, key: string): Promise<boolean>;
   /** The unexpired record of a completed request, if any. */
-  abstract find(accountId: number, key: string, now: Date): Promise<IdempotencyRecord | null>;
-  abstract save(accountId: number, key: string, record: IdempotencyRecord, expiresAt: Date): Promise<void>;
+  abstract find(owner: IdempotencyOwner, key: string, now: Date): Promise<IdempotencyRecord | null>;
+  abstract save(owner: IdempotencyOwner, key: string, record: IdempotencyRecord, expiresAt: Date): Promise<void>;
   /** Deletes expired records; returns how many. */
   abstract purgeExpired(now: Date): Promise<number>;
 }

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, UnitOfWork } from '../ports';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors';
-import { CommandResult, IdempotencyStore } from './idempotency.store';
+import {
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  IdempotentReplayWithheldError,
+} from './idempotency.errors';
+import { CommandResult, IdempotencyOwner, IdempotencyStore } from './idempotency.store';
+import { ResultSealer } from './result-sealer';
 
 /** How long a key is kept (docs/api.md, Idempotency: 24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -12,13 +17,26 @@ export interface IdempotentOutcome {
   result: CommandResult;
 }
 
+export interface IdempotentRequest {
+  /** The calling account, or null for an operation without an API key. */
+  accountId: IdempotencyOwner;
+  /** The Idempotency-Key as the client sent it (the store keeps only its hash). */
+  key: string;
+  /** What makes two requests the same (method, path, body). */
+  fingerprint: string;
+  /** The result shows a secret: it is kept sealed with a key derived from `key` (ResultSealer). */
+  sealResult?: boolean;
+}
+
 /**
- * Runs a request at most once per (account, key):
+ * Runs a request at most once per (owner, key):
  * - one transaction holds the key's lock, the request's own effects and the stored result,
  *   so a crash or an error leaves no record and the client may simply retry;
  * - a retry of a completed request gets the first result again (the same serialized text);
  * - the same key with another request is refused (IdempotencyKeyReusedError), and so is a
- *   duplicate that arrives while the first is still running (IdempotencyKeyInUseError), without waiting.
+ *   duplicate that arrives while the first is still running (IdempotencyKeyInUseError), without waiting;
+ * - a result that shows a secret is kept sealed; one that does not open is withheld (IdempotentReplayWithheldError),
+ *   never run again.
  */
 @Injectable()
 export class RunIdempotently {
@@ -26,25 +44,31 @@ export class RunIdempotently {
     private readonly uow: UnitOfWork,
     private readonly store: IdempotencyStore,
     private readonly clock: Clock,
+    private readonly sealer: ResultSealer,
   ) {}
 
-  execute(
-    request: { accountId: number; key: string; fingerprint: string },
-    handle: () => Promise<CommandResult>,
-  ): Promise<IdempotentOutcome> {
+  execute(request: IdempotentRequest, handle: () => Promise<CommandResult>): Promise<IdempotentOutcome> {
+    const { accountId: owner, key, fingerprint } = request;
+    // The sealed text belongs to this owner and this request: copied onto another record, it does not open.
+    const binding = `${owner ?? 'anonymous'}\n${fingerprint}`;
     return this.uow.run(async () => {
-      if (!(await this.store.tryLock(request.accountId, request.key))) throw new IdempotencyKeyInUseError();
+      if (!(await this.store.tryLock(owner, key))) throw new IdempotencyKeyInUseError();
       const now = this.clock.now();
-      const existing = await this.store.find(request.accountId, request.key, now);
+      const existing = await this.store.find(owner, key, now);
       if (existing) {
-        if (existing.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError();
-        return { replayed: true, result: existing.result };
+        if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+        if (!existing.sealed) return { replayed: true, result: existing.result };
+        const json = this.sealer.open(existing.result.json, key, binding);
+        if (json === null) throw new IdempotentReplayWithheldError();
+        return { replayed: true, result: { ...existing.result, json } };
       }
       const result = await handle();
+      const sealed = request.sealResult === true;
+      const kept = sealed ? { ...result, json: this.sealer.seal(result.json, key, binding) } : result;
       await this.store.save(
-        request.accountId,
-        request.key,
-        { fingerprint: request.fingerprint, result },
+        owner,
+        key,
+        { fingerprint, result: kept, sealed },
         new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
       );
       return { replayed: false, result };

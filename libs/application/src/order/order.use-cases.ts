@@ -10,6 +10,7 @@ import {
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { StockCommand } from '../stock/stock-command';
 import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
@@ -70,6 +71,8 @@ export interface CompleteOrderCommand {
   orderId: number;
   /** The actual ship date; default: the one given when ordering, else the completion time. */
   shipDate?: Date | null;
+  /** The state the caller expects the order in (If-Match), checked under the locks. */
+  precondition?: Precondition<Order>;
 }
 
 @Injectable()
@@ -82,7 +85,8 @@ export class CompleteOrder {
   /** Administrators only (the caller checks the role). */
   async execute(command: CompleteOrderCommand): Promise<Order> {
     const target = { orderId: command.orderId, by: null };
-    const { order } = await this.stock.run(target, async ({ order, pet, stock, openOrders }) =>
+    const { order } = await this.stock.run(target, async ({ order, pet, stock, openOrders }) => {
+      assertPrecondition(command.precondition, order);
       StockRules.completeOrder({
         order,
         pet,
@@ -90,8 +94,8 @@ export class CompleteOrder {
         otherOpenOrders: await openOrders(),
         at: this.clock.now(),
         shipDate: command.shipDate,
-      }),
-    );
+      });
+    });
     return order as Order;
   }
 }
@@ -105,12 +109,14 @@ export class CancelOrder {
 
   /**
    * The owner or an administrator; anyone else's order is not found. Its units go back to stock; the order
-   * stays, `cancelled`, and is returned as it is now.
+   * stays, `cancelled`, and is returned as it is now. `precondition`: the state the caller expects the order in
+   * (If-Match), checked under the locks.
    */
-  async execute(command: { orderId: number; by: Account }): Promise<Order> {
-    const { order } = await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) =>
-      StockRules.cancelOrder({ order, pet, stock, at: this.clock.now() }),
-    );
+  async execute(command: { orderId: number; by: Account; precondition?: Precondition<Order> }): Promise<Order> {
+    const { order } = await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) => {
+      assertPrecondition(command.precondition, order);
+      StockRules.cancelOrder({ order, pet, stock, at: this.clock.now() });
+    });
     return order as Order;
   }
 }

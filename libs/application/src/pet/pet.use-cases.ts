@@ -3,6 +3,7 @@ import { Stock, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/d
 import { StockRepository } from '../stock/stock.repository';
 import { OrderRepository } from '../order/order.repository';
 import { Clock, UnitOfWork } from '../ports';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { Page, PageRequest } from '../common/page';
 import { StockCommand } from '../stock/stock-command';
 import { PetFilter, PetRepository } from './pet.repository';
@@ -40,6 +41,8 @@ export interface UpdatePetCommand {
   name?: string;
   categoryId?: number;
   status?: PetStatus;
+  /** The state the caller expects the pet in (If-Match), checked under the pet's lock. */
+  precondition?: Precondition<Pet>;
 }
 
 /**
@@ -54,6 +57,7 @@ export class UpdatePet {
   async execute(command: UpdatePetCommand): Promise<Pet> {
     const target = { petId: command.id, missing: (id: number) => new PetNotFoundError(id) };
     const { pet } = await this.stock.run(target, async ({ pet, stock, openOrders }) => {
+      assertPrecondition(command.precondition, pet);
       if (command.name !== undefined) pet.rename(command.name);
       if (command.categoryId !== undefined) pet.moveToCategory(command.categoryId);
       if (command.status !== undefined) {
@@ -73,11 +77,13 @@ export class DeletePet {
     private readonly orders: OrderRepository,
   ) {}
 
-  execute(id: number): Promise<void> {
+  /** `precondition`: the state the caller expects the pet in (If-Match), checked under the pet's lock. */
+  execute(id: number, precondition?: Precondition<Pet>): Promise<void> {
     return this.uow.run(async () => {
       // The pet's row stays locked until the delete commits, so a check made here holds.
       const pet = await this.pets.lockById(id);
       if (!pet) throw new PetNotFoundError(id);
+      assertPrecondition(precondition, pet);
       // Orders of a pet are opened only under this same lock, so the count stays true until the commit.
       pet.assertDeletable(await this.orders.countOpenForPet(id));
       await this.pets.delete(id);

@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { PetNotFoundError, StockRules } from '@petstore/domain';
 import { Page, PageRequest } from '../common/page';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { StockCommand } from './stock-command';
 import { StockLevel, StockLevelFilter, StockLevels } from './stock-levels';
 
 export interface SetStockCommand {
   petId: number;
   quantity: number;
+  /** The state the caller expects the stock entry in (If-Match), checked under the locks. */
+  precondition?: Precondition<StockLevel>;
 }
 
 /** An administrator sets a pet's stock to a count; the pet's status follows ("Set stock" in docs/domain.md). */
@@ -16,9 +19,10 @@ export class SetStock {
 
   async execute(command: SetStockCommand): Promise<StockLevel> {
     const target = { petId: command.petId, missing: (id: number) => new PetNotFoundError(id) };
-    const { pet, stock } = await this.stock.run(target, async ({ pet, stock, openOrders }) =>
-      StockRules.setStock({ pet, stock, quantity: command.quantity, openOrders: await openOrders() }),
-    );
+    const { pet, stock } = await this.stock.run(target, async ({ pet, stock, openOrders }) => {
+      assertPrecondition(command.precondition, { petId: pet.id, quantity: stock.quantity, status: pet.status });
+      StockRules.setStock({ pet, stock, quantity: command.quantity, openOrders: await openOrders() });
+    });
     return { petId: pet.id, quantity: stock.quantity, status: pet.status };
   }
 }

@@ -91,9 +91,18 @@ export abstract class WebhookEndpointRepository {
   abstract countByOwner(ownerId: number): Promise<number>;
   /** A new endpoint's id, taken from the table's sequence before the endpoint is created (never reused). */
   abstract nextId(): Promise<number>;
-  /** Stores a new endpoint (an endpoint is not edited; it is deleted and created again). */
+  /** Stores a new endpoint. */
   abstract add(endpoint: WebhookEndpoint): Promise<void>;
   abstract findById(id: number): Promise<WebhookEndpoint | null>;
+  /** Finds and locks the endpoint's row until the transaction ends (inside UnitOfWork.run only). */
+  abstract lockById(id: number): Promise<WebhookEndpoint | null>;
+  /** lockById, with the owner's role: its row locked until the transaction ends (edits and rotations queue). */
+  abstract lockWithOwner(id: number): Promise<WebhookSubscriber | null>;
+  /**
+   * Writes a stored endpoint's changes (URL, events, secrets, disabledAt). `resetHealth` ends its failing streak
+   * (an endpoint enabled again, or moved to another URL, starts afresh instead of being disabled at the next run).
+   */
+  abstract update(endpoint: WebhookEndpoint, options: { resetHealth: boolean }): Promise<void>;
   /** The owner's endpoints, ascending by id. */
   abstract listByOwner(ownerId: number, page: PageRequest): Promise<Page<WebhookEndpoint>>;
   abstract delete(id: number): Promise<void>;
@@ -134,6 +143,9 @@ export interface WebhookAttemptTarget {
   delivery: WebhookDelivery;
   url: string;
   secret: string;
+  /** The secret before the last rotation, and until when it signs too. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
   endpointDisabled: boolean;
   body: string;
 }
@@ -184,6 +196,13 @@ export abstract class WebhookSecrets {
   abstract generate(): string;
 }
 
+/** How long a rotated-out secret keeps signing (Standard Webhooks lets a receiver accept either meanwhile). */
+export class WebhookRotationSettings {
+  static readonly DEFAULT_WINDOW_SECONDS = 24 * 3600;
+
+  constructor(readonly windowSeconds = WebhookRotationSettings.DEFAULT_WINDOW_SECONDS) {}
+}
+
 /** Refuses a URL events may not go to (scheme; an address inside the network, resolved now). */
 export abstract class WebhookUrlPolicy {
   /** Throws WebhookUrlRefusedError. */
@@ -194,7 +213,8 @@ export interface WebhookRequest {
   url: string;
   eventId: string;
   body: string;
-  secret: string;
+  /** Each signs the attempt (`webhook-signature: v1,<first> v1,<second>`): the secret, then a rotated-out one. */
+  secrets: string[];
   timeoutMs: number;
 }
 

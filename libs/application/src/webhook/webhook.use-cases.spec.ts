@@ -1,5 +1,6 @@
 import {
   Account,
+  InvalidValueError,
   TooManyWebhookEndpointsError,
   WebhookEndpointNotFoundError,
   WebhookUrlRefusedError,
@@ -22,7 +23,7 @@ import {
 } from '../../testing';
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
 import { WebhookEvents } from './webhook-events';
-import { EventRetention, WebhookSettings } from './webhook.ports';
+import { EventRetention, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
 import { DeliveryPendingError } from './webhook.errors';
 import {
   EventNotFoundError,
@@ -39,6 +40,8 @@ import {
   FanOutWebhookEvent,
   GiveUpWebhookDelivery,
   PingWebhookEndpoint,
+  RotateWebhookSecret,
+  UpdateWebhookEndpoint,
   WebhookEndpointQueries,
 } from './webhook.use-cases';
 
@@ -70,6 +73,9 @@ function webhooks() {
     create: new CreateWebhookEndpoint(uow, endpoints, urls, secrets, clock, changes, subscribers),
     queries: new WebhookEndpointQueries(endpoints, deliveries),
     remove: new DeleteWebhookEndpoint(uow, endpoints, changes, subscribers),
+    update: new UpdateWebhookEndpoint(uow, endpoints, urls, clock, changes, subscribers),
+    rotate: new RotateWebhookSecret(uow, endpoints, secrets, new WebhookRotationSettings(3600), clock),
+    subscribers,
     ping: new PingWebhookEndpoint(uow, endpoints, events),
     fanOut: new FanOutWebhookEvent(uow, outbox, endpoints, deliveries, queue, clock),
     deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock),
@@ -196,6 +202,107 @@ describe('webhook use cases (in-memory fakes)', () => {
     });
   });
 
+  describe('UpdateWebhookEndpoint', () => {
+    it('changes the URL and the events; the next change is judged by them (announced at commit)', async () => {
+      const endpoint = await subscribe(slice, ada);
+      expect(await slice.subscribers.hasSubscribers('order.completed', ada.id)).toBe(false); // cached
+      const url = 'https://hooks.example/moved';
+      const updated = await slice.update.execute({ id: endpoint.id, viewer: ada, url, events: ['order.completed'] });
+      expect(updated.toSnapshot()).toEqual({ ...endpoint.toSnapshot(), url, events: ['order.completed'] });
+      expect((await slice.endpoints.findById(endpoint.id))?.toSnapshot()).toEqual(updated.toSnapshot());
+      expect(slice.changes.announced).toBe(2);
+      expect(await slice.subscribers.hasSubscribers('order.completed', ada.id)).toBe(true);
+      expect(await slice.subscribers.hasSubscribers('order.placed', ada.id)).toBe(false);
+    });
+
+    it("refuses a URL the policy refuses, another's endpoint (not found), a customer's admin-only event", async () => {
+      const endpoint = await subscribe(slice, ada);
+      slice.urls.refused.add('https://hooks.example/inside');
+      const inside = slice.update.execute({ id: endpoint.id, viewer: ada, url: 'https://hooks.example/inside' });
+      await expect(inside).rejects.toBeInstanceOf(WebhookUrlRefusedError);
+      const others = slice.update.execute({ id: endpoint.id, viewer: bob, url: 'https://hooks.example/inside' });
+      await expect(others).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      const missing = slice.update.execute({ id: endpoint.id + 100, viewer: admin, events: ['order.placed'] });
+      await expect(missing).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      // An administrator edits a customer's endpoint by the customer's rights.
+      const petEvents = slice.update.execute({ id: endpoint.id, viewer: admin, events: ['pet.status_changed'] });
+      await expect(petEvents).rejects.toBeInstanceOf(InvalidValueError);
+      expect((await slice.endpoints.findById(endpoint.id))?.toSnapshot()).toEqual(endpoint.toSnapshot());
+      expect(slice.changes.announced).toBe(1);
+      const byAdmin = await slice.update.execute({ id: endpoint.id, viewer: admin, events: ['order.cancelled'] });
+      expect(byAdmin.events).toEqual(['order.cancelled']);
+    });
+
+    it('enables a disabled endpoint again: it receives events; its old failing streak is over', async () => {
+      const endpoint = await subscribe(slice, ada);
+      await slice.fanOut.execute(await orderPlaced(slice, ada));
+      const job = slice.jobs().find((j) => j.queue === 'delivery');
+      if (job?.queue !== 'delivery') throw new Error('no delivery');
+      slice.sender.answer({ statusCode: 500, error: null });
+      await slice.deliver.execute(job.deliveryId);
+      slice.clock.advanceMinutes(61);
+      expect(await slice.disableFailing.execute()).toEqual({ disabled: 1 });
+      expect(await slice.subscribers.hasSubscribers('order.placed', ada.id)).toBe(false);
+      const enabled = await slice.update.execute({ id: endpoint.id, viewer: ada, enabled: true });
+      expect(enabled.disabledAt).toBeNull();
+      expect(await slice.subscribers.hasSubscribers('order.placed', ada.id)).toBe(true);
+      expect(await slice.disableFailing.execute()).toEqual({ disabled: 0 }); // the streak starts afresh
+      const paused = await slice.update.execute({ id: endpoint.id, viewer: ada, enabled: false });
+      expect(paused.disabledAt).toEqual(slice.clock.now());
+      expect(await slice.subscribers.hasSubscribers('order.placed', ada.id)).toBe(false);
+    });
+  });
+
+  describe('RotateWebhookSecret', () => {
+    async function attemptSecrets(): Promise<string[]> {
+      const before = slice.jobs().length;
+      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+      const fanOut = slice
+        .jobs()
+        .slice(before)
+        .find((j) => j.queue === 'fan-out');
+      if (fanOut?.queue !== 'fan-out') throw new Error('no event');
+      await slice.fanOut.execute(fanOut.eventId);
+      const job = slice
+        .jobs()
+        .slice(before)
+        .find((j) => j.queue === 'delivery');
+      if (job?.queue !== 'delivery') throw new Error('no delivery');
+      await slice.deliver.execute(job.deliveryId);
+      return slice.sender.requests.at(-1)!.secrets;
+    }
+
+    it('signs with the new and the old secret for the window, then the new one only', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const rotated = await slice.rotate.execute(endpoint.id, ada);
+      expect(rotated.endpoint.secret).toBe('whsec_2');
+      expect(rotated.previousSecretExpiresAt).toEqual(new Date(slice.clock.now().getTime() + 3_600_000));
+      expect(await attemptSecrets()).toEqual(['whsec_2', 'whsec_1']);
+      slice.clock.advanceMinutes(60);
+      expect(await attemptSecrets()).toEqual(['whsec_2']);
+    });
+
+    it('a rotation during a window replaces the previous secret; a shorter window may be asked for', async () => {
+      const endpoint = await subscribe(slice, ada);
+      await slice.rotate.execute(endpoint.id, ada);
+      const again = await slice.rotate.execute(endpoint.id, admin, 60);
+      expect(again.previousSecretExpiresAt).toEqual(new Date(slice.clock.now().getTime() + 60_000));
+      expect(await attemptSecrets()).toEqual(['whsec_3', 'whsec_2']);
+      slice.clock.advanceMinutes(1);
+      expect(await attemptSecrets()).toEqual(['whsec_3']);
+      await slice.rotate.execute(endpoint.id, ada, 0);
+      expect(await attemptSecrets()).toEqual(['whsec_4']);
+    });
+
+    it("refuses another's endpoint (not found) and a window beyond the setting", async () => {
+      const endpoint = await subscribe(slice, ada);
+      await expect(slice.rotate.execute(endpoint.id, bob)).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      await expect(slice.rotate.execute(endpoint.id, ada, 3601)).rejects.toBeInstanceOf(InvalidValueError);
+      await expect(slice.rotate.execute(endpoint.id, ada, -1)).rejects.toBeInstanceOf(InvalidValueError);
+      expect((await slice.endpoints.findById(endpoint.id))?.secret).toBe('whsec_1');
+    });
+  });
+
   describe('DeliverWebhook', () => {
     async function pendingDelivery(): Promise<number> {
       await subscribe(slice, ada);
@@ -209,7 +316,7 @@ describe('webhook use cases (in-memory fakes)', () => {
       const id = await pendingDelivery();
       slice.sender.answer({ statusCode: 204, error: null });
       expect(await slice.deliver.execute(id)).toBe('delivered');
-      expect(slice.sender.requests).toEqual([expect.objectContaining({ secret: 'whsec_1', timeoutMs: 10_000 })]);
+      expect(slice.sender.requests).toEqual([expect.objectContaining({ secrets: ['whsec_1'], timeoutMs: 10_000 })]);
       expect(await slice.delivery(id)).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 204 });
       expect(await slice.deliver.execute(id)).toBe('settled'); // a rerun of the job sends nothing
       expect(slice.sender.requests).toHaveLength(1);

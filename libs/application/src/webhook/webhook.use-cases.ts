@@ -2,14 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { visibleTo } from '../common/visible-to';
 import {
   Account,
+  InvalidValueError,
   TooManyWebhookEndpointsError,
   WebhookAudience,
   WebhookEndpoint,
+  WebhookEndpointChange,
   WebhookEndpointNotFoundError,
   LIMITS,
+  signingSecrets,
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
+import { assertPrecondition, Precondition } from '../common/precondition';
 import { WebhookEvents } from './webhook-events';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import {
@@ -21,6 +25,7 @@ import {
   WebhookOutboxStore,
   WebhookSecrets,
   WebhookSender,
+  WebhookRotationSettings,
   WebhookSettings,
   WebhookUrlPolicy,
 } from './webhook.ports';
@@ -102,13 +107,101 @@ export class DeleteWebhookEndpoint {
     private readonly subscribers: SubscriberCache,
   ) {}
 
-  async execute(id: number, viewer: Account): Promise<void> {
+  /** `precondition`: the state the caller expects the endpoint in (If-Match), checked under its row lock. */
+  async execute(id: number, viewer: Account, precondition?: Precondition<WebhookEndpoint>): Promise<void> {
     await this.uow.run(async () => {
-      visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+      const endpoint = visibleTo(await this.endpoints.lockById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+      assertPrecondition(precondition, endpoint);
       await this.endpoints.delete(id);
       await this.changes.announce();
     });
     this.subscribers.changed();
+  }
+}
+
+export interface UpdateWebhookEndpointCommand extends WebhookEndpointChange {
+  id: number;
+  viewer: Account;
+  /** The state the caller expects the endpoint in (If-Match), checked under its row lock. */
+  precondition?: Precondition<WebhookEndpoint>;
+}
+
+/**
+ * `PATCH /webhooks/endpoints/{id}`: the URL and the events by the rules of creation (the events by the owner's
+ * role, whoever edits), and enabling a disabled endpoint again (its failing streak starts afresh, as it does when
+ * the URL changes). Announced to every instance as a creation is: the new events apply from the next change on
+ * this instance and within a second on the others; the URL and the secrets are read by every attempt anyway.
+ */
+@Injectable()
+export class UpdateWebhookEndpoint {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly urls: WebhookUrlPolicy,
+    private readonly clock: Clock,
+    private readonly changes: WebhookEndpointChanges,
+    private readonly subscribers: SubscriberCache,
+  ) {}
+
+  async execute(command: UpdateWebhookEndpointCommand): Promise<WebhookEndpoint> {
+    const { id, viewer, precondition, ...change } = command;
+    // Not yours is not found, whatever the URL; then the URL is resolved before the transaction (no lock waits on DNS).
+    visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+    if (change.url !== undefined) await this.urls.check(change.url);
+    const updated = await this.uow.run(async () => {
+      const locked = await this.endpoints.lockWithOwner(id);
+      const endpoint = visibleTo(locked?.endpoint ?? null, viewer, () => new WebhookEndpointNotFoundError(id));
+      assertPrecondition(precondition, endpoint);
+      const changed = endpoint.change(change, locked?.ownerIsAdmin === true, this.clock.now());
+      const enabledAgain = endpoint.disabledAt !== null && changed.disabledAt === null;
+      await this.endpoints.update(changed, { resetHealth: enabledAgain || changed.url !== endpoint.url });
+      await this.changes.announce();
+      return changed;
+    });
+    this.subscribers.changed();
+    return updated;
+  }
+}
+
+export interface RotatedWebhookSecret {
+  endpoint: WebhookEndpoint;
+  /** When the previous secret stops signing. */
+  previousSecretExpiresAt: Date;
+}
+
+/**
+ * `POST /webhooks/endpoints/{id}/secret/rotate` (Standard Webhooks rotation): a new secret signs every delivery
+ * from now on, and the one it replaces signs beside it for a window (WebhookRotationSettings, or shorter when
+ * the caller asks), so that a receiver can switch without rejecting a delivery. Rotating again during a window
+ * replaces the previous secret: the one before it stops signing at once. Nothing is announced: no instance
+ * caches a secret, every attempt reads them.
+ */
+@Injectable()
+export class RotateWebhookSecret {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly secrets: WebhookSecrets,
+    private readonly settings: WebhookRotationSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(id: number, viewer: Account, windowSeconds?: number): Promise<RotatedWebhookSecret> {
+    const max = this.settings.windowSeconds;
+    if (
+      windowSeconds !== undefined &&
+      !(Number.isInteger(windowSeconds) && windowSeconds >= 0 && windowSeconds <= max)
+    ) {
+      throw new InvalidValueError('expiresInSeconds', `expiresInSeconds must be an integer from 0 to ${max}.`);
+    }
+    return this.uow.run(async () => {
+      const locked = await this.endpoints.lockWithOwner(id);
+      const endpoint = visibleTo(locked?.endpoint ?? null, viewer, () => new WebhookEndpointNotFoundError(id));
+      const previousSecretExpiresAt = new Date(this.clock.now().getTime() + (windowSeconds ?? max) * 1000);
+      const rotated = endpoint.rotateSecret(this.secrets.generate(), previousSecretExpiresAt);
+      await this.endpoints.update(rotated, { resetHealth: false });
+      return { endpoint: rotated, previousSecretExpiresAt };
+    });
   }
 }
 
@@ -206,7 +299,7 @@ export class DeliverWebhook {
       url: target.url,
       eventId: delivery.eventId,
       body: target.body,
-      secret: target.secret,
+      secrets: signingSecrets(target, this.clock.now()),
       timeoutMs: this.settings.timeoutMs,
     });
     const at = this.clock.now();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Account, ApiKey } from '@petstore/domain';
+import { Account, ApiKey, ApiKeyRequest } from '@petstore/domain';
 import { AccountRepository, ApiKeyRepository } from '../../src/account/account.repository';
 import { UnitOfWork } from '../../src/ports';
 
@@ -12,11 +12,21 @@ export interface AccountContractSubject {
 const NOW = new Date('2026-01-15T10:00:00.000Z');
 let keys = 0;
 /** A key as IssueApiKey stores it: a prefix and a SHA-256 hex hash, different every time. */
-const aKeyFor = (id: number, accountId: number, options: { bootstrap?: boolean; hash?: string } = {}) => {
+type KeyOptions = { bootstrap?: boolean; hash?: string; request?: ApiKeyRequest };
+const aKeyFor = (id: number, accountId: number, options: KeyOptions = {}) => {
   const hash = options.hash ?? createHash('sha256').update(`contract key ${++keys}`).digest('hex');
   const prefix = `psk_${hash.slice(0, 8)}`;
-  return ApiKey.issue({ id, accountId, prefix, hash, now: NOW, bootstrap: options.bootstrap });
+  return ApiKey.issue({
+    id,
+    accountId,
+    prefix,
+    hash,
+    now: NOW,
+    bootstrap: options.bootstrap,
+    request: options.request,
+  });
 };
+const at = (ms: number) => new Date(NOW.getTime() + ms);
 
 /**
  * The behaviour of AccountRepository and ApiKeyRepository the account use cases rely on, run against
@@ -46,7 +56,7 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
       await accounts.add(account);
       return account;
     };
-    const addKey = async (accountId: number, options: { bootstrap?: boolean } = {}): Promise<ApiKey> => {
+    const addKey = async (accountId: number, options: KeyOptions = {}): Promise<ApiKey> => {
       const key = aKeyFor(await apiKeys.nextId(), accountId, options);
       expect(await apiKeys.add(key)).toBe(true);
       return key;
@@ -99,7 +109,7 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
     it('answers false instead of storing a second key with the same hash', async () => {
       const key = await addKey(alice.id);
       expect(await apiKeys.add(aKeyFor(await apiKeys.nextId(), alice.id, { hash: key.hash }))).toBe(false);
-      expect(await apiKeys.countActiveForAccount(alice.id)).toBe(1);
+      expect(await apiKeys.countActiveForAccount(alice.id, NOW)).toBe(1);
     });
 
     it('counts and lists only active keys, a keyset page at a time; a revoked key is still found by hash', async () => {
@@ -107,13 +117,40 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
       for (let i = 0; i < 3; i++) saved.push(await addKey(alice.id));
       saved[1].revoke(NOW);
       await apiKeys.save(saved[1]);
-      expect(await apiKeys.countActiveForAccount(alice.id)).toBe(2);
+      expect(await apiKeys.countActiveForAccount(alice.id, NOW)).toBe(2);
       const first = await apiKeys.listForAccount(alice.id, { limit: 1 });
       expect(first.items.map((k) => k.id)).toEqual([saved[0].id]);
       expect(first.nextAfterId).toBe(saved[0].id);
       const rest = await apiKeys.listForAccount(alice.id, { limit: 5, afterId: saved[0].id });
       expect(rest).toEqual({ items: [expect.objectContaining({ id: saved[2].id })], nextAfterId: null });
       expect((await apiKeys.findByHash(saved[1].hash))?.key.isRevoked).toBe(true);
+    });
+
+    it("keeps a key's name, scopes and expiry; a key made without them: no name, full, no expiry", async () => {
+      const named = await addKey(alice.id, { request: { name: 'CI', scopes: ['read'], expiresAt: at(3_600_000) } });
+      const plain = await addKey(alice.id);
+      expect((await apiKeys.findByHash(named.hash))?.key.toSnapshot()).toEqual(named.toSnapshot());
+      expect((await apiKeys.findByHash(named.hash))?.key.toSnapshot()).toMatchObject({
+        name: 'CI',
+        scopes: ['read'],
+        expiresAt: at(3_600_000),
+      });
+      expect((await apiKeys.findForAccount(alice.id, plain.id))?.toSnapshot()).toMatchObject({
+        name: null,
+        scopes: ['full'],
+        expiresAt: null,
+      });
+      const listed = await apiKeys.listForAccount(alice.id, { limit: 5 });
+      expect(listed.items.map((k) => k.toSnapshot())).toEqual([named.toSnapshot(), plain.toSnapshot()]);
+    });
+
+    it('an expired key no longer counts against the limit, but is still listed until revoked', async () => {
+      const expiring = await addKey(alice.id, { request: { expiresAt: at(60_000) } });
+      await addKey(alice.id);
+      expect(await apiKeys.countActiveForAccount(alice.id, at(59_999))).toBe(2);
+      expect(await apiKeys.countActiveForAccount(alice.id, at(60_000))).toBe(1);
+      const listed = await apiKeys.listForAccount(alice.id, { limit: 5 });
+      expect(listed.items.map((k) => k.id)).toContain(expiring.id);
     });
 
     it("finds the newest bootstrap key's account, and revokes the other active bootstrap keys", async () => {

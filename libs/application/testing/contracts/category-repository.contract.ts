@@ -53,6 +53,15 @@ export function describeCategoryRepositoryContract(
       expect(await categories.findById(second.id + 1000)).toBeNull();
     });
 
+    it('locks only inside a unit of work, and finds nothing to lock for an unknown id', async () => {
+      const category = await addNew({ name: 'Lockable', description: 'held' });
+      await expect(categories.lockById(category.id)).rejects.toThrow(/transaction/i);
+      await subject.uow.run(async () => {
+        expect((await categories.lockById(category.id))?.toSnapshot()).toEqual(category.toSnapshot());
+        expect(await categories.lockById(category.id + 1000)).toBeNull();
+      });
+    });
+
     it('hands out new ids in ascending order; add refuses an id stored already, save an id not stored', async () => {
       const [first, second] = [await categories.nextId(), await categories.nextId()];
       expect(first).toBeGreaterThan(0);
@@ -91,6 +100,16 @@ export function describeCategoryRepositoryContract(
       other.rename('reptiles');
       await expect(categories.save(other)).rejects.toMatchObject({ kind: 'category_name_taken' });
       expect((await categories.findById(other.id))?.name).toBe('Snakes');
+    });
+
+    it('refuses a name that is the same after NFKC normalisation and case folding (full-width, ß)', async () => {
+      await aCategory().named('Dogs').saveIn(subject);
+      await expect(addNew({ name: '\uFF24\uFF2F\uFF27\uFF33' })).rejects.toBeInstanceOf(CategoryNameTakenError);
+      await aCategory().named('Straße').saveIn(subject);
+      await expect(addNew({ name: 'STRASSE' })).rejects.toBeInstanceOf(CategoryNameTakenError);
+      const other = await aCategory().named('Cats').saveIn(subject);
+      other.rename('\uFF44ogs');
+      await expect(categories.save(other)).rejects.toMatchObject({ kind: 'category_name_taken' });
     });
 
     it('lets a category change the case of its own name', async () => {

@@ -95,6 +95,15 @@ export function describeWebhookRepositoryContract(
       expect(await endpoints.findById(orphan.id)).toBeNull();
     });
 
+    it('locks an endpoint only inside a unit of work, and finds nothing to lock for an unknown id', async () => {
+      const hook = await endpoint(customer);
+      await expect(endpoints.lockById(hook.id)).rejects.toThrow(/transaction/i);
+      await subject.uow.run(async () => {
+        expect((await endpoints.lockById(hook.id))?.toSnapshot()).toEqual(hook.toSnapshot());
+        expect(await endpoints.lockById(hook.id + 1000)).toBeNull();
+      });
+    });
+
     it("counts and lists an owner's endpoints, ascending, a keyset page at a time", async () => {
       const [a, b, c] = [await endpoint(customer), await endpoint(customer), await endpoint(customer)];
       await endpoint(admin, ['order.placed'], true);
@@ -140,6 +149,58 @@ export function describeWebhookRepositoryContract(
       expect(await endpoints.disableFailingSince(at(20), at(50))).toBe(0); // already disabled
     });
 
+    it("locks an endpoint with its owner's role; writes its changes, keeping id, owner, creation", async () => {
+      const hook = await endpoint(customer);
+      const store = await endpoint(admin, ['pet.status_changed'], true);
+      expect(await subject.uow.run(() => endpoints.lockWithOwner(hook.id + store.id + 1000))).toBeNull();
+      const locked = await subject.uow.run(() => endpoints.lockWithOwner(store.id));
+      expect(locked?.ownerIsAdmin).toBe(true);
+      expect(locked?.endpoint.toSnapshot()).toEqual(store.toSnapshot());
+      const changed = hook
+        .change({ url: 'https://hooks.example/moved', events: ['order.completed'], enabled: false }, false, at(1))
+        .rotateSecret('whsec_rotated', at(60));
+      await subject.uow.run(async () => {
+        expect((await endpoints.lockWithOwner(hook.id))?.ownerIsAdmin).toBe(false);
+        await endpoints.update(changed, { resetHealth: false });
+      });
+      const stored = await endpoints.findById(hook.id);
+      expect(stored?.toSnapshot()).toEqual({
+        ...hook.toSnapshot(),
+        url: 'https://hooks.example/moved',
+        events: ['order.completed'],
+        disabledAt: at(1),
+        secret: 'whsec_rotated',
+        previousSecret: 'whsec_contract',
+        previousSecretExpiresAt: at(60),
+      });
+      expect(await endpoints.hasSubscribers('order.completed', customer)).toBe(false); // disabled
+      await endpoints.update(stored!.change({ enabled: true }, false, at(2)), { resetHealth: true });
+      expect(await endpoints.hasSubscribers('order.completed', customer)).toBe(true);
+      expect(await endpoints.hasSubscribers('order.placed', customer)).toBe(false);
+      expect((await endpoints.findById(store.id))?.toSnapshot()).toEqual(store.toSnapshot()); // only that one
+    });
+
+    it('ends the failing streak only when told to (an endpoint enabled again starts afresh)', async () => {
+      const [kept, reset] = [await endpoint(customer), await endpoint(customer)];
+      for (const hook of [kept, reset]) await endpoints.recordHealth(hook.id, false, at(0));
+      await endpoints.update(kept.change({ events: ['order.cancelled'] }, false, at(1)), { resetHealth: false });
+      await endpoints.update(reset, { resetHealth: true });
+      expect(await endpoints.disableFailingSince(at(10), at(20))).toBe(1);
+      expect((await endpoints.findById(kept.id))?.disabledAt).toEqual(at(20));
+      expect((await endpoints.findById(reset.id))?.disabledAt).toBeNull();
+    });
+
+    it("gives an attempt the endpoint's previous secret and its expiry after a rotation", async () => {
+      const hook = await endpoint(customer);
+      await endpoints.update(hook.rotateSecret('whsec_new', at(60)), { resetHealth: false });
+      const [id] = await deliveries.createFor((await event('order.placed', customer)).id, [hook.id], NOW);
+      expect(await deliveries.findTarget(id)).toMatchObject({
+        secret: 'whsec_new',
+        previousSecret: 'whsec_contract',
+        previousSecretExpiresAt: at(60),
+      });
+    });
+
     it('creates one delivery per endpoint of an event, once however often it runs', async () => {
       const [a, b] = [await endpoint(customer), await endpoint(customer)];
       const placed = await event('order.placed', customer);
@@ -163,6 +224,8 @@ export function describeWebhookRepositoryContract(
         }),
         url: a.url,
         secret: 'whsec_contract',
+        previousSecret: null,
+        previousSecretExpiresAt: null,
         endpointDisabled: false,
         body: placed.body,
       });

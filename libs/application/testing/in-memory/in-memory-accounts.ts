@@ -61,8 +61,13 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     return pageOf(active.map(ApiKey.restore), (key) => key.id, page);
   }
 
-  async countActiveForAccount(accountId: number): Promise<number> {
-    return this.rows.filter((key) => key.accountId === accountId && key.revokedAt === null).length;
+  async countActiveForAccount(accountId: number, at: Date): Promise<number> {
+    return this.rows.filter(
+      (key) =>
+        key.accountId === accountId &&
+        key.revokedAt === null &&
+        (key.expiresAt === null || key.expiresAt.getTime() > at.getTime()),
+    ).length;
   }
 
   async findBootstrapAccountId(): Promise<number | null> {

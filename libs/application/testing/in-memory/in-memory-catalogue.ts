@@ -2,6 +2,7 @@ import {
   Category,
   CategoryInUseError,
   CategoryNameTakenError,
+  nameKey,
   Stock,
   Pet,
   UnknownCategoryError,
@@ -25,7 +26,7 @@ export function primaryKeyTaken(table: string, id: number): ConstraintViolationE
   return new ConstraintViolationError('unique', `${table}_pkey`, `duplicate key: ${table} ${id} exists.`);
 }
 
-/** Categories; names unique case-insensitively (the `lower(name)` unique index), in use while pets point at them. */
+/** Categories; names unique by nameKey (the `name_key` unique index), in use while pets point at them. */
 export class InMemoryCategoryRepository extends CategoryRepository {
   constructor(private readonly db: InMemoryDatabase) {
     super();
@@ -34,6 +35,11 @@ export class InMemoryCategoryRepository extends CategoryRepository {
   async findById(id: number): Promise<Category | null> {
     const row = this.db.tables.categories.get(id);
     return row ? Category.restore(row) : null;
+  }
+
+  async lockById(id: number): Promise<Category | null> {
+    this.db.assertInTransaction('lockById');
+    return this.findById(id);
   }
 
   async exists(id: number): Promise<boolean> {
@@ -62,9 +68,9 @@ export class InMemoryCategoryRepository extends CategoryRepository {
     const exists = this.db.tables.categories.has(row.id);
     if (as === 'insert' && exists) throw primaryKeyTaken('categories', row.id);
     if (as === 'update' && !exists) return;
-    const name = row.name.toLowerCase();
+    const key = nameKey(row.name);
     for (const other of this.db.tables.categories.values()) {
-      if (other.id !== row.id && other.name.toLowerCase() === name) throw new CategoryNameTakenError(row.name);
+      if (other.id !== row.id && nameKey(other.name) === key) throw new CategoryNameTakenError(row.name);
     }
     this.db.tables.categories.set(row.id, row);
   }

@@ -73,6 +73,25 @@ export class InMemoryWebhookEndpointRepository extends WebhookEndpointRepository
     return row ? toEndpoint(row) : null;
   }
 
+  async lockById(id: number): Promise<WebhookEndpoint | null> {
+    this.db.assertInTransaction('lockById');
+    return this.findById(id);
+  }
+
+  async lockWithOwner(id: number): Promise<WebhookSubscriber | null> {
+    this.db.assertInTransaction('lockWithOwner');
+    const row = this.db.tables.webhookEndpoints.get(id);
+    return row ? { endpoint: toEndpoint(row), ownerIsAdmin: this.isAdmin(row.ownerId) } : null;
+  }
+
+  async update(endpoint: WebhookEndpoint, { resetHealth }: { resetHealth: boolean }): Promise<void> {
+    const row = this.db.tables.webhookEndpoints.get(endpoint.id);
+    if (!row) return;
+    const { id: _id, ownerId: _ownerId, createdAt: _createdAt, ...changes } = endpoint.toSnapshot();
+    Object.assign(row, changes);
+    if (resetHealth) row.failingSince = null;
+  }
+
   async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
     const rows = this.rows.filter((row) => row.ownerId === ownerId && row.id > (afterId ?? 0)).slice(0, limit + 1);
     return pageFromRows(rows.map(toEndpoint), limit, (endpoint) => endpoint.id);
@@ -172,6 +191,8 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       delivery: structuredClone(delivery),
       url: endpoint.url,
       secret: endpoint.secret,
+      previousSecret: endpoint.previousSecret,
+      previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
       endpointDisabled: endpoint.disabledAt !== null,
       body: event.body,
     };

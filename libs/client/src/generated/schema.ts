@@ -108,12 +108,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's active keys, without secrets, by id */
+    /**
+     * The account's keys that are not revoked, without secrets, by id
+     * @description Expired keys are listed too (their `expiresAt` has passed) until they are revoked.
+     */
     get: operations['listApiKeys'];
     put?: never;
     /**
      * Another API key for the same account
-     * @description The secret is shown only in this response.
+     * @description The secret is shown only in this response. The body is optional: a name, scopes (`read` or `full`,
+     * default `full`) and an expiry. A key creates keys only with scopes it has itself; a `read` key cannot create keys
+     * at all (`403 insufficient_scope`: creating is a write).
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -422,6 +427,40 @@ export interface paths {
     delete: operations['deleteWebhookEndpoint'];
     options?: never;
     head?: never;
+    /**
+     * Change a webhook endpoint: URL, events, enabled
+     * @description The fields given replace the current ones, by the rules of creation (the URL rules below; the events
+     * by the owner's role, also when an administrator edits). `enabled: true` enables a disabled endpoint again. Every
+     * instance applies the change within a second (the one that made it, from the next event). The secret stays: rotate
+     * it with `POST /webhooks/endpoints/{id}/secret/rotate`. The URL must be https://, without credentials, on port 443
+     * (the default) or 1024-65535, and its host must resolve only to public addresses (IPv6 forms that embed an IPv4
+     * address are judged by that address); every URL refused answers the same 400 `invalid_webhook_url`, whichever rule
+     * it fails.
+     */
+    patch: operations['updateWebhookEndpoint'];
+    trace?: never;
+  };
+  '/webhooks/endpoints/{endpointId}/secret/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate the endpoint's signing secret (the old one signs too for a while)
+     * @description Standard Webhooks rotation: answers a new secret, which signs every delivery from now on. The old
+     * secret signs beside it until `expiresAt` (24 h by default; the body may ask for less): meanwhile each delivery
+     * carries `webhook-signature: v1,<new> v1,<old>`, which `standardwebhooks` verifies with either secret, so the
+     * receiver can switch to the new one without rejecting a delivery. Rotating again before `expiresAt` replaces the
+     * old secret: the one before it stops signing at once. Without a body, the default window.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -593,6 +632,12 @@ export interface components {
        */
       createdAt: string;
     };
+    /**
+     * @description What a key may do. `read`: only `GET` (and `HEAD`); any other method is `403 insufficient_scope`, an
+     * administrator's key included. `full`: everything its account may do.
+     * @enum {string}
+     */
+    ApiKeyScope: 'read' | 'full';
     /** @description A new API key, with its secret: the only response that shows it. */
     ApiKeyCreated: {
       /**
@@ -605,6 +650,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -623,6 +684,31 @@ export interface components {
       account: components['schemas']['Account'];
       apiKey: components['schemas']['ApiKeyCreated'];
     };
+    /**
+     * @description A new key: each field may be left out, and so may the whole body (no name, `full`, no expiry). A key
+     * creates keys only with scopes it has itself.
+     */
+    NewApiKey: {
+      /**
+       * @description A label for the key (where it is used: 'CI', 'dashboard'); surrounding spaces are trimmed.
+       * @example CI
+       */
+      name?: string;
+      /**
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description When the key stops working (`401 api_key_expired` from then on): in the future, at most 366 days
+       * ahead, and not after the calling key's own expiry. Left out: the calling key's expiry, if it has one; otherwise
+       * the key does not expire.
+       * @example 2027-01-31T00:00:00Z
+       */
+      expiresAt?: string;
+    };
     /** @description An API key as listed: never with its secret. */
     ApiKey: {
       /**
@@ -635,6 +721,22 @@ export interface components {
        * @example psk_Zq3xW9aB
        */
       prefix: string;
+      /**
+       * @description Its label; null if none was given.
+       * @example CI
+       */
+      name: string | null;
+      /**
+       * @example [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+      /**
+       * Format: date-time
+       * @description From then on the key is refused (`api_key_expired`); null: it does not expire.
+       */
+      expiresAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -646,7 +748,8 @@ export interface components {
     /** @description Input for creating a category. */
     NewCategory: {
       /**
-       * @description Category name (for example a kind of animal); unique, case-insensitively.
+       * @description Category name (for example a kind of animal); unique after Unicode NFKC normalisation and case
+       * folding; no control or invisible characters, letters of one script.
        * @example Dogs
        */
       name: string;
@@ -972,8 +1075,8 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
-       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing
-       * more.
+       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days, or its owner
+       * disabled it. It receives nothing more until enabled again (`PATCH` with `enabled: true`).
        */
       disabledAt?: string;
       /**
@@ -1005,10 +1108,66 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
-       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days. It receives nothing
-       * more.
+       * @description Present once the endpoint is disabled: every delivery to it failed for 5 days, or its owner
+       * disabled it. It receives nothing more until enabled again (`PATCH` with `enabled: true`).
        */
       disabledAt?: string;
+    };
+    /**
+     * @description Input of `PATCH /webhooks/endpoints/{id}`: the fields to change; what is left out stays as it is.
+     */
+    WebhookEndpointUpdate: {
+      /**
+       * @description Where events are POSTed: an https:// URL whose host resolves to public addresses only (checked now
+       * and again at every connection). A private, loopback or link-local address is refused (400
+       * `invalid_webhook_url`). A new URL starts with a clean record (no failing streak).
+       * @example https://example.com/hooks/petstore
+       */
+      url?: string;
+      /**
+       * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer
+       * receives the events of its own orders and messages, an administrator those of every order. Replaces the list.
+       * @example [
+       *       "order.placed",
+       *       "order.completed"
+       *     ]
+       */
+      events?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      /**
+       * @description `true` enables a disabled endpoint again (`disabledAt` goes; its failing streak starts afresh, so
+       * the next check does not disable it at once); `false` disables it: it receives nothing until enabled again.
+       * Events that happened while it was disabled are not sent.
+       * @example true
+       */
+      enabled?: boolean;
+    };
+    /**
+     * @description Input of `POST /webhooks/endpoints/{id}/secret/rotate` (optional: no body keeps the default window).
+     */
+    WebhookSecretRotationRequest: {
+      /**
+       * @description How long the current secret still signs deliveries beside the new one, in seconds: at most the
+       * service's window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS, 86400 by default), which is also what leaving it out
+       * gives; 0 stops it at once.
+       * @example 3600
+       */
+      expiresInSeconds?: number;
+    };
+    /** @description The new signing secret, and until when the old one signs. */
+    WebhookSecretRotation: {
+      /**
+       * @description The new signing secret (`whsec_` + base64 of 32 random bytes), shown in this response only: keep
+       * it. Every delivery is signed with it from now on.
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret: string;
+      /**
+       * Format: date-time
+       * @description Until then every delivery carries two signatures, `webhook-signature: v1,<new> v1,<old>`, so a
+       * receiver still checking with the old secret accepts it; afterwards only the new one. Rotating again before then
+       * replaces the old secret: the one before it stops signing at once.
+       */
+      expiresAt: string;
     };
     /** @description One event sent (or being sent) to one endpoint. */
     WebhookDelivery: {
@@ -1246,7 +1405,9 @@ export interface components {
       | 'invalid_webhook_url'
       | 'bad_request'
       | 'unauthorized'
+      | 'api_key_expired'
       | 'forbidden'
+      | 'insufficient_scope'
       | 'not_found'
       | 'method_not_allowed'
       | 'request_timeout'
@@ -1264,8 +1425,10 @@ export interface components {
       | 'too_many_endpoints'
       | 'idempotency_key_in_use'
       | 'delivery_pending'
+      | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
+      | 'precondition_failed'
       | 'payload_too_large'
       | 'unknown_category'
       | 'unknown_pet'
@@ -1281,6 +1444,12 @@ export interface components {
   parameters: never;
   requestBodies: never;
   headers: {
+    /**
+     * @description The entity tag of the representation in the body (strong; it changes exactly when the body does):
+     * send it back in `If-None-Match` to revalidate, or in `If-Match` to change the resource only if nobody changed it
+     * since.
+     */
+    ETag: string;
     /** @description The request id (echoed when the request sent a sane one). */
     'X-Request-Id': string;
     /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
@@ -1496,7 +1665,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1509,11 +1681,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1583,7 +1755,16 @@ export interface operations {
   signUp: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1605,6 +1786,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description `/accounts/me` */
           Location?: string;
           [name: string]: unknown;
@@ -1621,6 +1803,11 @@ export interface operations {
            *       "apiKey": {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *         "key": "psk_Zq3xW9aB…"
@@ -1649,7 +1836,13 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept
+       * response to this Idempotency-Key (it shows a secret, kept sealed) cannot be opened
+       * (`idempotency_replay_withheld`); nothing was done twice.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1661,7 +1854,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -1678,6 +1871,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -1781,7 +1990,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1794,7 +2006,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1880,6 +2092,11 @@ export interface operations {
            *       {
            *         "id": 3,
            *         "prefix": "psk_Zq3xW9aB",
+           *         "name": "CI",
+           *         "scopes": [
+           *           "full"
+           *         ],
+           *         "expiresAt": "2026-11-23T10:00:00.000Z",
            *         "createdAt": "2026-11-23T10:00:00.000Z",
            *         "lastUsedAt": "2026-11-23T10:00:00.000Z"
            *       }
@@ -1907,7 +2124,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1920,7 +2140,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -1978,11 +2198,30 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "name": "CI",
+         *       "expiresAt": "2027-01-31T00:00:00Z"
+         *     }
+         */
+        'application/json': components['schemas']['NewApiKey'];
+      };
+    };
     responses: {
       /** @description Created: the new ApiKeyCreated; its URL is in `Location`. */
       201: {
@@ -1991,6 +2230,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The key listing. */
           Location?: string;
           [name: string]: unknown;
@@ -2000,6 +2240,11 @@ export interface operations {
            * @example {
            *       "id": 3,
            *       "prefix": "psk_Zq3xW9aB",
+           *       "name": "CI",
+           *       "scopes": [
+           *         "full"
+           *       ],
+           *       "expiresAt": "2026-11-23T10:00:00.000Z",
            *       "createdAt": "2026-11-23T10:00:00.000Z",
            *       "lastUsedAt": "2026-11-23T10:00:00.000Z",
            *       "key": "psk_Zq3xW9aB…"
@@ -2027,7 +2272,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2040,12 +2288,36 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /**
+       * @description A key cannot give a new key a scope it does not have itself (`insufficient_scope`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
        * @description The account already holds 20 active keys (`too_many_keys`).
+       *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -2060,7 +2332,39 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_keys' | 'conflict';
+            code: 'too_many_keys' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -2156,7 +2460,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2169,7 +2476,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -2313,7 +2636,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2326,7 +2652,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2384,7 +2710,14 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2407,6 +2740,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new category's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -2441,7 +2775,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2454,11 +2791,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2470,12 +2811,14 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
       /**
-       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
+       *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -2490,7 +2833,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'category_name_taken' | 'conflict';
+            code: 'category_name_taken' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -2507,6 +2850,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -2564,7 +2923,13 @@ export interface operations {
   getCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2579,6 +2944,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2591,6 +2957,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Category'];
         };
+      };
+      /** @description Not modified: the category is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -2611,7 +2989,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2624,7 +3005,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -2698,7 +3079,13 @@ export interface operations {
   deleteCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2736,7 +3123,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2749,11 +3139,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2765,7 +3159,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2802,6 +3196,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'category_in_use' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -2859,7 +3272,13 @@ export interface operations {
   updateCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         categoryId: number;
       };
@@ -2883,6 +3302,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2915,7 +3335,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2928,11 +3351,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2944,7 +3371,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -2965,7 +3392,7 @@ export interface operations {
         };
       };
       /**
-       * @description A category with that name exists, in any letter case (`category_name_taken`).
+       * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -2981,6 +3408,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'category_name_taken' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -3121,7 +3567,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3134,7 +3583,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3192,7 +3641,14 @@ export interface operations {
   createPet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3216,6 +3672,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The new pet's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -3252,7 +3709,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3265,11 +3725,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3281,11 +3745,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3297,7 +3765,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -3317,7 +3785,11 @@ export interface operations {
           };
         };
       };
-      /** @description The category does not exist (`unknown_category`). */
+      /**
+       * @description The category does not exist (`unknown_category`).
+       *
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
+       */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3329,7 +3801,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unknown_category';
+            code: 'unknown_category' | 'idempotency_key_reused';
           };
         };
       };
@@ -3387,7 +3859,13 @@ export interface operations {
   getPetById: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3402,6 +3880,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
           Deprecation?: string;
           /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
@@ -3422,6 +3901,24 @@ export interface operations {
            */
           'application/json': components['schemas']['Pet'];
         };
+      };
+      /** @description Not modified: the pet is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          /** @description When this operation was deprecated, as `@<unix seconds>` (RFC 9745). */
+          Deprecation?: string;
+          /** @description When this operation stops answering, as an HTTP-date (RFC 8594). */
+          Sunset?: string;
+          /** @description The operation that replaces this one: `<…>; rel="successor-version"`. */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -3448,7 +3945,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3467,7 +3967,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -3587,7 +4087,13 @@ export interface operations {
   deletePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3625,7 +4131,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3638,11 +4147,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3654,7 +4167,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3691,6 +4204,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'pet_has_open_orders' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -3748,7 +4280,13 @@ export interface operations {
   updatePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -3774,6 +4312,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3808,7 +4347,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3821,11 +4363,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3837,7 +4383,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -3874,6 +4420,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'invalid_status_transition' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
+       * changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -4022,7 +4587,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4035,7 +4603,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4093,7 +4661,13 @@ export interface operations {
   getInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
+         * 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4108,6 +4682,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4120,6 +4695,18 @@ export interface operations {
            */
           'application/json': components['schemas']['InventoryItem'];
         };
+      };
+      /** @description Not modified: the stock entry is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -4140,7 +4727,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4153,7 +4743,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4227,7 +4817,13 @@ export interface operations {
   updateInventoryItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the stock entry only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         petId: number;
       };
@@ -4251,6 +4847,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4283,7 +4880,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4296,11 +4896,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4312,7 +4916,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -4345,6 +4949,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The stock entry changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -4486,7 +5109,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4499,7 +5125,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4561,7 +5187,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -4628,7 +5254,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4641,16 +5270,32 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered
+       * (`insufficient_stock`), or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders
+       * (`hold_limit_reached`).
        *
-       * The pet is not `available` (`pet_not_available`), has fewer units in stock than ordered (`insufficient_stock`),
-       * or the customer would hold more than `MAX_OPEN_UNITS_PER_CUSTOMER` units in open orders (`hold_limit_reached`).
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -4691,10 +5336,9 @@ export interface operations {
         };
       };
       /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
+       * @description No pet has that `petId` (`unknown_pet`).
        *
-       *     No pet has that `petId` (`unknown_pet`).
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
        */
       422: {
         headers: {
@@ -4765,7 +5409,13 @@ export interface operations {
   getOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -4780,6 +5430,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4797,6 +5448,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Order'];
         };
+      };
+      /** @description Not modified: the order is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -4817,7 +5480,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4830,7 +5496,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -4904,7 +5570,13 @@ export interface operations {
   cancelOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -4942,7 +5614,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4955,7 +5630,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -4994,6 +5685,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'order_already_complete' | 'order_already_cancelled' | 'stock_limit_exceeded' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -5051,7 +5761,13 @@ export interface operations {
   completeOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
+         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         orderId: number;
       };
@@ -5076,6 +5792,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5113,7 +5830,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5126,11 +5846,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /**
+       * @description The API key is not an administrator's (`forbidden`).
+       *
+       *     The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5142,7 +5866,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'forbidden';
+            code: 'forbidden' | 'insufficient_scope';
           };
         };
       };
@@ -5180,6 +5904,25 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'order_already_complete' | 'order_already_cancelled' | 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
+       * was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
           };
         };
       };
@@ -5311,7 +6054,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5324,11 +6070,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
-      /** @description The API key is not an administrator's. */
+      /** @description The API key is not an administrator's (`forbidden`). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5402,7 +6148,7 @@ export interface operations {
         /**
          * @description Makes the request safe to retry: the same key with the same body returns the first response
          * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
-         * leaves no trace and may be retried with the same key.
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
          */
         'Idempotency-Key'?: string;
       };
@@ -5464,7 +6210,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5477,13 +6226,28 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`), or the state
-       * conflicts.
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -5518,10 +6282,7 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description The Idempotency-Key was used with a different request (`idempotency_key_reused`), or the body
-       * names something that does not exist.
-       */
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5591,7 +6352,13 @@ export interface operations {
   getMessage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
+         * without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description The message's id (a UUID). */
         messageId: string;
@@ -5607,6 +6374,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5621,6 +6389,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Message'];
         };
+      };
+      /** @description Not modified: the message is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -5641,7 +6421,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5654,7 +6437,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5785,7 +6568,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5798,7 +6584,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -5856,7 +6642,16 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5882,6 +6677,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           /** @description The endpoint's URL. */
           Location?: string;
           [name: string]: unknown;
@@ -5922,7 +6718,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5935,12 +6734,32 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
       /**
        * @description The account has 10 endpoints already (`too_many_endpoints`).
+       *
+       * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
+       * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
+       * done twice.
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -5955,7 +6774,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_endpoints' | 'conflict';
+            code: 'too_many_endpoints' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
           };
         };
       };
@@ -5972,6 +6791,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6029,7 +6864,13 @@ export interface operations {
   getWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
+         * is 304 without a body, which does not count against the rate limit.
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6044,6 +6885,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6059,6 +6901,18 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
+      };
+      /** @description Not modified: the webhook endpoint is still the one `If-None-Match` names; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6079,7 +6933,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6092,7 +6949,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6166,7 +7023,13 @@ export interface operations {
   deleteWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
+         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6204,7 +7067,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6217,7 +7083,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6250,6 +7132,480 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
+         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         */
+        'If-Match'?: string;
+      };
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/hooks/petstore",
+         *       "events": [
+         *         "order.placed",
+         *         "order.completed"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        'application/json': components['schemas']['WebhookEndpointUpdate'];
+      };
+    };
+    responses: {
+      /** @description The WebhookEndpoint. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "url": "https://example.com/hooks/petstore",
+           *       "events": [
+           *         "order.placed"
+           *       ],
+           *       "createdAt": "2026-11-23T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /**
+       * @description The URL is not `https`, or points inside the network (`invalid_webhook_url`).
+       *
+       * The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details`
+       * names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'invalid_webhook_url' | 'bad_request';
+          };
+        };
+      };
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
+          };
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'conflict';
+          };
+        };
+      };
+      /**
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
+       * nothing was changed; read it again, then decide.
+       */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'precondition_failed';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable';
+          };
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation. The
+         * response shows a secret: it is kept sealed with a key derived from this header, which the service keeps only
+         * as a hash, so treat the key as secret until it expires.
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "expiresInSeconds": 3600
+         *     }
+         */
+        'application/json': components['schemas']['WebhookSecretRotationRequest'];
+      };
+    };
+    responses: {
+      /** @description The WebhookSecretRotation. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "expiresAt": "2026-11-23T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookSecretRotation'];
+        };
+      };
+      /**
+       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
+       * `bad_request`); `details` names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
+          };
+        };
+      };
+      /** @description No such resource (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept
+       * response to this Idempotency-Key (it shows a secret, kept sealed) cannot be opened
+       * (`idempotency_replay_withheld`); nothing was done twice.
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6368,7 +7724,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6381,7 +7740,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6455,7 +7814,14 @@ export interface operations {
   retryWebhookDelivery: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         endpointId: number;
         deliveryId: number;
@@ -6471,6 +7837,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -6508,7 +7875,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6521,7 +7891,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6544,6 +7930,8 @@ export interface operations {
       /**
        * @description The delivery is still pending (`delivery_pending`).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -6557,7 +7945,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'delivery_pending' | 'conflict';
+            code: 'idempotency_key_in_use' | 'delivery_pending' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6615,7 +8019,14 @@ export interface operations {
   testWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -6630,6 +8041,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -6661,7 +8073,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6674,7 +8089,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
           };
         };
       };
@@ -6694,7 +8125,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6706,7 +8141,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6825,7 +8276,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6838,7 +8292,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };
@@ -6945,7 +8399,10 @@ export interface operations {
           };
         };
       };
-      /** @description The API key is missing, unknown, revoked or not a Bearer credential. */
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6958,7 +8415,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unauthorized';
+            code: 'unauthorized' | 'api_key_expired';
           };
         };
       };

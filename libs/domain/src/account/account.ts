@@ -1,6 +1,6 @@
 import { newId } from '../common/identity';
 import { LIMITS } from '../common/limits';
-import { boundedText } from '../common/text';
+import { displayName } from '../common/text';
 
 export const ROLES = ['admin', 'customer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -66,6 +66,6 @@ export class Account {
   }
 
   private static checkName(name: string): string {
-    return boundedText('name', name, LIMITS.accountName.min, LIMITS.accountName.max);
+    return displayName('name', name, LIMITS.accountName.min, LIMITS.accountName.max);
   }
 }

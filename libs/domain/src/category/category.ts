@@ -1,6 +1,6 @@
 import { newId } from '../common/identity';
 import { LIMITS } from '../common/limits';
-import { boundedText } from '../common/text';
+import { boundedText, displayName } from '../common/text';
 
 export interface CategoryProps {
   id: number;
@@ -8,7 +8,7 @@ export interface CategoryProps {
   description: string | null;
 }
 
-/** A kind of animal the catalogue groups pets by. Names are unique, case-insensitively. */
+/** A kind of animal the catalogue groups pets by. Names are unique by nameKey (NFKC and case folded). */
 export class Category {
   private constructor(private props: CategoryProps) {}
 
@@ -52,7 +52,7 @@ export class Category {
   }
 
   private static checkName(name: string): string {
-    return boundedText('name', name, LIMITS.categoryName.min, LIMITS.categoryName.max);
+    return displayName('name', name, LIMITS.categoryName.min, LIMITS.categoryName.max);
   }
 
   private static checkDescription(description: string | null): string | null {

@@ -13,6 +13,10 @@ export const LIMITS = {
   idempotencyKey: { min: 1, max: 255 },
   /** Active (not revoked) API keys one account may hold. */
   activeApiKeys: { max: 20 },
+  /** An API key's name (optional; the same rules as other names). */
+  apiKeyName: { min: 1, max: 100 },
+  /** How far ahead an API key's expiresAt may be: one year (366 days, a leap year's). */
+  apiKeyLifetimeMs: { max: 366 * 24 * 60 * 60 * 1000 },
   /** Webhook endpoints one account may have. */
   webhookEndpoints: { max: 10 },
   webhookUrl: { max: 2048 },

@@ -1,7 +1,7 @@
 import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
 import { LIMITS } from '../common/limits';
-import { boundedText } from '../common/text';
+import { displayName } from '../common/text';
 import { InvalidStatusTransitionError, PetHasOpenOrdersError, PetNotAvailableError } from './pet.errors';
 import { isPetStatus, PET_STATUSES, PetStatus } from './pet-status';
 
@@ -161,7 +161,7 @@ export class Pet {
   }
 
   private static checkName(name: string): string {
-    return boundedText('name', name, LIMITS.petName.min, LIMITS.petName.max);
+    return displayName('name', name, LIMITS.petName.min, LIMITS.petName.max);
   }
 
   private static checkCategoryId(categoryId: number): number {

@@ -53,8 +53,53 @@ export interface WebhookEndpointProps {
   /** `whsec_` + base64 of the key; kept to sign, shown once. */
   secret: string;
   createdAt: Date;
-  /** Set once every delivery failed for 5 days; a disabled endpoint receives nothing more. */
+  /**
+   * Set once every delivery failed for 5 days, or when its owner disables it; a disabled endpoint receives
+   * nothing more until it is enabled again.
+   */
   disabledAt: Date | null;
+  /** The secret before the last rotation: it still signs every delivery, beside `secret`, until its expiry. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** What signs a delivery at `now`: the secret, then the previous one while its rotation window lasts. */
+export function signingSecrets(
+  keys: Pick<WebhookEndpointProps, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now: Date,
+): string[] {
+  const { secret, previousSecret, previousSecretExpiresAt } = keys;
+  const previousValid = previousSecret !== null && previousSecretExpiresAt !== null && previousSecretExpiresAt > now;
+  return previousValid ? [secret, previousSecret] : [secret];
+}
+
+/** What `PATCH /webhooks/endpoints/{id}` may change; what is left out stays as it is. */
+export interface WebhookEndpointChange {
+  url?: string;
+  events?: readonly string[];
+  /** true enables a disabled endpoint again; false disables it (until enabled again). */
+  enabled?: boolean;
+}
+
+function checkedEvents(input: readonly string[], ownerIsAdmin: boolean): WebhookEventType[] {
+  if (input.length === 0) throw new InvalidValueError('events', 'events must name at least one event type.');
+  const events = [...new Set(input)];
+  for (const type of events) {
+    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+      throw new InvalidValueError('events', `events: "${type}" is not one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    }
+    if (!WebhookAudience.maySubscribe(type as WebhookEventType, ownerIsAdmin)) {
+      throw new InvalidValueError('events', `events: only an administrator may subscribe to "${type}".`);
+    }
+  }
+  return events as WebhookEventType[];
+}
+
+function checkedUrl(url: string): string {
+  if (url.length > LIMITS.webhookUrl.max) {
+    throw new InvalidValueError('url', `url must be at most ${LIMITS.webhookUrl.max} characters.`);
+  }
+  return url;
 }
 
 /** A URL where an account receives the events it subscribed to, signed with the endpoint's secret. */
@@ -71,28 +116,50 @@ export class WebhookEndpoint {
     secret: string;
     now: Date;
   }): WebhookEndpoint {
-    if (input.events.length === 0) throw new InvalidValueError('events', 'events must name at least one event type.');
-    const events = [...new Set(input.events)];
-    for (const type of events) {
-      if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
-        throw new InvalidValueError('events', `events: "${type}" is not one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
-      }
-      if (!WebhookAudience.maySubscribe(type as WebhookEventType, input.ownerIsAdmin)) {
-        throw new InvalidValueError('events', `events: only an administrator may subscribe to "${type}".`);
-      }
-    }
-    if (input.url.length > LIMITS.webhookUrl.max) {
-      throw new InvalidValueError('url', `url must be at most ${LIMITS.webhookUrl.max} characters.`);
-    }
     return new WebhookEndpoint({
       id: newId(input.id),
       ownerId: input.ownerId,
-      url: input.url,
-      events: events as WebhookEventType[],
+      url: checkedUrl(input.url),
+      events: checkedEvents(input.events, input.ownerIsAdmin),
       secret: input.secret,
       createdAt: input.now,
       disabledAt: null,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
     });
+  }
+
+  /**
+   * The endpoint with `change` applied, by the rules of creation (`ownerIsAdmin`: the owner's role, whoever
+   * edits). Enabling a disabled endpoint clears `disabledAt`; disabling an enabled one sets it to `now`.
+   */
+  change(change: WebhookEndpointChange, ownerIsAdmin: boolean, now: Date): WebhookEndpoint {
+    const next = { ...this.props, events: [...this.props.events] };
+    if (change.url !== undefined) next.url = checkedUrl(change.url);
+    if (change.events !== undefined) next.events = checkedEvents(change.events, ownerIsAdmin);
+    if (change.enabled === true) next.disabledAt = null;
+    if (change.enabled === false) next.disabledAt ??= now;
+    return new WebhookEndpoint(next);
+  }
+
+  /**
+   * Standard Webhooks rotation: `secret` signs from now on, and the current secret signs beside it until
+   * `previousExpiresAt`. Rotating again during a window replaces the previous secret: the one before it stops
+   * signing at once (only one previous secret is kept).
+   */
+  rotateSecret(secret: string, previousExpiresAt: Date): WebhookEndpoint {
+    return new WebhookEndpoint({
+      ...this.props,
+      events: [...this.props.events],
+      secret,
+      previousSecret: this.props.secret,
+      previousSecretExpiresAt: previousExpiresAt,
+    });
+  }
+
+  /** The secrets that sign a delivery made at `now`. */
+  signingSecrets(now: Date): string[] {
+    return signingSecrets(this.props, now);
   }
 
   static restore(props: WebhookEndpointProps): WebhookEndpoint {
@@ -119,6 +186,12 @@ export class WebhookEndpoint {
   }
   get disabledAt(): Date | null {
     return this.props.disabledAt;
+  }
+  get previousSecret(): string | null {
+    return this.props.previousSecret;
+  }
+  get previousSecretExpiresAt(): Date | null {
+    return this.props.previousSecretExpiresAt;
   }
 
   toSnapshot(): WebhookEndpointProps {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { Webhook } from 'standardwebhooks';
 import { WebhookUrlRefusedError } from '@petstore/domain';
 import {
   DnsWebhookUrlPolicy,
@@ -97,7 +98,7 @@ describe('HttpWebhookSender: failures are categories, without hosts, addresses o
       'https://[64:ff9b::7f00:1]:8443/x',
       'https://[2002:7f00:1::]/',
     ]) {
-      expect(await sender.send({ url, eventId: 'e', body: '{}', secret: SECRET, timeoutMs: 1000 })).toEqual({
+      expect(await sender.send({ url, eventId: 'e', body: '{}', secrets: [SECRET], timeoutMs: 1000 })).toEqual({
         statusCode: null,
         error: 'forbidden_address',
       });
@@ -106,7 +107,7 @@ describe('HttpWebhookSender: failures are categories, without hosts, addresses o
       url: 'https://8.8.8.8:22/',
       eventId: 'e',
       body: '{}',
-      secret: SECRET,
+      secrets: [SECRET],
       timeoutMs: 1000,
     });
     expect(lowPort).toEqual({ statusCode: null, error: 'invalid_url' });
@@ -122,7 +123,7 @@ describe('HttpWebhookSender: failures are categories, without hosts, addresses o
       url: `http://127.0.0.1:${port}/`,
       eventId: 'e',
       body: '{}',
-      secret: SECRET,
+      secrets: [SECRET],
       timeoutMs: 2000,
     });
     expect(refused).toEqual({ statusCode: null, error: 'connection_refused' });
@@ -132,13 +133,47 @@ describe('HttpWebhookSender: failures are categories, without hosts, addresses o
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     try {
       const url = `https://127.0.0.1:${(plain.address() as AddressInfo).port}/`;
-      expect(await sender.send({ url, eventId: 'e', body: '{}', secret: SECRET, timeoutMs: 2000 })).toEqual({
+      expect(await sender.send({ url, eventId: 'e', body: '{}', secrets: [SECRET], timeoutMs: 2000 })).toEqual({
         statusCode: null,
         error: 'tls_error',
       });
     } finally {
       plain.closeAllConnections();
       await new Promise((resolve) => plain.close(resolve));
+    }
+  });
+});
+
+describe('HttpWebhookSender: signatures during a secret rotation', () => {
+  it('signs with every secret given, space-separated; standardwebhooks verifies either, no other', async () => {
+    const previous = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    const other = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const sender = new HttpWebhookSender(new WebhookNetworkSettings(true));
+      const body = '{"type":"order.placed"}';
+      const both = await sender.send({ url, eventId: 'msg_1', body, secrets: [SECRET, previous], timeoutMs: 2000 });
+      expect(both).toEqual({ statusCode: 200, error: null });
+      const { headers } = received[0];
+      expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
+      expect(new Webhook(SECRET).verify(body, headers)).toEqual({ type: 'order.placed' });
+      expect(new Webhook(previous).verify(body, headers)).toEqual({ type: 'order.placed' });
+      expect(() => new Webhook(other).verify(body, headers)).toThrow();
+      await sender.send({ url, eventId: 'msg_2', body, secrets: [SECRET], timeoutMs: 2000 });
+      expect(received[1].headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(() => new Webhook(previous).verify(body, received[1].headers)).toThrow();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

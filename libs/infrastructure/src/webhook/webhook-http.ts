@@ -277,7 +277,10 @@ export class HttpWebhookSender extends WebhookSender {
       return this.failed(request, new UnusableUrl('forbidden_address', `${host} is a forbidden address`));
     }
     const timestamp = new Date();
-    const signature = new Webhook(request.secret).sign(request.eventId, timestamp, request.body);
+    // One `v1,<signature>` per secret, space-separated (Standard Webhooks): a receiver accepts any that verifies.
+    const signature = request.secrets
+      .map((secret) => new Webhook(secret).sign(request.eventId, timestamp, request.body))
+      .join(' ');
     const headers = {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(request.body)),

@@ -1,5 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { VerifiedKey } from '@petstore/application';
 import type { Account, Role } from '@petstore/domain';
 import { ErrorResponseDto } from '../openapi/error.response.dto';
 
@@ -16,13 +17,18 @@ export function Auth(role: Role | 'any' = 'any'): MethodDecorator & ClassDecorat
     SetMetadata(AUTH_METADATA, { public: false, role } satisfies AuthRequirement),
     ApiBearerAuth(BEARER_SCHEME),
     ApiUnauthorizedResponse({
-      description: 'The API key is missing, unknown, revoked or not a Bearer credential.',
+      description:
+        'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); ' +
+        'or it has expired (`api_key_expired`).',
       type: ErrorResponseDto,
     }),
   ];
   if (role === 'admin') {
     decorators.push(
-      ApiForbiddenResponse({ description: "The API key is not an administrator's.", type: ErrorResponseDto }),
+      ApiForbiddenResponse({
+        description: "The API key is not an administrator's (`forbidden`).",
+        type: ErrorResponseDto,
+      }),
     );
   }
   return applyDecorators(...decorators);
@@ -32,6 +38,11 @@ export function Auth(role: Role | 'any' = 'any'): MethodDecorator & ClassDecorat
 export function Public(): MethodDecorator & ClassDecorator {
   return SetMetadata(AUTH_METADATA, { public: true } satisfies AuthRequirement);
 }
+
+/** The API key that authenticated the request (its id, scopes, expiry). */
+export const CurrentApiKey = createParamDecorator((_: unknown, context: ExecutionContext): VerifiedKey => {
+  return context.switchToHttp().getRequest<{ apiKey: VerifiedKey }>().apiKey;
+});
 
 /** The account whose API key authenticated the request. */
 export const CurrentAccount = createParamDecorator((_: unknown, context: ExecutionContext): Account => {

@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { Authenticate } from '@petstore/application';
+import { Authenticate, type VerifiedKey } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import { Strategy } from 'passport-http-bearer';
 
-type Outcome = { account: Account } | { account: null };
-type Verify = (token: string, done: (error: unknown, account?: Account | false) => void) => void;
+/** A verified key and its account; or none, saying whether the key was valid once and has expired. */
+export type Outcome = { account: Account; key: VerifiedKey } | { account: null; expired: boolean };
+/** What the strategy hands passport as its "user": an expired key too, so that the refusal can say so. */
+type Verified = VerifiedKey | { expired: true };
+type Verify = (token: string, done: (error: unknown, verified?: Verified | false) => void) => void;
 type Attempt = Strategy<Verify> & {
-  success(account: Account): void;
+  success(verified: Verified): void;
   fail(): void;
   error(error: unknown): void;
 };
@@ -26,7 +29,7 @@ export class BearerStrategy {
   constructor(authenticateKey: Authenticate) {
     this.strategy = new Strategy<Verify>((token: string, done: Parameters<Verify>[1]) => {
       authenticateKey.execute(token).then(
-        (account) => done(null, account ?? false),
+        (outcome) => done(null, outcome === 'expired' ? { expired: true } : (outcome ?? false)),
         (error: unknown) => done(error),
       );
     });
@@ -46,8 +49,11 @@ export class BearerStrategy {
     return new Promise((resolve, reject) => {
       // Passport's contract: a per-request object inheriting the strategy, given success/fail/error.
       const attempt = Object.create(this.strategy) as Attempt;
-      attempt.success = (account) => resolve({ account });
-      attempt.fail = () => resolve({ account: null });
+      attempt.success = (verified) =>
+        resolve(
+          'expired' in verified ? { account: null, expired: true } : { account: verified.account, key: verified },
+        );
+      attempt.fail = () => resolve({ account: null, expired: false });
       attempt.error = reject;
       attempt.authenticate({ headers: { authorization }, query: {}, body: {} } as never);
     });

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiExtension } from '@nestjs/swagger';
 import type { ConfigPart } from '../../config/app-config';
+import { MergeRouteConfig } from '../http/route-config';
 
 /** The sunsets are configuration (e.g. PET_BY_ID_SUNSET): the `deprecations` part of AppConfig. */
 export type Sunsets = ConfigPart<'deprecations'>;
@@ -37,7 +37,7 @@ export const DEPRECATION_OPENAPI_MARKER = 'x-petstore-deprecation';
  */
 export function Deprecated(policy: DeprecationPolicy): MethodDecorator {
   return applyDecorators(
-    RouteConfig({ [DEPRECATION_ROUTE_CONFIG]: policy }),
+    MergeRouteConfig({ [DEPRECATION_ROUTE_CONFIG]: policy }),
     ApiExtension(DEPRECATION_OPENAPI_MARKER, policy),
   );
 }

@@ -26,6 +26,30 @@ export class ApiError extends Error {
     return new ApiError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="petstore"' });
   }
 
+  /**
+   * The key was valid and its `expiresAt` has passed: it will never work again. The same challenge as every 401 (the
+   * code says why).
+   */
+  static apiKeyExpired(): ApiError {
+    return new ApiError(
+      401,
+      'api_key_expired',
+      'This API key has expired (its expiresAt has passed): create a new key with one that is valid.',
+      undefined,
+      { 'WWW-Authenticate': 'Bearer realm="petstore"' },
+    );
+  }
+
+  /** The key is valid but its scopes do not cover the operation (a `read` key on a write). */
+  static insufficientScope(needed: string, held: readonly string[]): ApiError {
+    const has = held.map((scope) => `\`${scope}\``).join(', ');
+    return new ApiError(
+      403,
+      'insufficient_scope',
+      `This operation needs an API key with the \`${needed}\` scope; this key has ${has}.`,
+    );
+  }
+
   static forbidden(message = 'Your API key does not allow this operation.'): ApiError {
     return new ApiError(403, 'forbidden', message);
   }

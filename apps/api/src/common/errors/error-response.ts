@@ -52,11 +52,13 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   order_already_cancelled: { status: 409, code: 'order_already_cancelled' },
   hold_limit_reached: { status: 409, code: 'hold_limit_reached' },
   too_many_keys: { status: 409, code: 'too_many_keys' },
+  insufficient_scope: { status: 403, code: 'insufficient_scope' },
   too_many_endpoints: { status: 409, code: 'too_many_endpoints' },
   invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
   delivery_pending: { status: 409, code: 'delivery_pending' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
+  idempotency_replay_withheld: { status: 409, code: 'idempotency_replay_withheld' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
   // A collision with a concurrent transaction: the same request may simply be sent again.
   concurrent_update: { ...RETRY_SOON, headers: { 'Retry-After': '1' } },
@@ -65,6 +67,8 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
     code: 'conflict',
     message: 'The request conflicts with the current state of the resource (a concurrent change).',
   },
+  // If-Match named a state the resource is no longer in: read it again (its new ETag), then decide.
+  precondition_failed: { status: 412, code: 'precondition_failed' },
   invalid_stored_value: {
     status: 400,
     code: 'validation_failed',

@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Clock } from '@petstore/application';
 import { ConfigPart } from '../../config/app-config';
 import { BearerStrategy } from '../auth/bearer.strategy';
+import { registerConditionalRequests } from '../conditional/conditional.hooks';
 import { registerDeprecationHooks } from '../deprecation/deprecation.hooks';
 import { Drain } from '../drain/drain.service';
 import { GlobalExceptionFilter } from '../errors/global-exception.filter';
@@ -69,7 +70,11 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerPagination(fastify);
   // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).
   app.get(Drain).register(fastify);
+  // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match; before the rate
+  // limit's onSend, which refunds a 304.
+  registerConditionalRequests(fastify);
   // onRequest: verifies the key once (the guard reuses it) and counts it; after the cheap refusals above.
+  // onSend: a 304 gives its unit back.
   if (auth.rateLimitPerMinute > 0) {
     const store = auth.redisUrl
       ? new RedisRateLimitStore(auth.redisUrl, settings.rateLimitPrefix)

@@ -1,21 +1,35 @@
 import { createHash } from 'node:crypto';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { CommandResult, RunIdempotently } from '@petstore/application';
 import { Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
+import { SHOWS_SECRET } from './idempotency.decorators';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
 /**
- * Applies `Idempotency-Key` (docs/api.md, Idempotency) to one operation: the handler runs inside
- * RunIdempotently's transaction, and its result is kept as the JSON text this interceptor sends.
- * A replay sends that same text with the operation's own status, the created resource's
- * `Location` and `Idempotent-Replayed: true`. Without the header, nothing changes.
+ * Applies `Idempotency-Key` (docs/api.md, Idempotency) to an operation; every POST has it (applyIdempotencyToPosts,
+ * at start-up), so an operation added later has it without asking; one marked `@NotIdempotent(reason)` does not.
+ * The handler runs inside RunIdempotently's transaction, and its result is kept
+ * as the JSON text this interceptor sends (sealed when the handler is `@ShowsSecret()`). A replay sends that same
+ * text with the operation's own status, the created resource's `Location` and `Idempotent-Replayed: true`.
+ * Without the header, nothing changes.
+ *
+ * Scope: the calling account; for an operation without an API key (the guard sets `user` on every operation that
+ * needs one, and only there), no account: such keys are one space, told apart by the key alone.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly runIdempotently: RunIdempotently) {}
+  /** Whether each handler shows a secret, read once (decorators do not change at run time). */
+  private readonly showsSecret = new WeakMap<object, boolean>();
+
+  constructor(
+    private readonly runIdempotently: RunIdempotently,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
@@ -34,12 +48,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
         ],
       );
     }
-    const account = request.user;
-    if (!account) throw new Error('@Idempotent() needs an authenticated operation.');
 
     const run = async () => {
       const outcome = await this.runIdempotently.execute(
-        { accountId: account.id, key, fingerprint: fingerprint(request) },
+        {
+          accountId: request.user?.id ?? null,
+          key,
+          fingerprint: fingerprint(request),
+          sealResult: this.showsSecretOf(context),
+        },
         async (): Promise<CommandResult> => {
           const body: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
           const location = reply.getHeader('location');
@@ -58,6 +75,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return json;
     };
     return from(run());
+  }
+
+  private showsSecretOf(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let shows = this.showsSecret.get(handler);
+    if (shows === undefined) {
+      shows = this.reflector.getAllAndOverride<boolean>(SHOWS_SECRET, [handler, context.getClass()]) === true;
+      this.showsSecret.set(handler, shows);
+    }
+    return shows;
   }
 }
 

@@ -31,12 +31,14 @@ describe('describeErrorCodes', () => {
     const document = describeErrorCodes(
       documentWith({
         '409': { description: 'Taken (`category_name_taken`), or a race (`conflict`); see `Retry-After`.' },
-        '401': { description: 'No key.' },
+        '401': { description: 'No key (`unauthorized`).' },
+        '500': { description: 'Oops.' },
         '201': { description: 'Created.' },
       }),
     );
     expect(codesOf(document, '409')).toEqual(['category_name_taken', 'conflict']);
     expect(codesOf(document, '401')).toEqual(['unauthorized']);
+    expect(codesOf(document, '500')).toEqual(['internal_error']);
     expect(document.paths['/things'].post?.responses['201']).toEqual({
       description: 'Created.',
       content: { 'application/json': { schema: ERROR } },

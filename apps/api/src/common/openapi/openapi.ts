@@ -4,11 +4,13 @@ import { BODY_LIMIT_BYTES } from '../http/input-limits.hooks';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { configToken } from '../../config/config.module';
 import { BEARER_SCHEME } from '../auth/auth.decorators';
+import { describeConditionalRequests } from '../conditional/conditional.openapi';
 import { addDeprecationHeaders, describeDeprecations } from '../deprecation/deprecation.openapi';
 import { addArraySchemas } from './array-schema';
 import { addCallbacks } from './callbacks';
 import { addExamples, describeSuccessResponses, unwrapSingleAllOf } from './document-quality';
 import { describeErrorCodes } from './error-codes.openapi';
+import { describeIdempotency } from '../idempotency/idempotency.openapi';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /**
@@ -77,6 +79,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '**Lists** are JSON arrays, ordered by id; `limit` (1–100, default 20) and an opaque `cursor`; ' +
           'the next page is in `Link: <…>; rel="next"`.',
         '**Identifiers** are int64 integers, issued below 2^53 so that they are exact as JSON numbers.',
+        '**Conditional requests**: a single resource carries `ETag`; `If-None-Match` on its `GET` answers 304 ' +
+          '(not counted against the rate limit) while it is unchanged, and `If-Match` on a change answers 412 ' +
+          '`precondition_failed` when someone changed it since.',
         '**Stability**: operations that are not yet stable carry `x-stability: beta` or `experimental`; ' +
           'deprecated ones `deprecated: true` and `x-sunset`.',
       ].join('\n'),
@@ -98,9 +103,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SCHEME,
     )
     .build();
-  const document = describeDeprecations(
-    addCallbacks(SwaggerModule.createDocument(app, config)),
-    app.get(configToken('deprecations')),
+  const document = describeConditionalRequests(
+    describeDeprecations(addCallbacks(SwaggerModule.createDocument(app, config)), app.get(configToken('deprecations'))),
   );
   // Relative: the deployment serving the description is the one it describes.
   const description = 'This deployment (local, staging or production): the address serving it.';
@@ -129,6 +133,8 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.security.length) {
         operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
       }
+      // Every POST honours Idempotency-Key (IdempotencyInterceptor's rule): its header and its 409/422 answers.
+      if (method === 'post') describeIdempotency(operation);
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {
@@ -159,7 +165,17 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.requestBody)
         add(413, `The body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (\`payload_too_large\`).`);
       if (operation.security?.length) {
-        add(401, 'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`).');
+        add(
+          401,
+          'The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); ' +
+            'or it has expired (`api_key_expired`).',
+        );
+        // Every write needs a `full` key (the guard, scopeFor): a `read` key, an administrator's too, may only GET.
+        if (method !== 'get') {
+          add(403, 'The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`).', {
+            merge: true,
+          });
+        }
       }
       if (rateLimited) {
         add(

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { isHealthProbe } from '../http/health-probes';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import type { PublicErrorCode } from '../errors/error-codes';
 import { RateLimitStore, WindowCount } from './rate-limit.store';
@@ -62,7 +62,9 @@ function policy(
  *   keys buy nothing;
  * - a request whose Authorization header does not authenticate also counts against the address's
  *   failed authentications, a stricter budget (key guessing);
- * - sign-up (POST /accounts) also counts against the address's sign-ups an hour.
+ * - sign-up (POST /accounts) also counts against the address's sign-ups an hour;
+ * - a `304 Not Modified` (conditional.hooks.ts, whose `onSend` runs before this one's) is refunded, as GitHub does:
+ *   revalidating a resource that did not change costs nothing, and its RateLimit header says so.
  * The key is verified here once; the guard reuses the outcome. If the shared store (Redis) fails,
  * requests pass: the limit protects the service, it must not take it down.
  */
@@ -102,6 +104,8 @@ export function registerRateLimit(
       `Too many webhook pings: the limit is ${WEBHOOK_PINGS_PER_MINUTE} a minute per account.`,
     ),
   };
+  /** What each request counted, for the refund of a 304 (a WeakMap: nothing to clean up). */
+  const counted = new WeakMap<FastifyRequest, { buckets: Bucket[]; counts: WindowCount[] }>();
   fastify.addHook('onRequest', async (request, reply) => {
     if (isHealthProbe(request.url)) return; // probes from orchestrators are never limited
     const buckets = await bucketsOf(request, policies, authenticate);
@@ -115,37 +119,61 @@ export function registerRateLimit(
       logger.warn(`Rate-limit store unavailable, request let through: ${(error as Error).message}`);
       return;
     }
-    // RateLimit reports the policy closest to its limit (the first of equals); RateLimit-Policy lists every one
-    // applied. A refusal names the failed-authentications budget when it is exceeded (its code tells a client that
-    // waiting cannot help), else the first budget exceeded, and the longest wait among those exceeded.
-    let policyHeader = '';
-    let closest = -1;
-    let closestRemaining = 0;
+    // A refusal names the failed-authentications budget when it is exceeded (its code tells a client that waiting
+    // cannot help), else the first budget exceeded, and the longest wait among those exceeded.
     let exceeded = -1;
     let wait = 0;
     for (let i = 0; i < buckets.length; i++) {
-      const { limit } = buckets[i].policy;
-      const remaining = Math.max(0, limit - counts[i].count);
-      policyHeader = i === 0 ? buckets[i].policy.header : `${policyHeader}, ${buckets[i].policy.header}`;
-      if (closest === -1 || remaining < closestRemaining) {
-        closest = i;
-        closestRemaining = remaining;
-      }
-      if (counts[i].count > limit) {
+      if (counts[i].count > buckets[i].policy.limit) {
         if (exceeded === -1 || buckets[i].policy === policies.authFailures) exceeded = i;
         wait = Math.max(wait, resetIn(counts[i]));
       }
     }
-    void reply
-      .header('RateLimit-Policy', policyHeader)
-      .header('RateLimit', `"${buckets[closest].policy.name}";r=${closestRemaining};t=${resetIn(counts[closest])}`);
+    setHeaders(reply, buckets, counts);
     if (exceeded !== -1) {
       const { refusal, code } = buckets[exceeded].policy;
       const message = `${refusal} Retry after ${wait} seconds.`;
       throw new ApiError(429, code, message, undefined, { 'Retry-After': String(wait) });
     }
+    counted.set(request, { buckets, counts });
+  });
+  // Callback-style: no promise for the responses that are not 304 (all but a few).
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    const hit = reply.statusCode === 304 ? counted.get(request) : undefined;
+    if (!hit) return done(null, payload);
+    Promise.all(hit.buckets.map((bucket) => store.refund(bucket.client))).then(
+      () => {
+        const counts = hit.counts.map((count) => ({ ...count, count: Math.max(0, count.count - 1) }));
+        setHeaders(reply, hit.buckets, counts);
+        done(null, payload);
+      },
+      (error: Error) => {
+        logger.warn(`Rate-limit store unavailable, a 304 not refunded: ${error.message}`);
+        done(null, payload);
+      },
+    );
   });
   fastify.addHook('onClose', async () => store.close());
+}
+
+/**
+ * RateLimit reports the policy closest to its limit (the first of equals); RateLimit-Policy lists every one applied.
+ */
+function setHeaders(reply: FastifyReply, buckets: Bucket[], counts: WindowCount[]): void {
+  let policyHeader = '';
+  let closest = -1;
+  let closestRemaining = 0;
+  for (let i = 0; i < buckets.length; i++) {
+    const remaining = Math.max(0, buckets[i].policy.limit - counts[i].count);
+    policyHeader = i === 0 ? buckets[i].policy.header : `${policyHeader}, ${buckets[i].policy.header}`;
+    if (closest === -1 || remaining < closestRemaining) {
+      closest = i;
+      closestRemaining = remaining;
+    }
+  }
+  void reply
+    .header('RateLimit-Policy', policyHeader)
+    .header('RateLimit', `"${buckets[closest].policy.name}";r=${closestRemaining};t=${resetIn(counts[closest])}`);
 }
 
 interface Policies {

@@ -10,6 +10,11 @@ export interface WindowCount {
 /** Counts requests per client in fixed windows. */
 export interface RateLimitStore {
   hit(client: string, windowMs: number): Promise<WindowCount>;
+  /**
+   * Takes back one request counted in the client's current window (a `304 Not Modified` costs nothing). A window
+   * that has ended, or a count at 0, is left alone: a refund never creates a window or goes below 0.
+   */
+  refund(client: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,6 +34,11 @@ export class InMemoryRateLimitStore implements RateLimitStore {
     return { count: window.count, resetInMs: window.resetAt - now };
   }
 
+  async refund(client: string): Promise<void> {
+    const window = this.windows.get(client);
+    if (window && window.resetAt > Date.now() && window.count > 0) window.count--;
+  }
+
   async close(): Promise<void> {
     this.windows.clear();
   }
@@ -46,6 +56,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
     return {count, ttl}`;
+  // DECR keeps the key's expiry; a key that expired is not created again (DECR would make it -1, forever).
+  private static readonly REFUND = `
+    local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+    if count > 0 then redis.call('DECR', KEYS[1]) end
+    return 0`;
   private readonly redis: Redis;
 
   constructor(
@@ -68,6 +83,10 @@ export class RedisRateLimitStore implements RateLimitStore {
       number,
     ];
     return { count, resetInMs: ttl };
+  }
+
+  async refund(client: string): Promise<void> {
+    await this.redis.eval(RedisRateLimitStore.REFUND, 1, this.prefix + client);
   }
 
   async close(): Promise<void> {

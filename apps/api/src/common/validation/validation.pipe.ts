@@ -60,6 +60,19 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
  * Path parameters are left as the strings they came as: their own pipe (ParseIdPipe)
  * decides, and must not see `1e3` already turned into 1000.
  */
+/** Body DTOs whose body may be left out altogether (`@OptionalBody()`): the handler gets `undefined`. */
+const OPTIONAL_BODIES = new WeakSet<object>();
+
+/**
+ * The body may be absent (no body at all: `undefined` reaches the handler); when one is sent, it is validated as
+ * always. Document it with `@ApiBody({ type, required: false })`.
+ */
+export function OptionalBody(): ClassDecorator {
+  return (target) => {
+    OPTIONAL_BODIES.add(target);
+  };
+}
+
 class DtoValidationPipe extends ValidationPipe {
   /**
    * A body that is not a JSON object (an array, a string, a number, null) is refused as such, in one entry, before
@@ -67,6 +80,14 @@ class DtoValidationPipe extends ValidationPipe {
    */
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const dto = metadata.metatype && metadata.metatype !== Object && this.toValidate(metadata);
+    if (
+      metadata.type === 'body' &&
+      value === undefined &&
+      metadata.metatype &&
+      OPTIONAL_BODIES.has(metadata.metatype)
+    ) {
+      return Promise.resolve(undefined);
+    }
     if (metadata.type === 'body' && dto && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw NOT_AN_OBJECT();
     }

@@ -2,6 +2,7 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../data-source';
 import { IdempotencyResults1764000300000 } from './1764000300000-idempotency-results';
+import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
 
 describe('migration IdempotencyResults1764000300000 (real PostgreSQL)', () => {
   let dataSource: DataSource;
@@ -19,6 +20,7 @@ describe('migration IdempotencyResults1764000300000 (real PostgreSQL)', () => {
     await q.startTransaction();
     try {
       // PostgreSQL's DDL is transactional: back to the old table, then forward, all rolled back at the end.
+      await new IdempotencyKeyHashes1796000600000().down(q);
       await migration.down(q);
       const order = { id: 7, petId: 3, quantity: 1 };
       const [{ id }] = await q.query(`INSERT INTO accounts (name, role) VALUES ('Old', 'customer') RETURNING id`);

@@ -10,7 +10,11 @@ import { IdempotencyResults1764000300000 } from './1764000300000-idempotency-res
 import { Webhooks1764000400000 } from './1764000400000-webhooks';
 import { StockTable1764000500000 } from './1764000500000-stock-table';
 import { OrdersAsRecords1796000100000 } from './1796000100000-orders-as-records';
+import { CategoryNameKey1796000200000 } from './1796000200000-category-name-key';
 import { EventLog1796000300000 } from './1796000300000-event-log';
+import { ApiKeyScopes1796000400000 } from './1796000400000-api-key-scopes';
+import { WebhookSecretRotation1796000500000 } from './1796000500000-webhook-secret-rotation';
+import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -26,5 +30,9 @@ export const MIGRATIONS = [
   Webhooks1764000400000,
   StockTable1764000500000,
   OrdersAsRecords1796000100000,
+  CategoryNameKey1796000200000,
   EventLog1796000300000,
+  ApiKeyScopes1796000400000,
+  WebhookSecretRotation1796000500000,
+  IdempotencyKeyHashes1796000600000,
 ];

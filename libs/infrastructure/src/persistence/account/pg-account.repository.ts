@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRepository, ApiKeyRepository, Page, pageFromRows, PageRequest } from '@petstore/application';
-import { Account, ApiKey, Role } from '@petstore/domain';
+import { Account, ApiKey, ApiKeyScope, Role } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
@@ -57,8 +57,9 @@ const API_KEYS_HASH_UNIQUE = 'api_keys_hash_key';
  * building) through the unique index on hash, the row mapped straight to the domain objects. The
  * index test EXPLAINs exactly this text.
  */
-export const FIND_API_KEY_BY_HASH_SQL = `SELECT k.id, k.account_id, k.prefix, k.hash, k.created_at, k.last_used_at,
-       k.revoked_at, k.bootstrap, a.name AS account_name, a.role AS account_role, a.created_at AS account_created_at
+export const FIND_API_KEY_BY_HASH_SQL = `SELECT k.id, k.account_id, k.prefix, k.hash, k.name, k.scopes, k.expires_at,
+       k.created_at, k.last_used_at, k.revoked_at, k.bootstrap,
+       a.name AS account_name, a.role AS account_role, a.created_at AS account_created_at
   FROM api_keys k JOIN accounts a ON a.id = k.account_id
  WHERE k.hash = $1`;
 
@@ -67,13 +68,18 @@ interface ApiKeyRow {
   account_id: string;
   prefix: string;
   hash: string;
+  name: string | null;
+  /** text[]: node-postgres reads it as an array of strings. */
+  scopes: ApiKeyScope[];
+  expires_at: Date | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
   bootstrap: boolean;
 }
 
-const API_KEY_COLUMNS = 'id, account_id, prefix, hash, created_at, last_used_at, revoked_at, bootstrap';
+const API_KEY_COLUMNS =
+  'id, account_id, prefix, hash, name, scopes, expires_at, created_at, last_used_at, revoked_at, bootstrap';
 
 const toApiKey = (row: ApiKeyRow) =>
   ApiKey.restore({
@@ -81,6 +87,9 @@ const toApiKey = (row: ApiKeyRow) =>
     accountId: Number(row.account_id),
     prefix: row.prefix,
     hash: row.hash,
+    name: row.name,
+    scopes: row.scopes,
+    expiresAt: row.expires_at,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
@@ -133,10 +142,11 @@ export class PgApiKeyRepository extends ApiKeyRepository {
     return pageFromRows(rows.map(toApiKey), limit, (k) => k.id);
   }
 
-  async countActiveForAccount(accountId: number): Promise<number> {
+  async countActiveForAccount(accountId: number, at: Date): Promise<number> {
     const [row] = await this.host.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL`,
-      [accountId],
+      `SELECT count(*)::int AS n FROM api_keys
+        WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+      [accountId, at],
     );
     return row.n;
   }
@@ -163,11 +173,15 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   async add(key: ApiKey): Promise<boolean> {
     const k = key.toSnapshot();
     try {
-      await this.host.query(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+      const values = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11';
+      await this.host.query(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${values})`, [
         k.id,
         k.accountId,
         k.prefix,
         k.hash,
+        k.name,
+        k.scopes,
+        k.expiresAt,
         k.createdAt,
         k.lastUsedAt,
         k.revokedAt,
@@ -183,10 +197,22 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   async save(key: ApiKey): Promise<void> {
     const k = key.toSnapshot();
     await this.host.query(
-      `UPDATE api_keys SET account_id = $2, prefix = $3, hash = $4, created_at = $5, last_used_at = $6,
-              revoked_at = $7, bootstrap = $8
+      `UPDATE api_keys SET account_id = $2, prefix = $3, hash = $4, name = $5, scopes = $6, expires_at = $7,
+              created_at = $8, last_used_at = $9, revoked_at = $10, bootstrap = $11
         WHERE id = $1`,
-      [k.id, k.accountId, k.prefix, k.hash, k.createdAt, k.lastUsedAt, k.revokedAt, k.bootstrap],
+      [
+        k.id,
+        k.accountId,
+        k.prefix,
+        k.hash,
+        k.name,
+        k.scopes,
+        k.expiresAt,
+        k.createdAt,
+        k.lastUsedAt,
+        k.revokedAt,
+        k.bootstrap,
+      ],
     );
   }
 

@@ -59,6 +59,10 @@ describe(`PgApiKeyRepository with ${KEYS} keys (real database)`, () => {
       accountId,
       prefix: 'psk_00123457',
       hash: sha256('123457'),
+      // Inserted without them, as every key before scopes was: no name, full, no expiry.
+      name: null,
+      scopes: ['full'],
+      expiresAt: null,
       createdAt: expect.any(Date),
       lastUsedAt: null,
       revokedAt: null,

@@ -1,20 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { CategoryRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
-import { Category, CategoryInUseError, CategoryNameTakenError } from '@petstore/domain';
+import { Category, CategoryInUseError, CategoryNameTakenError, nameKey } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
 import { nextSequenceId } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
-const CATEGORIES_NAME_UNIQUE = 'categories_name_lower_uq';
+const CATEGORIES_NAME_UNIQUE = 'categories_name_key_uq';
 
 /*
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one its migrations create.
  */
 const FIND_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1`;
+const LOCK_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1 FOR UPDATE`;
 const LIST = `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2`;
-const INSERT = `INSERT INTO categories (id, name, description) VALUES ($1, $2, $3)`;
-const UPDATE = `UPDATE categories SET name = $2, description = $3 WHERE id = $1`;
+const INSERT = `INSERT INTO categories (id, name, description, name_key) VALUES ($1, $2, $3, $4)`;
+const UPDATE = `UPDATE categories SET name = $2, description = $3, name_key = $4 WHERE id = $1`;
 const DELETE = `DELETE FROM categories WHERE id = $1`;
 
 /** A row of `categories` as pg returns it (bigint as text). */
@@ -38,6 +39,12 @@ export class PgCategoryRepository extends CategoryRepository {
     return row ? toCategory(row) : null;
   }
 
+  async lockById(id: number): Promise<Category | null> {
+    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    const [row] = await this.host.query<CategoryRow>(LOCK_BY_ID, [id]);
+    return row ? toCategory(row) : null;
+  }
+
   async list({ limit, afterId }: PageRequest): Promise<Page<Category>> {
     const rows = await this.host.query<CategoryRow>(LIST, [afterId || null, limit + 1]);
     return pageFromRows(rows.map(toCategory), limit, (c) => c.id);
@@ -49,15 +56,15 @@ export class PgCategoryRepository extends CategoryRepository {
 
   async add(category: Category): Promise<void> {
     const { id, name, description } = category.toSnapshot();
-    await this.nameChecked(category, () => this.host.query(INSERT, [id, name, description]));
+    await this.nameChecked(category, () => this.host.query(INSERT, [id, name, description, nameKey(name)]));
   }
 
   async save(category: Category): Promise<void> {
     const { id, name, description } = category.toSnapshot();
-    await this.nameChecked(category, () => this.host.query(UPDATE, [id, name, description]));
+    await this.nameChecked(category, () => this.host.query(UPDATE, [id, name, description, nameKey(name)]));
   }
 
-  /** The unique index on lower(name) decides, race-free; an id stored already stays a plain unique violation. */
+  /** The unique index on name_key (the domain's nameKey) decides, race-free; a stored id stays a plain violation. */
   private async nameChecked(category: Category, write: () => Promise<unknown>): Promise<void> {
     try {
       await write();

@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { IdempotencyRecord, IdempotencyStore } from '@petstore/application';
+import { IdempotencyOwner, IdempotencyRecord, IdempotencyStore } from '@petstore/application';
 import { TransactionHost } from '../../database/transaction-host';
 
 /**
  * Idempotency keys in PostgreSQL. The lock is a transaction-scoped advisory lock on
- * (account, key), so it is released by commit or rollback, even if the process dies.
+ * (owner, key), so it is released by commit or rollback, even if the process dies.
+ *
+ * A key is kept as its SHA-256 (`key_hash`), never as sent: a sealed result's key is derived from the text
+ * (HkdfResultSealer). Keys without an owner (operations without an API key) are the account-0 space of the
+ * unique index (account ids start at 1).
  */
 @Injectable()
 export class PgIdempotencyStore extends IdempotencyStore {
@@ -12,36 +17,49 @@ export class PgIdempotencyStore extends IdempotencyStore {
     super();
   }
 
-  async tryLock(accountId: number, key: string): Promise<boolean> {
+  async tryLock(owner: IdempotencyOwner, key: string): Promise<boolean> {
     if (!this.host.inTransaction) throw new Error('IdempotencyStore.tryLock needs a transaction (UnitOfWork.run).');
     const rows = await this.host.query<{ locked: boolean }>(
       `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0)) AS locked`,
-      [accountId, key],
+      [owner ?? 0, keyHash(key)],
     );
     return rows[0].locked;
   }
 
-  async find(accountId: number, key: string, now: Date): Promise<IdempotencyRecord | null> {
-    type Row = { fingerprint: string; result: string; created_resource: string | null };
+  async find(owner: IdempotencyOwner, key: string, now: Date): Promise<IdempotencyRecord | null> {
+    type Row = { fingerprint: string; result: string; created_resource: string | null; result_sealed: boolean };
     const rows = await this.host.query<Row>(
-      `SELECT fingerprint, result, created_resource
-         FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`,
-      [accountId, key, now],
+      `SELECT fingerprint, result, created_resource, result_sealed
+         FROM idempotency_keys WHERE coalesce(account_id, 0) = $1 AND key_hash = $2 AND expires_at > $3`,
+      [owner ?? 0, keyHash(key), now],
     );
     if (!rows.length) return null;
     const row = rows[0];
-    return { fingerprint: row.fingerprint, result: { json: row.result, createdResource: row.created_resource } };
+    return {
+      fingerprint: row.fingerprint,
+      result: { json: row.result, createdResource: row.created_resource },
+      sealed: row.result_sealed,
+    };
   }
 
-  async save(accountId: number, key: string, record: IdempotencyRecord, expiresAt: Date): Promise<void> {
+  async save(owner: IdempotencyOwner, key: string, record: IdempotencyRecord, expiresAt: Date): Promise<void> {
     // An expired record under the same key is replaced. The result is text, stored as given.
     await this.host.query(
-      `INSERT INTO idempotency_keys (account_id, key, fingerprint, result, created_resource, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (account_id, key) DO UPDATE SET
-         fingerprint = EXCLUDED.fingerprint, result = EXCLUDED.result, created_resource = EXCLUDED.created_resource,
-         created_at = now(), expires_at = EXCLUDED.expires_at`,
-      [accountId, key, record.fingerprint, record.result.json, record.result.createdResource, expiresAt],
+      `INSERT INTO idempotency_keys
+         (account_id, key_hash, fingerprint, result, result_sealed, created_resource, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT ((coalesce(account_id, 0)), key_hash) DO UPDATE SET
+         fingerprint = EXCLUDED.fingerprint, result = EXCLUDED.result, result_sealed = EXCLUDED.result_sealed,
+         created_resource = EXCLUDED.created_resource, created_at = now(), expires_at = EXCLUDED.expires_at`,
+      [
+        owner,
+        keyHash(key),
+        record.fingerprint,
+        record.result.json,
+        record.sealed,
+        record.result.createdResource,
+        expiresAt,
+      ],
     );
   }
 
@@ -49,4 +67,9 @@ export class PgIdempotencyStore extends IdempotencyStore {
     const { affected } = await this.host.execute(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [now]);
     return affected;
   }
+}
+
+/** The key as stored: its SHA-256 in hex (the migration computed the same for the keys kept before). */
+export function keyHash(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
 }

@@ -3,13 +3,15 @@ import {
   CommandResult,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
+  IdempotentReplayWithheldError,
   RunIdempotently,
 } from '@petstore/application';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { PgIdempotencyStore } from './pg-idempotency.store';
+import { HkdfResultSealer } from '../../security/hkdf-result-sealer';
+import { keyHash, PgIdempotencyStore } from './pg-idempotency.store';
 
 class FixedClock extends Clock {
   constructor(public at: Date) {
@@ -35,7 +37,7 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     host = new TransactionHost(dataSource);
     store = new PgIdempotencyStore(host);
     clock = new FixedClock(new Date('2026-11-21T10:00:00Z'));
-    run = new RunIdempotently(new TypeOrmUnitOfWork(host), store, clock);
+    run = new RunIdempotently(new TypeOrmUnitOfWork(host), store, clock, new HkdfResultSealer());
     const rows: Array<{ id: string }> = await dataSource.query(
       `INSERT INTO accounts (name, role) VALUES ('Idem', 'customer') RETURNING id`,
     );
@@ -149,5 +151,57 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     expect(before).toBeGreaterThan(0);
     expect(await store.purgeExpired(clock.now())).toBe(before);
     expect(Number((await dataSource.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n)).toBe(0);
+  });
+  it('keeps the key as its SHA-256 only, never as sent', async () => {
+    await run.execute({ accountId, key: 'clear-key-1', fingerprint: '3'.repeat(64) }, effect('hashed'));
+    const rows = await dataSource.query(`SELECT key_hash FROM idempotency_keys WHERE key_hash = $1`, [
+      keyHash('clear-key-1'),
+    ]);
+    expect(rows).toHaveLength(1);
+    const all = JSON.stringify(await dataSource.query(`SELECT * FROM idempotency_keys`));
+    expect(all).not.toContain('clear-key-1');
+  });
+
+  it('keys without an owner: one space, replayed by key, 422 with another request, apart from accounts', async () => {
+    const anonymous = { accountId: null, key: 'anon-1', fingerprint: '4'.repeat(64) };
+    const first = await run.execute(anonymous, effect('anonymous'));
+    expect(await run.execute(anonymous, effect('anonymous'))).toEqual({ replayed: true, result: first.result });
+    await expect(
+      run.execute({ ...anonymous, fingerprint: '5'.repeat(64) }, effect('anonymous')),
+    ).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
+    const accounts = await run.execute({ ...anonymous, accountId }, effect('anonymous'));
+    expect(accounts.replayed).toBe(false);
+    expect(await count('anonymous')).toBe(2);
+  });
+
+  it('keeps a result that shows a secret sealed, and opens it for the holder of the key', async () => {
+    const request = { accountId: null, key: 'sealed-key-0001', fingerprint: '6'.repeat(64), sealResult: true };
+    const secret = async (): Promise<CommandResult> => ({
+      json: JSON.stringify({ key: 'psk_the-secret-itself' }),
+      createdResource: '/accounts/me',
+    });
+    const first = await run.execute(request, secret);
+    expect(first.result.json).toContain('psk_the-secret-itself');
+    const [row] = await dataSource.query(
+      `SELECT result, result_sealed, created_resource FROM idempotency_keys WHERE key_hash = $1`,
+      [keyHash('sealed-key-0001')],
+    );
+    expect(row).toEqual({
+      result: expect.stringMatching(/^v1\./),
+      result_sealed: true,
+      created_resource: '/accounts/me',
+    });
+    expect(row.result).not.toContain('psk_the-secret-itself');
+    expect(await run.execute(request, secret)).toEqual({ replayed: true, result: first.result });
+  });
+
+  it('withholds a sealed result that does not open (409), and does nothing again', async () => {
+    const request = { accountId, key: 'sealed-key-0002', fingerprint: '7'.repeat(64), sealResult: true };
+    await run.execute(request, effect('withheld'));
+    await dataSource.query(`UPDATE idempotency_keys SET result = 'v1.AAAA' WHERE key_hash = $1`, [
+      keyHash('sealed-key-0002'),
+    ]);
+    await expect(run.execute(request, effect('withheld'))).rejects.toBeInstanceOf(IdempotentReplayWithheldError);
+    expect(await count('withheld')).toBe(1);
   });
 });

@@ -32,7 +32,9 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
     stocks = new PgStockRepository(host);
     orders = new PgOrderRepository(host);
     levels = new PgStockLevels(host);
-    const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Fish') RETURNING id`);
+    const [category] = await dataSource.query(
+      `INSERT INTO categories (name, name_key) VALUES ('Fish', 'fish') RETURNING id`,
+    );
     categoryId = Number(category.id);
     const accounts = await dataSource.query(
       `INSERT INTO accounts (name, role) VALUES ('Alice', 'customer'), ('Bob', 'customer') RETURNING id`,
@@ -207,7 +209,9 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
 
   it("reads stock levels with their pet's status, filtered by status, in pet id order", async () => {
     await resetDatabase(dataSource);
-    const [category] = await dataSource.query(`INSERT INTO categories (name) VALUES ('Birds') RETURNING id`);
+    const [category] = await dataSource.query(
+      `INSERT INTO categories (name, name_key) VALUES ('Birds', 'birds') RETURNING id`,
+    );
     categoryId = Number(category.id);
     const a = await newPet('available', 4);
     const b = await newPet('pending');

@@ -32,7 +32,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
     pets = new PgPetRepository(host);
     stocks = new PgStockRepository(host);
     const rows: Array<{ id: string }> = await dataSource.query(
-      `INSERT INTO categories (name) VALUES ('Dogs') RETURNING id`,
+      `INSERT INTO categories (name, name_key) VALUES ('Dogs', 'dogs') RETURNING id`,
     );
     categoryId = Number(rows[0].id);
   });

@@ -41,6 +41,8 @@ interface EndpointRow {
   secret: string;
   created_at: Date;
   disabled_at: Date | null;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
   owner_is_admin?: boolean;
 }
 
@@ -53,6 +55,8 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     secret: row.secret,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
   });
 }
 
@@ -93,6 +97,34 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
   async findById(id: number): Promise<WebhookEndpoint | null> {
     const [row] = await this.query<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = $1`, [id]);
     return row ? toEndpoint(row) : null;
+  }
+
+  async lockById(id: number): Promise<WebhookEndpoint | null> {
+    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    const [row] = await this.query<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [id]);
+    return row ? toEndpoint(row) : null;
+  }
+
+  async lockWithOwner(id: number): Promise<WebhookSubscriber | null> {
+    if (!this.host.inTransaction) throw new Error('lockWithOwner needs a transaction (UnitOfWork.run).');
+    const [row] = await this.query<EndpointRow>(
+      `SELECT e.*, a.role = 'admin' AS owner_is_admin
+         FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
+        WHERE e.id = $1 FOR UPDATE OF e`,
+      [id],
+    );
+    return row ? { endpoint: toEndpoint(row), ownerIsAdmin: row.owner_is_admin === true } : null;
+  }
+
+  async update(endpoint: WebhookEndpoint, { resetHealth }: { resetHealth: boolean }): Promise<void> {
+    const e = endpoint.toSnapshot();
+    await this.query<unknown>(
+      `UPDATE webhook_endpoints
+          SET url = $2, events = $3, secret = $4, previous_secret = $5, previous_secret_expires_at = $6,
+              disabled_at = $7, failing_since = CASE WHEN $8 THEN NULL ELSE failing_since END
+        WHERE id = $1`,
+      [e.id, e.url, e.events, e.secret, e.previousSecret, e.previousSecretExpiresAt, e.disabledAt, resetHealth],
+    );
   }
 
   async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
@@ -202,8 +234,14 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
   }
 
   async findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null> {
-    const [row] = await this.query<DeliveryRow & { url: string; secret: string; disabled: boolean; body: string }>(
-      `SELECT ${DELIVERY_COLUMNS}, e.url, e.secret, e.disabled_at IS NOT NULL AS disabled, ev.body
+    type TargetRow = DeliveryRow &
+      Pick<EndpointRow, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'> & {
+        disabled: boolean;
+        body: string;
+      };
+    const [row] = await this.query<TargetRow>(
+      `SELECT ${DELIVERY_COLUMNS}, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+              e.disabled_at IS NOT NULL AS disabled, ev.body
          FROM webhook_deliveries d
          JOIN webhook_events ev ON ev.id = d.event_id
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -215,6 +253,8 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
       delivery: toDelivery(row),
       url: row.url,
       secret: row.secret,
+      previousSecret: row.previous_secret,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
       endpointDisabled: row.disabled,
       body: row.body,
     };

@@ -1,0 +1,49 @@
+import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
+import type { Precondition } from '@petstore/application';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error';
+import { MergeRouteConfig } from '../http/route-config';
+import { entityTagOf, matchesStrongly, parseEntityTags } from './entity-tag';
+
+/** The marker rides in the Fastify route's config, where the hook finds it for every request… */
+export const CONDITIONAL_ROUTE_CONFIG = 'petstoreConditional';
+/** …and in a private OpenAPI extension, which `describeConditionalRequests` turns into headers and responses. */
+export const CONDITIONAL_OPENAPI_MARKER = 'x-petstore-conditional';
+
+/**
+ * An operation on one resource that takes part in conditional requests (RFC 9110, 13), in one line,
+ * `@Conditional('pet')` (the resource, as its 412 names it):
+ * - its 200 responses carry `ETag`, the entity tag of the body (conditional.hooks.ts);
+ * - a `GET` (and `HEAD`) answers `304 Not Modified`, without a body, when `If-None-Match` lists that tag or is `*`;
+ *   a 304 does not count against the rate limit;
+ * - a `PUT`/`PATCH`/`DELETE` takes `If-Match` through `@IfMatch(…)` on a parameter, and answers 412
+ *   `precondition_failed` when the resource changed meanwhile.
+ * The description gets the headers and the 304/412 responses (`describeConditionalRequests`).
+ */
+export function Conditional(resource: string): MethodDecorator {
+  return applyDecorators(
+    MergeRouteConfig({ [CONDITIONAL_ROUTE_CONFIG]: true }),
+    ApiExtension(CONDITIONAL_OPENAPI_MARKER, { resource }),
+  );
+}
+
+/**
+ * The request's `If-Match` as a precondition for the use case, which asks it under the resource's row lock: it holds
+ * when the tag of the representation the resource has then (`represent`, the DTO the `GET` sends) is listed, or
+ * `If-Match` is `*` (any current representation). Without `If-Match`, undefined: the change runs as it always did.
+ * A value that is not `*` or a list of entity tags is refused (400 `validation_failed`) rather than silently never
+ * matching. `@IfMatch(PetDto.from) precondition?: Precondition<Pet>`.
+ */
+export const IfMatch = createParamDecorator(
+  <T>(represent: (current: T) => unknown, context: ExecutionContext): Precondition<T> | undefined => {
+    const header = context.switchToHttp().getRequest<FastifyRequest>().headers['if-match'];
+    if (header === undefined) return undefined;
+    const listed = parseEntityTags(header);
+    if (listed === null) {
+      const message = 'If-Match must be `*` or a comma-separated list of entity tags, as ETag sends them ("…").';
+      throw new ApiError(400, 'validation_failed', message, [{ field: 'If-Match', message }]);
+    }
+    return { holds: (current: T) => matchesStrongly(listed, entityTagOf(represent(current))) };
+  },
+);

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CONDITIONAL_ROUTE_CONFIG } from './conditional.decorator';
+import { entityTag, matchesWeakly, parseEntityTags } from './entity-tag';
+
+/**
+ * Enforces `@Conditional` on the Fastify instance, keyed by the route's config, in one `onSend` hook: the tag is
+ * made from the JSON text Fastify is about to send (no second serialisation), so it is the tag of exactly that body.
+ * - A 200 with a body gets `ETag`.
+ * - A `GET`/`HEAD` whose `If-None-Match` lists the tag (weak comparison) or is `*` becomes `304 Not Modified`:
+ *   no body, no `Content-Type`/`Content-Length`, the `ETag` and the other headers kept. A malformed `If-None-Match`
+ *   is ignored (the full answer is safe). The rate limit's `onSend`, registered after this one, gives the request
+ *   its unit back.
+ */
+export function registerConditionalRequests(fastify: FastifyInstance): void {
+  // Callback-style: no promise per response.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode !== 200 || typeof payload !== 'string' || !isConditional(request)) {
+      return done(null, payload);
+    }
+    const tag = entityTag(payload);
+    void reply.header('ETag', tag);
+    if (isSafe(request) && notModified(request, tag)) {
+      void reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-length');
+      return done(null, null);
+    }
+    done(null, payload);
+  });
+}
+
+function isConditional(request: FastifyRequest): boolean {
+  const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
+  return config?.[CONDITIONAL_ROUTE_CONFIG] === true;
+}
+
+function isSafe(request: FastifyRequest): boolean {
+  return request.method === 'GET' || request.method === 'HEAD';
+}
+
+function notModified(request: FastifyRequest, tag: string): boolean {
+  const listed = parseEntityTags(request.headers['if-none-match']);
+  return listed !== null && matchesWeakly(listed, tag);
+}

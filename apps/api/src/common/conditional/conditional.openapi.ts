@@ -1,0 +1,78 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { CONDITIONAL_OPENAPI_MARKER } from './conditional.decorator';
+
+type Response = { description: string; content?: unknown; headers?: Record<string, unknown> };
+type Operation = {
+  parameters?: unknown[];
+  responses: Record<string, Response>;
+  [extension: `x-${string}`]: unknown;
+};
+
+const ETAG = { $ref: '#/components/headers/ETag' };
+const ERROR = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/** The header, declared once in `components.headers`. */
+export const ETAG_HEADER = {
+  required: true,
+  description:
+    'The entity tag of the representation in the body (strong; it changes exactly when the body does): send it ' +
+    'back in `If-None-Match` to revalidate, or in `If-Match` to change the resource only if nobody changed it since.',
+  schema: { type: 'string', maxLength: 64, example: '"q3v8AyNHfsn0e5q3PzbYwQ"' },
+};
+
+const TAG_LIST = { type: 'string', maxLength: 1024, example: '"q3v8AyNHfsn0e5q3PzbYwQ"' };
+
+/**
+ * Writes what `@Conditional` declared into the description: on a `GET`, the `If-None-Match` header and the 304; on a
+ * `PUT`/`PATCH`/`DELETE`, the `If-Match` header and the 412 `precondition_failed`; `ETag` on the 200 (and the 304).
+ * Runs before the shared responses and headers are added (`completeDocument`), so that the 304 and 412 get them too.
+ */
+export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObject {
+  ((document.components ??= {}).headers ??= {})['ETag'] = ETAG_HEADER;
+  for (const item of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
+      const marker = operation?.[CONDITIONAL_OPENAPI_MARKER] as { resource: string } | undefined;
+      if (!marker) continue;
+      delete operation[CONDITIONAL_OPENAPI_MARKER];
+      const { resource } = marker;
+      if (operation.responses['200']) {
+        operation.responses['200'] = {
+          ...operation.responses['200'],
+          headers: { ...operation.responses['200'].headers, ETag: ETAG },
+        };
+      }
+      if (method === 'get') {
+        (operation.parameters ??= []).push({
+          in: 'header',
+          name: 'If-None-Match',
+          required: false,
+          description:
+            `The \`ETag\` of the ${resource} you hold (a list, or \`*\`): when it still matches, the answer is 304 ` +
+            'without a body, which does not count against the rate limit.',
+          schema: TAG_LIST,
+        });
+        operation.responses['304'] = {
+          description: `Not modified: the ${resource} is still the one \`If-None-Match\` names; no body.`,
+          headers: { ETag: ETAG },
+        };
+      } else {
+        (operation.parameters ??= []).push({
+          in: 'header',
+          name: 'If-Match',
+          required: false,
+          description:
+            `Change the ${resource} only if it is still the one with this \`ETag\` (a list, or \`*\`): else 412 ` +
+            '`precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.',
+          schema: TAG_LIST,
+        });
+        operation.responses['412'] = {
+          description:
+            `The ${resource} changed since you read the \`ETag\` sent in \`If-Match\` (\`precondition_failed\`): ` +
+            'nothing was changed; read it again, then decide.',
+          content: ERROR,
+        };
+      }
+    }
+  }
+  return document;
+}

@@ -1,0 +1,26 @@
+import { ApplicationError } from './application-error';
+
+/**
+ * What a client expects a resource to be before it changes it (HTTP `If-Match`): the use case asks it once the
+ * resource is locked, before changing anything, so that no concurrent change can slip in between the check and
+ * the write (two administrators editing one pet cannot lose an update). The application layer does not know how
+ * a client names a state (an entity tag of the representation); the caller gives the test.
+ */
+export interface Precondition<T> {
+  /** True when `current`, as it stands under the lock, is the state the client expects. */
+  holds(current: T): boolean;
+}
+
+/** The resource is not in the state the client expected: it changed since the client read it. */
+export class PreconditionFailedError extends ApplicationError {
+  readonly kind = 'precondition_failed' as const;
+
+  constructor() {
+    super('The resource changed since you read it (If-Match): read it again, then retry the change.');
+  }
+}
+
+/** Refuses the change when a precondition is given and does not hold; no precondition: as before. */
+export function assertPrecondition<T>(precondition: Precondition<T> | undefined, current: T): void {
+  if (precondition && !precondition.holds(current)) throw new PreconditionFailedError();
+}
