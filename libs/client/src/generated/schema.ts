@@ -1087,7 +1087,7 @@ export interface components {
      * are exactly the webhook body (the event schema of its type: `OrderPlacedEvent`…, see `WebhookEvent`), `id` its
      * `webhook-id` header.
      */
-    Event: {
+    EventLogEntry: {
       /**
        * Format: uuid
        * @description The event's id: the `webhook-id` header of its deliveries.
@@ -6781,7 +6781,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description An array of Event, in id order; more pages: `Link: rel="next"`. */
+      /** @description An array of EventLogEntry, in id order; more pages: `Link: rel="next"`. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6803,7 +6803,7 @@ export interface operations {
            *       }
            *     ]
            */
-          'application/json': components['schemas']['Event'][];
+          'application/json': components['schemas']['EventLogEntry'][];
         };
       };
       /**
@@ -6905,7 +6905,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The Event. */
+      /** @description The EventLogEntry. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6923,7 +6923,7 @@ export interface operations {
            *       "data": {}
            *     }
            */
-          'application/json': components['schemas']['Event'];
+          'application/json': components['schemas']['EventLogEntry'];
         };
       };
       /**
