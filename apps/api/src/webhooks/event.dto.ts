@@ -7,7 +7,7 @@ import { IsDateTime } from '../common/validation/date-time';
 import { QueryList } from '../common/validation/query-transforms';
 
 @ApiSchema({
-  name: 'Event',
+  name: 'EventLogEntry',
   description:
     'A change, as it was (or would have been) POSTed to webhook endpoints: `type`, `timestamp` and `data` are ' +
     'exactly the webhook body (the event schema of its type: `OrderPlacedEvent`…, see `WebhookEvent`), `id` its ' +

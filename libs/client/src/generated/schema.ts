@@ -1246,7 +1246,7 @@ export interface components {
      * are exactly the webhook body (the event schema of its type: `OrderPlacedEvent`…, see `WebhookEvent`), `id` its
      * `webhook-id` header.
      */
-    Event: {
+    EventLogEntry: {
       /**
        * Format: uuid
        * @description The event's id: the `webhook-id` header of its deliveries.
@@ -8232,7 +8232,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description An array of Event, in id order; more pages: `Link: rel="next"`. */
+      /** @description An array of EventLogEntry, in id order; more pages: `Link: rel="next"`. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8254,7 +8254,7 @@ export interface operations {
            *       }
            *     ]
            */
-          'application/json': components['schemas']['Event'][];
+          'application/json': components['schemas']['EventLogEntry'][];
         };
       };
       /**
@@ -8359,7 +8359,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The Event. */
+      /** @description The EventLogEntry. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8377,7 +8377,7 @@ export interface operations {
            *       "data": {}
            *     }
            */
-          'application/json': components['schemas']['Event'];
+          'application/json': components['schemas']['EventLogEntry'];
         };
       };
       /**
