@@ -139,6 +139,82 @@ export function listen(secret: string, port: number) {
 }
 `;
 
+/**
+ * The features beyond the quickstart, as a consumer of the packed client uses them (issue 22): the events list,
+ * conditional requests (an ETag, a 304, a 412), a restricted expiring key, and a webhook endpoint changed with
+ * PATCH and its secret rotated. No `!` but where the specification leaves a field optional (an Order's id).
+ */
+const FEATURES = `import { createPetstoreClient, PetstoreApiError } from '@petstore/client';
+
+const baseUrl = process.env['PETSTORE_URL'] ?? 'http://localhost:3000';
+const failureOf = (error: unknown) => (error instanceof PetstoreApiError ? [error.status, error.code] : [String(error)]);
+const { data: signUp } = await createPetstoreClient({ baseUrl }).POST('/accounts', { body: { name: 'Grace' } });
+const api = createPetstoreClient({ baseUrl, apiKey: signUp.apiKey.key });
+
+// Conditional requests: the order's ETag; a 304 while it is unchanged; a stale If-Match changes nothing.
+let petId = 0;
+for await (const pet of api.list('/pets', { status: ['available'], limit: 1 })) {
+  petId = pet.id;
+  break;
+}
+const { data: placed } = await api.POST('/store/orders', { body: { petId, quantity: 1 } });
+const orderId = placed.id!;
+const read = await api.GET('/store/orders/{orderId}', { params: { path: { orderId } } });
+const unchanged = await api.GET('/store/orders/{orderId}', {
+  params: { path: { orderId }, header: { 'If-None-Match': read.etag ?? '' } },
+});
+const stale = await api
+  .DELETE('/store/orders/{orderId}', {
+    params: { path: { orderId }, header: { 'If-Match': '"AAAAAAAAAAAAAAAAAAAAAA"' } },
+  })
+  .then(() => ['deleted'], failureOf);
+await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId }, header: { 'If-Match': read.etag ?? '' } } });
+const { data: cancelled } = await api.GET('/store/orders/{orderId}', { params: { path: { orderId } } });
+
+// The events of this account: the order placed, then cancelled, newest first; one read by its id.
+const events: string[] = [];
+for await (const event of api.list('/events', { type: ['order.placed', 'order.cancelled'] })) {
+  if (event.type === 'order.placed' || event.type === 'order.cancelled') {
+    if (event.data.id === orderId) events.push(\`\${event.type}:\${event.data.status}\`);
+  }
+}
+const { data: page } = await api.GET('/events', { params: { query: { limit: 1 } } });
+const { data: one } = await api.GET('/events/{eventId}', { params: { path: { eventId: page[0].id } } });
+
+// A key to give away: read only, expiring tomorrow; it reads, and a write is refused with its scope named.
+const expiresAt = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+const { data: lent } = await api.POST('/accounts/me/api-keys', { body: { name: 'dashboard', scopes: ['read'], expiresAt } });
+const reader = createPetstoreClient({ baseUrl, apiKey: lent.key });
+const { data: me } = await reader.GET('/accounts/me');
+const write = await reader.POST('/store/orders', { body: { petId, quantity: 1 } }).then(() => ['placed'], failureOf);
+
+// A webhook endpoint changed in place, and its secret rotated (the old one signs too until expiresAt).
+const { data: endpoint } = await api.POST('/webhooks/endpoints', {
+  body: { url: 'http://127.0.0.1:9999/hooks', events: ['order.placed'] },
+});
+const endpointId = endpoint.id;
+const { data: changed } = await api.PATCH('/webhooks/endpoints/{endpointId}', {
+  params: { path: { endpointId } },
+  body: { events: ['order.placed', 'order.cancelled'] },
+});
+const { data: rotated } = await api.POST('/webhooks/endpoints/{endpointId}/secret/rotate', {
+  params: { path: { endpointId } },
+});
+
+console.log(
+  JSON.stringify({
+    etag: read.etag,
+    notModified: unchanged.notModified,
+    stale,
+    cancelled: cancelled.status,
+    events,
+    eventById: one.id === page[0].id,
+    readKey: { scopes: lent.scopes, expiresAt: lent.expiresAt, me: me.id === signUp.account.id, write },
+    webhook: { events: changed.events, newSecret: rotated.secret !== endpoint.secret, until: rotated.expiresAt },
+  }),
+);
+`;
+
 const TSCONFIG = {
   compilerOptions: {
     strict: true,
@@ -253,6 +329,7 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
       writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
       writeFileSync(join(project, 'src/quickstart.ts'), source);
       writeFileSync(join(project, 'src/codes.ts'), CODES);
+      if (format === 'esm') writeFileSync(join(project, 'src/features.ts'), FEATURES);
       await typeCheck(project, `${format}: the quickstart`);
     }
 
@@ -261,7 +338,13 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
     await run(process.execPath, [BUILT_MAIN, '--seed'], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
     });
-    server = await ApiProcess.start({ DATABASE_URL: databaseUrl, MESSAGE_WORKER: 'true', LOG_LEVEL: 'warn' });
+    server = await ApiProcess.start({
+      DATABASE_URL: databaseUrl,
+      MESSAGE_WORKER: 'true',
+      LOG_LEVEL: 'warn',
+      // The features run subscribes a local URL (nothing is delivered to it that matters here).
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+    });
     const reports = [];
     for (const format of Object.keys(formats)) {
       const { stdout } = await run(process.execPath, [join(scratch, format, 'dist/quickstart.js')], {
@@ -281,6 +364,30 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
     }
     // Re-runnable: the first run cancelled its order, so the second finds the same pet first and orders it again.
     expect(reports[1].pets).toEqual(reports[0].pets);
+  });
+
+  it('runs the features beyond the quickstart through the packed client: events, ETags, read keys, webhooks', async () => {
+    if (!server) throw new Error('the quickstart test starts the service');
+    const { stdout } = await run(process.execPath, [join(scratch, 'esm', 'dist/features.js')], {
+      env: { ...process.env, PETSTORE_URL: server.baseUrl },
+      timeout: 60_000,
+    });
+    const report = JSON.parse(stdout.trim().split('\n').pop() ?? '');
+    expect(report).toEqual({
+      etag: expect.stringMatching(/^"[^"]+"$/),
+      notModified: true,
+      stale: [412, 'precondition_failed'],
+      cancelled: 'cancelled',
+      events: ['order.cancelled:cancelled', 'order.placed:placed'],
+      eventById: true,
+      readKey: {
+        scopes: ['read'],
+        expiresAt: expect.any(String),
+        me: true,
+        write: [403, 'insufficient_scope'],
+      },
+      webhook: { events: ['order.placed', 'order.cancelled'], newSecret: true, until: expect.any(String) },
+    });
   });
 
   it("type-checks the docs' webhook verification (node:http, Fastify) and an openapi-typescript receiver", async () => {
