@@ -147,7 +147,8 @@ export function listen(secret: string, port: number) {
 const FEATURES = `import { createPetstoreClient, PetstoreApiError } from '@petstore/client';
 
 const baseUrl = process.env['PETSTORE_URL'] ?? 'http://localhost:3000';
-const failureOf = (error: unknown) => (error instanceof PetstoreApiError ? [error.status, error.code] : [String(error)]);
+const failureOf = (error: unknown) =>
+  error instanceof PetstoreApiError ? [error.status, error.code] : [String(error)];
 const { data: signUp } = await createPetstoreClient({ baseUrl }).POST('/accounts', { body: { name: 'Grace' } });
 const api = createPetstoreClient({ baseUrl, apiKey: signUp.apiKey.key });
 
@@ -183,7 +184,9 @@ const { data: one } = await api.GET('/events/{eventId}', { params: { path: { eve
 
 // A key to give away: read only, expiring tomorrow; it reads, and a write is refused with its scope named.
 const expiresAt = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
-const { data: lent } = await api.POST('/accounts/me/api-keys', { body: { name: 'dashboard', scopes: ['read'], expiresAt } });
+const { data: lent } = await api.POST('/accounts/me/api-keys', {
+  body: { name: 'dashboard', scopes: ['read'], expiresAt },
+});
 const reader = createPetstoreClient({ baseUrl, apiKey: lent.key });
 const { data: me } = await reader.GET('/accounts/me');
 const write = await reader.POST('/store/orders', { body: { petId, quantity: 1 } }).then(() => ['placed'], failureOf);
@@ -366,7 +369,7 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
     expect(reports[1].pets).toEqual(reports[0].pets);
   });
 
-  it('runs the features beyond the quickstart through the packed client: events, ETags, read keys, webhooks', async () => {
+  it('runs the features beyond the quickstart with the packed client: events, ETags, read keys, webhooks', async () => {
     if (!server) throw new Error('the quickstart test starts the service');
     const { stdout } = await run(process.execPath, [join(scratch, 'esm', 'dist/features.js')], {
       env: { ...process.env, PETSTORE_URL: server.baseUrl },
