@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplicationContext, Module, Type } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { PurgeExpiredIdempotencyKeys } from '@petstore/application';
 import { AccountsHttpModule, AccountsModule } from '../accounts/accounts.module';
@@ -44,7 +44,7 @@ const IDEMPOTENCY_JOBS: SliceJobs = {
 };
 
 /** The slices' HTTP modules (their controllers), for the `http` role; a generated resource is added here. */
-const HTTP_SLICES: Type[] = [
+const HTTP_SLICES = [
   AccountsHttpModule,
   CatalogueHttpModule,
   OrderingHttpModule,
