@@ -81,6 +81,24 @@ interface ApiKeyRow {
 const API_KEY_COLUMNS =
   'id, account_id, prefix, hash, name, scopes, expires_at, created_at, last_used_at, revoked_at, bootstrap';
 
+/** A key's values in the order of API_KEY_COLUMNS ($1 … $11 of the INSERT in add and the UPDATE in save). */
+const keyValues = (key: ApiKey): unknown[] => {
+  const k = key.toSnapshot();
+  return [
+    k.id,
+    k.accountId,
+    k.prefix,
+    k.hash,
+    k.name,
+    k.scopes,
+    k.expiresAt,
+    k.createdAt,
+    k.lastUsedAt,
+    k.revokedAt,
+    k.bootstrap,
+  ];
+};
+
 const toApiKey = (row: ApiKeyRow) =>
   ApiKey.restore({
     id: Number(row.id),
@@ -171,22 +189,9 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   }
 
   async add(key: ApiKey): Promise<boolean> {
-    const k = key.toSnapshot();
     try {
       const values = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11';
-      await this.host.query(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${values})`, [
-        k.id,
-        k.accountId,
-        k.prefix,
-        k.hash,
-        k.name,
-        k.scopes,
-        k.expiresAt,
-        k.createdAt,
-        k.lastUsedAt,
-        k.revokedAt,
-        k.bootstrap,
-      ]);
+      await this.host.query(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${values})`, keyValues(key));
       return true;
     } catch (error) {
       if (violated(error, 'unique', API_KEYS_HASH_UNIQUE)) return false;
@@ -195,24 +200,11 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   }
 
   async save(key: ApiKey): Promise<void> {
-    const k = key.toSnapshot();
     await this.host.query(
       `UPDATE api_keys SET account_id = $2, prefix = $3, hash = $4, name = $5, scopes = $6, expires_at = $7,
               created_at = $8, last_used_at = $9, revoked_at = $10, bootstrap = $11
         WHERE id = $1`,
-      [
-        k.id,
-        k.accountId,
-        k.prefix,
-        k.hash,
-        k.name,
-        k.scopes,
-        k.expiresAt,
-        k.createdAt,
-        k.lastUsedAt,
-        k.revokedAt,
-        k.bootstrap,
-      ],
+      keyValues(key),
     );
   }
 
