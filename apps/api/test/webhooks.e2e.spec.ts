@@ -1,4 +1,4 @@
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import {
   AccountRepository,
@@ -15,77 +15,21 @@ import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../src/config/app-config';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+import { eventually, WebhookReceiver } from './support/webhook-receiver';
 
 // Deliveries wait for pg-boss's polling (0.5 s); retries here wait 100–110 ms (WEBHOOK_RETRY_DELAYS_MS).
 jest.setTimeout(60_000);
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  json: { type: string; timestamp: string; data: Record<string, unknown> };
-}
-
-/** A local receiver: records every POST; `answer` decides each status (default 200). */
-class Receiver {
-  readonly received: Received[] = [];
-  answer: (request: Received) => number = () => 200;
-  /** Resolves when the receiver may answer this request (default: at once). */
-  hold: (request: Received) => Promise<void> = () => Promise.resolve();
-  private server!: Server;
-  url = '';
-
-  static async start(): Promise<Receiver> {
-    const receiver = new Receiver();
-    receiver.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const request = { path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body) };
-        receiver.received.push(request);
-        const status = receiver.answer(request);
-        void receiver.hold(request).then(() => {
-          res.statusCode = status;
-          res.end();
-        });
-      });
-    });
-    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
-    receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
-    return receiver;
-  }
-
-  to(path: string): Received[] {
-    return this.received.filter((r) => r.path === path);
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-async function eventually<T>(probe: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`Not reached within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const ALL_CUSTOMER_EVENTS = ['order.placed', 'order.completed', 'order.cancelled', 'message.delivered'];
 
 describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => {
   let api: TestApp;
   let store: StoreFixtures;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   let path = 0;
 
   beforeAll(async () => {
-    receiver = await Receiver.start();
+    receiver = await WebhookReceiver.start();
     api = await TestApp.start({
       messaging: { worker: true },
       webhooks: { allowPrivate: true, retryDelaysMs: [100, 100, 100] },
@@ -590,10 +534,10 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
 
 describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
   let api: TestApp;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    receiver = await Receiver.start();
+    receiver = await WebhookReceiver.start();
     api = await TestApp.start({ webhooks: { allowPrivate: false } });
   });
   afterAll(async () => {

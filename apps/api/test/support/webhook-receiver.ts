@@ -8,9 +8,12 @@ export interface ReceivedWebhook {
   json: { type: string; timestamp: string; data: Record<string, unknown> };
 }
 
-/** A local receiver of webhooks: records every POST and answers 200. */
+/** A local receiver of webhooks: records every POST; `answer` decides each status (default 200). */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  answer: (request: ReceivedWebhook) => number = () => 200;
+  /** Resolves when the receiver may answer this request (default: at once). */
+  hold: (request: ReceivedWebhook) => Promise<void> = () => Promise.resolve();
   private server!: Server;
   url = '';
 
@@ -21,8 +24,13 @@ export class WebhookReceiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        receiver.received.push({ path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body) });
-        res.end();
+        const request = { path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body) };
+        receiver.received.push(request);
+        const status = receiver.answer(request);
+        void receiver.hold(request).then(() => {
+          res.statusCode = status;
+          res.end();
+        });
       });
     });
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
