@@ -1,27 +1,13 @@
 import { describeAccountRepositoryContract } from '@petstore/application/testing';
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../../database/data-source';
-import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { PgAccountRepository, PgApiKeyRepository } from './pg-account.repository';
+import { resetDatabase } from '@petstore/testing';
+import { pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 
 describe('PgAccountRepository and PgApiKeyRepository (real database)', () => {
-  let dataSource: DataSource;
-  let host: TransactionHost;
-
-  beforeAll(async () => {
-    dataSource = await createDataSource(await testDatabaseUrl()).initialize();
-    host = new TransactionHost(dataSource);
-  });
-  afterAll(() => dataSource.destroy());
+  const db = useTestDatabase();
 
   describeAccountRepositoryContract('TypeORM on PostgreSQL', async () => {
-    await resetDatabase(dataSource);
-    return {
-      accounts: new PgAccountRepository(host),
-      // A new repository each test: its once-a-minute memory of touched keys starts empty.
-      apiKeys: new PgApiKeyRepository(host),
-      uow: new TypeOrmUnitOfWork(host),
-    };
+    await resetDatabase(db.dataSource);
+    // New repositories each test: PgApiKeyRepository's once-a-minute memory of touched keys starts empty.
+    return pgRepositories(db.host);
   });
 });

@@ -1,51 +1,33 @@
 import { describeCategoryRepositoryContract } from '@petstore/application/testing';
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
+import { resetDatabase } from '@petstore/testing';
 import { Category } from '@petstore/domain';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../../database/data-source';
-import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { PgStockRepository } from '../stock/pg-stock.repository';
-import { PgPetRepository } from '../pet/pg-pet.repository';
+import { pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { PgCategoryRepository } from './pg-category.repository';
 
 describe('PgCategoryRepository (real database)', () => {
-  let url: string;
-  let dataSource: DataSource;
-  let host: TransactionHost;
-
-  beforeAll(async () => {
-    url = await testDatabaseUrl();
-    dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
-  });
-  afterAll(() => dataSource.destroy());
+  const db = useTestDatabase();
 
   describeCategoryRepositoryContract('TypeORM on PostgreSQL', async () => {
-    await resetDatabase(dataSource);
-    return {
-      categories: new PgCategoryRepository(host),
-      pets: new PgPetRepository(host),
-      stocks: new PgStockRepository(host),
-      uow: new TypeOrmUnitOfWork(host),
-    };
+    await resetDatabase(db.dataSource);
+    return pgRepositories(db.host);
   });
 
   it('lockById holds the row until the transaction ends', async () => {
-    await resetDatabase(dataSource);
-    const categories = new PgCategoryRepository(host);
+    await resetDatabase(db.dataSource);
+    const categories = new PgCategoryRepository(db.host);
     const id = await categories.nextId();
     await categories.add(Category.create({ id, name: 'Locked' }));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const holder = host.transaction(async () => {
+    const holder = db.host.transaction(async () => {
       expect((await categories.lockById(id))?.name).toBe('Locked');
       locked();
       await held;
     });
     await isLocked;
-    const runner = dataSource.createQueryRunner();
+    const runner = db.dataSource.createQueryRunner();
     await runner.connect();
     try {
       await runner.startTransaction();

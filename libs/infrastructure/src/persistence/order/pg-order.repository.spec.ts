@@ -1,21 +1,15 @@
-import { describeOrderRepositoryContract } from '@petstore/application/testing';
-import { Account, Stock, Order, Pet, PetStatus } from '@petstore/domain';
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../../database/data-source';
-import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { PgAccountRepository } from '../account/pg-account.repository';
-import { PgCategoryRepository } from '../category/pg-category.repository';
-import { PgStockRepository } from '../stock/pg-stock.repository';
+import { aCategory, aPet, describeOrderRepositoryContract } from '@petstore/application/testing';
+import { Order, Pet, PetStatus } from '@petstore/domain';
+import { resetDatabase } from '@petstore/testing';
+import { newAccountId, PgRepositories, pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { PgPetRepository } from '../pet/pg-pet.repository';
 import { PgStockLevels } from '../stock/pg-stock-levels';
 import { PgOrderRepository } from './pg-order.repository';
 
 describe('PgOrderRepository and PgStockLevels (real database)', () => {
-  let dataSource: DataSource;
-  let host: TransactionHost;
+  const db = useTestDatabase({ reset: true });
+  let repositories: PgRepositories;
   let pets: PgPetRepository;
-  let stocks: PgStockRepository;
   let orders: PgOrderRepository;
   let levels: PgStockLevels;
   let categoryId: number;
@@ -24,32 +18,17 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
   const now = new Date('2026-11-21T10:00:00.000Z');
 
   beforeAll(async () => {
-    const url = await testDatabaseUrl();
-    await resetDatabase(url);
-    dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
-    pets = new PgPetRepository(host);
-    stocks = new PgStockRepository(host);
-    orders = new PgOrderRepository(host);
-    levels = new PgStockLevels(host);
-    const [category] = await dataSource.query(
-      `INSERT INTO categories (name, name_key) VALUES ('Fish', 'fish') RETURNING id`,
-    );
-    categoryId = Number(category.id);
-    const accounts = await dataSource.query(
-      `INSERT INTO accounts (name, role) VALUES ('Alice', 'customer'), ('Bob', 'customer') RETURNING id`,
-    );
-    [alice, bob] = accounts.map((a: { id: string }) => Number(a.id));
+    repositories = pgRepositories(db.host);
+    ({ pets, orders, stockLevels: levels } = repositories);
+    categoryId = (await aCategory().named('Fish').saveIn(repositories)).id;
+    alice = await newAccountId(repositories.accounts);
+    bob = await newAccountId(repositories.accounts);
   });
-  afterAll(() => dataSource.destroy());
 
+  /** A pet of the category with its stock entry: `quantity` units if given, else a new pet's. */
   const newPet = async (status: PetStatus = 'available', quantity?: number): Promise<Pet> => {
-    const pet = Pet.create({ id: await pets.nextId(), name: 'Nemo', categoryId, status, now });
-    await pets.add(pet);
-    const item = Stock.forNewPet(pet);
-    if (quantity !== undefined) item.restock(quantity);
-    await stocks.create(item);
-    return pet;
+    const pet = aPet().named('Nemo').inCategory(categoryId).withStatus(status);
+    return (await (quantity === undefined ? pet : pet.withStock(quantity)).saveIn(repositories)).pet;
   };
   const place = async (petId: number, ownerId: number, quantity = 1): Promise<Order> => {
     const order = Order.place({ id: await orders.nextId(), petId, quantity, ownerId, now, shipDate: null });
@@ -77,7 +56,7 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
       expect.objectContaining({ status: 'completed', shipDate: now }),
     );
     // The specification's `complete` column follows the status.
-    const [row] = await dataSource.query(`SELECT complete FROM orders WHERE id = $1`, [order.id]);
+    const [row] = await db.dataSource.query(`SELECT complete FROM orders WHERE id = $1`, [order.id]);
     expect(row.complete).toBe(true);
     expect(await orders.findById(987654)).toBeNull();
   });
@@ -123,7 +102,7 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
     const pet = await newPet('available', 3);
     const order = await place(pet.id, alice);
     await expect(orders.lockById(order.id)).rejects.toThrow(/transaction/);
-    const locked = await host.transaction(() => orders.lockById(order.id));
+    const locked = await db.host.transaction(() => orders.lockById(order.id));
     expect(locked?.id).toBe(order.id);
     order.cancel(new Date('2026-11-21T10:05:00.000Z'));
     await orders.save(order);
@@ -136,10 +115,10 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
   it('lets the database refuse an unknown status, and a `complete` that disagrees with the status', async () => {
     const pet = await newPet('available', 3);
     const order = await place(pet.id, alice);
-    await expect(dataSource.query(`UPDATE orders SET status = 'lost' WHERE id = $1`, [order.id])).rejects.toThrow(
+    await expect(db.dataSource.query(`UPDATE orders SET status = 'lost' WHERE id = $1`, [order.id])).rejects.toThrow(
       /orders_status_ck/,
     );
-    await expect(dataSource.query(`UPDATE orders SET complete = true WHERE id = $1`, [order.id])).rejects.toThrow(
+    await expect(db.dataSource.query(`UPDATE orders SET complete = true WHERE id = $1`, [order.id])).rejects.toThrow(
       /orders_complete_status_ck/,
     );
   });
@@ -169,7 +148,7 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
       [1, 987654],
     ]) {
       await expect(
-        dataSource.query(
+        db.dataSource.query(
           `INSERT INTO orders (pet_id, owner_id, quantity, status, status_changed_at)
                           VALUES ($1, $2, $3, 'placed', now())`,
           [pet.id, owner, quantity],
@@ -180,22 +159,19 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
 
   it("counts an owner's open units under its account's lock, and lists open orders placed before a time", async () => {
     const pet = await newPet('available', 50);
-    const [{ id }] = await dataSource.query(
-      `INSERT INTO accounts (name, role) VALUES ('Carol', 'customer') RETURNING id`,
-    );
-    const carol = Number(id);
+    const carol = await newAccountId(repositories.accounts);
     const held = [await place(pet.id, carol, 3), await place(pet.id, carol, 4), await place(pet.id, carol, 5)];
     held[2].complete(now);
     await orders.save(held[2]);
     await expect(orders.lockOwnerAndCountOpenUnits(carol)).rejects.toThrow(/transaction/);
-    expect(await host.transaction(() => orders.lockOwnerAndCountOpenUnits(carol))).toBe(7);
-    expect(await host.transaction(() => orders.lockOwnerAndCountOpenUnits(987654))).toBe(0);
+    expect(await db.host.transaction(() => orders.lockOwnerAndCountOpenUnits(carol))).toBe(7);
+    expect(await db.host.transaction(() => orders.lockOwnerAndCountOpenUnits(987654))).toBe(0);
 
-    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [
+    await db.dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [
       held[0].id,
       new Date('2026-01-01T00:00Z'),
     ]);
-    await dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [
+    await db.dataSource.query(`UPDATE orders SET created_at = $2 WHERE id = $1`, [
       held[2].id,
       new Date('2026-01-01T00:00Z'),
     ]);
@@ -208,11 +184,8 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
   });
 
   it("reads stock levels with their pet's status, filtered by status, in pet id order", async () => {
-    await resetDatabase(dataSource);
-    const [category] = await dataSource.query(
-      `INSERT INTO categories (name, name_key) VALUES ('Birds', 'birds') RETURNING id`,
-    );
-    categoryId = Number(category.id);
+    await resetDatabase(db.dataSource);
+    categoryId = (await aCategory().named('Birds').saveIn(repositories)).id;
     const a = await newPet('available', 4);
     const b = await newPet('pending');
     const c = await newPet('sold');
@@ -230,29 +203,11 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
 });
 
 describe('PgOrderRepository contract run (real database)', () => {
-  let dataSource: DataSource;
-  let host: TransactionHost;
-
-  beforeAll(async () => {
-    dataSource = await createDataSource(await testDatabaseUrl()).initialize();
-    host = new TransactionHost(dataSource);
-  });
-  afterAll(() => dataSource.destroy());
+  const db = useTestDatabase();
 
   describeOrderRepositoryContract('TypeORM on PostgreSQL', async () => {
-    await resetDatabase(dataSource);
-    const accounts = new PgAccountRepository(host);
-    return {
-      categories: new PgCategoryRepository(host),
-      pets: new PgPetRepository(host),
-      stocks: new PgStockRepository(host),
-      orders: new PgOrderRepository(host),
-      uow: new TypeOrmUnitOfWork(host),
-      newAccountId: async () => {
-        const account = Account.signUp({ id: await accounts.nextId(), name: 'Owner', now: new Date() });
-        await accounts.add(account);
-        return account.id;
-      },
-    };
+    await resetDatabase(db.dataSource);
+    const repositories = pgRepositories(db.host);
+    return { ...repositories, newAccountId: () => newAccountId(repositories.accounts) };
   });
 });

@@ -1,12 +1,8 @@
-import { describePetRepositoryContract } from '@petstore/application/testing';
+import { aCategory, aPet, describePetRepositoryContract } from '@petstore/application/testing';
 import { Stock, Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../../database/data-source';
-import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
-import { PgCategoryRepository } from '../category/pg-category.repository';
+import { resetDatabase } from '@petstore/testing';
+import { PgRepositories, pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { PgStockRepository } from '../stock/pg-stock.repository';
-import { PgStockLevels } from '../stock/pg-stock-levels';
 import { PgPetRepository } from './pg-pet.repository';
 
 /** Polls `check` every 20 ms for up to 5 s. */
@@ -18,39 +14,28 @@ async function eventually(check: () => Promise<boolean>): Promise<void> {
 }
 
 describe('PgPetRepository and PgStockRepository (real database)', () => {
-  let dataSource: DataSource;
-  let host: TransactionHost;
+  const db = useTestDatabase({ reset: true });
+  let repositories: PgRepositories;
   let pets: PgPetRepository;
   let stocks: PgStockRepository;
   let categoryId: number;
 
   beforeAll(async () => {
-    const url = await testDatabaseUrl();
-    await resetDatabase(url);
-    dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
-    pets = new PgPetRepository(host);
-    stocks = new PgStockRepository(host);
-    const rows: Array<{ id: string }> = await dataSource.query(
-      `INSERT INTO categories (name, name_key) VALUES ('Dogs', 'dogs') RETURNING id`,
-    );
-    categoryId = Number(rows[0].id);
+    repositories = pgRepositories(db.host);
+    ({ pets, stocks } = repositories);
+    categoryId = (await aCategory().named('Dogs').saveIn(repositories)).id;
   });
-  afterAll(() => dataSource.destroy());
 
   /** The pet's stock entry as the database holds it (read outside the repository, which only locks it). */
   const entryOf = async (petId: number): Promise<Stock | null> => {
     const sql = 'SELECT quantity FROM stock WHERE pet_id = $1';
-    const rows: Array<{ quantity: number }> = await dataSource.query(sql, [petId]);
+    const rows: Array<{ quantity: number }> = await db.dataSource.query(sql, [petId]);
     return rows.length ? Stock.restore({ petId, quantity: rows[0].quantity }) : null;
   };
 
-  const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> => {
-    const pet = Pet.create({ id: await pets.nextId(), name, categoryId, status, now: new Date() });
-    await pets.add(pet);
-    await stocks.create(Stock.forNewPet(pet));
-    return pet;
-  };
+  /** A pet of the category with a new pet's stock entry. */
+  const newPet = async (name: string, status: PetStatus = 'available'): Promise<Pet> =>
+    (await aPet().named(name).inCategory(categoryId).withStatus(status).saveIn(repositories)).pet;
 
   it('saves a new pet (an id from the sequence), reads it back and updates it', async () => {
     const pet = await newPet('Rex');
@@ -105,14 +90,16 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 
   it('lets the database refuse a negative stock, a second entry for a pet, and an entry without a pet', async () => {
     const pet = await newPet('Checked');
-    await expect(dataSource.query('UPDATE stock SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
+    await expect(db.dataSource.query('UPDATE stock SET quantity = -1 WHERE pet_id = $1', [pet.id])).rejects.toThrow(
       /check/i,
     );
     await expect(stocks.create(Stock.forNewPet(pet))).rejects.toThrow(/duplicate key/);
-    await expect(dataSource.query('INSERT INTO stock (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
+    await expect(db.dataSource.query('INSERT INTO stock (pet_id, quantity) VALUES (987654, 1)')).rejects.toThrow(
       /foreign key/,
     );
-    await expect(dataSource.query(`UPDATE pets SET status = 'lost' WHERE id = $1`, [pet.id])).rejects.toThrow(/check/i);
+    await expect(db.dataSource.query(`UPDATE pets SET status = 'lost' WHERE id = $1`, [pet.id])).rejects.toThrow(
+      /check/i,
+    );
   });
 
   describe('row locks (SELECT … FOR UPDATE)', () => {
@@ -134,14 +121,14 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
       const held = new Promise<void>((resolve) => (release = resolve));
       let locked!: () => void;
       const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const holder = host.transaction(async () => {
+      const holder = db.host.transaction(async () => {
         expect(await lock(pet.id)).not.toBeNull();
         locked();
         await held;
       });
       await isLocked;
       // Another connection cannot take the same row while the holder's transaction runs.
-      const runner = dataSource.createQueryRunner();
+      const runner = db.dataSource.createQueryRunner();
       await runner.connect();
       try {
         await runner.startTransaction();
@@ -164,7 +151,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
     });
 
     it('finds nothing to lock for a pet that does not exist', async () => {
-      await host.transaction(async () => {
+      await db.host.transaction(async () => {
         expect(await pets.lockById(987654)).toBeNull();
         expect(await stocks.lockWithPet(987654)).toBeNull();
       });
@@ -172,13 +159,13 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 
     it('lockWithPet takes the pet before the entry: waiting for the entry, it already holds the pet', async () => {
       const pet = await newPet('Ordered');
-      const blocker = dataSource.createQueryRunner();
-      const probe = dataSource.createQueryRunner();
+      const blocker = db.dataSource.createQueryRunner();
+      const probe = db.dataSource.createQueryRunner();
       await Promise.all([blocker.connect(), probe.connect()]);
       try {
         await blocker.startTransaction();
         await blocker.query(`SELECT 1 FROM stock WHERE pet_id = $1 FOR UPDATE`, [pet.id]);
-        const waiting = host.transaction(() => stocks.lockWithPet(pet.id));
+        const waiting = db.host.transaction(() => stocks.lockWithPet(pet.id));
         await eventually(async () => {
           const rows = await probe.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -201,23 +188,10 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 });
 
 describe('TypeORM pet, stock and stock-level adapters (real database)', () => {
-  let dataSource: DataSource;
-  let host: TransactionHost;
-
-  beforeAll(async () => {
-    dataSource = await createDataSource(await testDatabaseUrl()).initialize();
-    host = new TransactionHost(dataSource);
-  });
-  afterAll(() => dataSource.destroy());
+  const db = useTestDatabase();
 
   describePetRepositoryContract('TypeORM on PostgreSQL', async () => {
-    await resetDatabase(dataSource);
-    return {
-      categories: new PgCategoryRepository(host),
-      pets: new PgPetRepository(host),
-      stocks: new PgStockRepository(host),
-      stockLevels: new PgStockLevels(host),
-      uow: new TypeOrmUnitOfWork(host),
-    };
+    await resetDatabase(db.dataSource);
+    return pgRepositories(db.host);
   });
 });
