@@ -1,21 +1,12 @@
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../data-source';
+import { useTestDatabase } from '../../../test/support/real-database';
 import { BootstrapApiKeys1764000200000 } from './1764000200000-bootstrap-api-keys';
 
 describe('migration BootstrapApiKeys1764000200000 (real database)', () => {
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    const url = await testDatabaseUrl();
-    await resetDatabase(url);
-    dataSource = await createDataSource(url).initialize();
-  });
-  afterAll(() => dataSource.destroy());
+  const db = useTestDatabase({ reset: true });
 
   it('marks the first key of each administrator (the ADMIN_API_KEY ones) as bootstrap keys, and no other', async () => {
     const migration = new BootstrapApiKeys1764000200000();
-    const runner = dataSource.createQueryRunner();
+    const runner = db.dataSource.createQueryRunner();
     try {
       await migration.down(runner); // the table as it was before
       const accounts = await runner.query(

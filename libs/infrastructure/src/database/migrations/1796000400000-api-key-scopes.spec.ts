@@ -1,21 +1,12 @@
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../data-source';
+import { useTestDatabase } from '../../../test/support/real-database';
 import { ApiKeyScopes1796000400000 } from './1796000400000-api-key-scopes';
 
 describe('migration ApiKeyScopes1796000400000 (real database)', () => {
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    const url = await testDatabaseUrl();
-    await resetDatabase(url);
-    dataSource = await createDataSource(url).initialize();
-  });
-  afterAll(() => dataSource.destroy());
+  const db = useTestDatabase({ reset: true });
 
   it('gives existing keys what they could do before (no name, full, no expiry); refuses bad values', async () => {
     const migration = new ApiKeyScopes1796000400000();
-    const runner = dataSource.createQueryRunner();
+    const runner = db.dataSource.createQueryRunner();
     try {
       await migration.down(runner); // the table as it was before
       const [{ id: accountId }] = await runner.query(

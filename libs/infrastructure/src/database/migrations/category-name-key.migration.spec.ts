@@ -1,25 +1,17 @@
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
-import { DataSource } from 'typeorm';
-import { createDataSource } from '../data-source';
+import type { DataSource } from 'typeorm';
+import { useTestDatabase } from '../../../test/support/real-database';
 import { CategoryNameKey1796000200000 } from './1796000200000-category-name-key';
 
 describe('migration CategoryNameKey1796000200000 (real PostgreSQL)', () => {
-  let dataSource: DataSource;
+  const db = useTestDatabase({ reset: true });
   const migration = new CategoryNameKey1796000200000();
-
-  beforeAll(async () => {
-    const url = await testDatabaseUrl();
-    await resetDatabase(url);
-    dataSource = await createDataSource(url).initialize();
-  });
-  afterAll(() => dataSource.destroy());
 
   /** Back to the lower(name) index with `names` stored, then `run`; all rolled back (PostgreSQL's DDL is). */
   async function fromOldSchema(
     names: string[],
     run: (q: ReturnType<DataSource['createQueryRunner']>) => Promise<void>,
   ) {
-    const q = dataSource.createQueryRunner();
+    const q = db.dataSource.createQueryRunner();
     await q.startTransaction();
     try {
       await migration.down(q);

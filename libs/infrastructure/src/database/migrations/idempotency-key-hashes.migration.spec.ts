@@ -1,22 +1,13 @@
-import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
-import { DataSource } from 'typeorm';
 import { keyHash } from '../../persistence/idempotency/pg-idempotency.store';
-import { createDataSource } from '../data-source';
+import { useTestDatabase } from '../../../test/support/real-database';
 import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
 
 describe('migration IdempotencyKeyHashes1796000600000 (real PostgreSQL)', () => {
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    const url = await testDatabaseUrl();
-    await resetDatabase(url);
-    dataSource = await createDataSource(url).initialize();
-  });
-  afterAll(() => dataSource.destroy());
+  const db = useTestDatabase({ reset: true });
 
   it('replaces each kept key by the hash the service computes, so its retry is still a replay', async () => {
     const migration = new IdempotencyKeyHashes1796000600000();
-    const q = dataSource.createQueryRunner();
+    const q = db.dataSource.createQueryRunner();
     await q.startTransaction();
     try {
       // PostgreSQL's DDL is transactional: back to the old table, then forward, all rolled back at the end.
