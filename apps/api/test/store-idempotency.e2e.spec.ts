@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { StoreFixtures } from './support/store-fixtures';
 import { TestApp, expectError } from './support/test-app';
 
@@ -19,6 +20,10 @@ describe('POST /store/orders with Idempotency-Key (HTTP, real PostgreSQL)', () =
   });
 
   const withKey = (key: string) => ({ 'Idempotency-Key': key });
+  const keptFor = async (key: string) =>
+    api.sql(`SELECT account_id FROM idempotency_keys WHERE key_hash = $1`, [
+      createHash('sha256').update(key, 'utf8').digest('hex'),
+    ]);
 
   it('a replay returns the first status, body and Location + Idempotent-Replayed: true; orders no more', async () => {
     const petId = await store.pet({ quantity: 10 });
@@ -73,6 +78,32 @@ describe('POST /store/orders with Idempotency-Key (HTTP, real PostgreSQL)', () =
     const petId = await store.pet({ quantity: 10 });
     expect((await store.order(alice, { petId, quantity: 1 }, withKey('order-3'))).status).toBe(201);
     expectError(await store.order(alice, { petId, quantity: 2 }, withKey('order-3')), 422, 'idempotency_key_reused');
+    expect(await store.stock(petId)).toEqual({ quantity: 9, status: 'available' });
+  });
+
+  it('validation runs first: an invalid body with a key is 400 and keeps nothing; the key then orders', async () => {
+    const petId = await store.pet({ quantity: 10 });
+    expectError(await store.order(alice, { petId, quantity: 0 }, withKey('order-invalid-1')), 400, 'validation_failed');
+    expect(await keptFor('order-invalid-1')).toEqual([]);
+    const valid = await store.order(alice, { petId, quantity: 2 }, withKey('order-invalid-1'));
+    expect(valid.status).toBe(201);
+    expect(valid.headers.get('idempotent-replayed')).toBeNull();
+    expect(await keptFor('order-invalid-1')).toHaveLength(1);
+    expect(await store.stock(petId)).toEqual({ quantity: 8, status: 'available' });
+  });
+
+  it('validation runs first: a used key with an invalid body is 400 (not 422); its result is kept', async () => {
+    const petId = await store.pet({ quantity: 10 });
+    const first = await store.order(alice, { petId, quantity: 1 }, withKey('order-invalid-2'));
+    expect(first.status).toBe(201);
+    expectError(await store.order(alice, { petId, quantity: 0 }, withKey('order-invalid-2')), 400, 'validation_failed');
+    expectError(
+      await store.order(alice, { petId, color: 'red' }, withKey('order-invalid-2')),
+      400,
+      'validation_failed',
+    );
+    const again = await store.order(alice, { petId, quantity: 1 }, withKey('order-invalid-2'));
+    expect([again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([201, 'true', first.text]);
     expect(await store.stock(petId)).toEqual({ quantity: 9, status: 'available' });
   });
 

@@ -11,8 +11,8 @@ export const NOT_IDEMPOTENT_EXTENSION = 'x-idempotency-exempt';
 export const SHOWS_SECRET_EXTENSION = 'x-shows-secret';
 
 /**
- * Every POST honours `Idempotency-Key` (IdempotencyInterceptor, registered for every route; the description says
- * so per operation): this takes one out, with the reason, which the description shows. None does today.
+ * Every POST honours `Idempotency-Key` (applyIdempotencyToPosts wraps every POST handler at start-up; the description
+ * says so per operation): this takes one out, with the reason, which the description shows. None does today.
  */
 export function NotIdempotent(reason: string): MethodDecorator {
   if (!reason.trim()) throw new Error('@NotIdempotent() needs the reason.');

@@ -133,7 +133,7 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.security.length) {
         operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
       }
-      // Every POST honours Idempotency-Key (IdempotencyInterceptor's rule): its header and its 409/422 answers.
+      // Every POST honours Idempotency-Key (applyIdempotencyToPosts's rule): its header and its 409/422 answers.
       if (method === 'post') describeIdempotency(operation);
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
