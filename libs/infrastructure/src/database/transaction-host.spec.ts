@@ -3,6 +3,7 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { createDataSource, DEFAULT_POOL_LIMITS, transactionBoundsSql } from './data-source';
 import { violated } from './driver-errors';
+import { SequenceBlocks } from './next-id';
 import { TransactionHost, TransactionPreamble } from './transaction-host';
 
 /** What a promise rejected with (fails when it did not). */
@@ -144,6 +145,183 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
     } finally {
       await bounded.destroy();
     }
+  });
+});
+
+describe('TransactionHost.hold: writes sent together, in one statement, before the next statement or commit', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+
+  beforeAll(async () => {
+    const url = await testDatabaseUrl();
+    dataSource = await createDataSource(url).initialize();
+    host = new TransactionHost(dataSource);
+    await dataSource.query(`CREATE TABLE IF NOT EXISTS held_notes (id int PRIMARY KEY, note text NOT NULL)`);
+    await dataSource.query(`CREATE TABLE IF NOT EXISTS held_log (id int PRIMARY KEY, what text NOT NULL)`);
+  });
+
+  beforeEach(async () => {
+    await dataSource.query('TRUNCATE held_notes, held_log');
+    await dataSource.query(`INSERT INTO held_notes (id, note) VALUES (1, 'a'), (2, 'b')`);
+  });
+
+  afterAll(async () => {
+    await dataSource.query('DROP TABLE IF EXISTS held_notes, held_log');
+    await dataSource.destroy();
+  });
+
+  /** The statements the transaction's connection is sent while `work` runs, and at the commit (a spy, not a mock). */
+  async function statementsOf(work: () => Promise<void>): Promise<string[]> {
+    const sent: string[] = [];
+    await host.transaction(async () => {
+      const client = (await host.manager.queryRunner?.connect()) as { query: (...args: unknown[]) => unknown };
+      const query = client.query;
+      client.query = function (this: unknown, ...args: unknown[]) {
+        sent.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string })?.text));
+        return query.apply(this, args);
+      };
+      try {
+        await work();
+      } finally {
+        // Restored by the commit's own statement: TypeORM sends COMMIT on this client after work returns.
+        setImmediate(() => (client.query = query));
+      }
+    });
+    return sent.filter((sql) => sql !== 'COMMIT');
+  }
+
+  const notes = () => dataSource.query(`SELECT id, note FROM held_notes ORDER BY id`);
+
+  it('three writes of an order (an update checked, two inserts) are one statement, sent at the commit', async () => {
+    const sent = await statementsOf(async () => {
+      await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [1, 'x'], {
+        rows: 1,
+        mismatch: () => new Error('no note 1'),
+      });
+      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [1, 'first']);
+      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [2, 'second']);
+      // Nothing sent yet: a concurrent reader still sees the note as it was.
+      expect(await dataSource.query(`SELECT note FROM held_notes WHERE id = 1`)).toEqual([{ note: 'a' }]);
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^WITH w0 AS \(UPDATE held_notes .* w1 AS \(INSERT .* w2 AS \(INSERT/s);
+    expect(await notes()).toEqual([
+      { id: 1, note: 'x' },
+      { id: 2, note: 'b' },
+    ]);
+    expect(await dataSource.query(`SELECT id, what FROM held_log ORDER BY id`)).toEqual([
+      { id: 1, what: 'first' },
+      { id: 2, what: 'second' },
+    ]);
+  });
+
+  it('a statement after held writes sees them: they are sent first', async () => {
+    const seen = await host.transaction(async () => {
+      await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [2, 'y']);
+      return host.query(`SELECT note FROM held_notes WHERE id = 2`);
+    });
+    expect(seen).toEqual([{ note: 'y' }]);
+  });
+
+  it('a write to a table another held write updates sends the batch first, so it sees that update', async () => {
+    const sent = await statementsOf(async () => {
+      await host.hold(`UPDATE held_notes SET note = note || $2 WHERE id = $1`, [1, 'b']);
+      await host.hold(`UPDATE held_notes SET note = note || $2 WHERE id = $1`, [1, 'c']);
+    });
+    expect(sent).toHaveLength(2);
+    expect((await notes())[0]).toEqual({ id: 1, note: 'abc' });
+  });
+
+  it('a checked write that writes another count of rows fails the transaction; nothing stays', async () => {
+    const outcome = await failure(
+      host.transaction(async () => {
+        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [3, 'kept?']);
+        await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [99, 'z'], {
+          rows: 1,
+          mismatch: () => new Error('no note 99'),
+        });
+      }),
+    );
+    expect(outcome).toEqual(new Error('no note 99'));
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM held_log`)).toEqual([{ n: 0 }]);
+  });
+
+  it("a held write's constraint violation surfaces at the commit, translated, and rolls everything back", async () => {
+    const outcome = await failure(
+      host.transaction(async () => {
+        await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [1, 'changed']);
+        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [4, 'one']);
+        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [4, 'same id']);
+      }),
+    );
+    expect(outcome).toBeInstanceOf(ConstraintViolationError);
+    expect(outcome).toMatchObject({ constraintKind: 'unique', constraint: 'held_log_pkey' });
+    expect((await notes())[0]).toEqual({ id: 1, note: 'a' });
+  });
+
+  it('outside a transaction a held write runs at once', async () => {
+    await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [2, 'now']);
+    expect((await notes())[1]).toEqual({ id: 2, note: 'now' });
+    await expect(
+      host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [42, 'x'], {
+        rows: 1,
+        mismatch: () => new Error('no note 42'),
+      }),
+    ).rejects.toThrow('no note 42');
+  });
+
+  it('refuses what is not a plain INSERT, UPDATE or DELETE', async () => {
+    await expect(
+      host.transaction(async () => {
+        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [5, 'x']);
+        await host.hold(`SELECT 1`, []);
+      }),
+    ).rejects.toThrow('Not a plain INSERT, UPDATE or DELETE');
+  });
+});
+
+describe('SequenceBlocks: ids from a sequence in blocks (pooled-lo)', () => {
+  let dataSource: DataSource;
+  let host: TransactionHost;
+
+  beforeAll(async () => {
+    dataSource = await createDataSource(await testDatabaseUrl()).initialize();
+    host = new TransactionHost(dataSource);
+    await dataSource.query(`DROP TABLE IF EXISTS blocked_ids`);
+    await dataSource.query(`CREATE TABLE blocked_ids (id bigserial PRIMARY KEY)`);
+  });
+
+  afterAll(async () => {
+    await dataSource.query('DROP TABLE IF EXISTS blocked_ids');
+    await dataSource.destroy();
+  });
+
+  it('hands out distinct ids to concurrent callers of two processes and plain nextval, a block each', async () => {
+    await dataSource.query(`ALTER SEQUENCE blocked_ids_id_seq INCREMENT BY 10`);
+    const one = new SequenceBlocks('blocked_ids');
+    const two = new SequenceBlocks('blocked_ids');
+    const calls = () => dataSource.query(`SELECT last_value::int AS v FROM blocked_ids_id_seq`);
+    const ids = await Promise.all([
+      ...Array.from({ length: 25 }, () => one.take(host)),
+      ...Array.from({ length: 25 }, () => host.transaction(() => two.take(host))),
+      ...Array.from({ length: 3 }, async () =>
+        Number((await host.query<{ id: string }>(`INSERT INTO blocked_ids DEFAULT VALUES RETURNING id`))[0].id),
+      ),
+    ]);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Three blocks each (concurrent callers wait for one fetch) and the three plain ones: nine nextval calls.
+    expect((await calls())[0].v).toBe(1 + 10 * (3 + 3 + 3 - 1));
+    const sequential = [await one.take(host), await one.take(host)];
+    expect(sequential[1]).toBe(sequential[0] + 1);
+  });
+
+  it('a sequence left at INCREMENT 1 gives blocks of one id', async () => {
+    await dataSource.query(`ALTER SEQUENCE blocked_ids_id_seq INCREMENT BY 1`);
+    const blocks = new SequenceBlocks('blocked_ids');
+    const first = await blocks.take(host);
+    const plain = Number((await host.query<{ id: string }>(`SELECT nextval('blocked_ids_id_seq') AS id`))[0].id);
+    expect(plain).toBe(first + 1);
+    expect(await blocks.take(host)).toBe(plain + 1);
   });
 });
 

@@ -30,9 +30,25 @@ export class TransactionPreamble {
   constructor(readonly sql: string) {}
 }
 
+/**
+ * A write held back by `TransactionHost.hold` until the transaction's next statement or its commit. `rows`: how many
+ * rows it must write (checked when it is sent; `mismatch` makes the error), if the caller used to check.
+ */
+interface HeldWrite {
+  sql: string;
+  params: unknown[];
+  expect?: { rows: number; mismatch: () => Error };
+}
+
+/** The transaction in progress: TypeORM's manager on its connection, and the writes held back (`hold`). */
+interface Transaction {
+  manager: EntityManager;
+  held: HeldWrite[];
+}
+
 @Injectable()
 export class TransactionHost {
-  private readonly current = new AsyncLocalStorage<EntityManager>();
+  private readonly current = new AsyncLocalStorage<Transaction>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -41,7 +57,7 @@ export class TransactionHost {
 
   /** The transaction's manager inside `UnitOfWork.run`, else the pool's. */
   get manager(): EntityManager {
-    return this.current.getStore() ?? this.dataSource.manager;
+    return this.current.getStore()?.manager ?? this.dataSource.manager;
   }
 
   get inTransaction(): boolean {
@@ -59,6 +75,30 @@ export class TransactionHost {
     return { rows: result.rows as T[], affected: result.rowCount ?? 0 };
   }
 
+  /**
+   * A write whose outcome the caller does not read: inside a transaction it is held back and sent with the other
+   * writes held, as one statement, just before the transaction's next statement or its commit (a statement each is
+   * a round trip, the largest cost of a short transaction; an order's stock, order and event rows go in one).
+   * Outside a transaction it runs at once. `expect`: the rows it must write, else the transaction fails with
+   * `mismatch()`.
+   *
+   * Only for writes that cannot fail but by a bug or an outage: a failure surfaces where the batch is sent (a later
+   * statement, or the commit), not at the caller's line, so a write whose error the caller turns into an answer
+   * (a unique name, a missing reference) runs with `query`. One plain INSERT, UPDATE or DELETE with `$n` parameters,
+   * no RETURNING, no `$` in literals. The writes of one batch see the database as it was before the batch (one
+   * statement, one snapshot): a write that would change a table another held UPDATE or DELETE changes (or update a
+   * table with an INSERT held) sends the batch first, so it sees what they wrote.
+   */
+  async hold(sql: string, params: unknown[], expect?: HeldWrite['expect']): Promise<void> {
+    const transaction = this.current.getStore();
+    if (!transaction) {
+      await this.send([{ sql, params, expect }]);
+      return;
+    }
+    if (transaction.held.some((held) => overlaps(held.sql, sql))) await this.sendHeld(transaction);
+    transaction.held.push({ sql, params, expect });
+  }
+
   transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return work();
     // A transaction whose connection broke between statements fails in TypeORM itself, outside
@@ -67,16 +107,50 @@ export class TransactionHost {
     return this.dataSource
       .transaction(async (manager) => {
         if (preamble) await manager.query(preamble);
-        return this.current.run(manager, work);
+        const transaction: Transaction = { manager, held: [] };
+        return this.current.run(transaction, async () => {
+          const result = await work();
+          await this.sendHeld(transaction);
+          return result;
+        });
       })
       .catch((error: unknown) => {
         throw translateDriverError(error);
       });
   }
 
-  private statement(sql: string, params?: unknown[]): Promise<QueryResult> {
-    const runner = this.current.getStore()?.queryRunner;
-    return runner ? this.inTransactionStatement(runner, sql, params) : this.pooledStatement(sql, params);
+  private async statement(sql: string, params?: unknown[]): Promise<QueryResult> {
+    const transaction = this.current.getStore();
+    if (!transaction) return this.pooledStatement(sql, params);
+    if (transaction.held.length) await this.sendHeld(transaction);
+    return this.inTransactionStatement(transaction.manager.queryRunner as QueryRunner, sql, params);
+  }
+
+  private sendHeld(transaction: Transaction): Promise<void> {
+    return this.send(transaction.held.splice(0));
+  }
+
+  /** The writes as one statement: one `WITH` of data-modifying statements, counting the rows of those checked. */
+  private async send(writes: HeldWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    if (writes.length === 1) {
+      const [{ sql, params, expect }] = writes;
+      const { rowCount } = await this.statement(sql, params);
+      if (expect && rowCount !== expect.rows) throw expect.mismatch();
+      return;
+    }
+    const params: unknown[] = [];
+    const parts = writes.map(({ sql, expect }, i) => {
+      const renumbered = sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + params.length}`);
+      params.push(...writes[i].params);
+      return `w${i} AS (${renumbered}${expect ? ' RETURNING 1' : ''})`;
+    });
+    const counts = writes.flatMap(({ expect }, i) => (expect ? [`(SELECT count(*)::int FROM w${i}) AS w${i}`] : []));
+    const [row] = (await this.statement(`WITH ${parts.join(', ')} SELECT ${counts.join(', ') || '1'}`, params))
+      .rows as Array<Record<string, number>>;
+    for (const [i, { expect }] of writes.entries()) {
+      if (expect && row[`w${i}`] !== expect.rows) throw expect.mismatch();
+    }
   }
 
   private async inTransactionStatement(runner: QueryRunner, sql: string, params?: unknown[]): Promise<QueryResult> {
@@ -127,6 +201,22 @@ export class TransactionHost {
       client.release(broken);
     }
   }
+}
+
+/**
+ * Whether `next` must see what `held` writes: one of them updates or deletes in a table the other writes to. Two
+ * INSERTs into one table add different rows and may share a statement.
+ */
+function overlaps(held: string, next: string): boolean {
+  const a = writeTarget(held);
+  const b = writeTarget(next);
+  return a.table === b.table && (a.verb !== 'INSERT' || b.verb !== 'INSERT');
+}
+
+function writeTarget(sql: string): { verb: string; table: string } {
+  const match = /^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+("?[\w.]+"?)/i.exec(sql);
+  if (!match) throw new Error(`Not a plain INSERT, UPDATE or DELETE: ${sql.slice(0, 60)}`);
+  return { verb: match[1].split(/\s/)[0].toUpperCase(), table: match[2].replace(/"/g, '').toLowerCase() };
 }
 
 type PgConnection = { connection?: { stream?: { destroy(): void } } };

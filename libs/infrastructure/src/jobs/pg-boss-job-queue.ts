@@ -96,11 +96,9 @@ export class PgBossJobQueue {
     id: string,
     options: { startAfter?: Date } = {},
   ): Promise<void> {
-    const runner = host.inTransaction ? host.manager.queryRunner : undefined;
-    if (!runner) throw new Error(`A job for "${queue}" must be sent inside UnitOfWork.run.`);
-    const db: PgBoss.Db = {
-      executeSql: async (text, values) => ({ rows: (await runner.query(text, values, true)).records ?? [] }),
-    };
+    if (!host.inTransaction) throw new Error(`A job for "${queue}" must be sent inside UnitOfWork.run.`);
+    // Through the host, on the transaction's connection: the writes it holds back go first (TransactionHost.hold).
+    const db: PgBoss.Db = { executeSql: async (text, values) => ({ rows: await host.query(text, values) }) };
     const sent = await this.boss.send(queue, data, { id, db, ...options });
     if (sent === null)
       throw new Error(`The job queue "${queue}" refused job ${id} (missing queue, or a duplicate id).`);

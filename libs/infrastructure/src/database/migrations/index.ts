@@ -15,6 +15,7 @@ import { EventLog1796000300000 } from './1796000300000-event-log';
 import { ApiKeyScopes1796000400000 } from './1796000400000-api-key-scopes';
 import { WebhookSecretRotation1796000500000 } from './1796000500000-webhook-secret-rotation';
 import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
+import { OrderIdBlocks1796000700000 } from './1796000700000-order-id-blocks';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   ApiKeyScopes1796000400000,
   WebhookSecretRotation1796000500000,
   IdempotencyKeyHashes1796000600000,
+  OrderIdBlocks1796000700000,
 ];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OrderFilter, OrderRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Order, OrderStatus } from '@petstore/domain';
-import { nextSequenceId } from '../../database/next-id';
+import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -59,6 +59,8 @@ const toOrder = (row: OrderRow): Order =>
 
 @Injectable()
 export class PgOrderRepository extends OrderRepository {
+  private readonly ids = new SequenceBlocks('orders');
+
   constructor(private readonly host: TransactionHost) {
     super();
   }
@@ -111,17 +113,23 @@ export class PgOrderRepository extends OrderRepository {
     return rows.map((row) => Number(row.id));
   }
 
+  /** Placing an order is the hot write: its id comes from a block of the sequence, mostly without a round trip. */
   nextId(): Promise<number> {
-    return nextSequenceId(this.host, 'orders');
+    return this.ids.take(this.host);
   }
 
+  /**
+   * Held (TransactionHost.hold): sent with the stock entry's update and the order's event at the commit. It cannot
+   * fail but by a bug: the pet is locked by the command, the owner is the caller, the domain checked the values.
+   */
   async add(order: Order): Promise<void> {
     const { id, petId, ownerId, quantity, shipDate, status, createdAt, statusChangedAt } = order.toSnapshot();
-    await this.host.query(INSERT, [id, petId, ownerId, quantity, shipDate, status, createdAt, statusChangedAt]);
+    await this.host.hold(INSERT, [id, petId, ownerId, quantity, shipDate, status, createdAt, statusChangedAt]);
   }
 
+  /** Held, as `add`: the order is locked by the command that changes it. */
   async save(order: Order): Promise<void> {
     const { id, shipDate, status, statusChangedAt } = order.toSnapshot();
-    await this.host.query(UPDATE, [id, shipDate, status, statusChangedAt]);
+    await this.host.hold(UPDATE, [id, shipDate, status, statusChangedAt]);
   }
 }

@@ -56,10 +56,16 @@ export class PgStockRepository extends StockRepository {
     };
   }
 
+  /**
+   * Held (TransactionHost.hold): the stock commands lock the entry first, so the update cannot fail but by a bug; it
+   * goes with the order's row and its event in one statement at the commit.
+   */
   async save(item: Stock): Promise<Stock> {
     const { petId, quantity } = item.toSnapshot();
-    const { affected } = await this.host.execute(UPDATE, [petId, quantity]);
-    if (!affected) throw new Error(`Pet ${petId} has no stock entry to update.`);
+    await this.host.hold(UPDATE, [petId, quantity], {
+      rows: 1,
+      mismatch: () => new Error(`Pet ${petId} has no stock entry to update.`),
+    });
     return item;
   }
 }

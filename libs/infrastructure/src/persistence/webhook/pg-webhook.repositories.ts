@@ -321,10 +321,14 @@ export class PgWebhookOutboxStore extends WebhookOutboxStore {
     return randomUUID();
   }
 
-  /** One INSERT for every event; the fan-out job (a second statement) only for an event some endpoint may receive. */
+  /**
+   * One INSERT for every event, held (TransactionHost.hold: sent with the change's own writes, in one statement, at
+   * the commit; its id is a new UUID and it references nothing, so it cannot fail but by a bug); the fan-out job (a
+   * second statement) only for an event some endpoint may receive.
+   */
   async add(event: WebhookEvent, fanOut: boolean): Promise<void> {
     if (!this.host.inTransaction) throw new Error('A webhook event must be recorded inside UnitOfWork.run.');
-    await this.host.query(
+    await this.host.hold(
       `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
        VALUES ($1, $2, $3, $4, $5, $6)`,
       [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
