@@ -84,7 +84,8 @@ export class TransactionHost {
    *
    * Only for writes that cannot fail but by a bug or an outage: a failure surfaces where the batch is sent (a later
    * statement, or the commit), not at the caller's line, so a write whose error the caller turns into an answer
-   * (a unique name, a missing reference) runs with `query`. One plain INSERT, UPDATE or DELETE with `$n` parameters,
+   * (a unique name, a missing reference) runs with `query`. One plain INSERT, UPDATE or DELETE, a constant text (the
+   * combined statements are cached by text) with `$n` parameters,
    * no RETURNING, no `$` in literals. The writes of one batch see the database as it was before the batch (one
    * statement, one snapshot): a write that would change a table another held UPDATE or DELETE changes (or update a
    * table with an INSERT held) sends the batch first, so it sees what they wrote.
@@ -139,15 +140,8 @@ export class TransactionHost {
       if (expect && rowCount !== expect.rows) throw expect.mismatch();
       return;
     }
-    const params: unknown[] = [];
-    const parts = writes.map(({ sql, expect }, i) => {
-      const renumbered = sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + params.length}`);
-      params.push(...writes[i].params);
-      return `w${i} AS (${renumbered}${expect ? ' RETURNING 1' : ''})`;
-    });
-    const counts = writes.flatMap(({ expect }, i) => (expect ? [`(SELECT count(*)::int FROM w${i}) AS w${i}`] : []));
-    const [row] = (await this.statement(`WITH ${parts.join(', ')} SELECT ${counts.join(', ') || '1'}`, params))
-      .rows as Array<Record<string, number>>;
+    const params = writes.flatMap((write) => write.params);
+    const [row] = (await this.statement(combined(writes), params)).rows as Array<Record<string, number>>;
     for (const [i, { expect }] of writes.entries()) {
       if (expect && row[`w${i}`] !== expect.rows) throw expect.mismatch();
     }
@@ -204,6 +198,41 @@ export class TransactionHost {
 }
 
 /**
+ * The writes as one statement: `WITH w0 AS (…), w1 AS (…) SELECT` the row counts of those checked, each write's
+ * `$n` renumbered after the parameters of those before it. The few shapes a process sends (an order's three writes,
+ * say) are built once: the cache is a tree keyed by the SQL texts, which are the repositories' constants.
+ */
+function combined(writes: HeldWrite[]): string {
+  let node = combinedCache;
+  for (const { sql, expect } of writes) {
+    const next = expect ? node.checked : node.unchecked;
+    let child = next.get(sql);
+    if (!child) next.set(sql, (child = { checked: new Map(), unchecked: new Map() }));
+    node = child;
+  }
+  if (node.text === undefined) {
+    let offset = 0;
+    const parts = writes.map(({ sql, params, expect }, i) => {
+      const base = offset;
+      offset += params.length;
+      const renumbered = sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + base}`);
+      return `w${i} AS (${renumbered}${expect ? ' RETURNING 1' : ''})`;
+    });
+    const counts = writes.flatMap(({ expect }, i) => (expect ? [`(SELECT count(*)::int FROM w${i}) AS w${i}`] : []));
+    node.text = `WITH ${parts.join(', ')} SELECT ${counts.join(', ') || '1'}`;
+  }
+  return node.text;
+}
+
+interface CombinedNode {
+  checked: Map<string, CombinedNode>;
+  unchecked: Map<string, CombinedNode>;
+  text?: string;
+}
+
+const combinedCache: CombinedNode = { checked: new Map(), unchecked: new Map() };
+
+/**
  * Whether `next` must see what `held` writes: one of them updates or deletes in a table the other writes to. Two
  * INSERTs into one table add different rows and may share a statement.
  */
@@ -213,7 +242,16 @@ function overlaps(held: string, next: string): boolean {
   return a.table === b.table && (a.verb !== 'INSERT' || b.verb !== 'INSERT');
 }
 
+/** What each SQL text writes, read once per text (they are the repositories' constants). */
+const writeTargets = new Map<string, { verb: string; table: string }>();
+
 function writeTarget(sql: string): { verb: string; table: string } {
+  let target = writeTargets.get(sql);
+  if (!target) writeTargets.set(sql, (target = readWriteTarget(sql)));
+  return target;
+}
+
+function readWriteTarget(sql: string): { verb: string; table: string } {
   const match = /^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+("?[\w.]+"?)/i.exec(sql);
   if (!match) throw new Error(`Not a plain INSERT, UPDATE or DELETE: ${sql.slice(0, 60)}`);
   return { verb: match[1].split(/\s/)[0].toUpperCase(), table: match[2].replace(/"/g, '').toLowerCase() };
