@@ -25,7 +25,7 @@ describe('log output of the built app (asynchronous stdout)', () => {
     expect(String(lines[lines.length - 1].msg)).toMatch(/^Start-up failed: .*ECONNREFUSED/);
   });
 
-  it('under 300 concurrent requests every access line is written, whole, and the last ones survive SIGTERM', async () => {
+  it('under 300 concurrent requests every access line is written whole, the last ones too at SIGTERM', async () => {
     const api = await ApiProcess.start({
       DATABASE_URL: await testDatabaseUrl(),
       MESSAGE_WORKER: 'false',
