@@ -27,26 +27,23 @@ const nameOf = (key) => runs.map((r) => r.report.scenarios.find((s) => s.key ===
 const valuesOf = (key, field) =>
   runs.map((r) => r.report.scenarios.find((s) => s.key === key)?.[field]).filter((v) => typeof v === 'number');
 
-const range = (values) => {
-  if (values.length === 0) return '–';
-  const min = Math.min(...values);
-  const max = Math.max(...values);
-  return min === max ? `${min}` : `${min}–${max}`;
-};
 const each = (values) => (values.length ? values.join(' / ') : '–');
 
 const lines = [];
-lines.push(`Runs: ${runs.map((r) => `\`${r.label}\``).join(', ')} (${runs.length}).`, '');
+const latest = runs[runs.length - 1];
+const reqPerSec = (key) => {
+  const results = latest.report.scenarios.find((s) => s.key === key)?.results ?? {};
+  return ['app', 'app-info', 'minimal'].map((server) => results[server]?.reqPerSec ?? '–').join(' / ');
+};
+lines.push(`Runs: ${runs.map((r) => `\`${r.label}\``).join(', ')} (${runs.length}); req/s of the last one.`, '');
 lines.push(
-  '| scenario | ratio warn, per run | ratio info, per run | p99 ratio warn, per run | p99 ratio info, per run |',
-  '|---|---|---|---|---|',
+  '| scenario | req/s app / app-info / minimal | ratio warn, each run | ratio info, each run | ' +
+    'p99 ratio warn, each run | p99 ratio info, each run |',
+  '|---|---|---|---|---|---|',
 );
 for (const key of keys) {
-  const cells = ['ratio', 'ratioInfo', 'p99Ratio', 'p99RatioInfo'].map((f) => {
-    const v = valuesOf(key, f);
-    return `${each(v)} (${range(v)})`;
-  });
-  lines.push(`| ${nameOf(key)} | ${cells.join(' | ')} |`);
+  const cells = ['ratio', 'ratioInfo', 'p99Ratio', 'p99RatioInfo'].map((f) => each(valuesOf(key, f)));
+  lines.push(`| ${nameOf(key)} | ${reqPerSec(key)} | ${cells.join(' | ')} |`);
 }
 const rssOf = (report) =>
   Object.entries(report.memory ?? {})
