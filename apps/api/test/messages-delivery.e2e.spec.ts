@@ -251,8 +251,8 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
     expect(open[0].n).toBe(0);
     // Another transaction may lock the message and its job at once (NOWAIT fails if anyone holds them).
     await host.transaction(async () => {
-      await host.manager.query(`SELECT 1 FROM messages WHERE id = $1 FOR UPDATE NOWAIT`, [id]);
-      await host.manager.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND id = $2 FOR UPDATE NOWAIT`, [
+      await host.query(`SELECT 1 FROM messages WHERE id = $1 FOR UPDATE NOWAIT`, [id]);
+      await host.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND id = $2 FOR UPDATE NOWAIT`, [
         MESSAGE_DELIVERY_QUEUE,
         id,
       ]);

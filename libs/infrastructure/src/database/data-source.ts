@@ -53,6 +53,10 @@ export function dataSourceOptions(
     logging: false,
     extra: {
       max: limits.max,
+      // pg's pipeline mode: a query is sent without waiting for the answer to the one before. TypeORM and the
+      // repositories still wait for each answer; TransactionHost sends a transaction's BEGIN and its held writes
+      // together with the statement or COMMIT that follows them, one round trip for all.
+      pipeline: true,
       connectionTimeoutMillis: limits.acquireTimeoutMs,
       // Direct: sent in each connection's start-up packet, so every pooled session has them. Through a
       // pooler, which refuses them: the role's defaults and each transaction's SET LOCAL (see PoolLimits).

@@ -8,6 +8,7 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource, DEFAULT_POOL_LIMITS } from './data-source';
 import { TransactionHost } from './transaction-host';
+import { nextClient } from '../../test/support/pool-spy';
 
 /** What a promise rejected with (fails when it did not). */
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -120,16 +121,17 @@ describe('driver errors are translated once, into the persistence errors (real P
     }
   });
 
-  it('a connection lost in a transaction, even between statements (no QueryRunnerAlreadyReleasedError)', async () => {
+  it('a connection lost in a transaction, even between statements', async () => {
     const host = new TransactionHost(dataSource);
+    const taken = nextClient(dataSource);
     const lostBetween = await failure(
       host.transaction(async () => {
-        const [{ pid }] = await host.manager.query('SELECT pg_backend_pid() AS pid');
-        const client = await (host.manager.queryRunner?.connect() as Promise<NodeJS.EventEmitter>);
+        const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const client = await taken;
         const gone = new Promise((resolve) => client.once('error', resolve));
         await dataSource.query('SELECT pg_terminate_backend($1)', [pid]);
-        await gone; // pg has reported it and TypeORM has released the runner
-        await host.manager.query('SELECT 1');
+        await gone; // pg has reported it
+        await host.query('SELECT 1');
       }),
     );
     expect(lostBetween).toBeInstanceOf(StoreUnavailableError);
@@ -137,8 +139,8 @@ describe('driver errors are translated once, into the persistence errors (real P
 
     const lostDuring = await failure(
       host.transaction(async () => {
-        const [{ pid }] = await host.manager.query('SELECT pg_backend_pid() AS pid');
-        await host.manager.query('SELECT pg_terminate_backend($1), pg_sleep(1)', [pid]);
+        const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        await host.query('SELECT pg_terminate_backend($1), pg_sleep(1)', [pid]);
       }),
     );
     expect(lostDuring).toBeInstanceOf(StoreUnavailableError);

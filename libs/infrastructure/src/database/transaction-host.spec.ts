@@ -5,6 +5,7 @@ import { createDataSource, DEFAULT_POOL_LIMITS, transactionBoundsSql } from './d
 import { violated } from './driver-errors';
 import { SequenceBlocks } from './next-id';
 import { TransactionHost, TransactionPreamble } from './transaction-host';
+import { nextClient, spyOnClient } from '../../test/support/pool-spy';
 
 /** What a promise rejected with (fails when it did not). */
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -52,9 +53,10 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
   it("inside UnitOfWork.run, on the transaction's own connection: sees and rolls back with the rest", async () => {
     const outcome = await failure(
       host.transaction(async () => {
-        await host.manager.query(`INSERT INTO host_statements (id, note) VALUES (10, 'typeorm')`);
-        await host.query(`INSERT INTO host_statements (id, note) VALUES (11, 'host')`);
-        expect(await pid(host)).toBe((await host.manager.query('SELECT pg_backend_pid() AS pid'))[0].pid);
+        await host.query(`INSERT INTO host_statements (id, note) VALUES (10, 'first')`);
+        const backend = await pid(host);
+        await host.query(`INSERT INTO host_statements (id, note) VALUES (11, 'second')`);
+        expect(await pid(host)).toBe(backend);
         expect(await host.query('SELECT id FROM host_statements WHERE id IN (10, 11) ORDER BY id')).toEqual([
           { id: 10 },
           { id: 11 },
@@ -115,13 +117,14 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
     expect(lostDuring).toBeInstanceOf(StoreUnavailableError);
     expect(lostDuring).toMatchObject({ reason: 'connection_lost' });
 
+    const taken = nextClient(dataSource);
     const lostBetween = await failure(
       host.transaction(async () => {
         const backend = await pid(host);
-        const client = await (host.manager.queryRunner?.connect() as Promise<NodeJS.EventEmitter>);
+        const client = await taken;
         const gone = new Promise((resolve) => client.once('error', resolve));
         await dataSource.query('SELECT pg_terminate_backend($1)', [backend]);
-        await gone; // pg has reported it and TypeORM has released the runner (and its client)
+        await gone; // pg has reported it
         await host.query('SELECT 1');
       }),
     );
@@ -170,24 +173,26 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
     await dataSource.destroy();
   });
 
-  /** The statements the transaction's connection is sent while `work` runs, and at the commit (a spy, not a mock). */
+  /**
+   * The statements the transaction's connection is sent while `work` runs and at the commit, but its BEGIN and
+   * COMMIT, and how many writes reached its socket (a spy, not a mock).
+   */
   async function statementsOf(work: () => Promise<void>): Promise<string[]> {
-    const sent: string[] = [];
-    await host.transaction(async () => {
-      const client = (await host.manager.queryRunner?.connect()) as { query: (...args: unknown[]) => unknown };
-      const query = client.query;
-      client.query = function (this: unknown, ...args: unknown[]) {
-        sent.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string })?.text));
-        return query.apply(this, args);
-      };
-      try {
+    return (await sentBy(work)).texts.filter((sql) => sql !== 'BEGIN' && sql !== 'COMMIT');
+  }
+
+  async function sentBy(work: () => Promise<void>): Promise<{ texts: string[]; socketWrites: number }> {
+    const taken = nextClient(dataSource);
+    let spy: ReturnType<typeof spyOnClient> | undefined;
+    try {
+      await host.transaction(async () => {
+        spy = spyOnClient(await taken);
         await work();
-      } finally {
-        // Restored by the commit's own statement: TypeORM sends COMMIT on this client after work returns.
-        setImmediate(() => (client.query = query));
-      }
-    });
-    return sent.filter((sql) => sql !== 'COMMIT');
+      });
+    } finally {
+      spy?.restore();
+    }
+    return { texts: spy?.texts ?? [], socketWrites: spy?.socketWrites() ?? 0 };
   }
 
   const notes = () => dataSource.query(`SELECT id, note FROM held_notes ORDER BY id`);
@@ -213,6 +218,52 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
       { id: 1, what: 'first' },
       { id: 2, what: 'second' },
     ]);
+  });
+
+  it("an order's shape is two writes to the socket: BEGIN with the lock, the held writes with COMMIT", async () => {
+    const { texts, socketWrites } = await sentBy(async () => {
+      expect(await host.query(`SELECT note FROM held_notes WHERE id = $1 FOR UPDATE`, [1])).toEqual([{ note: 'a' }]);
+      await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [1, 'x'], {
+        rows: 1,
+        mismatch: () => new Error('no note 1'),
+      });
+      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [1, 'ordered']);
+    });
+    expect(texts).toEqual([
+      'BEGIN',
+      expect.stringMatching(/FOR UPDATE$/),
+      expect.stringMatching(/^WITH w0 AS \(UPDATE held_notes .* w1 AS \(INSERT/s),
+      'COMMIT',
+    ]);
+    expect(socketWrites).toBe(2);
+    expect((await notes())[0]).toEqual({ id: 1, note: 'x' });
+    expect(await dataSource.query(`SELECT id, what FROM held_log`)).toEqual([{ id: 1, what: 'ordered' }]);
+  });
+
+  it('a transaction of held writes only is one write: BEGIN, the writes and COMMIT together', async () => {
+    const { texts, socketWrites } = await sentBy(async () => {
+      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [1, 'alone']);
+    });
+    expect(texts).toEqual(['BEGIN', 'INSERT INTO held_log (id, what) VALUES ($1, $2)', 'COMMIT']);
+    expect(socketWrites).toBe(1);
+    expect(await dataSource.query(`SELECT id, what FROM held_log`)).toEqual([{ id: 1, what: 'alone' }]);
+  });
+
+  it('a failing first statement, sent with BEGIN: nothing stays and the connection serves the next one', async () => {
+    const single = await createDataSource(await testDatabaseUrl(), {}, { ...DEFAULT_POOL_LIMITS, max: 1 }).initialize();
+    try {
+      const one = new TransactionHost(single);
+      const outcome = await failure(
+        one.transaction(async () => {
+          await one.query(`INSERT INTO held_notes (id, note) VALUES (1, 'again')`);
+        }),
+      );
+      expect(outcome).toMatchObject({ constraintKind: 'unique' });
+      expect(await one.transaction(() => one.query(`SELECT count(*)::int AS n FROM held_notes`))).toEqual([{ n: 2 }]);
+      expect(await one.query(`SELECT pg_current_xact_id_if_assigned() IS NULL AS idle`)).toEqual([{ idle: true }]);
+    } finally {
+      await single.destroy();
+    }
   });
 
   it('a statement after held writes sees them: they are sent first', async () => {

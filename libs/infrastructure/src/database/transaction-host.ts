@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Optional } from '@nestjs/common';
 import { StoreUnavailableError, UnitOfWork } from '@petstore/application';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
-import { DataSource, EntityManager, QueryFailedError, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
-import { dropConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { isClientReadTimeout, translateDriverError } from './driver-errors';
 
 /** What a statement run through `TransactionHost.execute` returns. */
 export interface StatementResult<T> {
@@ -12,16 +12,6 @@ export interface StatementResult<T> {
   affected: number;
 }
 
-/**
- * Holds the transaction of the command being run, so that every repository called
- * inside `UnitOfWork.run` uses the same connection without passing it around.
- *
- * Repositories run their fixed SQL through `query`/`execute`: straight on the pg client of the
- * transaction (the TypeORM query runner's connection), or on a client of the pool TypeORM owns,
- * without TypeORM's per-statement machinery (a query runner per statement outside a transaction,
- * logger and broadcaster on every statement). The errors are those of `manager.query`: pg's
- * error wrapped in a QueryFailedError, then translated (driver-errors.ts).
- */
 /**
  * Behind a transaction pooler: the statement every transaction starts with (data-source.ts,
  * `transactionBoundsSql`), so the server-side bounds hold on whichever server session the pooler lends. Its
@@ -32,8 +22,8 @@ export class TransactionPreamble {
 }
 
 /**
- * A write held back by `TransactionHost.hold` until the transaction's next statement or its commit. `rows`: how many
- * rows it must write (checked when it is sent; `mismatch` makes the error), if the caller used to check.
+ * A write held back by `TransactionHost.hold` until the transaction's next statement or its commit. `expect`: how many
+ * rows it must write, checked by the statement that sends it (see `combined`); `mismatch` makes the error.
  */
 interface HeldWrite {
   sql: string;
@@ -41,28 +31,53 @@ interface HeldWrite {
   expect?: { rows: number; mismatch: () => Error };
 }
 
-/** The transaction in progress: TypeORM's manager on its connection, and the writes held back (`hold`). */
+/**
+ * The transaction in progress, on a client of the pool. Its `BEGIN` and its held writes are not sent on their own:
+ * they go with the transaction's next statement or with its `COMMIT`, in one write and one round trip (`send`).
+ */
 interface Transaction {
-  manager: EntityManager;
+  client: PoolClient;
   held: HeldWrite[];
+  /** `BEGIN` (and the preamble) sent. */
+  begun: boolean;
+  /** `COMMIT` sent: whatever it answers, the transaction is over (PostgreSQL rolls back one that failed). */
+  ended: boolean;
+  /** The connection broke, or was closed because a reply timed out: the pool must not lend it again. */
+  lost?: Error;
+}
+
+/** One query of those `send` writes together; `writes`: the held writes it carries (their row checks). */
+interface Piped {
+  config: QueryConfig;
+  writes?: HeldWrite[];
 }
 
 /** The names given to statement texts (`TransactionHost.prepared`): one per text, for every host of the process. */
 const statementNames = new Map<string, string>();
 const MAX_NAMED_STATEMENTS = 500;
 
+/**
+ * Holds the transaction of the command being run, so that every repository called
+ * inside `UnitOfWork.run` uses the same connection without passing it around.
+ *
+ * Repositories run their fixed SQL through `query`/`execute`: on the pg client the transaction took from the pool
+ * TypeORM owns, or outside a transaction on a client of that pool, without TypeORM's per-statement machinery (a
+ * query runner per statement, logger and broadcaster on every statement). The errors are those of `manager.query`:
+ * pg's error wrapped in a QueryFailedError, then translated (driver-errors.ts).
+ */
 @Injectable()
 export class TransactionHost {
   private readonly current = new AsyncLocalStorage<Transaction>();
+  /** What a transaction starts with: `BEGIN`, then, behind a pooler, the bounds (TransactionPreamble). */
+  private readonly begin: QueryConfig[];
 
   constructor(
     private readonly dataSource: DataSource,
     @Optional() private readonly preamble?: TransactionPreamble,
-  ) {}
-
-  /** The transaction's manager inside `UnitOfWork.run`, else the pool's. */
-  get manager(): EntityManager {
-    return this.current.getStore()?.manager ?? this.dataSource.manager;
+  ) {
+    const extra = (dataSource.options as { extra?: { pipeline?: boolean } }).extra;
+    if (!extra?.pipeline) throw new Error('TransactionHost needs a pool in pipeline mode (see dataSourceOptions).');
+    this.begin = preamble ? [{ text: 'BEGIN' }, { text: preamble.sql }] : [{ text: 'BEGIN' }];
   }
 
   get inTransaction(): boolean {
@@ -82,10 +97,10 @@ export class TransactionHost {
 
   /**
    * A write whose outcome the caller does not read: inside a transaction it is held back and sent with the other
-   * writes held, as one statement, just before the transaction's next statement or its commit (a statement each is
-   * a round trip, the largest cost of a short transaction; an order's stock, order and event rows go in one).
-   * Outside a transaction it runs at once. `expect`: the rows it must write, else the transaction fails with
-   * `mismatch()`.
+   * writes held, as one statement, together with the transaction's next statement or its commit (a round trip is
+   * the largest cost of a short transaction; an order's stock, order and event rows go with its COMMIT). Outside a
+   * transaction it runs in one of its own. `expect`: the rows it must write, else the transaction fails with
+   * `mismatch()` and nothing of it stays.
    *
    * Only for writes that cannot fail but by a bug or an outage: a failure surfaces where the batch is sent (a later
    * statement, or the commit), not at the caller's line, so a write whose error the caller turns into an answer
@@ -97,32 +112,41 @@ export class TransactionHost {
    */
   async hold(sql: string, params: unknown[], expect?: HeldWrite['expect']): Promise<void> {
     const transaction = this.current.getStore();
-    if (!transaction) {
-      await this.send([{ sql, params, expect }]);
-      return;
-    }
-    if (transaction.held.some((held) => overlaps(held.sql, sql))) await this.sendHeld(transaction);
+    if (!transaction) return this.transaction(() => this.hold(sql, params, expect));
+    if (transaction.held.some((held) => overlaps(held.sql, sql))) await this.send(transaction);
     transaction.held.push({ sql, params, expect });
   }
 
+  /**
+   * Runs `work` in a transaction on one connection of the pool (the pg client's own, not TypeORM's query runner:
+   * its `BEGIN` and `COMMIT` would be a round trip each). Nested calls join the transaction in progress.
+   */
   transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return work();
-    // A transaction whose connection broke between statements fails in TypeORM itself, outside
-    // the query runner's translation (driver-errors.ts): translated here.
-    const preamble = this.preamble?.sql;
-    return this.dataSource
-      .transaction(async (manager) => {
-        if (preamble) await manager.query(preamble);
-        const transaction: Transaction = { manager, held: [] };
-        return this.current.run(transaction, async () => {
-          const result = await work();
-          await this.sendHeld(transaction);
-          return result;
-        });
-      })
-      .catch((error: unknown) => {
-        throw translateDriverError(error);
-      });
+    return this.run(work);
+  }
+
+  private async run<T>(work: () => Promise<T>): Promise<T> {
+    const client = await this.checkout();
+    const transaction: Transaction = { client, held: [], begun: false, ended: false };
+    // A checked-out client has no 'error' listener of the pool's: without this one, a connection lost between
+    // two statements would be an uncaught 'error' event. The next statement fails with it.
+    const onError = (error: Error) => (transaction.lost ??= error);
+    client.on('error', onError);
+    try {
+      const result = await this.current.run(transaction, work);
+      // Nothing sent, nothing held: there is no transaction to end.
+      if (transaction.begun || transaction.held.length) await this.send(transaction, { text: 'COMMIT' }, true);
+      return result;
+    } catch (error) {
+      if (transaction.begun && !transaction.ended && !transaction.lost) {
+        await client.query('ROLLBACK').catch((lost: Error) => (transaction.lost ??= lost));
+      }
+      throw translateDriverError(error);
+    } finally {
+      client.removeListener('error', onError);
+      client.release(transaction.lost);
+    }
   }
 
   /**
@@ -146,41 +170,66 @@ export class TransactionHost {
   private async statement(sql: string, params?: unknown[]): Promise<QueryResult> {
     const transaction = this.current.getStore();
     if (!transaction) return this.pooledStatement(sql, params);
-    if (transaction.held.length) await this.sendHeld(transaction);
-    return this.inTransactionStatement(transaction.manager.queryRunner as QueryRunner, sql, params);
+    const answers = await this.send(transaction, this.prepared(sql, params));
+    return answers[answers.length - 1];
   }
 
-  private sendHeld(transaction: Transaction): Promise<void> {
-    return this.send(transaction.held.splice(0));
-  }
-
-  /** The writes as one statement: one `WITH` of data-modifying statements, counting the rows of those checked. */
-  private async send(writes: HeldWrite[]): Promise<void> {
-    if (writes.length === 0) return;
-    if (writes.length === 1) {
-      const [{ sql, params, expect }] = writes;
-      const { rowCount } = await this.statement(sql, params);
-      if (expect && rowCount !== expect.rows) throw expect.mismatch();
-      return;
+  /**
+   * Sends what the transaction has pending (its `BEGIN`, its held writes as one statement) and then `last`, in one
+   * write to the socket: the pool's clients are in pg's pipeline mode, which sends a query without waiting for the
+   * answer to the one before, and the socket is corked meanwhile. PostgreSQL runs them in order; once one fails
+   * the rest fail with it (the transaction is aborted), and a `COMMIT` among them rolls back. Resolves with every
+   * answer, or rejects with the first failure, translated, once all have answered (the connection is idle again).
+   */
+  private async send(transaction: Transaction, last?: QueryConfig, ends = false): Promise<QueryResult[]> {
+    if (transaction.lost) throw translateDriverError(transaction.lost);
+    const queries: Piped[] = [];
+    if (!transaction.begun) {
+      for (const config of this.begin) queries.push({ config });
+      transaction.begun = true;
     }
-    const params = writes.flatMap((write) => write.params);
-    const [row] = (await this.statement(combined(writes), params)).rows as Array<Record<string, number>>;
-    for (const [i, { expect }] of writes.entries()) {
-      if (expect && row[`w${i}`] !== expect.rows) throw expect.mismatch();
-    }
-  }
+    if (transaction.held.length) queries.push(this.batch(transaction.held.splice(0)));
+    if (last) queries.push({ config: last });
+    if (ends) transaction.ended = true;
 
-  private async inTransactionStatement(runner: QueryRunner, sql: string, params?: unknown[]): Promise<QueryResult> {
-    // Released: the connection broke (pg reported it, TypeORM released the runner) or the
-    // transaction is over; its client may be someone else's by now.
-    if (runner.isReleased) throw translateDriverError(new QueryRunnerAlreadyReleasedError());
-    const client = connectionOf(runner) ?? ((await runner.connect()) as PoolClient);
+    const { client } = transaction;
+    const stream = (client as PoolClient & PgConnection).connection?.stream;
+    stream?.cork?.();
+    let answers: Array<Promise<QueryResult>>;
     try {
-      return await client.query(this.prepared(sql, params));
-    } catch (error) {
-      if (isClientReadTimeout(error)) await dropConnection(runner);
-      throw translateDriverError(new QueryFailedError(sql, params, error as Error));
+      answers = queries.map(({ config }) => client.query(config));
+    } finally {
+      stream?.uncork?.();
     }
+    const settled = await Promise.allSettled(answers);
+    const failed = settled.findIndex((answer) => answer.status === 'rejected');
+    if (failed === -1) return settled.map((answer) => (answer as PromiseFulfilledResult<QueryResult>).value);
+    const error = (settled[failed] as PromiseRejectedResult).reason as Error;
+    // pg closes a connection whose reply timed out in pipeline mode: it must leave the pool.
+    if (isClientReadTimeout(error)) transaction.lost ??= error;
+    const { config, writes } = queries[failed];
+    throw mismatchOf(writes, error) ?? translateDriverError(new QueryFailedError(config.text, config.values, error));
+  }
+
+  /** The held writes as one statement: alone if it is one whose rows are not checked, else `combined`. */
+  private batch(writes: HeldWrite[]): Piped {
+    if (writes.length === 1 && !writes[0].expect) return { config: this.prepared(writes[0].sql, writes[0].params) };
+    const params = writes.flatMap((write) => write.params);
+    for (const { expect } of writes) if (expect) params.push(expect.rows);
+    return { config: this.prepared(combined(writes), params), writes };
+  }
+
+  private async checkout(): Promise<PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw translateDriverError(error);
+    }
+  }
+
+  /** The pool TypeORM's postgres driver created (with the options of `dataSourceOptions`). */
+  private get pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
   }
 
   /**
@@ -189,15 +238,8 @@ export class TransactionHost {
    * reply timed out (still busy with the statement) are dropped.
    */
   private async pooledStatement(sql: string, params?: unknown[]): Promise<QueryResult> {
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    let client: PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw translateDriverError(error);
-    }
-    // A checked-out client has no 'error' listener of the pool's: without this one, a connection
-    // lost meanwhile would be an uncaught 'error' event. The query fails with it anyway.
+    const client = await this.checkout();
+    // As in `run`: a connection lost meanwhile would otherwise be an uncaught 'error' event.
     let broken: Error | undefined;
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
@@ -221,9 +263,23 @@ export class TransactionHost {
 }
 
 /**
- * The writes as one statement: `WITH w0 AS (…), w1 AS (…) SELECT` the row counts of those checked, each write's
- * `$n` renumbered after the parameters of those before it. The few shapes a process sends (an order's three writes,
- * say) are built once: the cache is a tree keyed by the SQL texts, which are the repositories' constants.
+ * The error of a held write that wrote another count of rows than it expected: the combined statement raises it
+ * (see `combined`) as a failed cast whose text names the write.
+ */
+function mismatchOf(writes: HeldWrite[] | undefined, error: Error): Error | undefined {
+  if (!writes || (error as { code?: string }).code !== '22P02') return undefined;
+  const match = /"held write (\d+) wrote \d+ rows"/.exec(error.message);
+  return match ? writes[Number(match[1])]?.expect?.mismatch() : undefined;
+}
+
+/**
+ * The writes as one statement: `WITH w0 AS (…), w1 AS (…) SELECT`, each write's `$n` renumbered after the
+ * parameters of those before it, then one parameter per checked write: the rows it must write. A checked write that
+ * wrote another count fails the statement, so a `COMMIT` sent behind it rolls back: plain SQL has no RAISE, and a
+ * cast of a text that is not a number fails with that text in its message ("held write 1 wrote 0 rows", read by
+ * `mismatchOf`; the text depends on `count(*)`, so PostgreSQL does not evaluate it unless the count differs). The
+ * few shapes a process sends (an order's three writes, say) are built once: the cache is a tree keyed by the SQL
+ * texts, which are the repositories' constants.
  */
 function combined(writes: HeldWrite[]): string {
   let node = combinedCache;
@@ -241,8 +297,13 @@ function combined(writes: HeldWrite[]): string {
       const renumbered = sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + base}`);
       return `w${i} AS (${renumbered}${expect ? ' RETURNING 1' : ''})`;
     });
-    const counts = writes.flatMap(({ expect }, i) => (expect ? [`(SELECT count(*)::int FROM w${i}) AS w${i}`] : []));
-    node.text = `WITH ${parts.join(', ')} SELECT ${counts.join(', ') || '1'}`;
+    const checks = writes.flatMap(({ expect }, i) => {
+      if (!expect) return [];
+      const rows = `$${++offset}`;
+      const failure = `('held write ${i} wrote ' || count(*) || ' rows')::int`;
+      return [`(SELECT CASE count(*) WHEN ${rows} THEN 0 ELSE ${failure} END FROM w${i}) AS w${i}`];
+    });
+    node.text = `WITH ${parts.join(', ')} SELECT ${checks.join(', ') || '1'}`;
   }
   return node.text;
 }
@@ -280,12 +341,8 @@ function readWriteTarget(sql: string): { verb: string; table: string } {
   return { verb: match[1].split(/\s/)[0].toUpperCase(), table: match[2].replace(/"/g, '').toLowerCase() };
 }
 
-type PgConnection = { connection?: { stream?: { destroy(): void } } };
-
-/** The pg client under a postgres query runner, once connected (a transaction has started on it). */
-function connectionOf(runner: QueryRunner): PoolClient | undefined {
-  return (runner as unknown as { databaseConnection?: PoolClient }).databaseConnection;
-}
+/** pg's connection under a client: its socket, corked while `send` writes, destroyed when a reply timed out. */
+type PgConnection = { connection?: { stream?: { destroy(): void; cork?(): void; uncork?(): void } } };
 
 @Injectable()
 export class TypeOrmUnitOfWork extends UnitOfWork {

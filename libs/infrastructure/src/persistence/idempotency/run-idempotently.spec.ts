@@ -52,7 +52,7 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
 
   /** A request whose effect is a row, written in the same transaction. */
   const effect = (note: string) => async (): Promise<CommandResult> => {
-    const rows: Array<{ id: number }> = await host.manager.query(
+    const rows: Array<{ id: number }> = await host.query<{ id: number }>(
       `INSERT INTO idem_effects (note) VALUES ($1) RETURNING id`,
       [note],
     );
