@@ -68,8 +68,11 @@ admin_key="bundle-admin-key-$(node -e "console.log(require('crypto').randomBytes
 # NODE_OPTIONS as the image sets it (its ENV line), so the heap ceiling is proved with the bundle.
 node_options=$(sed -n 's/^ENV .*NODE_OPTIONS=\([^ ]*\).*$/\1/p' "$root/docker/Dockerfile")
 [ -n "$node_options" ] || fail "docker/Dockerfile sets no NODE_OPTIONS"
+# And the flags of its CMD line, so the bundle starts as the image starts it.
+cmd_flags=$(sed -n 's/^CMD \["node", \(.*\)"dist\/apps\/api\/main.js"\]$/\1/p' "$root/docker/Dockerfile" | tr -d '",')
+# shellcheck disable=SC2086 # the flags are words
 env -i PATH="$PATH" NODE_ENV=production NODE_OPTIONS="$node_options" DATABASE_URL="$database_url" PORT="$port" \
-  HOST=127.0.0.1 ADMIN_API_KEY="$admin_key" node dist/apps/api/main.js >>"$log" 2>&1 &
+  HOST=127.0.0.1 ADMIN_API_KEY="$admin_key" node $cmd_flags dist/apps/api/main.js >>"$log" 2>&1 &
 pid=$!
 for _ in $(seq 1 120); do
   curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1 && break

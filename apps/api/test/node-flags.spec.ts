@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// The heap ceiling (docs/operations.md, "Memory") is not in the bundle: every way of starting the service passes it.
+// The heap ceiling and pretenuring off (docs/operations.md, "Memory") are not in the bundle: every way of starting the
+// service passes them.
 // These are the two the repository owns; tools/check-bundle.sh reads the image's value from the Dockerfile.
 const root = join(__dirname, '../../..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -13,8 +14,17 @@ describe('the node flags of the start paths', () => {
   const start: string = JSON.parse(read('package.json')).scripts.start;
   const imageOptions = /^ENV .*\bNODE_OPTIONS=(\S+)/m.exec(read('docker/Dockerfile'))?.[1] ?? '';
 
-  it('npm start runs the bundle with a heap ceiling', () => {
-    expect(start).toMatch(/exec node --max-old-space-size=\d+ dist\/apps\/api\/main\.js$/);
+  it('npm start runs the bundle with a heap ceiling, without allocation-site pretenuring', () => {
+    expect(start).toMatch(
+      /exec node --max-old-space-size=\d+ --no-allocation-site-pretenuring dist\/apps\/api\/main\.js$/,
+    );
+  });
+
+  it('the image turns pretenuring off on its command line (NODE_OPTIONS does not allow the flag)', () => {
+    expect(read('docker/Dockerfile')).toMatch(
+      /^CMD \["node", "--no-allocation-site-pretenuring", "dist\/apps\/api\/main\.js"\]$/m,
+    );
+    expect(process.allowedNodeEnvironmentFlags.has('--no-allocation-site-pretenuring')).toBe(false);
   });
 
   it('the image sets the same ceiling in NODE_OPTIONS', () => {
