@@ -47,7 +47,11 @@ describe('OpenAPI description and health (HTTP, real PostgreSQL)', () => {
   });
 
   it('is live and ready', async () => {
-    expect((await api.get('/health/live')).body).toEqual({ status: 'ok' });
+    expect((await api.get('/health/live')).body).toEqual({
+      status: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      commit: expect.any(String),
+    });
     expect((await api.get('/health/ready')).body).toEqual({ status: 'ok' });
   });
 

@@ -1,4 +1,5 @@
 export * from './database/data-source';
+export * from './database/migrator';
 export * from './database/transaction-host';
 export * from './persistence/category/pg-category.repository';
 export * from './persistence/account/pg-account.repository';

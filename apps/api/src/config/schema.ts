@@ -157,6 +157,26 @@ export const CONFIG_SCHEMA = {
       '6000',
       'client-side bound of one query (`pg` `query_timeout`): a database that stops answering gives 503',
     ),
+    migrationLockTimeoutMs: setting(
+      'MIGRATION_LOCK_TIMEOUT_MS',
+      milliseconds(10, MAX_TIMEOUT_MS),
+      '3000',
+      'how long a migration statement may wait for a lock (`lock_timeout`), and so hold up requests queued ' +
+        'behind it; then it is rolled back and tried again',
+    ),
+    migrationStatementTimeoutMs: setting(
+      'MIGRATION_STATEMENT_TIMEOUT_MS',
+      milliseconds(1000, 86_400_000),
+      '3600000',
+      'PostgreSQL `statement_timeout` of each migration statement (not `DB_STATEMENT_TIMEOUT_MS`, which is for ' +
+        'requests): a backfill of millions of rows needs minutes',
+    ),
+    migrationAttempts: setting(
+      'MIGRATION_ATTEMPTS',
+      integer(1, 50),
+      '5',
+      'tries of a migration that met a lock timeout or a deadlock (jittered, doubling pauses from 0.5 s)',
+    ),
   }),
   auth: group('Authentication and limits', {
     adminApiKey: optional(

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
 import { startEmbeddedPostgres } from '@petstore/embedded-postgres';
-import { migrateDatabase } from '@petstore/infrastructure';
+import { migrateDatabase, MigrationLogEntry } from '@petstore/infrastructure';
 import { AppConfig } from '../config/app-config';
+import { RELEASE } from '../release/release';
 import { poolLimits } from './database.module';
 
 export interface OpenDatabase {
@@ -32,17 +33,31 @@ export async function openDatabase(config: AppConfig, logger: LoggerService): Pr
   }
   try {
     const limits = poolLimits(config);
-    const applied = await migrateDatabase(database.directUrl, limits.viaPooler ? { roleBounds: limits } : {}).catch(
-      (error: unknown) => {
-        throw explainPoolerRefusal(error);
+    const applied = await migrateDatabase(database.directUrl, {
+      ...(limits.viaPooler ? { roleBounds: limits } : {}),
+      release: RELEASE.version,
+      settings: {
+        lockTimeoutMs: config.database.migrationLockTimeoutMs,
+        statementTimeoutMs: config.database.migrationStatementTimeoutMs,
+        attempts: config.database.migrationAttempts,
       },
-    );
+      log: (entry) => logMigration(logger, entry),
+    }).catch((error: unknown) => {
+      throw explainPoolerRefusal(error);
+    });
     logger.log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'Schema is up to date', 'Database');
   } catch (error) {
     await database.stop();
     throw error;
   }
   return database;
+}
+
+/** The migrator's lines, as the service's JSON lines (its fields beside `msg`). */
+function logMigration(logger: LoggerService, { level, ...fields }: MigrationLogEntry): void {
+  if (level === 'warn') logger.warn(fields, 'Migrations');
+  else if (level === 'info') logger.log(fields, 'Migrations');
+  else logger.debug?.(fields, 'Migrations');
 }
 
 /**

@@ -7,6 +7,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { Drain } from '../common/drain/drain.service';
+import { RELEASE } from '../release/release';
 
 /** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -15,6 +16,18 @@ const PROBE_TIMEOUT_MS = 2000;
 class HealthDto {
   @ApiProperty({ enum: ['ok'] })
   status: 'ok';
+}
+
+@ApiSchema({ name: 'Liveness', description: 'The process is up, and which release it runs.' })
+class LivenessDto extends HealthDto {
+  @ApiProperty({ example: '1.1.0', description: 'The release (semantic version; CHANGELOG.md).' })
+  version: string;
+
+  @ApiProperty({
+    example: '96828ad7a9c8d50e6a8bd372df28395ee2cc8633',
+    description: 'The git commit the running build was made from, or `unknown`.',
+  })
+  commit: string;
 }
 
 /** Redis, when REDIS_URL is set (the shared rate-limit counters): a connection of its own, for probes only. */
@@ -55,10 +68,10 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ operationId: 'live', summary: 'The process is up' })
-  @ApiOkResponse({ type: HealthDto })
-  live(): HealthDto {
-    return { status: 'ok' };
+  @ApiOperation({ operationId: 'live', summary: 'The process is up, and which release it runs' })
+  @ApiOkResponse({ type: LivenessDto })
+  live(): LivenessDto {
+    return { status: 'ok', version: RELEASE.version, commit: RELEASE.commit };
   }
 
   @Get('ready')

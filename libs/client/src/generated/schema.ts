@@ -11,7 +11,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The process is up */
+    /** The process is up, and which release it runs */
     get: operations['live'];
     put?: never;
     post?: never;
@@ -577,6 +577,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** @description The process is up, and which release it runs. */
+    Liveness: {
+      /** @enum {string} */
+      status: 'ok';
+      /**
+       * @description The release (semantic version; CHANGELOG.md).
+       * @example 1.1.0
+       */
+      version: string;
+      /**
+       * @description The git commit the running build was made from, or `unknown`.
+       * @example 96828ad7a9c8d50e6a8bd372df28395ee2cc8633
+       */
+      commit: string;
+    };
     Health: {
       /** @enum {string} */
       status: 'ok';
@@ -1482,7 +1497,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The Health. */
+      /** @description The Liveness. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1492,10 +1507,12 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "status": "ok"
+           *       "status": "ok",
+           *       "version": "1.1.0",
+           *       "commit": "96828ad7a9c8d50e6a8bd372df28395ee2cc8633"
            *     }
            */
-          'application/json': components['schemas']['Health'];
+          'application/json': components['schemas']['Liveness'];
         };
       };
       /**

@@ -1,6 +1,7 @@
 import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
-import { MIGRATION_LOCK, migrateDatabase } from './data-source';
+import { MIGRATION_LOCK } from './data-source';
+import { migrateDatabase } from './migrator';
 import { MIGRATIONS } from './migrations';
 
 async function connect(url: string): Promise<Client> {

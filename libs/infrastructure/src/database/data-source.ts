@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { translateDriverErrors } from './driver-errors';
 import { MIGRATIONS } from './migrations';
 
@@ -97,81 +97,6 @@ export function transactionBoundsSql(limits: PoolLimits): string {
     `SET LOCAL statement_timeout = ${whole(limits.statementTimeoutMs)}; ` +
     `SET LOCAL idle_in_transaction_session_timeout = ${whole(limits.idleInTransactionTimeoutMs)}`
   );
-}
-
-/** What `migrateDatabase` does besides the migrations. */
-export interface MigrateOptions {
-  /**
-   * Behind a pooler: make the bounds the defaults of the service's role in this database (`ALTER ROLE
-   * CURRENT_USER IN DATABASE … SET`, which any role may do for itself), so every server session the pooler
-   * opens has them, statements outside a transaction (reads) included. Done under the migration lock, and only
-   * when they differ, so instances starting together do not update the role at once.
-   */
-  roleBounds?: PoolLimits;
-}
-
-/**
- * Applies every pending migration to the database at `url` (the `db:migrate` command and start-up) and
- * returns their names. It holds a session-level advisory lock meanwhile, on the one connection that runs the
- * migrations: of N instances starting together, one migrates while the others wait for the lock, then find
- * nothing pending. The lock goes with the session, so a killed migrator never leaves it held.
- */
-export async function migrateDatabase(url: string, options: MigrateOptions = {}): Promise<string[]> {
-  const dataSource = createDataSource(url, {}, { ...DEFAULT_POOL_LIMITS, max: 1 });
-  await dataSource.initialize();
-  const queryRunner = dataSource.createQueryRunner();
-  try {
-    await queryRunner.connect();
-    // A session lock through a transaction pooler would stay on whichever server session took it, held for
-    // good: a pooler that accepted the start-up parameters only to drop them is found here, before the lock.
-    const dropped = await poolBoundsHold(queryRunner, DEFAULT_POOL_LIMITS);
-    if (dropped) {
-      throw new Error(
-        `The migration connection is not a direct session (${dropped}): a connection pooler ignoring start-up ` +
-          'parameters? Migrations need a direct connection (DATABASE_DIRECT_URL).',
-      );
-    }
-    await queryRunner.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
-    try {
-      const executor = new MigrationExecutor(dataSource, queryRunner);
-      executor.transaction = 'each';
-      const applied = await executor.executePendingMigrations();
-      if (options.roleBounds) await applyRoleBounds(queryRunner, options.roleBounds);
-      return applied.map((m) => m.name);
-    } finally {
-      // (should the session be gone, so is its lock: the original error matters more)
-      await queryRunner.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => undefined);
-    }
-  } finally {
-    await queryRunner.release();
-    await dataSource.destroy();
-  }
-}
-
-const ROLE_BOUNDS = ['statement_timeout', 'idle_in_transaction_session_timeout'] as const;
-
-/** The role's defaults in this database (see MigrateOptions.roleBounds); unchanged when they already match. */
-async function applyRoleBounds(
-  queryRunner: { query(sql: string, params?: unknown[]): Promise<unknown> },
-  limits: PoolLimits,
-) {
-  const wanted: Record<(typeof ROLE_BOUNDS)[number], number> = {
-    statement_timeout: Math.trunc(limits.statementTimeoutMs),
-    idle_in_transaction_session_timeout: Math.trunc(limits.idleInTransactionTimeoutMs),
-  };
-  const rows = (await queryRunner.query(
-    `SELECT unnest(setconfig) AS setting FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
-      WHERE s.setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user) AND d.datname = current_database()`,
-  )) as { setting: string }[];
-  const current = new Map(rows.map(({ setting }) => setting.split('=') as [string, string]));
-  for (const name of ROLE_BOUNDS) {
-    if (current.get(name) === String(wanted[name])) continue;
-    // Identifiers cannot be parameters; the database name is quoted by PostgreSQL itself (format %I).
-    await queryRunner.query(
-      `DO $$ BEGIN EXECUTE format('ALTER ROLE CURRENT_USER IN DATABASE %I SET ${name} = ${wanted[name]}', ` +
-        `current_database()); END $$`,
-    );
-  }
 }
 
 /**

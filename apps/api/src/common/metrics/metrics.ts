@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeOf } from '../http/route-label';
+import { RELEASE } from '../../release/release';
 
 /** Seconds: from a health probe (1 ms) to a slow order under contention (seconds). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -25,8 +26,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Always 1: the labels say which release runs (Prometheus' `build_info` convention). */
+  readonly buildInfo = new Gauge({
+    name: 'build_info',
+    help: 'The running release: version, git commit and Node.js version as labels; the value is always 1.',
+    labelNames: ['version', 'commit', 'node_version'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    this.buildInfo.set({ version: RELEASE.version, commit: RELEASE.commit, node_version: process.version }, 1);
   }
 
   /** A gauge read when scraped: `collect` returns its value (or one per label set). */

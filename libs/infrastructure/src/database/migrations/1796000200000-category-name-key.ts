@@ -7,26 +7,29 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `nameKey`), and stored in `name_key` beside the name, under a unique index that decides races.
  *
  * Existing rows get their key here, in one statement. If two of them have the same key (they could be stored
- * while `lower(name)` told them apart, e.g. `Dogs` and `ＤＯＧＳ`), the migration stops before changing anything
- * (it runs in its transaction) and its error names each such group by id and name: rename all but one of each
+ * while `lower(name)` told them apart, e.g. `Dogs` and `ＤＯＧＳ`), the migrator's precheck stops the release before
+ * any of its migrations commits, and its error names each such group by id and name: rename all but one of each
  * (`PATCH /categories/{id}` on the running version), then start the new version again. Names stored earlier that
  * the new rules refuse (control characters, mixed scripts) stay as they are; only a rename checks them.
  */
 export class CategoryNameKey1796000200000 implements MigrationInterface {
   name = 'CategoryNameKey1796000200000';
 
+  /**
+   * Run by the migrator before any pending migration commits: colliding names stop the release, changing nothing.
+   * On a new database the earlier pending migrations have not made the table yet: nothing to check.
+   */
+  async precheck(q: QueryRunner): Promise<string[]> {
+    const [{ found }] = await q.query(`SELECT to_regclass('categories') IS NOT NULL AS found`);
+    if (!found) return [];
+    return collisions(await q.query(`SELECT id, name FROM categories ORDER BY id`));
+  }
+
   async up(q: QueryRunner): Promise<void> {
     const rows: Array<{ id: string; name: string }> = await q.query(`SELECT id, name FROM categories ORDER BY id`);
-    const byKey = new Map<string, Array<{ id: string; name: string }>>();
-    for (const row of rows) byKey.set(nameKey(row.name), [...(byKey.get(nameKey(row.name)) ?? []), row]);
-    const collisions = [...byKey.values()].filter((group) => group.length > 1);
-    if (collisions.length) {
-      const groups = collisions.map((group) => group.map((row) => `${row.id} ${JSON.stringify(row.name)}`).join(', '));
-      throw new Error(
-        'Categories whose names are the same after NFKC normalisation and case folding: ' +
-          `${groups.join('; ')}. Rename all but one of each group, then migrate again (nothing was changed).`,
-      );
-    }
+    // Again here, in the migration's transaction: a name written since the precheck.
+    const problems = collisions(rows);
+    if (problems.length) throw new Error(`${problems.join('; ')} (this migration was rolled back)`);
     await q.query(`ALTER TABLE categories ADD COLUMN name_key text`);
     await q.query(
       `UPDATE categories SET name_key = k.key FROM unnest($1::bigint[], $2::text[]) AS k(id, key)
@@ -43,4 +46,17 @@ export class CategoryNameKey1796000200000 implements MigrationInterface {
     await q.query(`ALTER TABLE categories DROP COLUMN name_key`);
     await q.query(`CREATE UNIQUE INDEX categories_name_lower_uq ON categories (lower(name))`);
   }
+}
+
+/** Groups of categories whose names share a key, as one problem each (ids and names), or none. */
+function collisions(rows: Array<{ id: string; name: string }>): string[] {
+  const byKey = new Map<string, Array<{ id: string; name: string }>>();
+  for (const row of rows) byKey.set(nameKey(row.name), [...(byKey.get(nameKey(row.name)) ?? []), row]);
+  return [...byKey.values()]
+    .filter((group) => group.length > 1)
+    .map(
+      (group) =>
+        'categories whose names are the same after NFKC normalisation and case folding: ' +
+        `${group.map((row) => `${row.id} ${JSON.stringify(row.name)}`).join(', ')}; rename all but one, then migrate`,
+    );
 }

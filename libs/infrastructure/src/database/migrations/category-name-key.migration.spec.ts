@@ -41,10 +41,18 @@ describe('migration CategoryNameKey1796000200000 (real PostgreSQL)', () => {
   it('stops, naming the colliding rows, when stored names are the same after normalisation', async () => {
     await fromOldSchema(['Dogs', '\uFF24\uFF2F\uFF27\uFF33', 'Cats'], async (q) => {
       const ids = (await q.query(`SELECT id FROM categories ORDER BY id`)).map((row: { id: string }) => row.id);
-      await expect(migration.up(q)).rejects.toThrow(
-        `Categories whose names are the same after NFKC normalisation and case folding: ` +
-          `${ids[0]} "Dogs", ${ids[1]} "\uFF24\uFF2F\uFF27\uFF33". Rename all but one of each group`,
-      );
+      const problem =
+        `categories whose names are the same after NFKC normalisation and case folding: ` +
+        `${ids[0]} "Dogs", ${ids[1]} "\uFF24\uFF2F\uFF27\uFF33"; rename all but one, then migrate`;
+      // The migrator asks first, before any pending migration runs; the migration itself checks again.
+      await expect(migration.precheck(q)).resolves.toEqual([problem]);
+      await expect(migration.up(q)).rejects.toThrow(problem);
+    });
+  });
+
+  it('finds nothing to refuse when the names differ', async () => {
+    await fromOldSchema(['Dogs', 'Cats'], async (q) => {
+      await expect(migration.precheck(q)).resolves.toEqual([]);
     });
   });
 });

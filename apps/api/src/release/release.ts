@@ -1,0 +1,41 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Which release this process runs: the version of CHANGELOG.md and package.json, and the commit it was built from. */
+export interface Release {
+  /** Semantic version (package.json `version`). */
+  version: string;
+  /** The git commit the bundle was built from (40 hex digits), or `unknown` (built outside a git checkout). */
+  commit: string;
+}
+
+// Set by webpack's DefinePlugin when the bundle is built (apps/api/webpack.config.js): the bundle carries no
+// package.json of the workspace and no .git beside it, in the image least of all.
+declare const __PETSTORE_RELEASE__: Release | undefined;
+
+/**
+ * The release, once per process: from the bundle when built, else (tests, ts-node) from the workspace's
+ * package.json and git, read once here.
+ */
+export const RELEASE: Release =
+  typeof __PETSTORE_RELEASE__ !== 'undefined'
+    ? __PETSTORE_RELEASE__
+    : releaseOfWorkspace(join(__dirname, '../../../..'));
+
+/** The release of a source checkout: its package.json's version and its HEAD commit. */
+export function releaseOfWorkspace(root: string): Release {
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: 'pipe' }).trim();
+  } catch {
+    // not a git checkout: the version alone says which release
+  }
+  return { version, commit };
+}
+
+/** `1.1.0 (commit 0123456789ab)`: for log lines. */
+export function describeRelease(release: Release = RELEASE): string {
+  return `${release.version} (commit ${release.commit.slice(0, 12)})`;
+}

@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { testDatabaseUrl } from '@petstore/testing';
+import { Client } from 'pg';
+import { ApiProcess, BUILT_MAIN, ensureBuilt, freePort } from './support/built-app';
+
+const ROOT = join(__dirname, '../../..');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** Which release runs, as an operator sees it; and what a release does on a database a newer one migrated. */
+describe('releases (the built app, real PostgreSQL)', () => {
+  beforeAll(() => ensureBuilt());
+
+  it('says its version and commit in /health/live, the build_info metric and its first log line', async () => {
+    const metricsPort = await freePort();
+    const api = await ApiProcess.start({ DATABASE_URL: await testDatabaseUrl(), METRICS_PORT: String(metricsPort) });
+    try {
+      const live = await api.request('GET', '/health/live');
+      expect(live.status).toBe(200);
+      expect(live.body).toEqual({ status: 'ok', version: VERSION, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+      const commit = (live.body as { commit: string }).commit;
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toContain(
+        `build_info{version="${VERSION}",commit="${commit}",node_version="${process.version}"} 1`,
+      );
+      const first = JSON.parse(api.log.split('\n')[0]) as { msg: string };
+      expect(first.msg).toBe(
+        `Petstore API ${VERSION} (commit ${commit.slice(0, 12)}) starting, on Node.js ${process.version}`,
+      );
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it('refuses to start, in one line and exit 1, on a database holding a migration it does not know', async () => {
+    const url = await testDatabaseUrl();
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      // As a newer release would leave it: one more migration, not marked as served by this release.
+      await client.query(
+        `INSERT INTO schema_migrations ("timestamp", name) VALUES (1899999999999, 'NewerRelease1899999999999')`,
+      );
+      const run = spawnSync(process.execPath, [BUILT_MAIN], {
+        env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', PORT: '0', METRICS_PORT: '' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(run.status).toBe(1);
+      const lines = run.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0])).toMatchObject({
+        level: 'fatal',
+        context: 'Startup',
+        msg:
+          'Start-up failed: The database was migrated by a newer release: NewerRelease1899999999999 is a ' +
+          `migration this release (${VERSION}) does not know and may not serve. Run the newer release, or see ` +
+          'docs/operations.md, "Rolling back".',
+      });
+      // Nothing was done to the database: the unknown migration is still the newest.
+      const { rows } = await client.query('SELECT name FROM schema_migrations ORDER BY "timestamp" DESC LIMIT 1');
+      expect(rows).toEqual([{ name: 'NewerRelease1899999999999' }]);
+    } finally {
+      await client.query(`DELETE FROM schema_migrations WHERE name = 'NewerRelease1899999999999'`);
+      await client.end();
+    }
+  });
+});
