@@ -9,6 +9,7 @@ const configs = ['apps', 'libs']
   .concat('tools/jest/tsconfig.json') // the jest global setup and teardown
   .concat('tools/plugin/tsconfig.lib.json', 'tools/plugin/tsconfig.spec.json') // the workspace's generators
   .concat('tools/openapi/tsconfig.json') // the OpenAPI generator
+  .concat('tools/compat/tsconfig.json') // the previous-release and restore checks
   .filter((config) => existsSync(config));
 
 let failed = false;

@@ -619,3 +619,38 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
     expect(receiver.received).toHaveLength(1);
   });
 });
+
+describe('webhooks with WEBHOOKS_DELIVERY=off (a restored copy of the database)', () => {
+  let api: TestApp;
+  let store: StoreFixtures;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    api = await TestApp.start({
+      messaging: { worker: true },
+      webhooks: { allowPrivate: true, delivery: 'off', retryDelaysMs: [100, 100, 100] },
+    });
+    store = await StoreFixtures.on(api);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await api?.close();
+    await receiver?.close();
+  });
+
+  it('sends nothing to the endpoints it holds, and keeps their deliveries queued; the API works as ever', async () => {
+    const customer = await api.customer('Restored');
+    const url = `${receiver.url}/restored`;
+    const hook = await api.post('/webhooks/endpoints', { key: customer.key, body: { url, events: ['order.placed'] } });
+    expect(hook.status).toBe(201);
+    const petId = await store.pet({ quantity: 2 });
+    expect((await store.order(customer.key, { petId, quantity: 1 })).status).toBe(201);
+    expect((await api.post(`/webhooks/endpoints/${hook.body.id}/test`, { key: customer.key })).status).toBe(202);
+    // Twice the worker's polling interval and more: a running worker would have delivered both by now.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(receiver.to('/restored')).toHaveLength(0);
+    const events = await api.get('/events', { key: customer.key });
+    expect(events.body.map((event: { type: string }) => event.type)).toContain('order.placed');
+  });
+});

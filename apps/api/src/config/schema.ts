@@ -252,6 +252,13 @@ export const CONFIG_SCHEMA = {
     ),
   }),
   webhooks: group('Webhooks', {
+    delivery: setting(
+      'WEBHOOKS_DELIVERY',
+      oneOf(['on', 'off'] as const),
+      'on',
+      '`off`: this process sends nothing to any webhook endpoint (deliveries stay queued): for a restored copy ' +
+        "of the database, which must not call the customers' URLs",
+    ),
     allowPrivate: setting(
       'WEBHOOKS_ALLOW_PRIVATE',
       boolean(),

@@ -44,7 +44,7 @@ import {
   WebhookWorker,
 } from '@petstore/infrastructure';
 import { AppConfig, ConfigPart } from '../config/app-config';
-import { configToken } from '../config/config.module';
+import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { WebhookPayloadShapes } from './webhook-payloads';
 import { EventsController } from './events.controller';
@@ -168,9 +168,15 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
     private readonly fanOut: FanOutWebhookEvent,
     private readonly deliver: DeliverWebhook,
     private readonly giveUp: GiveUpWebhookDelivery,
+    @InjectConfig('webhooks') private readonly webhooks: ConfigPart<'webhooks'>,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (this.webhooks.delivery === 'off') {
+      // A restored copy of production (docs/operations.md, "Backup and restore"): the queue is kept, nothing sent.
+      this.logger.warn('WEBHOOKS_DELIVERY=off: no webhook is sent by this process; deliveries stay queued');
+      return;
+    }
     await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger).start();
     this.logger.log('Webhook worker started');
   }

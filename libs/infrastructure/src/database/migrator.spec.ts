@@ -167,7 +167,10 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
     });
     await expect(failure).rejects.toBeInstanceOf(MigrationFailedError);
     await expect(failure).rejects.toThrow(
-      /^Migration Fails1899000000003 failed and was rolled back: .*division by zero.*\. Committed before it in this run: CreateWidgets1899000000001\. Not run: AlterPets1899000000004\.$/,
+      new RegExp(
+        '^Migration Fails1899000000003 failed and was rolled back: .*division by zero.*\\. ' +
+          'Committed before it in this run: CreateWidgets1899000000001\\. Not run: AlterPets1899000000004\\.$',
+      ),
     );
     expect(await tables('widgets', 'half')).toEqual(['widgets']);
   });
@@ -212,7 +215,10 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
           settings: { lockTimeoutMs: 50, retryBaseMs: 10, attempts: 2 },
         }),
       ).rejects.toThrow(
-        /^Migration AlterPets1899000000004 failed and was rolled back: .*lock timeout.*Committed before it in this run: CreateWidgets1899000000001\.\s*$/,
+        new RegExp(
+          '^Migration AlterPets1899000000004 failed and was rolled back: .*lock timeout.*' +
+            'Committed before it in this run: CreateWidgets1899000000001\\.\\s*$',
+        ),
       );
     } finally {
       await blocker.query('ROLLBACK');

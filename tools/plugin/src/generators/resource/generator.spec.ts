@@ -107,6 +107,11 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     expect(await read('libs/infrastructure/src/database/migrations/index.ts')).toMatch(
       new RegExp(`MIGRATIONS = \\[[^\\]]*\\bShelters${TIMESTAMP}\\b`),
     );
+    // An expand step, served by the release before (.ci/previous-release): docs/development.md.
+    const previous = (await read('.ci/previous-release')).trim().split(/\s+/)[1];
+    expect(await read(`libs/infrastructure/src/database/migrations/${TIMESTAMP}-shelters.ts`)).toContain(
+      `readonly servesFrom = '${previous}';`,
+    );
     expect(await read('apps/api/src/assembly/assembly.ts')).toMatch(/HTTP_SLICES = \[[^\]]*\bSheltersModule\b/);
     expect(await read('apps/api/src/common/errors/error-codes.ts')).toMatch(
       /ERROR_CODES = \{[^}]*\bshelter_name_taken: \[409\],?\n\};/,

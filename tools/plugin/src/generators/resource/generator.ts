@@ -83,7 +83,12 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
     if (!tree.exists(file)) throw new Error(`${file} is missing: the generator wires new resources into it.`);
   }
 
-  generateFiles(tree, path.join(__dirname, 'files'), '.', { ...n, timestamp, tmpl: '' });
+  generateFiles(tree, path.join(__dirname, 'files'), '.', {
+    ...n,
+    timestamp,
+    servesFrom: previousRelease(tree),
+    tmpl: '',
+  });
   // Prettier formats the new files; the shared files below get one line each, in their own layout.
   await formatFiles(tree);
 
@@ -114,6 +119,17 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
 }
 
 export default resourceGenerator;
+
+/**
+ * The release before the one being written (`.ci/previous-release`: a commit and its version), else the workspace's
+ * version: a new table is an expand step, which that release serves (docs/development.md, "Migrations without
+ * downtime"); the migration declares it as its `servesFrom`.
+ */
+function previousRelease(tree: Tree): string {
+  const recorded = tree.read('.ci/previous-release', 'utf-8')?.trim().split(/\s+/)[1];
+  if (recorded && /^\d+\.\d+\.\d+/.test(recorded)) return recorded;
+  return (JSON.parse(tree.read('package.json', 'utf-8') ?? '{}') as { version?: string }).version ?? '0.0.0';
+}
 
 /** The generated files, relative to the workspace root (for tests and for the summary). */
 export function generatedFiles(name: string, timestamp: number, plural?: string): string[] {

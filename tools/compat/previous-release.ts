@@ -1,0 +1,245 @@
+/*
+ * The previous release runs against the schema of this one (docs/development.md, "Migrations without downtime").
+ * Run by .ci/run after the build: `node -r ./tools/openapi/register.cjs tools/compat/previous-release.ts [commit]`
+ * (the commit defaults to the first word of .ci/previous-release).
+ *
+ * 1. Checks out the previous release's commit from history into tmp/previous-release and builds it there (with this
+ *    checkout's node_modules: a release's dependencies only grow between two releases).
+ * 2. Upgrade under traffic: the previous release serves a store on a new database while clients create categories,
+ *    pets, stock, orders (with and without Idempotency-Key), cancels, completions and messages; this release's
+ *    `--migrate-only` migrates the same database meanwhile (it must succeed at its first start); the traffic goes
+ *    on after it. Any 5xx but a few 503, or any answer an unchanged API would not give (a 409 for a new category
+ *    name, say), fails.
+ * 3. The previous release's own HTTP e2e tests, run in its checkout against databases migrated first by its own
+ *    migrations and then by this release's (its jest global setup is replaced, in that throwaway checkout only,
+ *    by one that does both). A migration that breaks the previous release fails them.
+ *
+ * Exit 0 when all holds; else 1 with what failed. A line and exit 0 where no PostgreSQL can be had.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ADMIN_KEY, createDatabase, databaseServer, dropDatabase, log, startApi } from './support';
+
+const ROOT = resolve(__dirname, '../..');
+const CURRENT_MAIN = join(ROOT, 'dist/apps/api/main.js');
+const CHECKOUT = join(ROOT, 'tmp/previous-release');
+/** 503s the previous release may answer while a migration holds a lock (a client retries them). */
+const ALLOWED_503 = 5;
+/** Its e2e files that test no schema: they pack the client, build consumer projects, spawn processes. */
+const SKIPPED_E2E = [
+  'client-package',
+  'quickstart-client',
+  'instances',
+  'node-flags',
+  'log-output',
+  'tracing',
+  'seed',
+  'webhook-event-schemas',
+  'openapi-drift',
+];
+
+async function main(): Promise<number> {
+  const commit = (process.argv[2] ?? readFileSync(join(ROOT, '.ci/previous-release'), 'utf8').split(/\s+/)[0]).trim();
+  if (!existsSync(CURRENT_MAIN)) throw new Error('dist/apps/api/main.js is missing: run `npm run build` first');
+  const server = await databaseServer();
+  if (!server) {
+    log('no PostgreSQL to test with (TEST_DATABASE_URL, or one on 127.0.0.1:5432): skipped');
+    return 0;
+  }
+  log(`previous release: ${commit}; this release: ${execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT })}`);
+  const previousMain = checkOutAndBuild(commit);
+
+  const failures: string[] = [];
+  failures.push(...(await upgradeUnderTraffic(server, previousMain)));
+  failures.push(...previousReleaseTests(server));
+  for (const failure of failures) log(`FAILED: ${failure}`);
+  log(failures.length ? `${failures.length} failure(s)` : 'the previous release works on the migrated schema');
+  return failures.length ? 1 : 0;
+}
+
+function checkOutAndBuild(commit: string): string {
+  rmSync(CHECKOUT, { recursive: true, force: true });
+  execFileSync('git', ['worktree', 'prune'], { cwd: ROOT });
+  execFileSync('git', ['worktree', 'add', '--force', '--detach', CHECKOUT, commit], { cwd: ROOT, stdio: 'pipe' });
+  symlinkSync(join(ROOT, 'node_modules'), join(CHECKOUT, 'node_modules'));
+  log('building the previous release (nx build api in tmp/previous-release)');
+  execFileSync('npx', ['nx', 'build', 'api', '--skip-nx-cache'], {
+    cwd: CHECKOUT,
+    env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_SKIP_NX_CACHE: 'true' },
+    stdio: 'pipe',
+  });
+  return join(CHECKOUT, 'dist/apps/api/main.js');
+}
+
+interface Tally {
+  byStatus: Map<string, number>;
+  unexpected: string[];
+}
+
+/** One client's loop: the store's writes and reads, each answer checked against what the API promises. */
+async function client(baseUrl: string, id: number, until: () => boolean, tally: Tally): Promise<void> {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${ADMIN_KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    const key = `${method} ${path.split('?')[0].replace(/\/\d+/g, '/{id}')} ${response.status}`;
+    tally.byStatus.set(key, (tally.byStatus.get(key) ?? 0) + 1);
+    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  };
+  const expect = (what: string, got: { status: number; body: unknown }, ...wanted: number[]) => {
+    if (wanted.includes(got.status) || got.status === 503) return got.status !== 503;
+    tally.unexpected.push(`${what}: ${got.status} ${JSON.stringify(got.body).slice(0, 200)}`);
+    return false;
+  };
+  for (let round = 0; !until(); round++) {
+    const tag = `${id}-${round}-${randomUUID().slice(0, 8)}`;
+    const category = await call('POST', '/categories', { name: `Compat ${tag}` });
+    if (!expect('create category', category, 201)) continue;
+    const pet = await call('POST', '/pets', { name: `Rex ${tag}`, categoryId: category.body['id'] });
+    if (!expect('create pet', pet, 201)) continue;
+    const petId = pet.body['id'] as number;
+    if (!expect('set stock', await call('PUT', `/store/inventory/${petId}`, { quantity: 5 }), 200)) continue;
+    const keyed = await call('POST', '/store/orders', { petId, quantity: 1 }, { 'idempotency-key': `compat-${tag}` });
+    if (!expect('order with Idempotency-Key', keyed, 201)) continue;
+    const replay = await call('POST', '/store/orders', { petId, quantity: 1 }, { 'idempotency-key': `compat-${tag}` });
+    if (expect('replayed order', replay, 201) && replay.body['id'] !== keyed.body['id']) {
+      tally.unexpected.push(
+        `replayed order: a new order ${String(replay.body['id'])}, not ${String(keyed.body['id'])}`,
+      );
+    }
+    const plain = await call('POST', '/store/orders', { petId, quantity: 2 });
+    if (!expect('order', plain, 201)) continue;
+    expect('cancel', await call('DELETE', `/store/orders/${String(plain.body['id'])}`), 204);
+    expect('complete', await call('PATCH', `/store/orders/${String(keyed.body['id'])}`, { complete: true }), 200);
+    const stock = await call('GET', `/store/inventory/${petId}`);
+    if (expect('read stock', stock, 200) && stock.body['quantity'] !== 4) {
+      tally.unexpected.push(`stock of pet ${petId}: ${String(stock.body['quantity'])} units, not 4`);
+    }
+    expect(
+      'rename category',
+      await call('PATCH', `/categories/${String(category.body['id'])}`, { name: `Re ${tag}` }),
+      200,
+    );
+    expect('message', await call('POST', '/messages', { message: `hello ${tag}` }), 202);
+    expect('list pets', await call('GET', `/pets?categoryId=${String(category.body['id'])}`), 200);
+  }
+}
+
+async function upgradeUnderTraffic(server: string, previousMain: string): Promise<string[]> {
+  const name = `petstore_compat_test_${process.pid}`;
+  await dropDatabase(server, name);
+  const url = await createDatabase(server, name);
+  const failures: string[] = [];
+  const api = await startApi(previousMain, url);
+  try {
+    const tally: Tally = { byStatus: new Map(), unexpected: [] };
+    let stop = false;
+    const clients = Array.from({ length: 6 }, (_, i) => client(api.baseUrl, i, () => stop, tally));
+    await new Promise((r) => setTimeout(r, 3000));
+    log('migrating with this release (--migrate-only) while the previous one serves');
+    const started = Date.now();
+    const migrate = spawnSync(process.execPath, [CURRENT_MAIN, '--migrate-only'], {
+      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', METRICS_PORT: '', REDIS_URL: '' },
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    log(`migration: exit ${migrate.status} in ${Date.now() - started} ms`);
+    for (const line of migrate.stdout.trim().split('\n')) {
+      try {
+        JSON.parse(line);
+      } catch {
+        failures.push(`the migration printed a line that is not JSON: ${line}`);
+      }
+    }
+    if (migrate.status !== 0) failures.push(`this release's first start failed:\n${migrate.stdout}${migrate.stderr}`);
+    await new Promise((r) => setTimeout(r, 5000));
+    stop = true;
+    await Promise.all(clients);
+    const rows = [...tally.byStatus.entries()].sort(([a], [b]) => a.localeCompare(b));
+    for (const [key, count] of rows) log(`  ${key}: ${count}`);
+    const count = (match: (status: number) => boolean) =>
+      rows.filter(([key]) => match(Number(key.split(' ').pop()))).reduce((sum, [, n]) => sum + n, 0);
+    const serverErrors = count((status) => status >= 500 && status !== 503);
+    const unavailable = count((status) => status === 503);
+    if (serverErrors) failures.push(`the previous release answered ${serverErrors} × 5xx other than 503`);
+    if (unavailable > ALLOWED_503)
+      failures.push(`the previous release answered ${unavailable} × 503 (${ALLOWED_503} allowed)`);
+    if (!count((status) => status === 201)) failures.push('no order or creation succeeded: the traffic did not run');
+    for (const unexpected of tally.unexpected.slice(0, 20))
+      failures.push(`previous release, after or during the migration: ${unexpected}`);
+    if (tally.unexpected.length > 20) failures.push(`… and ${tally.unexpected.length - 20} more unexpected answers`);
+  } finally {
+    await api.stop();
+    if (failures.length) log(`previous release's log (last 3000 characters):\n${api.output().slice(-3000)}`);
+    await dropDatabase(server, name);
+  }
+  return failures;
+}
+
+/** The previous release's global setup, replaced in its checkout: its migrations, then this release's. */
+const GLOBAL_SETUP = `import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+// Written by tools/compat/previous-release.ts of the newer release: the template database gets this release's
+// migrations, then the newer release's (its built main.js --migrate-only), so these tests run on the new schema.
+export default async function globalSetup(): Promise<void> {
+  const { registerTsConfigPaths } = await import('@nx/js/internal');
+  const unregister = registerTsConfigPaths(path.resolve(__dirname, '../../tsconfig.base.json'));
+  try {
+    const { acquireTestDatabaseServer } = await import('@petstore/testing');
+    const { migrateDatabase } = await import('@petstore/infrastructure');
+    await acquireTestDatabaseServer({
+      migrate: async (url: string) => {
+        await migrateDatabase(url);
+        execFileSync(process.execPath, [${JSON.stringify(CURRENT_MAIN)}, '--migrate-only'], {
+          env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', METRICS_PORT: '', REDIS_URL: '' },
+          stdio: 'inherit',
+        });
+      },
+    });
+  } finally {
+    unregister();
+  }
+}
+`;
+
+function previousReleaseTests(server: string): string[] {
+  writeFileSync(join(CHECKOUT, 'tools/jest/global-setup.ts'), GLOBAL_SETUP);
+  const skipped = `apps/api/test/(${SKIPPED_E2E.join('|')})\\.e2e\\.spec\\.ts`;
+  log(`the previous release's HTTP e2e tests on the migrated schema (skipping ${SKIPPED_E2E.join(', ')})`);
+  const run = spawnSync(
+    'npx',
+    [
+      'jest',
+      '--ci',
+      '--selectProjects',
+      'api',
+      '--testPathPatterns',
+      'apps/api/test/.*\\.e2e\\.spec\\.ts$',
+      '--testPathIgnorePatterns',
+      skipped,
+      '--maxWorkers=2',
+    ],
+    { cwd: CHECKOUT, env: { ...process.env, TEST_DATABASE_URL: server }, stdio: 'inherit', timeout: 900_000 },
+  );
+  return run.status === 0
+    ? []
+    : [`the previous release's e2e tests failed on the migrated schema (exit ${run.status})`];
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
