@@ -52,8 +52,13 @@ async function main(): Promise<number> {
   const previousMain = checkOutAndBuild(commit);
 
   const failures: string[] = [];
-  failures.push(...(await upgradeUnderTraffic(server, previousMain)));
-  failures.push(...previousReleaseTests(server));
+  try {
+    failures.push(...(await upgradeUnderTraffic(server, previousMain)));
+    failures.push(...previousReleaseTests(server));
+  } finally {
+    // The checkout is registered with this repository's git: removed with it (its build and node_modules link too).
+    execFileSync('git', ['worktree', 'remove', '--force', CHECKOUT], { cwd: ROOT, stdio: 'pipe' });
+  }
   for (const failure of failures) log(`FAILED: ${failure}`);
   log(failures.length ? `${failures.length} failure(s)` : 'the previous release works on the migrated schema');
   return failures.length ? 1 : 0;
