@@ -1,6 +1,7 @@
 import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { MIGRATION_LOCK } from './data-source';
 import { MIGRATIONS } from './migrations';
 import {
   compareVersions,
@@ -173,6 +174,37 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
       ),
     );
     expect(await tables('widgets', 'half')).toEqual(['widgets']);
+  });
+
+  it("prints nothing of its own, TypeORM's failure line included: every line goes to the log callback", async () => {
+    await migrateDatabase(url);
+    const printed = [jest.spyOn(console, 'log'), jest.spyOn(console, 'error'), jest.spyOn(process.stdout, 'write')];
+    const entries: MigrationLogEntry[] = [];
+    try {
+      await expect(
+        migrateDatabase(url, { migrations: [...MIGRATIONS, Fails1899000000003], log: (entry) => entries.push(entry) }),
+      ).rejects.toBeInstanceOf(MigrationFailedError);
+    } finally {
+      for (const spy of printed) spy.mockRestore();
+    }
+    for (const spy of printed) expect(spy).not.toHaveBeenCalled();
+    // TypeORM's progress, as entries; its "Migration … failed" line is not repeated (the error says it once).
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.some((entry) => /failed/i.test(entry.msg))).toBe(false);
+  });
+
+  it('waits for another instance holding the migration lock longer than the lock timeout', async () => {
+    const holder = await connect(url);
+    try {
+      await holder.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+      const migrating = migrateDatabase(url, { settings: { lockTimeoutMs: 50 } });
+      // Ten lock timeouts and more: a start-up that lost the race waits, it does not fail.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await holder.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]);
+      await expect(migrating).resolves.toHaveLength(MIGRATIONS.length);
+    } finally {
+      await holder.end();
+    }
   });
 
   it('gives up a lock it cannot get within the lock timeout, then tries again and migrates', async () => {
