@@ -338,4 +338,34 @@ describe.each(STORES)('conditional requests and the rate limit, %s', (_, redisUr
     for (let i = 0; i < 5; i++) statuses.push((await api.get(`/messages/${created.body.id}`, { key })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
   });
+
+  it('refunds a 304 earned by a weak tag or a list of tags that holds the current one', async () => {
+    const { key } = await api.customer('Listing tags');
+    const created = await api.post('/messages', { key, body: { message: 'poll me' } }); // 1 of 6
+    const read = await api.get(`/messages/${created.body.id}`, { key }); // 2 of 6
+    const tag = etagOf(read);
+    for (const value of [`W/${tag}`, `"old", ${tag}`, `W/"old", W/${tag}`]) {
+      const notModified = await api.get(`/messages/${created.body.id}`, { key, headers: { 'if-none-match': value } });
+      expect({ value, status: notModified.status }).toEqual({ value, status: 304 });
+      expect(notModified.headers.get('ratelimit')).toMatch(/^"default";r=4;t=\d+$/);
+    }
+    // A list without the current tag is a full answer, charged.
+    const changed = await api.get(`/messages/${created.body.id}`, { key, headers: { 'if-none-match': '"old"' } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('ratelimit')).toMatch(/^"default";r=3;t=\d+$/);
+  });
+
+  it('charges a 304 earned by If-None-Match: *, which matches without knowing the resource', async () => {
+    const { key } = await api.customer('Star');
+    const created = await api.post('/messages', { key, body: { message: 'poll me' } }); // 1 of 6
+    const star = () => api.get(`/messages/${created.body.id}`, { key, headers: { 'if-none-match': '*' } });
+    const first = await star(); // 2 of 6
+    expect(first.status).toBe(304);
+    expect(first.headers.get('ratelimit')).toMatch(/^"default";r=4;t=\d+$/);
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await star()).status);
+    // Four more 304s spend the budget; then the usual 429, as for any other request.
+    expect(statuses).toEqual([304, 304, 304, 304, 429, 429]);
+    expectError(await star(), 429, 'rate_limited');
+  });
 });

@@ -2926,7 +2926,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -3862,7 +3862,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -4664,7 +4664,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
-         * 304 without a body, which does not count against the rate limit.
+         * 304 without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -5412,7 +5412,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -6355,7 +6355,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -6867,7 +6867,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
-         * is 304 without a body, which does not count against the rate limit.
+         * is 304 without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };

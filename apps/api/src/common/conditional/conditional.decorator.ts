@@ -16,7 +16,7 @@ export const CONDITIONAL_OPENAPI_MARKER = 'x-petstore-conditional';
  * `@Conditional('pet')` (the resource, as its 412 names it):
  * - its 200 responses carry `ETag`, the entity tag of the body (conditional.hooks.ts);
  * - a `GET` (and `HEAD`) answers `304 Not Modified`, without a body, when `If-None-Match` lists that tag or is `*`;
- *   a 304 does not count against the rate limit;
+ *   a 304 earned by a listed tag does not count against the rate limit (one earned by `*` does);
  * - a `PUT`/`PATCH`/`DELETE` takes `If-Match` through `@IfMatch(…)` on a parameter, and answers 412
  *   `precondition_failed` when the resource changed meanwhile.
  * The description gets the headers and the 304/412 responses (`describeConditionalRequests`).

@@ -48,7 +48,7 @@ export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObj
           required: false,
           description:
             `The \`ETag\` of the ${resource} you hold (a list, or \`*\`): when it still matches, the answer is 304 ` +
-            'without a body, which does not count against the rate limit.',
+            'without a body, which does not count against the rate limit (one earned by `*` does).',
           schema: TAG_LIST,
         });
         operation.responses['304'] = {

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { isHealthProbe } from '../http/health-probes';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { revalidatedWithTag } from '../conditional/conditional.hooks';
 import { ApiError } from '../errors/api-error';
 import type { PublicErrorCode } from '../errors/error-codes';
 import { RateLimitStore, WindowCount } from './rate-limit.store';
@@ -63,8 +64,10 @@ function policy(
  * - a request whose Authorization header does not authenticate also counts against the address's
  *   failed authentications, a stricter budget (key guessing);
  * - sign-up (POST /accounts) also counts against the address's sign-ups an hour;
- * - a `304 Not Modified` (conditional.hooks.ts, whose `onSend` runs before this one's) is refunded, as GitHub does:
- *   revalidating a resource that did not change costs nothing, and its RateLimit header says so.
+ * - a `304 Not Modified` (conditional.hooks.ts, whose `onSend` runs before this one's) earned by an entity tag the
+ *   client held is refunded, as GitHub does: revalidating a resource that did not change costs nothing, and its
+ *   RateLimit header says so. A 304 earned by `If-None-Match: *` is charged: `*` matches without any knowledge of
+ *   the resource, so refunding it would make every single-resource GET free (issue 36).
  * The key is verified here once; the guard reuses the outcome. If the shared store (Redis) fails,
  * requests pass: the limit protects the service, it must not take it down.
  */
@@ -139,7 +142,7 @@ export function registerRateLimit(
   });
   // Callback-style: no promise for the responses that are not 304 (all but a few).
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    const hit = reply.statusCode === 304 ? counted.get(request) : undefined;
+    const hit = reply.statusCode === 304 && revalidatedWithTag(request) ? counted.get(request) : undefined;
     if (!hit) return done(null, payload);
     Promise.all(hit.buckets.map((bucket) => store.refund(bucket.client))).then(
       () => {
