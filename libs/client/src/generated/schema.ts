@@ -497,7 +497,9 @@ export interface paths {
      * that attempt fail, the delivery continues its retry schedule where it stopped; after the ninth attempt none is
      * left and it is `failed` again. A delivery still `pending` answers 409 `delivery_pending` (its next attempt is
      * queued already). `GET /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention
-     * period are gone with their deliveries.
+     * period are gone with their deliveries. Redeliveries share the pings' budget: 5 pings and redeliveries a minute
+     * per account (shared by every instance), on top of the general rate limit; past it, 429 `rate_limited` with
+     * `Retry-After`.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -518,8 +520,8 @@ export interface paths {
     /**
      * Send a `ping` event to the endpoint
      * @description One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings
-     * have a budget of their own: 5 a minute per account (shared by every instance), on top of the general rate limit;
-     * past it, 429 `rate_limited` with `Retry-After`.
+     * have a budget of their own, shared with redeliveries: 5 a minute per account (shared by every instance), on top
+     * of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.
      */
     post: operations['testWebhookEndpoint'];
     delete?: never;
