@@ -320,6 +320,44 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
     await api.delete(`/webhooks/endpoints/${endpoint.body.id}`, { key: ADMIN_KEY });
   });
 
+  it('a result that shows a secret replays to the key that asked for it only (an expiring key gets none)', async () => {
+    const { key: lasting } = await api.customer('Two keys');
+    const expiresAt = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+    const expiring = (await api.post('/accounts/me/api-keys', { key: lasting, body: { expiresAt } })).body.key;
+    const idempotencyKey = randomUUID();
+    const make = (key: string) =>
+      api.post('/accounts/me/api-keys', { key, body: { name: 'forever' }, headers: withKey(idempotencyKey) });
+    const made = await make(lasting);
+    expect(made.status).toBe(201);
+    expect(made.body.expiresAt).toBeNull();
+    const keys = async () => (await api.get('/accounts/me/api-keys', { key: lasting })).body.length as number;
+    const before = await keys();
+
+    // The expiring key presenting the same Idempotency-Key and body: another request, not a replay.
+    const replayed = await make(expiring);
+    expectError(replayed, 422, 'idempotency_key_reused');
+    expect(replayed.text).not.toContain(made.body.key);
+    expect(await keys()).toBe(before);
+    // The key that asked still gets its answer again.
+    const again = await make(lasting);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.key).toBe(made.body.key);
+
+    // A record kept before results were scoped to a key (its fingerprint has no key id) is withheld from either.
+    const legacyKey = randomUUID();
+    const body = { name: 'legacy' };
+    const legacy = await api.post('/accounts/me/api-keys', { key: lasting, body, headers: withKey(legacyKey) });
+    expect(legacy.status).toBe(201);
+    const unscoped = createHash('sha256').update('POST /accounts/me/api-keys\n{"name":"legacy"}').digest('hex');
+    await api.sql(`UPDATE idempotency_keys SET fingerprint = $1 WHERE key_hash = $2`, [unscoped, keyHash(legacyKey)]);
+    for (const key of [lasting, expiring]) {
+      const answer = await api.post('/accounts/me/api-keys', { key, body, headers: withKey(legacyKey) });
+      expectError(answer, 409, 'idempotency_replay_withheld');
+      expect(answer.text).not.toContain(legacy.body.key);
+    }
+    expect(await keys()).toBe(before + 1);
+  });
+
   it('a sealed result that does not open is 409 idempotency_replay_withheld, and nothing is done again', async () => {
     const key = randomUUID();
     expect((await api.post('/accounts', { body: { name: 'Withheld' }, headers: withKey(key) })).status).toBe(201);
