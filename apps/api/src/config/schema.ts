@@ -162,7 +162,7 @@ export const CONFIG_SCHEMA = {
     adminApiKey: optional(
       'ADMIN_API_KEY',
       secret(ADMIN_API_KEY_MIN_LENGTH),
-      'bootstrap administrator key; idempotent; a new one revokes the previous',
+      'bootstrap administrator key (`openssl rand -hex 24`); idempotent; a new one revokes the previous',
     ),
     apiKeyCacheSeconds: setting(
       'API_KEY_CACHE_SECONDS',
