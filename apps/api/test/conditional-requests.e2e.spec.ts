@@ -157,6 +157,57 @@ describe('conditional requests (HTTP, real PostgreSQL)', () => {
       expect(malformed.body.details).toEqual([{ field: 'If-Match', message: expect.any(String) }]);
     });
 
+    it('answers 412 to If-None-Match: * on a change (the resource exists), and to a listed current tag', async () => {
+      const petId = await store.pet({ quantity: 3 });
+      const tag = etagOf(await api.get(`/pets/${petId}`, admin));
+      const ifNoneMatch = (value: string) => ({ 'if-none-match': value });
+      for (const value of ['*', tag, `W/${tag}`, `"old", ${tag}`]) {
+        const patched = await api.patch(`/pets/${petId}`, {
+          ...admin,
+          headers: ifNoneMatch(value),
+          body: { name: 'X' },
+        });
+        expect({ value, status: patched.status, code: patched.body.code }).toEqual({
+          value,
+          status: 412,
+          code: 'precondition_failed',
+        });
+      }
+      expect(etagOf(await api.get(`/pets/${petId}`, admin))).toBe(tag); // nothing changed
+      expectError(
+        await api.put(`/store/inventory/${petId}`, { ...admin, headers: ifNoneMatch('*'), body: { quantity: 9 } }),
+        412,
+        'precondition_failed',
+      );
+      expect((await store.stock(petId)).quantity).toBe(3);
+      const categoryId = await newCategory();
+      expectError(
+        await api.delete(`/categories/${categoryId}`, { ...admin, headers: ifNoneMatch('*') }),
+        412,
+        'precondition_failed',
+      );
+      expect((await api.get(`/categories/${categoryId}`, admin)).status).toBe(200);
+      // A tag that is no longer current lets the change through; a resource that does not exist is a 404 as ever.
+      const renamed = await api.patch(`/pets/${petId}`, {
+        ...admin,
+        headers: ifNoneMatch('"old"'),
+        body: { name: 'Y' },
+      });
+      expect(renamed.status).toBe(200);
+      expectError(
+        await api.patch('/pets/987654321', { ...admin, headers: ifNoneMatch('*'), body: { name: 'Z' } }),
+        404,
+        'not_found',
+      );
+      const malformed = await api.patch(`/pets/${petId}`, {
+        ...admin,
+        headers: ifNoneMatch('nope'),
+        body: { name: 'M' },
+      });
+      expectError(malformed, 400, 'validation_failed');
+      expect(malformed.body.details).toEqual([{ field: 'If-None-Match', message: expect.any(String) }]);
+    });
+
     it('guards every change: pet, category, stock entry, order (complete, cancel), webhook endpoint', async () => {
       const { key } = await api.customer('Conditional writer');
       const stale = '"AAAAAAAAAAAAAAAAAAAAAA"';

@@ -3087,6 +3087,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the category only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means
+         * "only if it does not exist yet"; the category exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         categoryId: number;
@@ -3202,8 +3207,8 @@ export interface operations {
         };
       };
       /**
-       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -3280,6 +3285,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the category only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means
+         * "only if it does not exist yet"; the category exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         categoryId: number;
@@ -3414,8 +3424,8 @@ export interface operations {
         };
       };
       /**
-       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -4095,6 +4105,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the pet only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only if
+         * it does not exist yet"; the pet exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         petId: number;
@@ -4210,8 +4225,8 @@ export interface operations {
         };
       };
       /**
-       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
-       * changed; read it again, then decide.
+       * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -4288,6 +4303,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the pet only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only if
+         * it does not exist yet"; the pet exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         petId: number;
@@ -4426,8 +4446,8 @@ export interface operations {
         };
       };
       /**
-       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
-       * changed; read it again, then decide.
+       * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -4825,6 +4845,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the stock entry only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means
+         * "only if it does not exist yet"; the stock entry exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         petId: number;
@@ -4955,8 +4980,8 @@ export interface operations {
         };
       };
       /**
-       * @description The stock entry changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
-       * nothing was changed; read it again, then decide.
+       * @description The stock entry changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -5578,6 +5603,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the order only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only
+         * if it does not exist yet"; the order exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         orderId: number;
@@ -5691,8 +5721,8 @@ export interface operations {
         };
       };
       /**
-       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -5769,6 +5799,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the order only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only
+         * if it does not exist yet"; the order exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         orderId: number;
@@ -5910,8 +5945,8 @@ export interface operations {
         };
       };
       /**
-       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -7031,6 +7066,11 @@ export interface operations {
          * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the webhook endpoint only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*`
+         * means "only if it does not exist yet"; the webhook endpoint exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         endpointId: number;
@@ -7138,8 +7178,8 @@ export interface operations {
         };
       };
       /**
-       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
-       * nothing was changed; read it again, then decide.
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -7216,6 +7256,11 @@ export interface operations {
          * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the webhook endpoint only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*`
+         * means "only if it does not exist yet"; the webhook endpoint exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         endpointId: number;
@@ -7352,8 +7397,8 @@ export interface operations {
         };
       };
       /**
-       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
-       * nothing was changed; read it again, then decide.
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
