@@ -272,6 +272,26 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
     expect((await api.get('/accounts/me', { key: replay.body.apiKey.key })).body.id).toBe(fresh[0].body.account.id);
   });
 
+  it('replays a sign-up to whoever presents its key and body, from any address (issue 36, 5e: decided)', async () => {
+    const proxied = await TestApp.startOn(api.databaseUrl, { http: { trustProxy: true } });
+    try {
+      const key = randomUUID();
+      const signUp = (address: string) =>
+        proxied.post('/accounts', {
+          body: { name: 'Roaming' },
+          headers: { ...withKey(key), 'x-forwarded-for': address },
+        });
+      const first = await signUp('203.0.113.10'); // on Wi-Fi
+      expect(first.status).toBe(201);
+      const retried = await signUp('198.51.100.20'); // the retry, on mobile data
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBe('true');
+      expect(retried.text).toBe(first.text);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('anonymous keys: another body is 422, and they are apart from every account’s keys', async () => {
     const key = randomUUID();
     expect((await api.post('/accounts', { body: { name: 'First' }, headers: withKey(key) })).status).toBe(201);
