@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { StoreFixtures } from './support/store-fixtures';
@@ -289,6 +289,27 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
       expect(retried.text).toBe(first.text);
     } finally {
       await proxied.close();
+    }
+  });
+
+  it('with IDEMPOTENCY_KEY_PEPPER keeps keys as their HMAC under it, and replays as ever', async () => {
+    const pepper = randomBytes(24).toString('hex');
+    const peppered = await TestApp.startOn(api.databaseUrl, { auth: { idempotencyKeyPeppers: [pepper] } });
+    try {
+      const key = randomUUID();
+      const signUp = () => peppered.post('/accounts', { body: { name: 'Peppered' }, headers: withKey(key) });
+      const first = await signUp();
+      expect(first.status).toBe(201);
+      const hmac = createHmac('sha256', pepper).update(key, 'utf8').digest('hex');
+      const rows = await api.sql(`SELECT key_hash, result FROM idempotency_keys WHERE key_hash = ANY($1)`, [
+        [hmac, keyHash(key)],
+      ]);
+      expect(rows).toEqual([{ key_hash: hmac, result: expect.stringMatching(/^v2\./) }]);
+      const replay = await signUp();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(first.text);
+    } finally {
+      await peppered.close();
     }
   });
 

@@ -74,6 +74,9 @@ describe('loadConfig', () => {
     ['ADMIN_API_KEY', 'abcdefgh'.repeat(4)],
     ['ADMIN_API_KEY', 'password1234password1234password'],
     ['ADMIN_API_KEY', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab'],
+    ['IDEMPOTENCY_KEY_PEPPER', 'a'.repeat(32)],
+    ['IDEMPOTENCY_KEY_PEPPER', `${randomBytes(16).toString('hex')},short`],
+    ['IDEMPOTENCY_KEY_PEPPER', Array.from({ length: 4 }, () => randomBytes(16).toString('hex')).join(',')],
     ['RATE_LIMIT_PER_MINUTE', '-1'],
     ['REDIS_URL', 'http://x'],
     ['PET_BY_ID_SUNSET', 'soon'],
@@ -97,6 +100,13 @@ describe('loadConfig', () => {
       'test-admin-key-0123456789abcdefghijklmnop', // the tests' own
     ];
     for (const key of random) expect(loadConfig({ ADMIN_API_KEY: key }).auth.adminApiKey).toBe(key);
+  });
+
+  it('takes IDEMPOTENCY_KEY_PEPPER as up to 3 secrets, newest first; unset, none', () => {
+    expect(loadConfig({}).auth.idempotencyKeyPeppers).toEqual([]);
+    const [current, previous] = [randomBytes(24).toString('hex'), randomBytes(24).toString('base64url')];
+    const config = loadConfig({ IDEMPOTENCY_KEY_PEPPER: `${current}, ${previous}` });
+    expect(config.auth.idempotencyKeyPeppers).toEqual([current, previous]);
   });
 
   it('has the documented time bounds, each settable, and keeps the headers bound within the request bound', () => {

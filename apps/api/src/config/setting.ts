@@ -121,6 +121,20 @@ export function secret(minLength: number): Kind<string> {
   };
 }
 
+/** Up to `maxItems` secrets, comma-separated, each as `secret` takes it (a pepper and the previous ones). */
+export function secretList(minLength: number, maxItems: number): Kind<string[]> {
+  const one = secret(minLength);
+  return {
+    type: `up to ${maxItems} secrets as \`ADMIN_API_KEY\`'s, comma-separated, newest first`,
+    problem: `must be up to ${maxItems} comma-separated values, each ${one.problem.replace(/^must be /, '')}`,
+    schema: z
+      .string()
+      .transform((value) => value.split(',').map((item) => item.trim()))
+      .pipe(z.array(one.schema).min(1).max(maxItems)),
+    echo: false,
+  };
+}
+
 /** A URL of one of these schemes (`redis`, `rediss`). */
 export function url(...schemes: string[]): Kind<string> {
   const names = schemes.map((scheme) => `${scheme}://`).join(' or ');
