@@ -157,6 +157,57 @@ describe('conditional requests (HTTP, real PostgreSQL)', () => {
       expect(malformed.body.details).toEqual([{ field: 'If-Match', message: expect.any(String) }]);
     });
 
+    it('answers 412 to If-None-Match: * on a change (the resource exists), and to a listed current tag', async () => {
+      const petId = await store.pet({ quantity: 3 });
+      const tag = etagOf(await api.get(`/pets/${petId}`, admin));
+      const ifNoneMatch = (value: string) => ({ 'if-none-match': value });
+      for (const value of ['*', tag, `W/${tag}`, `"old", ${tag}`]) {
+        const patched = await api.patch(`/pets/${petId}`, {
+          ...admin,
+          headers: ifNoneMatch(value),
+          body: { name: 'X' },
+        });
+        expect({ value, status: patched.status, code: patched.body.code }).toEqual({
+          value,
+          status: 412,
+          code: 'precondition_failed',
+        });
+      }
+      expect(etagOf(await api.get(`/pets/${petId}`, admin))).toBe(tag); // nothing changed
+      expectError(
+        await api.put(`/store/inventory/${petId}`, { ...admin, headers: ifNoneMatch('*'), body: { quantity: 9 } }),
+        412,
+        'precondition_failed',
+      );
+      expect((await store.stock(petId)).quantity).toBe(3);
+      const categoryId = await newCategory();
+      expectError(
+        await api.delete(`/categories/${categoryId}`, { ...admin, headers: ifNoneMatch('*') }),
+        412,
+        'precondition_failed',
+      );
+      expect((await api.get(`/categories/${categoryId}`, admin)).status).toBe(200);
+      // A tag that is no longer current lets the change through; a resource that does not exist is a 404 as ever.
+      const renamed = await api.patch(`/pets/${petId}`, {
+        ...admin,
+        headers: ifNoneMatch('"old"'),
+        body: { name: 'Y' },
+      });
+      expect(renamed.status).toBe(200);
+      expectError(
+        await api.patch('/pets/987654321', { ...admin, headers: ifNoneMatch('*'), body: { name: 'Z' } }),
+        404,
+        'not_found',
+      );
+      const malformed = await api.patch(`/pets/${petId}`, {
+        ...admin,
+        headers: ifNoneMatch('nope'),
+        body: { name: 'M' },
+      });
+      expectError(malformed, 400, 'validation_failed');
+      expect(malformed.body.details).toEqual([{ field: 'If-None-Match', message: expect.any(String) }]);
+    });
+
     it('guards every change: pet, category, stock entry, order (complete, cancel), webhook endpoint', async () => {
       const { key } = await api.customer('Conditional writer');
       const stale = '"AAAAAAAAAAAAAAAAAAAAAA"';
@@ -337,5 +388,35 @@ describe.each(STORES)('conditional requests and the rate limit, %s', (_, redisUr
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await api.get(`/messages/${created.body.id}`, { key })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it('refunds a 304 earned by a weak tag or a list of tags that holds the current one', async () => {
+    const { key } = await api.customer('Listing tags');
+    const created = await api.post('/messages', { key, body: { message: 'poll me' } }); // 1 of 6
+    const read = await api.get(`/messages/${created.body.id}`, { key }); // 2 of 6
+    const tag = etagOf(read);
+    for (const value of [`W/${tag}`, `"old", ${tag}`, `W/"old", W/${tag}`]) {
+      const notModified = await api.get(`/messages/${created.body.id}`, { key, headers: { 'if-none-match': value } });
+      expect({ value, status: notModified.status }).toEqual({ value, status: 304 });
+      expect(notModified.headers.get('ratelimit')).toMatch(/^"default";r=4;t=\d+$/);
+    }
+    // A list without the current tag is a full answer, charged.
+    const changed = await api.get(`/messages/${created.body.id}`, { key, headers: { 'if-none-match': '"old"' } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('ratelimit')).toMatch(/^"default";r=3;t=\d+$/);
+  });
+
+  it('charges a 304 earned by If-None-Match: *, which matches without knowing the resource', async () => {
+    const { key } = await api.customer('Star');
+    const created = await api.post('/messages', { key, body: { message: 'poll me' } }); // 1 of 6
+    const star = () => api.get(`/messages/${created.body.id}`, { key, headers: { 'if-none-match': '*' } });
+    const first = await star(); // 2 of 6
+    expect(first.status).toBe(304);
+    expect(first.headers.get('ratelimit')).toMatch(/^"default";r=4;t=\d+$/);
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await star()).status);
+    // Four more 304s spend the budget; then the usual 429, as for any other request.
+    expect(statuses).toEqual([304, 304, 304, 304, 429, 429]);
+    expectError(await star(), 429, 'rate_limited');
   });
 });

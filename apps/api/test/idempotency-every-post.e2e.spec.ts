@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { StoreFixtures } from './support/store-fixtures';
@@ -272,6 +272,47 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
     expect((await api.get('/accounts/me', { key: replay.body.apiKey.key })).body.id).toBe(fresh[0].body.account.id);
   });
 
+  it('replays a sign-up to whoever presents its key and body, from any address (issue 36, 5e: decided)', async () => {
+    const proxied = await TestApp.startOn(api.databaseUrl, { http: { trustProxy: true } });
+    try {
+      const key = randomUUID();
+      const signUp = (address: string) =>
+        proxied.post('/accounts', {
+          body: { name: 'Roaming' },
+          headers: { ...withKey(key), 'x-forwarded-for': address },
+        });
+      const first = await signUp('203.0.113.10'); // on Wi-Fi
+      expect(first.status).toBe(201);
+      const retried = await signUp('198.51.100.20'); // the retry, on mobile data
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBe('true');
+      expect(retried.text).toBe(first.text);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('with IDEMPOTENCY_KEY_PEPPER keeps keys as their HMAC under it, and replays as ever', async () => {
+    const pepper = randomBytes(24).toString('hex');
+    const peppered = await TestApp.startOn(api.databaseUrl, { auth: { idempotencyKeyPeppers: [pepper] } });
+    try {
+      const key = randomUUID();
+      const signUp = () => peppered.post('/accounts', { body: { name: 'Peppered' }, headers: withKey(key) });
+      const first = await signUp();
+      expect(first.status).toBe(201);
+      const hmac = createHmac('sha256', pepper).update(key, 'utf8').digest('hex');
+      const rows = await api.sql(`SELECT key_hash, result FROM idempotency_keys WHERE key_hash = ANY($1)`, [
+        [hmac, keyHash(key)],
+      ]);
+      expect(rows).toEqual([{ key_hash: hmac, result: expect.stringMatching(/^v2\./) }]);
+      const replay = await signUp();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(first.text);
+    } finally {
+      await peppered.close();
+    }
+  });
+
   it('anonymous keys: another body is 422, and they are apart from every account’s keys', async () => {
     const key = randomUUID();
     expect((await api.post('/accounts', { body: { name: 'First' }, headers: withKey(key) })).status).toBe(201);
@@ -318,6 +359,44 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
       ).body.secret,
     ).toBe(endpoint.body.secret);
     await api.delete(`/webhooks/endpoints/${endpoint.body.id}`, { key: ADMIN_KEY });
+  });
+
+  it('a result that shows a secret replays to the key that asked for it only (an expiring key gets none)', async () => {
+    const { key: lasting } = await api.customer('Two keys');
+    const expiresAt = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+    const expiring = (await api.post('/accounts/me/api-keys', { key: lasting, body: { expiresAt } })).body.key;
+    const idempotencyKey = randomUUID();
+    const make = (key: string) =>
+      api.post('/accounts/me/api-keys', { key, body: { name: 'forever' }, headers: withKey(idempotencyKey) });
+    const made = await make(lasting);
+    expect(made.status).toBe(201);
+    expect(made.body.expiresAt).toBeNull();
+    const keys = async () => (await api.get('/accounts/me/api-keys', { key: lasting })).body.length as number;
+    const before = await keys();
+
+    // The expiring key presenting the same Idempotency-Key and body: another request, not a replay.
+    const replayed = await make(expiring);
+    expectError(replayed, 422, 'idempotency_key_reused');
+    expect(replayed.text).not.toContain(made.body.key);
+    expect(await keys()).toBe(before);
+    // The key that asked still gets its answer again.
+    const again = await make(lasting);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.key).toBe(made.body.key);
+
+    // A record kept before results were scoped to a key (its fingerprint has no key id) is withheld from either.
+    const legacyKey = randomUUID();
+    const body = { name: 'legacy' };
+    const legacy = await api.post('/accounts/me/api-keys', { key: lasting, body, headers: withKey(legacyKey) });
+    expect(legacy.status).toBe(201);
+    const unscoped = createHash('sha256').update('POST /accounts/me/api-keys\n{"name":"legacy"}').digest('hex');
+    await api.sql(`UPDATE idempotency_keys SET fingerprint = $1 WHERE key_hash = $2`, [unscoped, keyHash(legacyKey)]);
+    for (const key of [lasting, expiring]) {
+      const answer = await api.post('/accounts/me/api-keys', { key, body, headers: withKey(legacyKey) });
+      expectError(answer, 409, 'idempotency_replay_withheld');
+      expect(answer.text).not.toContain(legacy.body.key);
+    }
+    expect(await keys()).toBe(before + 1);
   });
 
   it('a sealed result that does not open is 409 idempotency_replay_withheld, and nothing is done again', async () => {

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import type { ConfigOverrides } from '../src/config/app-config';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+import { eventually, WebhookReceiver } from './support/webhook-receiver';
 
 describe('rate limit, in process (HTTP, real PostgreSQL)', () => {
   let api: TestApp;
@@ -257,7 +258,7 @@ describe('webhook pings: 5 a minute per account, shared by instances through the
       if (ping.status === 429) {
         expectError(ping, 429, 'rate_limited');
         expect(Number(ping.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-        expect(ping.headers.get('ratelimit-policy')).toBe('"default";q=100;w=60, "webhook-pings";q=5;w=60');
+        expect(ping.headers.get('ratelimit-policy')).toBe('"default";q=100;w=60, "webhook-outbound";q=5;w=60');
       }
     }
     expect(statuses).toEqual([202, 202, 202, 202, 202, 429]);
@@ -266,5 +267,56 @@ describe('webhook pings: 5 a minute per account, shared by instances through the
     const other = await first.customer('Other pinger');
     const otherHook = (await first.post('/webhooks/endpoints', { key: other.key, body })).body.id as number;
     expect((await second.post(`/webhooks/endpoints/${otherHook}/test`, { key: other.key })).status).toBe(202);
+  });
+});
+
+/**
+ * A redelivery makes the same outbound POST as a ping, at once, to a URL the customer chose: it counts against the
+ * same budget (issue 36, finding 2: five deliveries retried in parallel gave 153 outbound POSTs in 15 s).
+ */
+describe('webhook redeliveries share the pings budget (worker on, a local receiver)', () => {
+  let api: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    api = await TestApp.start({
+      auth: { rateLimitPerMinute: 100 },
+      messaging: { worker: true },
+      webhooks: { allowPrivate: true },
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await receiver?.close();
+  });
+
+  it('refuses the sixth ping or redelivery of a minute with 429, and sends nothing for it', async () => {
+    const { key } = await api.customer('Replaying');
+    const body = { url: `${receiver.url}/outbound`, events: ['order.placed'] };
+    const hook = (await api.post('/webhooks/endpoints', { key, body })).body.id as number;
+    const deliveries = () => api.get(`/webhooks/endpoints/${hook}/deliveries`, { key });
+    expect((await api.post(`/webhooks/endpoints/${hook}/test`, { key })).status).toBe(202); // 1 of 5
+    const [ping] = await eventually(
+      async () => (await deliveries()).body,
+      (list) => list[0]?.status === 'delivered',
+    );
+    const retry = () => api.post(`/webhooks/endpoints/${hook}/deliveries/${ping.id}/retry`, { key });
+    for (let i = 2; i <= 5; i++) {
+      const accepted = await retry();
+      expect({ i, status: accepted.status }).toEqual({ i, status: 202 });
+      expect(accepted.headers.get('ratelimit-policy')).toBe('"default";q=100;w=60, "webhook-outbound";q=5;w=60');
+      await eventually(
+        async () => (await deliveries()).body,
+        (list) => list[0]?.status === 'delivered' && list[0]?.attempts === i,
+      );
+    }
+    const refused = await retry();
+    expectError(refused, 429, 'rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"webhook-outbound";r=0;t=\d+$/);
+    expectError(await api.post(`/webhooks/endpoints/${hook}/test`, { key }), 429, 'rate_limited');
+    expect(receiver.to('/outbound')).toHaveLength(5);
+    expect((await deliveries()).body[0]).toMatchObject({ id: ping.id, status: 'delivered', attempts: 5 });
   });
 });

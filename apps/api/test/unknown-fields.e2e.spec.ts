@@ -65,6 +65,20 @@ describe('every operation refuses what it does not define (HTTP, real PostgreSQL
     }
   });
 
+  it("refuses names of every object's prototype in a query, on every operation (?__proto__=1 included)", async () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'prototype']) {
+      for (const { method, path } of operations) {
+        const response = await api.request(method, `${path}?${name}=1`, { key: ADMIN_KEY });
+        expect({ method, path, status: response.status, details: response.body?.details }).toEqual({
+          method,
+          path,
+          status: 400,
+          details: [{ field: name, message: `${name} is not a known query parameter` }],
+        });
+      }
+    }
+  });
+
   it('still takes every defined parameter and field', async () => {
     expect((await api.get('/pets?status=available&limit=5', { key: ADMIN_KEY })).status).toBe(200);
     expect((await api.post('/accounts', { body: { name: 'Fine' } })).status).toBe(201);

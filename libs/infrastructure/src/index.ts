@@ -9,6 +9,7 @@ export * from './persistence/order/pg-order.repository';
 export * from './persistence/stock/pg-stock-levels';
 export * from './security/crypto-api-key-secrets';
 export * from './security/hkdf-result-sealer';
+export * from './security/idempotency-key-peppers';
 export * from './system/system-clock';
 export * from './persistence/idempotency/pg-idempotency.store';
 export * from './persistence/message/pg-message.repository';

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { AppConfig, ConfigError, defaultOf, loadConfig } from './app-config';
+
+const ADMIN_KEY_OF_TEST = 'config-admin-key-5f0c9e2b7d4a18c3e6b1';
 
 /** The eight time bounds, as the flat `timeouts` object the loader handed out before the schema grouped them. */
 function timeouts({ http, database }: AppConfig) {
@@ -32,7 +35,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '8080',
       DATABASE_URL: 'postgres://u@db:5432/petstore',
-      ADMIN_API_KEY: 'a'.repeat(32),
+      ADMIN_API_KEY: ADMIN_KEY_OF_TEST,
       RATE_LIMIT_PER_MINUTE: '0',
       REDIS_URL: 'redis://localhost:6379',
       PET_BY_ID_SUNSET: '2030-01-01T00:00:00Z',
@@ -47,7 +50,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       http: { port: 8080 },
       database: { url: 'postgres://u@db:5432/petstore' },
-      auth: { adminApiKey: 'a'.repeat(32), rateLimitPerMinute: 0, redisUrl: 'redis://localhost:6379' },
+      auth: { adminApiKey: ADMIN_KEY_OF_TEST, rateLimitPerMinute: 0, redisUrl: 'redis://localhost:6379' },
       observability: {
         logLevel: 'debug',
         logFormat: 'pretty',
@@ -66,6 +69,14 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x@y/z'],
     ['DATABASE_URL', 'not a url'],
     ['ADMIN_API_KEY', 'short'],
+    ['ADMIN_API_KEY', 'a'.repeat(32)],
+    ['ADMIN_API_KEY', 'ab'.repeat(16)],
+    ['ADMIN_API_KEY', 'abcdefgh'.repeat(4)],
+    ['ADMIN_API_KEY', 'password1234password1234password'],
+    ['ADMIN_API_KEY', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab'],
+    ['IDEMPOTENCY_KEY_PEPPER', 'a'.repeat(32)],
+    ['IDEMPOTENCY_KEY_PEPPER', `${randomBytes(16).toString('hex')},short`],
+    ['IDEMPOTENCY_KEY_PEPPER', Array.from({ length: 4 }, () => randomBytes(16).toString('hex')).join(',')],
     ['RATE_LIMIT_PER_MINUTE', '-1'],
     ['REDIS_URL', 'http://x'],
     ['PET_BY_ID_SUNSET', 'soon'],
@@ -80,6 +91,22 @@ describe('loadConfig', () => {
   ])('refuses %s=%s with a line naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+
+  it('takes an ADMIN_API_KEY from a random source, whatever its alphabet, and a long chosen one', () => {
+    const random = [
+      ...Array.from({ length: 500 }, () => randomBytes(16).toString('hex')), // `openssl rand -hex 16`: 32 characters
+      ...Array.from({ length: 100 }, () => randomBytes(24).toString('base64url')),
+      'test-admin-key-0123456789abcdefghijklmnop', // the tests' own
+    ];
+    for (const key of random) expect(loadConfig({ ADMIN_API_KEY: key }).auth.adminApiKey).toBe(key);
+  });
+
+  it('takes IDEMPOTENCY_KEY_PEPPER as up to 3 secrets, newest first; unset, none', () => {
+    expect(loadConfig({}).auth.idempotencyKeyPeppers).toEqual([]);
+    const [current, previous] = [randomBytes(24).toString('hex'), randomBytes(24).toString('base64url')];
+    const config = loadConfig({ IDEMPOTENCY_KEY_PEPPER: `${current}, ${previous}` });
+    expect(config.auth.idempotencyKeyPeppers).toEqual([current, previous]);
   });
 
   it('has the documented time bounds, each settable, and keeps the headers bound within the request bound', () => {

@@ -14,6 +14,7 @@ import {
   oneOf,
   optional,
   secret,
+  secretList,
   setting,
   Setting,
   text,
@@ -182,7 +183,15 @@ export const CONFIG_SCHEMA = {
     adminApiKey: optional(
       'ADMIN_API_KEY',
       secret(ADMIN_API_KEY_MIN_LENGTH),
-      'bootstrap administrator key; idempotent; a new one revokes the previous',
+      'bootstrap administrator key (`openssl rand -hex 24`); idempotent; a new one revokes the previous',
+    ),
+    idempotencyKeyPeppers: optional(
+      'IDEMPOTENCY_KEY_PEPPER',
+      secretList(ADMIN_API_KEY_MIN_LENGTH, 3),
+      'Idempotency-Keys are kept as their HMAC under the first (and results showing a secret sealed with it), ' +
+        'so a copy of the database cannot test guessed keys; older values, after it, still find and open the ' +
+        'records of the last 24 hours. Unset = plain SHA-256 (see Security and limits)',
+      [] as string[],
     ),
     apiKeyCacheSeconds: setting(
       'API_KEY_CACHE_SECONDS',

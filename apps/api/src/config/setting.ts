@@ -76,12 +76,61 @@ export function text(): Kind<string> {
   return { type: 'text', problem: 'must be text', schema: z.string() };
 }
 
-/** A secret: at least `minLength` characters, no white space. */
+/** The least a secret's characters, counted, must add up to (`estimatedBits`); see `secret`. */
+export const SECRET_MIN_BITS = 80;
+
+/**
+ * An estimate of a value's entropy in bits from its own characters: the length times the Shannon entropy of their
+ * frequencies. It cannot tell a random value from a chosen one (`abcdefghijklmnopqrstuvwxyz012345` passes), only
+ * catch the obvious: `a` × 32 is 0 bits, two characters alternating 32. 32 hex digits of a random source
+ * (`openssl rand -hex 16`, 128 bits) give at least 89 in 200,000 draws, so a real key is never refused.
+ */
+export function estimatedBits(value: string): number {
+  const counts = new Map<string, number>();
+  for (const char of value) counts.set(char, (counts.get(char) ?? 0) + 1);
+  const length = [...value].length;
+  let bits = 0;
+  for (const count of counts.values()) bits -= count * Math.log2(count / length);
+  return bits;
+}
+
+/** Whether the value is a shorter part repeated (`abcd` × 8, `password1234password1234password`). */
+export function isRepetition(value: string): boolean {
+  for (let period = 1; period <= value.length / 2; period++) {
+    if (value.slice(period) === value.slice(0, value.length - period)) return true;
+  }
+  return false;
+}
+
+/**
+ * A secret: at least `minLength` characters, no white space, and not obviously guessable: not a shorter part
+ * repeated, and at least SECRET_MIN_BITS by `estimatedBits` (issue 36, 5a: 32 identical characters were accepted).
+ */
 export function secret(minLength: number): Kind<string> {
   return {
-    type: `text, ${minLength}+ characters, no spaces`,
-    problem: `must be at least ${minLength} characters without spaces`,
-    schema: z.string().min(minLength).regex(/^\S+$/),
+    type: `text, ${minLength}+ characters, no spaces, random (not a repetition, ${SECRET_MIN_BITS}+ bits)`,
+    problem:
+      `must be at least ${minLength} characters without spaces, and random: not a shorter part repeated, ` +
+      `with at least ${SECRET_MIN_BITS} bits by the count of its characters (\`openssl rand -hex 24\` makes one)`,
+    schema: z
+      .string()
+      .min(minLength)
+      .regex(/^\S+$/)
+      .refine((value) => !isRepetition(value) && estimatedBits(value) >= SECRET_MIN_BITS),
+    echo: false,
+  };
+}
+
+/** Up to `maxItems` secrets, comma-separated, each as `secret` takes it (a pepper and the previous ones). */
+export function secretList(minLength: number, maxItems: number): Kind<string[]> {
+  const one = secret(minLength);
+  return {
+    type: `up to ${maxItems} secrets as \`ADMIN_API_KEY\`'s, comma-separated, newest first`,
+    problem: `must be up to ${maxItems} comma-separated values, each ${one.problem.replace(/^must be /, '')}`,
+    schema: z
+      .string()
+      .transform((value) => value.split(',').map((item) => item.trim()))
+      .pipe(z.array(one.schema).min(1).max(maxItems)),
     echo: false,
   };
 }

@@ -1,4 +1,4 @@
-import { WEBHOOK_PINGS_PER_MINUTE } from '../common/rate-limit/rate-limit.hook';
+import { WEBHOOK_OUTBOUND_PER_MINUTE } from '../common/rate-limit/rate-limit.hook';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -194,7 +194,9 @@ export class WebhooksController {
       'duplicate). Should that attempt fail, the delivery continues its retry schedule where it stopped; after ' +
       'the ninth attempt none is left and it is `failed` again. A delivery still `pending` answers 409 ' +
       '`delivery_pending` (its next attempt is queued already). `GET /webhooks/endpoints/{endpointId}/deliveries` ' +
-      'lists the ids; events older than the retention period are gone with their deliveries.',
+      'lists the ids; events older than the retention period are gone with their deliveries. Redeliveries share ' +
+      `the pings' budget: ${WEBHOOK_OUTBOUND_PER_MINUTE} pings and redeliveries a minute per account (shared by ` +
+      'every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'Queued: the delivery, `pending` again.' })
   @ApiErrors({
@@ -216,8 +218,8 @@ export class WebhooksController {
     summary: 'Send a `ping` event to the endpoint',
     description:
       'One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings have a ' +
-      `budget of their own: ${WEBHOOK_PINGS_PER_MINUTE} a minute per account (shared by every instance), on top of ` +
-      'the general rate limit; past it, 429 `rate_limited` with `Retry-After`.',
+      `budget of their own, shared with redeliveries: ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per account (shared ` +
+      'by every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.',
   })
   @ApiAcceptedResponse({ type: WebhookPingDto })
   async test(

@@ -16,7 +16,10 @@ export class PreconditionFailedError extends ApplicationError {
   readonly kind = 'precondition_failed' as const;
 
   constructor() {
-    super('The resource changed since you read it (If-Match): read it again, then retry the change.');
+    super(
+      'The resource is not as the request expects (If-Match, If-None-Match): it changed since you read it, or, ' +
+        'for If-None-Match: *, it exists. Read it again, then decide.',
+    );
   }
 }
 

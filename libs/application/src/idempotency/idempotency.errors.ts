@@ -8,11 +8,17 @@ export class IdempotencyKeyInUseError extends ApplicationError {
   }
 }
 
-/** The key already belongs to a different request (another method, path or body). */
+/**
+ * The key already belongs to a different request (another method, path or body; for a result that shows a secret,
+ * another API key of the account).
+ */
 export class IdempotencyKeyReusedError extends ApplicationError {
   readonly kind = 'idempotency_key_reused' as const;
   constructor() {
-    super('This Idempotency-Key was already used with a different request.');
+    super(
+      'This Idempotency-Key was already used with a different request (or, for a response that shows a secret, ' +
+        'by another API key).',
+    );
   }
 }
 

@@ -22,8 +22,14 @@ export interface IdempotentRequest {
   accountId: IdempotencyOwner;
   /** The Idempotency-Key as the client sent it (the store keeps only its hash). */
   key: string;
-  /** What makes two requests the same (method, path, body). */
+  /** What makes two requests the same (method, path, body; for a sealed result, the API key that sent it). */
   fingerprint: string;
+  /**
+   * A fingerprint under which a kept result exists but must not be replayed to this request, nor is it another
+   * request: a record of a release that did not scope sealed results to the API key (its fingerprint lacks the key).
+   * It cannot say which key made it, so its replay is withheld (IdempotentReplayWithheldError); nothing runs again.
+   */
+  withheldFingerprint?: string;
   /** The result shows a secret: it is kept sealed with a key derived from `key` (ResultSealer). */
   sealResult?: boolean;
 }
@@ -56,7 +62,10 @@ export class RunIdempotently {
       const now = this.clock.now();
       const existing = await this.store.find(owner, key, now);
       if (existing) {
-        if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+        if (existing.fingerprint !== fingerprint) {
+          if (existing.fingerprint === request.withheldFingerprint) throw new IdempotentReplayWithheldError();
+          throw new IdempotencyKeyReusedError();
+        }
         if (!existing.sealed) return { replayed: true, result: existing.result };
         const json = this.sealer.open(existing.result.json, key, binding);
         if (json === null) throw new IdempotentReplayWithheldError();

@@ -497,7 +497,9 @@ export interface paths {
      * that attempt fail, the delivery continues its retry schedule where it stopped; after the ninth attempt none is
      * left and it is `failed` again. A delivery still `pending` answers 409 `delivery_pending` (its next attempt is
      * queued already). `GET /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention
-     * period are gone with their deliveries.
+     * period are gone with their deliveries. Redeliveries share the pings' budget: 5 pings and redeliveries a minute
+     * per account (shared by every instance), on top of the general rate limit; past it, 429 `rate_limited` with
+     * `Retry-After`.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -518,8 +520,8 @@ export interface paths {
     /**
      * Send a `ping` event to the endpoint
      * @description One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings
-     * have a budget of their own: 5 a minute per account (shared by every instance), on top of the general rate limit;
-     * past it, 429 `rate_limited` with `Retry-After`.
+     * have a budget of their own, shared with redeliveries: 5 a minute per account (shared by every instance), on top
+     * of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.
      */
     post: operations['testWebhookEndpoint'];
     delete?: never;
@@ -2943,7 +2945,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -3102,6 +3104,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the category only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means
+         * "only if it does not exist yet"; the category exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         categoryId: number;
@@ -3217,8 +3224,8 @@ export interface operations {
         };
       };
       /**
-       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -3295,6 +3302,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the category only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means
+         * "only if it does not exist yet"; the category exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         categoryId: number;
@@ -3429,8 +3441,8 @@ export interface operations {
         };
       };
       /**
-       * @description The category changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -3879,7 +3891,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -4110,6 +4122,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the pet only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only if
+         * it does not exist yet"; the pet exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         petId: number;
@@ -4225,8 +4242,8 @@ export interface operations {
         };
       };
       /**
-       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
-       * changed; read it again, then decide.
+       * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -4303,6 +4320,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the pet only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only if
+         * it does not exist yet"; the pet exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         petId: number;
@@ -4441,8 +4463,8 @@ export interface operations {
         };
       };
       /**
-       * @description The pet changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing was
-       * changed; read it again, then decide.
+       * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -4681,7 +4703,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
-         * 304 without a body, which does not count against the rate limit.
+         * 304 without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -4840,6 +4862,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the stock entry only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means
+         * "only if it does not exist yet"; the stock entry exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         petId: number;
@@ -4970,8 +4997,8 @@ export interface operations {
         };
       };
       /**
-       * @description The stock entry changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
-       * nothing was changed; read it again, then decide.
+       * @description The stock entry changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -5429,7 +5456,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -5593,6 +5620,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the order only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only
+         * if it does not exist yet"; the order exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         orderId: number;
@@ -5706,8 +5738,8 @@ export interface operations {
         };
       };
       /**
-       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -5784,6 +5816,11 @@ export interface operations {
          * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the order only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*` means "only
+         * if it does not exist yet"; the order exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         orderId: number;
@@ -5925,8 +5962,8 @@ export interface operations {
         };
       };
       /**
-       * @description The order changed since you read the `ETag` sent in `If-Match` (`precondition_failed`): nothing
-       * was changed; read it again, then decide.
+       * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -6372,7 +6409,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit.
+         * without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -6884,7 +6921,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
-         * is 304 without a body, which does not count against the rate limit.
+         * is 304 without a body, which does not count against the rate limit (one earned by `*` does).
          */
         'If-None-Match'?: string;
       };
@@ -7046,6 +7083,11 @@ export interface operations {
          * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the webhook endpoint only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*`
+         * means "only if it does not exist yet"; the webhook endpoint exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         endpointId: number;
@@ -7153,8 +7195,8 @@ export interface operations {
         };
       };
       /**
-       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
-       * nothing was changed; read it again, then decide.
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {
@@ -7231,6 +7273,11 @@ export interface operations {
          * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
+        /**
+         * @description Change the webhook endpoint only if its `ETag` is not listed (RFC 9110, 13.1.2): else 412. `*`
+         * means "only if it does not exist yet"; the webhook endpoint exists (else 404), so `*` is always 412.
+         */
+        'If-None-Match'?: string;
       };
       path: {
         endpointId: number;
@@ -7367,8 +7414,8 @@ export interface operations {
         };
       };
       /**
-       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match` (`precondition_failed`):
-       * nothing was changed; read it again, then decide.
+       * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
        */
       412: {
         headers: {

@@ -4,7 +4,7 @@ import type { Precondition } from '@petstore/application';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import { MergeRouteConfig } from '../http/route-config';
-import { entityTagOf, matchesStrongly, parseEntityTags } from './entity-tag';
+import { EntityTagList, entityTagOf, matchesStrongly, matchesWeakly, parseEntityTags } from './entity-tag';
 
 /** The marker rides in the Fastify route's config, where the hook finds it for every request… */
 export const CONDITIONAL_ROUTE_CONFIG = 'petstoreConditional';
@@ -16,9 +16,9 @@ export const CONDITIONAL_OPENAPI_MARKER = 'x-petstore-conditional';
  * `@Conditional('pet')` (the resource, as its 412 names it):
  * - its 200 responses carry `ETag`, the entity tag of the body (conditional.hooks.ts);
  * - a `GET` (and `HEAD`) answers `304 Not Modified`, without a body, when `If-None-Match` lists that tag or is `*`;
- *   a 304 does not count against the rate limit;
- * - a `PUT`/`PATCH`/`DELETE` takes `If-Match` through `@IfMatch(…)` on a parameter, and answers 412
- *   `precondition_failed` when the resource changed meanwhile.
+ *   a 304 earned by a listed tag does not count against the rate limit (one earned by `*` does);
+ * - a `PUT`/`PATCH`/`DELETE` takes `If-Match` (and `If-None-Match`) through `@IfMatch(…)` on a parameter, and
+ *   answers 412 `precondition_failed` when the resource changed meanwhile (or, for `If-None-Match: *`, exists).
  * The description gets the headers and the 304/412 responses (`describeConditionalRequests`).
  */
 export function Conditional(resource: string): MethodDecorator {
@@ -29,21 +29,41 @@ export function Conditional(resource: string): MethodDecorator {
 }
 
 /**
- * The request's `If-Match` as a precondition for the use case, which asks it under the resource's row lock: it holds
- * when the tag of the representation the resource has then (`represent`, the DTO the `GET` sends) is listed, or
- * `If-Match` is `*` (any current representation). Without `If-Match`, undefined: the change runs as it always did.
- * A value that is not `*` or a list of entity tags is refused (400 `validation_failed`) rather than silently never
- * matching. `@IfMatch(PetDto.from) precondition?: Precondition<Pet>`.
+ * The request's `If-Match` and `If-None-Match` as a precondition for the use case, which asks it under the resource's
+ * row lock, with the tag of the representation the resource has then (`represent`, the DTO the `GET` sends):
+ * - `If-Match` holds when that tag is listed (strong comparison), or is `*` (any current representation);
+ * - `If-None-Match` holds when that tag is not listed (weak comparison) and it is not `*` (RFC 9110, 13.1.2: on a
+ *   method other than GET/HEAD a false condition is 412). `*` asks for creation only ("no current representation"),
+ *   and every resource these operations change exists (one that does not is a 404 before any precondition), so `*`
+ *   is always 412: a client meaning "do not overwrite" is never overwritten (issue 36, 5b: it used to be ignored).
+ * Without either header, undefined: the change runs as it always did. A value that is not `*` or a list of entity
+ * tags is refused (400 `validation_failed`) rather than silently never matching. `@IfMatch(PetDto.from)
+ * precondition?: Precondition<Pet>`.
  */
 export const IfMatch = createParamDecorator(
   <T>(represent: (current: T) => unknown, context: ExecutionContext): Precondition<T> | undefined => {
-    const header = context.switchToHttp().getRequest<FastifyRequest>().headers['if-match'];
-    if (header === undefined) return undefined;
-    const listed = parseEntityTags(header);
-    if (listed === null) {
-      const message = 'If-Match must be `*` or a comma-separated list of entity tags, as ETag sends them ("…").';
-      throw new ApiError(400, 'validation_failed', message, [{ field: 'If-Match', message }]);
-    }
-    return { holds: (current: T) => matchesStrongly(listed, entityTagOf(represent(current))) };
+    const headers = context.switchToHttp().getRequest<FastifyRequest>().headers;
+    const ifMatch = preconditionHeader('If-Match', headers['if-match']);
+    const ifNoneMatch = preconditionHeader('If-None-Match', headers['if-none-match']);
+    if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+    return {
+      holds: (current: T) => {
+        const tag = entityTagOf(represent(current));
+        return (
+          (ifMatch === undefined || matchesStrongly(ifMatch, tag)) &&
+          (ifNoneMatch === undefined || !matchesWeakly(ifNoneMatch, tag))
+        );
+      },
+    };
   },
 );
+
+function preconditionHeader(name: string, header: string | string[] | undefined): EntityTagList | undefined {
+  if (header === undefined) return undefined;
+  const listed = parseEntityTags(header);
+  if (listed === null) {
+    const message = `${name} must be \`*\` or a comma-separated list of entity tags, as ETag sends them ("…").`;
+    throw new ApiError(400, 'validation_failed', message, [{ field: name, message }]);
+  }
+  return listed;
+}

@@ -24,7 +24,8 @@ const TAG_LIST = { type: 'string', maxLength: 1024, example: '"q3v8AyNHfsn0e5q3P
 
 /**
  * Writes what `@Conditional` declared into the description: on a `GET`, the `If-None-Match` header and the 304; on a
- * `PUT`/`PATCH`/`DELETE`, the `If-Match` header and the 412 `precondition_failed`; `ETag` on the 200 (and the 304).
+ * `PUT`/`PATCH`/`DELETE`, the `If-Match` and `If-None-Match` headers and the 412 `precondition_failed`; `ETag` on
+ * the 200 (and the 304).
  * Runs before the shared responses and headers are added (`completeDocument`), so that the 304 and 412 get them too.
  */
 export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObject {
@@ -48,7 +49,7 @@ export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObj
           required: false,
           description:
             `The \`ETag\` of the ${resource} you hold (a list, or \`*\`): when it still matches, the answer is 304 ` +
-            'without a body, which does not count against the rate limit.',
+            'without a body, which does not count against the rate limit (one earned by `*` does).',
           schema: TAG_LIST,
         });
         operation.responses['304'] = {
@@ -65,10 +66,19 @@ export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObj
             '`precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.',
           schema: TAG_LIST,
         });
+        (operation.parameters ??= []).push({
+          in: 'header',
+          name: 'If-None-Match',
+          required: false,
+          description:
+            `Change the ${resource} only if its \`ETag\` is not listed (RFC 9110, 13.1.2): else 412. \`*\` means ` +
+            `"only if it does not exist yet"; the ${resource} exists (else 404), so \`*\` is always 412.`,
+          schema: TAG_LIST,
+        });
         operation.responses['412'] = {
           description:
-            `The ${resource} changed since you read the \`ETag\` sent in \`If-Match\` (\`precondition_failed\`): ` +
-            'nothing was changed; read it again, then decide.',
+            `The ${resource} changed since you read the \`ETag\` sent in \`If-Match\`, or \`If-None-Match\` ` +
+            'lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.',
           content: ERROR,
         };
       }

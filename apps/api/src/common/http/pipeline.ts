@@ -74,7 +74,7 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   // limit's onSend, which refunds a 304.
   registerConditionalRequests(fastify);
   // onRequest: verifies the key once (the guard reuses it) and counts it; after the cheap refusals above.
-  // onSend: a 304 gives its unit back.
+  // onSend: a 304 earned by a listed tag (not by `*`) gives its unit back.
   if (auth.rateLimitPerMinute > 0) {
     const store = auth.redisUrl
       ? new RedisRateLimitStore(auth.redisUrl, settings.rateLimitPrefix)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CommandResult, RunIdempotently } from '@petstore/application';
+import { CommandResult, RunIdempotently, type VerifiedKey } from '@petstore/application';
 import { Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
@@ -18,6 +18,7 @@ export const IDEMPOTENT_ORIGINAL = Symbol('petstore:idempotent-original');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a controller method, whatever its parameters
 export type Handler = (...args: any[]) => unknown;
 type Controller = { [RUN_IDEMPOTENTLY]?: RunIdempotently };
+type AuthenticatedRequest = FastifyRequest & { user?: Account; apiKey?: VerifiedKey };
 
 /**
  * A POST handler that applies `Idempotency-Key` (docs/api.md, Idempotency). Nest calls it as it called the handler,
@@ -32,10 +33,18 @@ type Controller = { [RUN_IDEMPOTENTLY]?: RunIdempotently };
  *
  * Scope: the calling account; for an operation without an API key (the guard sets `user` on every operation that
  * needs one, and only there), no account: such keys are one space, told apart by the key alone.
+ *
+ * A result that shows a secret belongs to the API key that asked for it, not to the whole account: its request
+ * (fingerprint) includes that key's id, so another key of the account presenting the same `Idempotency-Key` and
+ * body is a different request (422 `idempotency_key_reused`), never a replay of the secret. Otherwise a key that
+ * expires could replay another key's `POST /accounts/me/api-keys` and receive a key that outlives it, secret
+ * included (issue 36, finding 3); scoping beats re-checking each operation's rules at replay, which a rule added
+ * later would have to remember. A record kept by a release before this rule (fingerprint without a key id) cannot
+ * say which key made it: its replay is withheld (409 `idempotency_replay_withheld`), for its remaining 24 hours.
  */
 export function idempotentHandler(original: Handler, declaredParams: number, showsSecret: boolean): Handler {
   function handler(this: Controller, ...args: unknown[]): unknown {
-    const request = args[declaredParams] as FastifyRequest & { user?: Account };
+    const request = args[declaredParams] as AuthenticatedRequest;
     const reply = args[declaredParams + 1] as FastifyReply;
     args.length = declaredParams; // our own array (rest parameters): the handler's arguments only
     const key = request.headers[IDEMPOTENCY_HEADER];
@@ -63,13 +72,23 @@ export function idempotentHandler(original: Handler, declaredParams: number, sho
 async function runIdempotent(
   runIdempotently: RunIdempotently,
   key: string,
-  request: FastifyRequest & { user?: Account },
+  request: AuthenticatedRequest,
   reply: FastifyReply,
   sealResult: boolean,
   call: () => unknown,
 ): Promise<string | undefined> {
+  const ofRequest = fingerprint(request);
+  // Scoped to the presenting API key when the result shows a secret (see idempotentHandler).
+  const keyId = sealResult ? request.apiKey?.keyId : undefined;
+  const scoped = keyId === undefined ? { fingerprint: ofRequest } : { fingerprint: fingerprint(request, keyId) };
   const outcome = await runIdempotently.execute(
-    { accountId: request.user?.id ?? null, key, fingerprint: fingerprint(request), sealResult },
+    {
+      accountId: request.user?.id ?? null,
+      key,
+      ...scoped,
+      ...(keyId === undefined ? {} : { withheldFingerprint: ofRequest }),
+      sealResult,
+    },
     async (): Promise<CommandResult> => {
       const body: unknown = await call();
       const location = reply.getHeader('location');
@@ -88,10 +107,14 @@ async function runIdempotent(
   return json;
 }
 
-/** What makes two requests "the same": method, path and body (key order ignored). */
-function fingerprint(request: FastifyRequest): string {
+/**
+ * What makes two requests "the same": method, path and body (key order ignored), and, for a result that shows a
+ * secret, the API key that sent it (`keyId`).
+ */
+function fingerprint(request: FastifyRequest, keyId?: number): string {
+  const scope = keyId === undefined ? '' : `\napi-key ${keyId}`;
   return createHash('sha256')
-    .update(`${request.method} ${request.url}\n${canonicalJson(request.body)}`)
+    .update(`${request.method} ${request.url}\n${canonicalJson(request.body)}${scope}`)
     .digest('hex');
 }
 

@@ -80,8 +80,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'the next page is in `Link: <…>; rel="next"`.',
         '**Identifiers** are int64 integers, issued below 2^53 so that they are exact as JSON numbers.',
         '**Conditional requests**: a single resource carries `ETag`; `If-None-Match` on its `GET` answers 304 ' +
-          '(not counted against the rate limit) while it is unchanged, and `If-Match` on a change answers 412 ' +
-          '`precondition_failed` when someone changed it since.',
+          '(not counted against the rate limit, unless earned by `*`) while it is unchanged, and `If-Match` on a ' +
+          'change answers 412 `precondition_failed` when someone changed it since (so does `If-None-Match: *`).',
         '**Stability**: operations that are not yet stable carry `x-stability: beta` or `experimental`; ' +
           'deprecated ones `deprecated: true` and `x-sunset`.',
       ].join('\n'),

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { isHealthProbe } from '../http/health-probes';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { revalidatedWithTag } from '../conditional/conditional.hooks';
 import { ApiError } from '../errors/api-error';
 import type { PublicErrorCode } from '../errors/error-codes';
 import { RateLimitStore, WindowCount } from './rate-limit.store';
@@ -8,11 +9,17 @@ import { RateLimitStore, WindowCount } from './rate-limit.store';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 /**
- * Webhook pings (POST /webhooks/endpoints/{id}/test) a minute per account, on top of the general budget: each
- * one makes this service POST to a URL the customer chose, so they are few (a person checking a receiver).
+ * Outbound webhook requests a customer can cause at will, a minute per account, on top of the general budget: a ping
+ * (POST /webhooks/endpoints/{id}/test) and a redelivery (POST …/deliveries/{deliveryId}/retry) each make this service
+ * POST to a URL the customer chose at once, so they share one small budget (a person checking or catching up a
+ * receiver). Per account, not per endpoint: an account has up to 10 endpoints, and per endpoint would multiply it.
+ * Deliveries of events are not counted here: the events' own changes are what the general budget limits.
  */
-export const WEBHOOK_PINGS_PER_MINUTE = 5;
-const WEBHOOK_PING_ROUTE = '/webhooks/endpoints/:endpointId/test';
+export const WEBHOOK_OUTBOUND_PER_MINUTE = 5;
+const WEBHOOK_OUTBOUND_ROUTES = new Set([
+  '/webhooks/endpoints/:endpointId/test',
+  '/webhooks/endpoints/:endpointId/deliveries/:deliveryId/retry',
+]);
 
 export interface RateLimits {
   /** Requests a minute per verified account, or per client address without one (RATE_LIMIT_PER_MINUTE). */
@@ -63,8 +70,11 @@ function policy(
  * - a request whose Authorization header does not authenticate also counts against the address's
  *   failed authentications, a stricter budget (key guessing);
  * - sign-up (POST /accounts) also counts against the address's sign-ups an hour;
- * - a `304 Not Modified` (conditional.hooks.ts, whose `onSend` runs before this one's) is refunded, as GitHub does:
- *   revalidating a resource that did not change costs nothing, and its RateLimit header says so.
+ * - a webhook ping or redelivery also counts against the account's outbound budget (WEBHOOK_OUTBOUND_PER_MINUTE);
+ * - a `304 Not Modified` (conditional.hooks.ts, whose `onSend` runs before this one's) earned by an entity tag the
+ *   client held is refunded, as GitHub does: revalidating a resource that did not change costs nothing, and its
+ *   RateLimit header says so. A 304 earned by `If-None-Match: *` is charged: `*` matches without any knowledge of
+ *   the resource, so refunding it would make every single-resource GET free (issue 36).
  * The key is verified here once; the guard reuses the outcome. If the shared store (Redis) fails,
  * requests pass: the limit protects the service, it must not take it down.
  */
@@ -97,11 +107,11 @@ export function registerRateLimit(
       HOUR_MS,
       `Too many sign-ups from this address: the limit is ${limits.signUpsPerHour} an hour.`,
     ),
-    webhookPings: policy(
-      'webhook-pings',
-      WEBHOOK_PINGS_PER_MINUTE,
+    webhookOutbound: policy(
+      'webhook-outbound',
+      WEBHOOK_OUTBOUND_PER_MINUTE,
       MINUTE_MS,
-      `Too many webhook pings: the limit is ${WEBHOOK_PINGS_PER_MINUTE} a minute per account.`,
+      `Too many webhook pings and redeliveries: the limit is ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per account.`,
     ),
   };
   /** What each request counted, for the refund of a 304 (a WeakMap: nothing to clean up). */
@@ -139,7 +149,7 @@ export function registerRateLimit(
   });
   // Callback-style: no promise for the responses that are not 304 (all but a few).
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    const hit = reply.statusCode === 304 ? counted.get(request) : undefined;
+    const hit = reply.statusCode === 304 && revalidatedWithTag(request) ? counted.get(request) : undefined;
     if (!hit) return done(null, payload);
     Promise.all(hit.buckets.map((bucket) => store.refund(bucket.client))).then(
       () => {
@@ -180,7 +190,7 @@ interface Policies {
   default: Policy;
   authFailures: Policy;
   signUp: Policy;
-  webhookPings: Policy;
+  webhookOutbound: Policy;
 }
 
 /** Whole seconds until the window resets, at least 1. */
@@ -203,8 +213,8 @@ async function bucketsOf(request: FastifyRequest, policies: Policies, authentica
     // Account ids restart in every database; the creation time keeps apart deployments sharing one Redis.
     const client = `account:${account.id}:${account.createdAt.getTime()}`;
     buckets.push({ policy: policies.default, client });
-    if (request.method === 'POST' && request.routeOptions.url === WEBHOOK_PING_ROUTE) {
-      buckets.push({ policy: policies.webhookPings, client: `webhook-pings:${client}` });
+    if (request.method === 'POST' && WEBHOOK_OUTBOUND_ROUTES.has(request.routeOptions.url ?? '')) {
+      buckets.push({ policy: policies.webhookOutbound, client: `webhook-outbound:${client}` });
     }
   } else {
     buckets.push({ policy: policies.default, client: `ip:${address}` });

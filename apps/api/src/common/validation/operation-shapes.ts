@@ -65,7 +65,8 @@ export class OperationShapes {
  * it, and so is a body sent to an operation that takes none. The validation pipe (whitelist, forbidNonWhitelisted)
  * names unknown fields of the operations that have a query or body DTO; this guard closes what it leaves open:
  * operations with no query or body DTO (`/accounts/me?x=1`, `POST /accounts/me/api-keys {"role":"admin"}`), and
- * the names every object inherits (`toString`, `constructor`…), which class-transformer drops without a word.
+ * the names every object inherits (`toString`, `constructor`, `__proto__`…), in a body or a query, which
+ * class-transformer drops without a word.
  * Hand-written: no validator knows the served description. A guard after the API-key guard, so that
  * authentication answers first, as for any other 400.
  */
@@ -82,9 +83,12 @@ export class OperationShapeGuard implements CanActivate {
       const field = name.length > 100 ? `${name.slice(0, 100)}…` : name;
       details.push({ field, message: `${field} is not a known ${what}` });
     };
-    // An operation with query parameters has a query DTO, whose pipe names unknown ones with every other problem.
-    if (shape.query.size === 0) {
-      for (const name of Object.keys((request.query ?? {}) as object)) unknown(name, 'query parameter');
+    // An operation with query parameters has a query DTO, whose pipe names unknown ones with every other problem,
+    // but for the names every object inherits (`?__proto__=1`, `?constructor=1`), which class-transformer drops.
+    for (const name of Object.keys((request.query ?? {}) as object)) {
+      if (shape.query.size === 0 || (INHERITED_NAMES.has(name) && !shape.query.has(name))) {
+        unknown(name, 'query parameter');
+      }
     }
     const body = request.body;
     if (shape.body === null && body !== undefined && body !== null) {

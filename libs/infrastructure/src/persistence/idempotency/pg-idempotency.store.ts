@@ -1,19 +1,23 @@
-import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { IdempotencyOwner, IdempotencyRecord, IdempotencyStore } from '@petstore/application';
 import { TransactionHost } from '../../database/transaction-host';
+import { IdempotencyKeyPeppers, plainHash } from '../../security/idempotency-key-peppers';
 
 /**
  * Idempotency keys in PostgreSQL. The lock is a transaction-scoped advisory lock on
  * (owner, key), so it is released by commit or rollback, even if the process dies.
  *
- * A key is kept as its SHA-256 (`key_hash`), never as sent: a sealed result's key is derived from the text
- * (HkdfResultSealer). Keys without an owner (operations without an API key) are the account-0 space of the
- * unique index (account ids start at 1).
+ * A key is kept as its SHA-256 (`key_hash`), never as sent, or, with IDEMPOTENCY_KEY_PEPPER, as its HMAC under the
+ * pepper (IdempotencyKeyPeppers: a record kept under a previous pepper or none is still found); a sealed result's
+ * key is derived from the text (HkdfResultSealer). Keys without an owner (operations without an API key) are the
+ * account-0 space of the unique index (account ids start at 1).
  */
 @Injectable()
 export class PgIdempotencyStore extends IdempotencyStore {
-  constructor(private readonly host: TransactionHost) {
+  constructor(
+    private readonly host: TransactionHost,
+    @Optional() private readonly peppers: IdempotencyKeyPeppers = new IdempotencyKeyPeppers(),
+  ) {
     super();
   }
 
@@ -21,7 +25,7 @@ export class PgIdempotencyStore extends IdempotencyStore {
     if (!this.host.inTransaction) throw new Error('IdempotencyStore.tryLock needs a transaction (UnitOfWork.run).');
     const rows = await this.host.query<{ locked: boolean }>(
       `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0)) AS locked`,
-      [owner ?? 0, keyHash(key)],
+      [owner ?? 0, this.peppers.current(key)],
     );
     return rows[0].locked;
   }
@@ -30,8 +34,9 @@ export class PgIdempotencyStore extends IdempotencyStore {
     type Row = { fingerprint: string; result: string; created_resource: string | null; result_sealed: boolean };
     const rows = await this.host.query<Row>(
       `SELECT fingerprint, result, created_resource, result_sealed
-         FROM idempotency_keys WHERE coalesce(account_id, 0) = $1 AND key_hash = $2 AND expires_at > $3`,
-      [owner ?? 0, keyHash(key), now],
+         FROM idempotency_keys WHERE coalesce(account_id, 0) = $1 AND key_hash = ANY($2::text[]) AND expires_at > $3
+        ORDER BY array_position($2::text[], key_hash) LIMIT 1`,
+      [owner ?? 0, this.peppers.candidates(key), now],
     );
     if (!rows.length) return null;
     const row = rows[0];
@@ -53,7 +58,7 @@ export class PgIdempotencyStore extends IdempotencyStore {
          created_resource = EXCLUDED.created_resource, created_at = now(), expires_at = EXCLUDED.expires_at`,
       [
         owner,
-        keyHash(key),
+        this.peppers.current(key),
         record.fingerprint,
         record.result.json,
         record.sealed,
@@ -69,7 +74,5 @@ export class PgIdempotencyStore extends IdempotencyStore {
   }
 }
 
-/** The key as stored: its SHA-256 in hex (the migration computed the same for the keys kept before). */
-export function keyHash(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
+/** The key as stored without a pepper: its SHA-256 in hex (the migration computed the same for the keys before). */
+export const keyHash = plainHash;

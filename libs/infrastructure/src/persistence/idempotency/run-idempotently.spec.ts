@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import {
   Clock,
   CommandResult,
@@ -11,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
 import { HkdfResultSealer } from '../../security/hkdf-result-sealer';
+import { IdempotencyKeyPeppers } from '../../security/idempotency-key-peppers';
 import { keyHash, PgIdempotencyStore } from './pg-idempotency.store';
 
 class FixedClock extends Clock {
@@ -203,5 +205,50 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     ]);
     await expect(run.execute(request, effect('withheld'))).rejects.toBeInstanceOf(IdempotentReplayWithheldError);
     expect(await count('withheld')).toBe(1);
+  });
+
+  describe('with a pepper (IDEMPOTENCY_KEY_PEPPER)', () => {
+    const OLD = 'old-pepper-7c1f0a9d3e5b8264c0e1f9a7';
+    const NEW = 'new-pepper-e2a94b7d06c1f385da7e2c10';
+    const running = (peppers: string[]) => {
+      const keyed = new IdempotencyKeyPeppers(peppers);
+      const sealer = new HkdfResultSealer(keyed);
+      return new RunIdempotently(new TypeOrmUnitOfWork(host), new PgIdempotencyStore(host, keyed), clock, sealer);
+    };
+    const hmac = (pepper: string, key: string) => createHmac('sha256', pepper).update(key, 'utf8').digest('hex');
+    const rowOf = async (hash: string) =>
+      (await dataSource.query(`SELECT result FROM idempotency_keys WHERE key_hash = $1`, [hash]))[0] as
+        | { result: string }
+        | undefined;
+    const secret = async (): Promise<CommandResult> => ({
+      json: JSON.stringify({ key: 'psk_peppered-secret' }),
+      createdResource: '/accounts/me/api-keys/1',
+    });
+
+    it('keeps a key as its HMAC under the pepper, never as its plain SHA-256, and seals with the pepper', async () => {
+      const request = { accountId, key: 'guessable-1', fingerprint: '8'.repeat(64), sealResult: true };
+      const first = await running([OLD]).execute(request, secret);
+      expect(await rowOf(keyHash('guessable-1'))).toBeUndefined(); // a guessed key's SHA-256 finds nothing
+      const row = await rowOf(hmac(OLD, 'guessable-1'));
+      expect(row?.result).toMatch(/^v2\./);
+      // Even with the row in hand and the key guessed, the seal does not open without the pepper.
+      const binding = `${accountId}\n${'8'.repeat(64)}`;
+      expect(new HkdfResultSealer().open(row?.result ?? '', 'guessable-1', binding)).toBeNull();
+      expect(await running([OLD]).execute(request, secret)).toEqual({ replayed: true, result: first.result });
+    });
+
+    it('still replays the records kept before the pepper, and under a previous pepper after a rotation', async () => {
+      const before = { accountId, key: 'kept-before', fingerprint: '9'.repeat(64), sealResult: true };
+      const first = await run.execute(before, secret); // no pepper: plain SHA-256, a v1 seal
+      const underOld = { accountId, key: 'kept-under-old', fingerprint: 'f'.repeat(64) };
+      const old = await running([OLD]).execute(underOld, effect('rotated'));
+      const rotated = running([NEW, OLD]);
+      expect(await rotated.execute(before, secret)).toEqual({ replayed: true, result: first.result });
+      expect(await rotated.execute(underOld, effect('rotated'))).toEqual({ replayed: true, result: old.result });
+      expect(await count('rotated')).toBe(1);
+      // A new record is kept under the first pepper.
+      await rotated.execute({ accountId, key: 'kept-under-new', fingerprint: 'f'.repeat(64) }, effect('rotated'));
+      expect(await rowOf(hmac(NEW, 'kept-under-new'))).toBeDefined();
+    });
   });
 });
