@@ -10,7 +10,7 @@ import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
 import { createContext } from './assembly/assembly';
 import { rolesOf } from './assembly/roles';
 import { seedDemoData } from './seed/seed';
-import { describeRelease } from './release/release';
+import { describeRelease, runtimeWarning } from './release/release';
 
 /** The process's logger once the configuration is read; until then a start-up failure uses loggingSettings. */
 let rootLogger: RootLogger | undefined;
@@ -21,6 +21,8 @@ async function main(): Promise<void> {
   rootLogger = createRootLogger(config.observability);
   const logger = nestLogger(rootLogger);
   logger.log(`Petstore API ${describeRelease()} starting, on Node.js ${process.version}`);
+  const outdated = runtimeWarning();
+  if (outdated) logger.warn(outdated, 'Runtime');
   const signals = new ShutdownSignals(config.process.shutdownTimeoutMs, logger);
   const database = await openDatabase(config, logger);
   signals.onStop(() => database.stop());

@@ -39,3 +39,20 @@ export function releaseOfWorkspace(root: string): Release {
 export function describeRelease(release: Release = RELEASE): string {
   return `${release.version} (commit ${release.commit.slice(0, 12)})`;
 }
+
+/** The oldest Node.js major version this release supports (package.json `engines.node`). */
+export const REQUIRED_NODE_MAJOR = 22;
+
+/**
+ * One line for a process started on a Node.js older than the required one, else null. It warns rather than refuses:
+ * the service works on Node 20 (its test suite runs there), but that line is past its end of life (no security
+ * fixes) and served 5–30 % fewer requests in the benchmark (docs/operations.md, "Memory").
+ */
+export function runtimeWarning(nodeVersion: string = process.version): string | null {
+  const major = Number(/^v?(\d+)/.exec(nodeVersion)?.[1]);
+  if (!(major < REQUIRED_NODE_MAJOR)) return null;
+  return (
+    `Node.js ${nodeVersion} is older than ${REQUIRED_NODE_MAJOR}, which this release requires (engines.node): it is ` +
+    'past its end of life (no security fixes) and measurably slower for this service; run Node.js 22 LTS'
+  );
+}

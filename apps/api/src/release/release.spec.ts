@@ -1,0 +1,21 @@
+import { describeRelease, releaseOfWorkspace, runtimeWarning } from './release';
+import { join } from 'node:path';
+
+describe('release', () => {
+  it("reads the workspace's version and HEAD commit (tests and ts-node; the bundle carries its own)", () => {
+    const release = releaseOfWorkspace(join(__dirname, '../../../..'));
+    expect(release.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(release.commit).toMatch(/^([0-9a-f]{40}|unknown)$/);
+    expect(describeRelease({ version: '1.2.3', commit: '0123456789abcdef0123' })).toBe('1.2.3 (commit 0123456789ab)');
+  });
+
+  it('warns, in one line, on a Node.js older than 22; says nothing on 22 or later', () => {
+    expect(runtimeWarning('v20.20.2')).toBe(
+      'Node.js v20.20.2 is older than 22, which this release requires (engines.node): it is past its end of life ' +
+        '(no security fixes) and measurably slower for this service; run Node.js 22 LTS',
+    );
+    expect(runtimeWarning('v18.0.0')).toMatch(/^Node\.js v18\.0\.0 is older than 22/);
+    expect(runtimeWarning('v22.11.0')).toBeNull();
+    expect(runtimeWarning('v24.1.0')).toBeNull();
+  });
+});
