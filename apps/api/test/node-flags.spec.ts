@@ -27,6 +27,12 @@ describe('the node flags of the start paths', () => {
     expect(process.allowedNodeEnvironmentFlags.has('--no-allocation-site-pretenuring')).toBe(false);
   });
 
+  it('npx nx serve api (development) runs with both flags too', () => {
+    const serve = JSON.parse(read('apps/api/project.json')).targets.serve.options.runtimeArgs as string[];
+    expect(serve).toContain('--no-allocation-site-pretenuring');
+    expect(serve.flatMap(heapFlags)).toEqual(heapFlags(start));
+  });
+
   it('the image sets the same ceiling in NODE_OPTIONS', () => {
     expect(heapFlags(imageOptions)).toEqual(heapFlags(start));
     expect(heapFlags(start)).toHaveLength(1);
