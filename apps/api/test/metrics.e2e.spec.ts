@@ -1,3 +1,5 @@
+import { createWorker } from '../src/assembly/assembly';
+import { loadConfig, withConfig } from '../src/config/app-config';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
 /** The samples of one metric: `name{labels} value` lines, with the labels parsed. */
@@ -120,6 +122,28 @@ describe('METRICS_PORT: /metrics on a port of its own, without auth', () => {
     expect(samples(await response.text(), 'process_resident_memory_bytes')).toHaveLength(1);
     expectError(await api.get('/metrics', { key: ADMIN_KEY }), 404, 'not_found');
     expect((await api.get('/openapi.json')).body.paths).not.toHaveProperty('/metrics');
+  });
+
+  // Issue 36, item 9a: a worker-only process runs no LISTEN connection, and reported db_change_listener_up 0 forever.
+  it('has db_change_listener_up 1 where a listener runs, and no such gauge in a worker-only process', async () => {
+    const served = await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`).then((r) => r.text());
+    expect(samples(served, 'db_change_listener_up')).toEqual([{ labels: {}, value: 1 }]);
+    const worker = await createWorker({
+      config: withConfig(loadConfig({}), {
+        messaging: { worker: false },
+        observability: { metricsPort: METRICS_PORT + 2 },
+        http: { host: '127.0.0.1' },
+      }),
+      databaseUrl: api.databaseUrl,
+      logger: false,
+    });
+    try {
+      const text = await fetch(`http://127.0.0.1:${METRICS_PORT + 2}/metrics`).then((r) => r.text());
+      expect(samples(text, 'db_pool_connections_total')).toHaveLength(1);
+      expect(text).not.toContain('db_change_listener_up');
+    } finally {
+      await worker.close();
+    }
   });
 
   it('frees the port when the application closes', async () => {
