@@ -16,6 +16,7 @@ import { ApiKeyScopes1796000400000 } from './1796000400000-api-key-scopes';
 import { WebhookSecretRotation1796000500000 } from './1796000500000-webhook-secret-rotation';
 import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
 import { OrderIdBlocks1796000700000 } from './1796000700000-order-id-blocks';
+import { WebhookQueueIndexes1796000810000 } from './1796000810000-webhook-queue-indexes';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   WebhookSecretRotation1796000500000,
   IdempotencyKeyHashes1796000600000,
   OrderIdBlocks1796000700000,
+  WebhookQueueIndexes1796000810000,
 ];
