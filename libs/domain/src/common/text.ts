@@ -111,13 +111,14 @@ export function displayName(field: string, value: string, min: number, max: numb
   const text = boundedText(field, value, min, max);
   const hidden = INVISIBLE_OR_CONTROL.exec(text);
   if (hidden) {
-    const code = hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    throw new InvalidValueError(field, `${field} must not contain control or invisible characters (U+${code}).`);
+    throw new InvalidValueError(
+      field,
+      `${field} must not contain control or invisible characters (U+${codePoint(hidden[0])}).`,
+    );
   }
   const foreign = OTHER_SCRIPT.exec(text);
   if (foreign) {
-    const code = foreign[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    const why = `U+${code}; UTS #39 recommended scripts only`;
+    const why = `U+${codePoint(foreign[0])}; UTS #39 recommended scripts only`;
     throw new InvalidValueError(field, `${field} must not contain letters of a script not in everyday use (${why}).`);
   }
   const scripts = scriptsOf(text);
@@ -125,6 +126,11 @@ export function displayName(field: string, value: string, min: number, max: numb
     throw new InvalidValueError(field, `${field} must not mix letters of several scripts (${scripts.join(', ')}).`);
   }
   return text;
+}
+
+/** `U+…` without the `U+`: four hex digits at least, upper case. */
+function codePoint(char: string): string {
+  return (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
 }
 
 /**
