@@ -3,9 +3,10 @@
 # (dist/apps/api of `nx build api`: main.js, and the package.json and package-lock.json of only what it
 # imports at run time, which the build writes: `generatePackageJson` in apps/api/webpack.config.js) copied
 # alone into an empty directory, its production dependencies installed there from the registry and the pruned lock
-# (`npm install --omit=dev`), started as the image starts it (NODE_ENV=production, node dist/apps/api/main.js)
+# (`npm install --omit=dev --ignore-scripts`, the image's flags), started as the image starts it (NODE_ENV=production, node dist/apps/api/main.js)
 # against the machine's PostgreSQL, in a fresh database that this script creates and drops. It must refuse
-# to start without DATABASE_URL, answer /health/ready, and serve authenticated requests.
+# to start without DATABASE_URL, answer /health/ready, and serve authenticated requests, its database URL and
+# administrator key read from files (DATABASE_URL_FILE, ADMIN_API_KEY_FILE) as docker/compose.yaml gives them.
 # DATABASE_URL's server: TEST_DATABASE_URL's, else postgres://postgres@127.0.0.1:5432.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,8 +47,19 @@ fail() {
 mkdir -p "$work/dist/apps/api"
 cp -R dist/apps/api/. "$work/dist/apps/api/"
 rm -f "$work/dist/apps/api/main.js.map"
-(cd "$work/dist/apps/api" && npm install --omit=dev --no-audit --no-fund >>"$log" 2>&1) \
-  || fail "npm install --omit=dev of the pruned bundle failed"
+# With the flags of the image's own install (its runtime stage's RUN line), --ignore-scripts among them: no install
+# script of a production dependency runs (@scarf/scarf's download analytics), and the bundle must work without them.
+install_flags=$(sed -n 's/^RUN cd dist\/apps\/api \&\& npm install \(.*\) \&\& npm cache clean --force$/\1/p' \
+  "$root/docker/Dockerfile")
+for flag in --omit=dev --ignore-scripts; do
+  case " $install_flags " in
+  *" $flag "*) ;;
+  *) fail "docker/Dockerfile's runtime install has no $flag (its flags: $install_flags)" ;;
+  esac
+done
+# shellcheck disable=SC2086 # the flags are words
+(cd "$work/dist/apps/api" && SCARF_ANALYTICS=false npm install $install_flags >>"$log" 2>&1) \
+  || fail "npm install $install_flags of the pruned bundle failed"
 entries=$(ls "$work/dist/apps/api/node_modules" | wc -l)
 echo "check-bundle: production dependencies installed alone in $work ($entries top-level entries)"
 
@@ -70,9 +82,14 @@ node_options=$(sed -n 's/^ENV .*NODE_OPTIONS=\([^ ]*\).*$/\1/p' "$root/docker/Do
 [ -n "$node_options" ] || fail "docker/Dockerfile sets no NODE_OPTIONS"
 # And the flags of its CMD line, so the bundle starts as the image starts it.
 cmd_flags=$(sed -n 's/^CMD \["node", \(.*\)"dist\/apps\/api\/main.js"\]$/\1/p' "$root/docker/Dockerfile" | tr -d '",')
+# The secrets as docker/compose.yaml gives them: files named by DATABASE_URL_FILE and ADMIN_API_KEY_FILE.
+mkdir -m 700 "$work/secrets"
+printf '%s\n' "$database_url" >"$work/secrets/database_url"
+printf '%s\n' "$admin_key" >"$work/secrets/admin_api_key"
 # shellcheck disable=SC2086 # the flags are words
-env -i PATH="$PATH" NODE_ENV=production NODE_OPTIONS="$node_options" DATABASE_URL="$database_url" PORT="$port" \
-  HOST=127.0.0.1 ADMIN_API_KEY="$admin_key" node $cmd_flags dist/apps/api/main.js >>"$log" 2>&1 &
+env -i PATH="$PATH" NODE_ENV=production NODE_OPTIONS="$node_options" DATABASE_URL_FILE="$work/secrets/database_url" \
+  PORT="$port" HOST=127.0.0.1 ADMIN_API_KEY_FILE="$work/secrets/admin_api_key" \
+  node $cmd_flags dist/apps/api/main.js >>"$log" 2>&1 &
 pid=$!
 for _ in $(seq 1 120); do
   curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1 && break

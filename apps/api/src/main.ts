@@ -62,7 +62,10 @@ async function main(): Promise<void> {
     // Readiness 503 and new requests refused while the ones in flight finish, then the worker and the pool
     // close, then the embedded database stops.
     signals.onStop(async () => {
-      const drained = !app || (await app.get(Drain).drain(config.process.shutdownTimeoutMs));
+      const drain = app?.get(Drain);
+      const drained = !drain || (await drain.drain(config.process.shutdownTimeoutMs));
+      // One line for all the requests refused meanwhile (each has its info access line, nothing more).
+      if (drain?.refused) logger.log(`Refused ${drain.refused} requests while draining (503, Retry-After: 1)`);
       if (!drained) {
         logger.warn(`Requests in flight after ${config.process.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
         app?.getHttpServer().closeAllConnections();

@@ -443,6 +443,51 @@ describe('fuzzing every documented operation with hostile input (fast-check, HTT
     );
   }, 120_000);
 
+  // Names that look like another name (issue 36, item 4): a plain name with an invisible letter, mark or symbol
+  // somewhere in it, or with a letter of a script outside UTS #39's recommended set (Lisu, Canadian syllabics,
+  // Tifinagh, NKo, Cherokee, Coptic, Runic, Ogham…). Every one is refused with a 4xx, for a category and a pet.
+  it('refuses names holding invisible letters or letters of scripts outside the recommended set', async () => {
+    const category = await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Fuzzed names' } });
+    expect(category.status).toBe(201);
+    const invisible = fc.oneof(
+      fc.constantFrom(0x3164, 0x115f, 0x1160, 0xffa0, 0x034f, 0x2800, 0x17b4, 0x17b5),
+      fc.integer({ min: 0xfe00, max: 0xfe0f }), // variation selectors
+      fc.integer({ min: 0xe0100, max: 0xe01ef }), // variation selectors supplement
+      fc.integer({ min: 0x180b, max: 0x180f }), // Mongolian free variation selectors
+    );
+    const foreignLetter = fc.oneof(
+      fc.integer({ min: 0xa4d0, max: 0xa4f7 }), // Lisu
+      fc.integer({ min: 0x1401, max: 0x166c }), // Canadian syllabics
+      fc.integer({ min: 0x2d30, max: 0x2d67 }), // Tifinagh
+      fc.integer({ min: 0x07ca, max: 0x07ea }), // NKo
+      fc.integer({ min: 0x13a0, max: 0x13f5 }), // Cherokee
+      fc.integer({ min: 0x2c80, max: 0x2ce4 }), // Coptic
+      fc.integer({ min: 0x16a0, max: 0x16ea }), // Runic
+      fc.integer({ min: 0x1681, max: 0x169a }), // Ogham
+    );
+    const plain = fc.constantFrom('Dogs', 'Cats', 'Rex', 'Birds of prey', 'Tom 2');
+    const name = fc.tuple(plain, fc.oneof(invisible, foreignLetter), fc.nat()).map(([base, code, at]) => {
+      const chars = [...base];
+      chars.splice(1 + (at % chars.length), 0, String.fromCodePoint(code)); // never first: trimming cannot help
+      return chars.join('');
+    });
+    await fc.assert(
+      fc.asyncProperty(name, async (value) => {
+        const label = [...value].map((c) => (c.codePointAt(0) ?? 0).toString(16)).join(' ');
+        for (const [path, body] of [
+          ['/categories', { name: value }],
+          ['/pets', { name: value, categoryId: category.body.id }],
+        ] as const) {
+          const response = await api.post(path, { key: ADMIN_KEY, body });
+          expectSound(response, `POST ${path} ${label}`);
+          expect({ path, label, status: response.status }).toEqual({ path, label, status: 400 });
+          expect(response.body.code).toBe('validation_failed');
+        }
+      }),
+      { seed: SEED, numRuns: 4 * RUNS_PER_OPERATION, endOnFailure: true },
+    );
+  });
+
   // IPv6 forms that embed an IPv4 address (issue 24): each form around a loopback, private or link-local IPv4
   // address, in hex groups; every one is refused as the address it carries, with the one message for all.
   it('refuses webhook URLs whose IPv6 address embeds a forbidden IPv4 address, in every form', async () => {

@@ -1,4 +1,7 @@
+import { createWorker } from '../src/assembly/assembly';
+import { loadConfig, withConfig } from '../src/config/app-config';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
+import { eventually, WebhookReceiver } from './support/webhook-receiver';
 
 /** The samples of one metric: `name{labels} value` lines, with the labels parsed. */
 function samples(text: string, name: string): Array<{ labels: Record<string, string>; value: number }> {
@@ -105,6 +108,73 @@ describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
   });
 });
 
+// Issue 36, item 9d: nothing showed a webhook queue that grows, deliveries that fail, or endpoints failing.
+describe('the webhook queue metrics (worker on, a local receiver)', () => {
+  let api: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    api = await TestApp.start({
+      messaging: { worker: true },
+      webhooks: { allowPrivate: true, retryDelaysMs: [100, 100, 100] },
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await receiver?.close();
+  });
+
+  const scrape = async () => {
+    const text = (await api.get('/metrics', { key: ADMIN_KEY })).body as string;
+    const value = (name: string) => {
+      const found = samples(text, name);
+      expect({ name, found: found.length }).toEqual({ name, found: 1 });
+      return found[0].value;
+    };
+    return {
+      pending: value('webhook_deliveries_pending'),
+      retrying: value('webhook_deliveries_retrying'),
+      oldestDue: value('webhook_deliveries_oldest_due_age_seconds'),
+      failingEndpoints: value('webhook_endpoints_failing'),
+      failures: value('webhook_delivery_failures_total'),
+      failed: value('webhook_deliveries_failed_total'),
+    };
+  };
+
+  it('counts failed attempts, given-up deliveries, failing endpoints; pending, retrying, overdue', async () => {
+    const before = await scrape();
+    const { key } = await api.customer('Metered hooks');
+    receiver.answer = (request) => (request.path === '/failing' ? 503 : 200);
+    const hook = await api.post('/webhooks/endpoints', {
+      key,
+      body: { url: `${receiver.url}/failing`, events: ['order.placed'] },
+    });
+    expect(hook.status).toBe(201);
+    // A ping is sent once, never retried: one failed attempt, one delivery given up, the endpoint failing.
+    expect((await api.post(`/webhooks/endpoints/${hook.body.id}/test`, { key })).status).toBe(202);
+    const afterPing = await eventually(scrape, (now) => now.failed === before.failed + 1);
+    expect(afterPing).toMatchObject({
+      failures: before.failures + 1,
+      failingEndpoints: before.failingEndpoints + 1,
+    });
+
+    // A delivery left pending a minute past its due time after a failed attempt (no job will run it).
+    const [event] = await api.sql<{ id: string }>(
+      `INSERT INTO webhook_events (id, type, subject_owner_id, body, created_at)
+       VALUES (gen_random_uuid(), 'order.placed', NULL, '{}', now()) RETURNING id`,
+    );
+    await api.sql(
+      `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
+       VALUES ($1, $2, 'pending', 1, now() - interval '60 seconds', now() - interval '70 seconds')`,
+      [event.id, hook.body.id],
+    );
+    const overdue = await scrape();
+    expect(overdue).toMatchObject({ pending: before.pending + 1, retrying: before.retrying + 1 });
+    expect(overdue.oldestDue).toBeGreaterThanOrEqual(60);
+  });
+});
+
 describe('METRICS_PORT: /metrics on a port of its own, without auth', () => {
   const METRICS_PORT = 3551;
   let api: TestApp;
@@ -120,6 +190,28 @@ describe('METRICS_PORT: /metrics on a port of its own, without auth', () => {
     expect(samples(await response.text(), 'process_resident_memory_bytes')).toHaveLength(1);
     expectError(await api.get('/metrics', { key: ADMIN_KEY }), 404, 'not_found');
     expect((await api.get('/openapi.json')).body.paths).not.toHaveProperty('/metrics');
+  });
+
+  // Issue 36, item 9a: a worker-only process runs no LISTEN connection, and reported db_change_listener_up 0 forever.
+  it('has db_change_listener_up 1 where a listener runs, and no such gauge in a worker-only process', async () => {
+    const served = await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`).then((r) => r.text());
+    expect(samples(served, 'db_change_listener_up')).toEqual([{ labels: {}, value: 1 }]);
+    const worker = await createWorker({
+      config: withConfig(loadConfig({}), {
+        messaging: { worker: false },
+        observability: { metricsPort: METRICS_PORT + 2 },
+        http: { host: '127.0.0.1' },
+      }),
+      databaseUrl: api.databaseUrl,
+      logger: false,
+    });
+    try {
+      const text = await fetch(`http://127.0.0.1:${METRICS_PORT + 2}/metrics`).then((r) => r.text());
+      expect(samples(text, 'db_pool_connections_total')).toHaveLength(1);
+      expect(text).not.toContain('db_change_listener_up');
+    } finally {
+      await worker.close();
+    }
   });
 
   it('frees the port when the application closes', async () => {

@@ -180,16 +180,12 @@ const redisUrl = process.env['TEST_REDIS_URL'];
     let second: TestApp;
     const prefix = `petstore:test:${randomUUID()}:`;
 
+    // Through REDIS_KEY_PREFIX, as a deployment sets it.
+    const settings: ConfigOverrides = { auth: { rateLimitPerMinute: 4, redisUrl: redisUrl!, redisKeyPrefix: prefix } };
+
     beforeAll(async () => {
-      first = await TestApp.start(
-        { auth: { rateLimitPerMinute: 4, redisUrl: redisUrl! } },
-        { rateLimitPrefix: prefix },
-      );
-      second = await TestApp.startOn(
-        first.databaseUrl,
-        { auth: { rateLimitPerMinute: 4, redisUrl: redisUrl! } },
-        { rateLimitPrefix: prefix },
-      );
+      first = await TestApp.start(settings);
+      second = await TestApp.startOn(first.databaseUrl, settings);
     });
     afterAll(async () => {
       await first.close();
@@ -214,6 +210,29 @@ const redisUrl = process.env['TEST_REDIS_URL'];
       for (const api of [first, second, first, second, first])
         statuses.push((await api.get('/accounts/me', { key: ADMIN_KEY })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    });
+
+    it('keeps its counters under REDIS_KEY_PREFIX: another prefix on the same Redis counts apart', async () => {
+      const redis = new Redis(redisUrl!);
+      try {
+        expect((await redis.keys(`${prefix}ratelimit:*`)).length).toBeGreaterThan(0);
+      } finally {
+        redis.disconnect();
+      }
+      const otherPrefix = `petstore:test:${randomUUID()}:`;
+      const other = await TestApp.startOn(first.databaseUrl, {
+        auth: { ...settings.auth, redisKeyPrefix: otherPrefix },
+      });
+      try {
+        expect((await first.get('/accounts/me', { key: ADMIN_KEY })).status).toBe(429);
+        expect((await other.get('/accounts/me', { key: ADMIN_KEY })).status).toBe(200);
+      } finally {
+        await other.close();
+        const cleanup = new Redis(redisUrl!);
+        const keys = await cleanup.keys(`${otherPrefix}*`);
+        if (keys.length) await cleanup.del(...keys);
+        cleanup.disconnect();
+      }
     });
   },
 );

@@ -74,6 +74,7 @@ export class ProcessModule {
   static compose({ roles, config, databaseUrl, directDatabaseUrl }: AssemblyOptions): DynamicModule {
     const directUrl = directDatabaseUrl ?? databaseUrl;
     const http = roles.has('http');
+    const listens = http;
     // Every POST honours Idempotency-Key unless @NotIdempotent(reason): a rule, not a list of operations.
     if (http) applyIdempotencyToPosts(HTTP_SLICES);
     const runsSlices = http || roles.worksJobs;
@@ -90,10 +91,10 @@ export class ProcessModule {
           startupLockUrl: directUrl,
         }),
         // Only a process that serves HTTP keeps caches (API keys, webhook subscribers), so only it listens.
-        ChangeSignalsModule.register(directUrl, http),
+        ChangeSignalsModule.register(directUrl, listens),
         ...(runsSlices
           ? [
-              MetricsModule.register(config, { http }),
+              MetricsModule.register(config, { http, listens }),
               CatalogueModule,
               OrderingModule,
               MessagingModule,

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AppConfig, ConfigError, defaultOf, loadConfig } from './app-config';
 
 const ADMIN_KEY_OF_TEST = 'config-admin-key-5f0c9e2b7d4a18c3e6b1';
@@ -248,6 +251,78 @@ describe('loadConfig: secrets', () => {
   ])('does not repeat the value of %s in the error line', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} must `));
     expect(() => loadConfig({ [variable]: value })).not.toThrow(value);
+  });
+});
+
+describe('loadConfig: secrets from files (*_FILE)', () => {
+  let dir: string;
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'petstore-config-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads DATABASE_URL, DATABASE_DIRECT_URL, ADMIN_API_KEY and REDIS_URL from the file their _FILE names', () => {
+    const config = loadConfig({
+      DATABASE_URL_FILE: file('database_url', 'postgres://u:secret@db:5432/petstore\n'),
+      DATABASE_DIRECT_URL_FILE: file('direct_url', 'postgres://u:secret@db-direct:5432/petstore'),
+      ADMIN_API_KEY_FILE: file('admin_key', `  ${'k'.repeat(40)}\r\n`),
+      REDIS_URL_FILE: file('redis_url', 'redis://:secret@cache:6379\n'),
+    });
+    expect(config.database).toMatchObject({
+      url: 'postgres://u:secret@db:5432/petstore',
+      directUrl: 'postgres://u:secret@db-direct:5432/petstore',
+    });
+    expect(config.auth).toMatchObject({ adminApiKey: 'k'.repeat(40), redisUrl: 'redis://:secret@cache:6379' });
+  });
+
+  it('refuses a setting and its _FILE both set, naming both', () => {
+    const env = { ADMIN_API_KEY: 'a'.repeat(32), ADMIN_API_KEY_FILE: file('key', 'b'.repeat(32)) };
+    expect(() => loadConfig(env)).toThrow(
+      /^Invalid configuration: ADMIN_API_KEY_FILE and ADMIN_API_KEY are both set: set one of them\.$/,
+    );
+  });
+
+  it('refuses a missing or empty file, and an invalid value read from one, without repeating the secret', () => {
+    expect(() => loadConfig({ DATABASE_URL_FILE: join(dir, 'nowhere') })).toThrow(
+      /^Invalid configuration: DATABASE_URL_FILE names a file that cannot be read \(ENOENT: .*nowhere\)\.$/,
+    );
+    expect(() => loadConfig({ REDIS_URL_FILE: file('empty', ' \n') })).toThrow(
+      /^Invalid configuration: REDIS_URL_FILE names an empty file/,
+    );
+    const bad = () => loadConfig({ DATABASE_URL_FILE: file('bad', 'mysql://u:hunter2@db/x') });
+    expect(bad).toThrow(/^Invalid configuration: DATABASE_URL must be .* \(read from DATABASE_URL_FILE\)\.$/);
+    expect(bad).not.toThrow('hunter2');
+  });
+
+  it('offers _FILE for the secrets only', () => {
+    expect(loadConfig({ PORT_FILE: file('port', '9999') }).http.port).toBe(3000);
+    expect(loadConfig({ DATABASE_URL_FILE: ' ' }).database.url).toBeNull();
+  });
+});
+
+describe('loadConfig: REDIS_KEY_PREFIX', () => {
+  it('is petstore: by default (the rate-limit keys stay petstore:ratelimit:…) and may be set', () => {
+    expect(loadConfig({}).auth.redisKeyPrefix).toBe('petstore:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'shop-eu:petstore:' }).auth.redisKeyPrefix).toBe('shop-eu:petstore:');
+  });
+
+  it.each(['a b', 'pets*', 'x'.repeat(101), 'key{1}'])('refuses %s', (value) => {
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: value })).toThrow(
+      /^Invalid configuration: REDIS_KEY_PREFIX must be 1 to 100 letters, digits or : \. _ - \(got ".*"\)\.$/,
+    );
+  });
+});
+
+describe('loadConfig: METRICS_PORT', () => {
+  it('refuses METRICS_PORT equal to PORT in one line naming both, at load rather than after a full start', () => {
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(
+      /^Invalid configuration: METRICS_PORT must differ from PORT \(both 3000\)/,
+    );
+    expect(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' })).toThrow(ConfigError);
+    expect(loadConfig({ PORT: '3000', METRICS_PORT: '9464' }).observability.metricsPort).toBe(9464);
   });
 });
 

@@ -10,6 +10,7 @@
  * checks (URLs, IP addresses and CIDRs, booleans, enums) and the TypeScript types in one declaration;
  * the typed parts reach the slices through ConfigModule (config.module.ts).
  */
+import { readFileSync } from 'node:fs';
 import { CONFIG_SCHEMA } from './schema';
 import { Setting, ValueOf } from './setting';
 
@@ -61,14 +62,40 @@ function blank(value: string | undefined): string | undefined {
 
 /** Reads one setting: its text (or default) through its kind; an unset optional one is its `unset` value. */
 function read(setting: Setting<unknown>, env: Env): unknown {
-  const text = blank(env[setting.variable]) ?? setting.fallback;
+  const fromFile = setting.file ? readSecretFile(setting, env) : undefined;
+  const text = fromFile ?? blank(env[setting.variable]) ?? setting.fallback;
   if (text === null) return setting.unset ?? null;
   const parsed = setting.kind.schema.safeParse(text);
   if (!parsed.success) {
     const got = setting.kind.echo === false ? '' : ` (got "${text}")`;
-    throw new ConfigError(setting.variable, `${setting.kind.problem}${got}.`);
+    const source = fromFile === undefined ? '' : ` (read from ${setting.variable}_FILE)`;
+    throw new ConfigError(setting.variable, `${setting.kind.problem}${got}${source}.`);
   }
   return parsed.data;
+}
+
+/**
+ * A secret given as a file (`DATABASE_URL_FILE=/run/secrets/database_url`, as Docker and Kubernetes mount secrets):
+ * its content without the white space around it (the newline an editor or `echo` leaves); undefined when the
+ * `_FILE` variable is unset. Setting both the variable and its `_FILE` is refused: which one wins would be a guess.
+ */
+function readSecretFile(setting: Setting<unknown>, env: Env): string | undefined {
+  const variable = `${setting.variable}_FILE`;
+  const path = blank(env[variable]);
+  if (path === undefined) return undefined;
+  if (blank(env[setting.variable]) !== undefined) {
+    throw new ConfigError(variable, `and ${setting.variable} are both set: set one of them.`);
+  }
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(variable, `names a file that cannot be read (${code}: ${path}).`);
+  }
+  const text = blank(content);
+  if (text === undefined) throw new ConfigError(variable, `names an empty file (${path}).`);
+  return text;
 }
 
 /** Reads, checks and freezes the configuration; throws ConfigError (one line naming the variable). */
@@ -113,6 +140,13 @@ function checkTogether(config: AppConfig): void {
     throw new ConfigError(
       'DATABASE_URL',
       'must be set when NODE_ENV=production: the embedded PostgreSQL is for development only.',
+    );
+  }
+  // The metrics server would fail to listen only after a full start (migrations, workers).
+  if (config.observability.metricsPort !== null && config.observability.metricsPort === config.http.port) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (both ${config.http.port}): metrics get a port of their own, or leave METRICS_PORT unset.`,
     );
   }
   if (config.database.directUrl !== null && config.database.url === null) {

@@ -14,7 +14,9 @@ export function configurationTable(): string {
     '<!-- Generated from apps/api/src/config/schema.ts by `npm run docs:config`: edit the schema, not this. -->',
     '',
     'Every setting is an environment variable. An invalid value stops start-up with one line naming the',
-    'variable; `apps/api/src/config/` alone reads the environment.',
+    'variable; `apps/api/src/config/` alone reads the environment. A secret (marked "or `…_FILE`") may be given',
+    'instead as a file whose path its `_FILE` variable holds (`DATABASE_URL_FILE=/run/secrets/database_url`: Docker',
+    'and Kubernetes secrets), its content read at start-up without surrounding white space; both set is refused.',
   ];
   let title = '';
   for (const entry of allSettings()) {
@@ -24,7 +26,8 @@ export function configurationTable(): string {
     }
     const { variable, kind, fallback, doc } = entry.setting;
     const shown = fallback === null ? 'unset' : `\`${fallback}\``;
-    lines.push(`| \`${variable}\` | ${cell(kind.type)} | ${shown} | ${cell(doc)} |`);
+    const type = entry.setting.file ? `${kind.type}; or \`${variable}_FILE\`` : kind.type;
+    lines.push(`| \`${variable}\` | ${cell(type)} | ${shown} | ${cell(doc)} |`);
   }
   lines.push('', TABLE_END);
   return lines.join('\n');

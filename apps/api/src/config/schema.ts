@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   boolean,
   dateTime,
+  fromFile,
   integer,
   integerList,
   Kind,
@@ -74,6 +75,15 @@ function corsOrigins(): Kind<'*' | string[]> {
   };
 }
 
+/** A Redis key prefix: 1–100 letters, digits and `:._-` (no spaces, nor glob characters that KEYS would read). */
+function redisKeyPrefix(): Kind<string> {
+  return {
+    type: 'text, 1–100 of `A–Z a–z 0–9 : . _ -`',
+    problem: 'must be 1 to 100 letters, digits or : . _ -',
+    schema: z.string().regex(/^[A-Za-z0-9:._-]{1,100}$/),
+  };
+}
+
 function group<S extends Record<string, Setting<unknown>>>(title: string, settings: S) {
   return { title, settings };
 }
@@ -118,15 +128,19 @@ export const CONFIG_SCHEMA = {
     ),
   }),
   database: group('Database', {
-    url: optional(
-      'DATABASE_URL',
-      url('postgres', 'postgresql'),
-      'PostgreSQL URL; unset = embedded PostgreSQL with its data in `DATA_DIR` (refused under `NODE_ENV=production`)',
+    url: fromFile(
+      optional(
+        'DATABASE_URL',
+        url('postgres', 'postgresql'),
+        'PostgreSQL URL; unset = embedded PostgreSQL with its data in `DATA_DIR` (refused under `NODE_ENV=production`)',
+      ),
     ),
-    directUrl: optional(
-      'DATABASE_DIRECT_URL',
-      url('postgres', 'postgresql'),
-      'a direct (session) connection when `DATABASE_URL` is a transaction pooler: migrations, locks, LISTEN',
+    directUrl: fromFile(
+      optional(
+        'DATABASE_DIRECT_URL',
+        url('postgres', 'postgresql'),
+        'a direct (session) connection when `DATABASE_URL` is a transaction pooler: migrations, locks, LISTEN',
+      ),
     ),
     dataDir: setting(
       'DATA_DIR',
@@ -180,10 +194,12 @@ export const CONFIG_SCHEMA = {
     ),
   }),
   auth: group('Authentication and limits', {
-    adminApiKey: optional(
-      'ADMIN_API_KEY',
-      secret(ADMIN_API_KEY_MIN_LENGTH),
-      'bootstrap administrator key (`openssl rand -hex 24`); idempotent; a new one revokes the previous',
+    adminApiKey: fromFile(
+      optional(
+        'ADMIN_API_KEY',
+        secret(ADMIN_API_KEY_MIN_LENGTH),
+        'bootstrap administrator key (`openssl rand -hex 24`); idempotent; a new one revokes the previous',
+      ),
     ),
     idempotencyKeyPeppers: optional(
       'IDEMPOTENCY_KEY_PEPPER',
@@ -218,10 +234,15 @@ export const CONFIG_SCHEMA = {
       '20',
       'failed authentications a minute per client address',
     ),
-    redisUrl: optional(
-      'REDIS_URL',
-      url('redis', 'rediss'),
-      'share rate-limit counters between instances; unset = per process',
+    redisUrl: fromFile(
+      optional('REDIS_URL', url('redis', 'rediss'), 'share rate-limit counters between instances; unset = per process'),
+    ),
+    redisKeyPrefix: setting(
+      'REDIS_KEY_PREFIX',
+      redisKeyPrefix(),
+      'petstore:',
+      'the start of every key the service writes in Redis (`<it>ratelimit:…`): deployments sharing one Redis ' +
+        'need different prefixes, or they share their rate-limit counters',
     ),
   }),
   deprecations: group('Deprecations', {

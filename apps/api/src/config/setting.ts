@@ -26,6 +26,8 @@ export interface Setting<T> {
   readonly doc: string;
   /** The value of an optional setting left unset. */
   readonly unset?: unknown;
+  /** A secret: may instead be read from the file `<variable>_FILE` names (Docker and Kubernetes secrets). */
+  readonly file?: boolean;
   /** Phantom: the value the loader hands out. */
   readonly __value?: T;
 }
@@ -40,6 +42,11 @@ export function optional<T>(variable: string, kind: Kind<T>, doc: string): Setti
 export function optional<T, U>(variable: string, kind: Kind<T>, doc: string, unset: U): Setting<T | U>;
 export function optional<T, U>(variable: string, kind: Kind<T>, doc: string, unset?: U): Setting<T | U | null> {
   return { variable, kind, fallback: null, doc, unset: unset ?? null };
+}
+
+/** The same setting, which may be given as the content of the file `<variable>_FILE` names instead. */
+export function fromFile<T>(setting: Setting<T>): Setting<T> {
+  return { ...setting, file: true };
 }
 
 export type ValueOf<S> = S extends Setting<infer T> ? T : never;

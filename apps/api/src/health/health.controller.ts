@@ -82,7 +82,7 @@ export class HealthController {
   })
   @ApiOkResponse({ type: HealthDto })
   async ready(): Promise<HealthDto> {
-    if (this.drain.isDraining) throw unavailable('The service is shutting down.');
+    if (this.drain.isDraining) throw ApiError.shuttingDown('The service is shutting down.', 5);
     if (!(await answers(this.dataSource.query('SELECT 1')))) throw unavailable('The database is not reachable.');
     if (this.redis.configured && !(await answers(this.redis.ping()))) throw unavailable('Redis is not reachable.');
     return { status: 'ok' };

@@ -1,4 +1,4 @@
-import { Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, Module, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
@@ -21,6 +21,7 @@ import {
   WebhookEndpointRepository,
   WebhookEvents,
   WebhookOutboxStore,
+  WebhookQueueStats,
   UpdateWebhookEndpoint,
   WebhookPayloads,
   WebhookRotationSettings,
@@ -42,7 +43,10 @@ import {
   webhookQueues,
   WebhookNetworkSettings,
   WebhookWorker,
+  WebhookWorkResult,
 } from '@petstore/infrastructure';
+import { Counter } from 'prom-client';
+import { Metrics } from '../common/metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
@@ -80,6 +84,56 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
     new Logger('Webhooks').warn(
       'WEBHOOKS_ALLOW_PRIVATE=true: webhooks may go to http:// URLs and to private, loopback and link-local ' +
         'addresses. Unsafe outside development: a customer can make this service POST inside your network.',
+    );
+  }
+}
+
+/**
+ * Gauges of the webhook queue, read from the deliveries and endpoints when scraped (one statement on two partial
+ * indexes, shared by the four gauges of one scrape), and the failures of this process's workers. Without the
+ * metrics registry (the seed process) there is nothing to observe: the counters are then nowhere.
+ */
+@Injectable()
+export class WebhookQueueMetrics {
+  /** Failed attempts (the receiver's error, a timeout, an unreachable URL), retried or not. */
+  readonly failures?: Counter;
+  /** Deliveries given up for good: no attempt left, endpoint disabled, or their runs kept breaking. */
+  readonly givenUp?: Counter;
+  private stats: Promise<WebhookQueueStats> | null = null;
+
+  constructor(deliveries: WebhookDeliveryRepository, @Optional() metrics?: Metrics) {
+    if (!metrics) return;
+    const stats = () => {
+      this.stats ??= deliveries.queueStats().finally(() => (this.stats = null));
+      return this.stats;
+    };
+    metrics.gauge(
+      'webhook_deliveries_pending',
+      'Webhook deliveries not delivered nor given up: due, or waiting for their next attempt.',
+      async () => (await stats()).pending,
+    );
+    metrics.gauge(
+      'webhook_deliveries_retrying',
+      'Pending webhook deliveries whose attempts so far failed.',
+      async () => (await stats()).retrying,
+    );
+    metrics.gauge(
+      'webhook_deliveries_oldest_due_age_seconds',
+      'How long the pending delivery due first has been due (0 when none is due): grows while no worker delivers.',
+      async () => {
+        const { earliestDueAt } = await stats();
+        return earliestDueAt ? Math.max(0, (Date.now() - earliestDueAt.getTime()) / 1000) : 0;
+      },
+    );
+    metrics.gauge(
+      'webhook_endpoints_failing',
+      'Enabled webhook endpoints whose deliveries fail now (disabled after the failing period).',
+      async () => (await stats()).failingEndpoints,
+    );
+    this.failures = metrics.counter('webhook_delivery_failures_total', 'Failed webhook attempts in this process.');
+    this.givenUp = metrics.counter(
+      'webhook_deliveries_failed_total',
+      'Webhook deliveries given up (failed) in this process: no attempt left, endpoint disabled, runs broken.',
     );
   }
 }
@@ -134,6 +188,7 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
     EventQueries,
     RetryWebhookDelivery,
     PurgeEvents,
+    WebhookQueueMetrics,
   ],
   exports: [
     WebhookEvents,
@@ -150,6 +205,7 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
     EventQueries,
     RetryWebhookDelivery,
     PurgeEvents,
+    WebhookQueueMetrics,
   ],
 })
 export class WebhooksModule {}
@@ -168,6 +224,7 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
     private readonly fanOut: FanOutWebhookEvent,
     private readonly deliver: DeliverWebhook,
     private readonly giveUp: GiveUpWebhookDelivery,
+    private readonly metrics: WebhookQueueMetrics,
     @InjectConfig('webhooks') private readonly webhooks: ConfigPart<'webhooks'>,
   ) {}
 
@@ -177,7 +234,11 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
       this.logger.warn('WEBHOOKS_DELIVERY=off: no webhook is sent by this process; deliveries stay queued');
       return;
     }
-    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger).start();
+    const observe = (result: WebhookWorkResult) => {
+      if (result === 'retrying' || result === 'failed') this.metrics.failures?.inc();
+      if (result === 'failed' || result === 'given_up') this.metrics.givenUp?.inc();
+    };
+    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger, observe).start();
     this.logger.log('Webhook worker started');
   }
 }

@@ -163,7 +163,21 @@ export interface WebhookAttemptOutcome {
   at: Date;
 }
 
+/** What operators watch of the webhook queue (the metrics' gauges). */
+export interface WebhookQueueStats {
+  /** Deliveries not yet delivered nor given up: due now, or waiting for their next attempt. */
+  pending: number;
+  /** Of those, the ones whose attempts so far failed (waiting for a retry, or due again). */
+  retrying: number;
+  /** The earliest `nextAttemptAt` of a pending delivery; null when none is pending. */
+  earliestDueAt: Date | null;
+  /** Endpoints whose deliveries fail now (failing since some time, not disabled yet). */
+  failingEndpoints: number;
+}
+
 export abstract class WebhookDeliveryRepository {
+  /** One statement, on partial indexes of the pending deliveries and the failing endpoints: cheap on every scrape. */
+  abstract queueStats(): Promise<WebhookQueueStats>;
   /** Creates the deliveries of an event not created yet; returns the new ones' ids. */
   abstract createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]>;
   abstract findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null>;

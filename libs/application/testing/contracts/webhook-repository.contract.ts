@@ -263,6 +263,35 @@ export function describeWebhookRepositoryContract(
       expect(await deliveries.recordAttempt(late)).toBe(false); // settled: nothing changes it
     });
 
+    it('counts the pending deliveries, those retrying, the earliest due, and the failing endpoints', async () => {
+      expect(await deliveries.queueStats()).toEqual({
+        pending: 0,
+        retrying: 0,
+        earliestDueAt: null,
+        failingEndpoints: 0,
+      });
+      const [a, b, off] = [await endpoint(customer), await endpoint(customer), await endpoint(customer)];
+      const placed = await event('order.placed', customer);
+      const [first, second, third] = await deliveries.createFor(placed.id, [a.id, b.id, off.id], at(5));
+      const outcome = { previousAttempts: 0, attempt: 1, statusCode: 500, error: 'http_status', at: at(6) };
+      await deliveries.recordAttempt({ ...outcome, deliveryId: first, status: 'pending', nextAttemptAt: at(3) });
+      await deliveries.recordAttempt({ ...outcome, deliveryId: second, status: 'delivered', nextAttemptAt: null });
+      await deliveries.recordAttempt({ ...outcome, deliveryId: third, status: 'failed', nextAttemptAt: null });
+      await endpoints.recordHealth(a.id, false, at(6));
+      await endpoints.recordHealth(off.id, false, at(6));
+      await endpoints.disableFailingSince(at(7), at(8)); // both disabled: no longer counted as failing
+      const [other] = await deliveries.createFor((await event('order.placed', customer)).id, [b.id], at(9));
+      expect(other).toBeGreaterThan(0);
+      expect(await deliveries.queueStats()).toEqual({
+        pending: 2,
+        retrying: 1,
+        earliestDueAt: at(3),
+        failingEndpoints: 0,
+      });
+      await endpoints.recordHealth(b.id, false, at(10));
+      expect((await deliveries.queueStats()).failingEndpoints).toBe(1);
+    });
+
     it("lists an endpoint's deliveries newest first, a page at a time", async () => {
       const hook = await endpoint(customer);
       const ids: number[] = [];

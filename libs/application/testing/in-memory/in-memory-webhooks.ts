@@ -16,6 +16,7 @@ import {
   WebhookEvent,
   WebhookOutboxStore,
   WebhookPayloads,
+  WebhookQueueStats,
   WebhookRequest,
   WebhookResponse,
   WebhookSecrets,
@@ -180,6 +181,19 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       created.push(id);
     }
     return created;
+  }
+
+  async queueStats(): Promise<WebhookQueueStats> {
+    const pending = [...this.db.tables.webhookDeliveries.values()].filter((row) => row.status === 'pending');
+    const due = pending.map((row) => row.nextAttemptAt?.getTime()).filter((at) => at !== undefined);
+    return {
+      pending: pending.length,
+      retrying: pending.filter((row) => row.attempts > 0).length,
+      earliestDueAt: due.length ? new Date(Math.min(...due)) : null,
+      failingEndpoints: [...this.db.tables.webhookEndpoints.values()].filter(
+        (row) => row.failingSince !== null && row.disabledAt === null,
+      ).length,
+    };
   }
 
   async findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null> {

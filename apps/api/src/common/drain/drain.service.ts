@@ -21,10 +21,16 @@ export class Drain {
   /** When `drain()` was first called (Date.now()); null until then. */
   private startedAt: number | null = null;
   private inFlight = 0;
+  private refusedCount = 0;
   private readonly waiting = new Set<() => void>();
 
   get isDraining(): boolean {
     return this.draining;
+  }
+
+  /** Requests refused with 503 since the drain started (health probes not counted). */
+  get refused(): number {
+    return this.refusedCount;
   }
 
   /** What is left of `timeoutMs` counted from the start of the drain (all of it before the drain starts). */
@@ -37,8 +43,10 @@ export class Drain {
     // Callback-style (a thrown error is handled like a rejection): no promise per request.
     fastify.addHook('onRequest', (request, reply, done) => {
       if (this.draining && !isHealthProbe(request.url)) {
+        this.refusedCount++;
         reply.header('Connection', 'close');
-        throw ApiError.serviceUnavailable(SHUTTING_DOWN, 1);
+        // Expected: its access line (info) is all the log says of it; `refused` sums them up at the end.
+        throw ApiError.shuttingDown(SHUTTING_DOWN, 1);
       }
       this.inFlight++;
       // 'close' comes once per response, whether it was sent in full or the client went away.

@@ -65,4 +65,17 @@ export class ApiError extends Error {
   static serviceUnavailable(message: string, retryAfterSeconds: number): ApiError {
     return new ApiError(503, 'service_unavailable', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
   }
+
+  /**
+   * The 503 of a process shutting down (the drain, readiness): expected, so logged by the access line alone, at
+   * `info` (expected-refusal.ts).
+   */
+  static shuttingDown(message: string, retryAfterSeconds: number): ApiError {
+    const error = ApiError.serviceUnavailable(message, retryAfterSeconds);
+    error.expected = true;
+    return error;
+  }
+
+  /** An answer the service gives by design (shuttingDown): no warning, an `info` access line. */
+  expected = false;
 }

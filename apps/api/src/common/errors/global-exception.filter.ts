@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { routeOf } from '../http/route-label';
 import { ApiError } from './api-error';
+import { markExpectedRefusal } from './expected-refusal';
 import { ErrorBody, toErrorResponse } from './error-response';
 
 /** Turns every error raised inside NestJS (guards, pipes, controllers) into the Error shape. */
@@ -21,7 +22,9 @@ export class GlobalExceptionFilter implements ExceptionFilter {
  */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
   const { body, headers, unexpected } = toErrorResponse(error);
-  if (unexpected) {
+  if (error instanceof ApiError && error.expected) {
+    markExpectedRefusal(request); // its access line alone says it, at info
+  } else if (unexpected) {
     logger.error(`Unexpected error on ${requestLabel(request)}`, (error as Error)?.stack ?? String(error));
   } else if (body.status === 503) {
     // An ApiError's 503 is the HTTP layer's own "not now" (drain, readiness); the others come from the store.

@@ -25,7 +25,7 @@ export interface PipelineSettings {
   deprecations: ConfigPart<'deprecations'>;
   /** The process's logger: the access log writes through it. */
   logger: RootLogger;
-  /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
+  /** Redis key prefix of the rate-limit counters (tests keep theirs apart); else REDIS_KEY_PREFIX + `ratelimit:`. */
   rateLimitPrefix?: string;
 }
 
@@ -77,7 +77,7 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   // onSend: a 304 earned by a listed tag (not by `*`) gives its unit back.
   if (auth.rateLimitPerMinute > 0) {
     const store = auth.redisUrl
-      ? new RedisRateLimitStore(auth.redisUrl, settings.rateLimitPrefix)
+      ? new RedisRateLimitStore(auth.redisUrl, settings.rateLimitPrefix ?? `${auth.redisKeyPrefix}ratelimit:`)
       : new InMemoryRateLimitStore();
     const limits = {
       perMinute: auth.rateLimitPerMinute,

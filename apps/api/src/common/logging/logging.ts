@@ -6,6 +6,7 @@ import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { ConfigPart, LogLevelName } from '../../config/app-config';
 import { routeOf } from '../http/route-label';
+import { isExpectedRefusal } from '../errors/expected-refusal';
 
 export type RootLogger = Logger;
 
@@ -103,8 +104,9 @@ export function startupNestLogger(root: RootLogger): LoggerService {
 /**
  * The access log: one line per response, written when it has been sent, with the request id (Fastify's, from
  * X-Request-Id), method, route template, status, duration in ms and the account id; nothing of the headers or
- * bodies; `info`, or `error` with "request failed" for a 5xx. Every other line logged while the request is
- * served carries its `requestId` (the logger's mixin reads it from an AsyncLocalStorage entered here).
+ * bodies; `info`, or `error` with "request failed" for a 5xx (but the drain's expected 503s: expected-refusal.ts).
+ * Every other line logged while the request is served carries its `requestId` (the logger's mixin reads it from
+ * an AsyncLocalStorage entered here).
  *
  * Written by hand rather than with pino-http (through nestjs-pino's middleware), which made two child loggers
  * per request (one bound to the whole request, one for the request's context) for this one line: a quarter of
@@ -127,7 +129,7 @@ export function registerAccessLog(fastify: FastifyInstance, root: RootLogger): v
       durationMs: Math.round(reply.elapsedTime * 10) / 10,
       accountId: (request as { user?: { id: number } }).user?.id,
     };
-    if (status >= 500) access.error(line, 'request failed');
+    if (status >= 500 && !isExpectedRefusal(request)) access.error(line, 'request failed');
     else access.info(line, 'request completed');
     done();
   });

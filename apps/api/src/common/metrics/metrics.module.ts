@@ -17,6 +17,9 @@ import { AppConfig, ConfigPart } from '../../config/app-config';
 import { InjectConfig } from '../../config/config.module';
 import { MetricsController } from './metrics.controller';
 
+/** Whether this process runs the LISTEN connection of ChangeSignalsModule (MetricsModule.register's `listens`). */
+const LISTENS_FOR_CHANGES = Symbol('LISTENS_FOR_CHANGES');
+
 /** The pool node-postgres keeps behind TypeORM's PostgreSQL driver. */
 interface PgPool {
   totalCount: number;
@@ -42,12 +45,18 @@ export class DatabasePoolMetrics {
 /**
  * Whether this process receives the signals between instances (its LISTEN connection proves itself with a
  * heartbeat): 0 means the key and webhook-subscriber caches are off, from a lost connection or a pooler between
- * the listener and PostgreSQL (DATABASE_DIRECT_URL), and every request looks its key up.
+ * the listener and PostgreSQL (DATABASE_DIRECT_URL), and every request looks its key up. Only a process that
+ * listens has it (the assembly: the `http` role): a `--worker-only` process runs no listener and keeps no cache,
+ * and its `0` forever was a false alarm.
  */
 @Injectable()
 export class ChangeListenerMetrics {
-  constructor(metrics: Metrics, @Optional() revocations?: KeyRevocations) {
-    if (!revocations) return;
+  constructor(
+    metrics: Metrics,
+    @Inject(LISTENS_FOR_CHANGES) listens: boolean,
+    @Optional() revocations?: KeyRevocations,
+  ) {
+    if (!revocations || !listens) return;
     metrics.gauge(
       'db_change_listener_up',
       'Whether the LISTEN connection receives (its own heartbeat comes back): 1 yes, 0 no (caches off).',
@@ -108,12 +117,14 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 @Global()
 @Module({})
 export class MetricsModule {
-  static register(config: AppConfig, options: { http: boolean }): DynamicModule {
+  /** `listens`: whether the process runs the LISTEN connection (ChangeSignalsModule.register's `listen`). */
+  static register(config: AppConfig, options: { http: boolean; listens: boolean }): DynamicModule {
     return {
       module: MetricsModule,
       controllers: options.http && config.observability.metricsPort === null ? [MetricsController] : [],
       providers: [
         { provide: Metrics, useFactory: () => new Metrics() },
+        { provide: LISTENS_FOR_CHANGES, useValue: options.listens },
         DatabasePoolMetrics,
         ChangeListenerMetrics,
         MetricsServer,

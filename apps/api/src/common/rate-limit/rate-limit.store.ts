@@ -65,7 +65,8 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   constructor(
     url: string,
-    private readonly prefix = 'petstore:ratelimit:',
+    /** `petstore:ratelimit:` by default (REDIS_KEY_PREFIX `petstore:`): the keys every release so far has used. */
+    private readonly prefix: string,
   ) {
     this.redis = new Redis(url, {
       lazyConnect: false,

@@ -17,6 +17,7 @@ import { WebhookSecretRotation1796000500000 } from './1796000500000-webhook-secr
 import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
 import { OrderIdBlocks1796000700000 } from './1796000700000-order-id-blocks';
 import { SchemaMigrationReleases1796000800000 } from './1796000800000-schema-migration-releases';
+import { WebhookQueueIndexes1796000810000 } from './1796000810000-webhook-queue-indexes';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   IdempotencyKeyHashes1796000600000,
   OrderIdBlocks1796000700000,
   SchemaMigrationReleases1796000800000,
+  WebhookQueueIndexes1796000810000,
 ];

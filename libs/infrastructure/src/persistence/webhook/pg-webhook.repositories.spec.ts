@@ -80,6 +80,31 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
       );
     });
 
+    it("the queue's gauges read the partial indexes of pending deliveries and failing endpoints", async () => {
+      const sent: { sql: string }[] = [];
+      const spy = jest.spyOn(db.host, 'query').mockImplementation(async (sql: string) => {
+        sent.push({ sql });
+        return [{ pending: 0, retrying: 0, due: null, failing: 0 }];
+      });
+      try {
+        await new PgWebhookDeliveryRepository(db.host).queueStats();
+      } finally {
+        spy.mockRestore();
+      }
+      const runner = db.dataSource.createQueryRunner();
+      try {
+        await runner.startTransaction();
+        await runner.query('SET LOCAL enable_seqscan = off');
+        const rows: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN ${sent[0].sql}`);
+        const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+        expect(plan).toContain('webhook_deliveries_pending_idx');
+        expect(plan).toContain('webhook_endpoints_failing_idx');
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    });
+
     it('the purge finds the old events through the BRIN index on created_at', async () => {
       expect(await planOf((log) => log.purgeBatch(new Date('2026-01-01T00:00:00Z'), 10_000))).toContain(
         'webhook_events_created_brin',

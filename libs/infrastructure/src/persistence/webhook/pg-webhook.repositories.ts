@@ -16,6 +16,7 @@ import {
   WebhookEvent,
   WebhookEventName,
   WebhookOutboxStore,
+  WebhookQueueStats,
   WebhookSubscriber,
 } from '@petstore/application';
 import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
@@ -220,6 +221,19 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
 
   private query<T>(text: string, values: unknown[] = []): Promise<T[]> {
     return this.host.query<T>(text, values);
+  }
+
+  // The partial indexes webhook_deliveries_pending_idx and webhook_endpoints_failing_idx keep it to the rows counted.
+  async queueStats(): Promise<WebhookQueueStats> {
+    const [row] = await this.query<{ pending: number; retrying: number; due: Date | null; failing: number }>(
+      `SELECT d.pending, d.retrying, d.due,
+              (SELECT count(*)::int FROM webhook_endpoints
+                WHERE failing_since IS NOT NULL AND disabled_at IS NULL) AS failing
+         FROM (SELECT count(*)::int AS pending, (count(*) FILTER (WHERE attempts > 0))::int AS retrying,
+                      min(next_attempt_at) AS due
+                 FROM webhook_deliveries WHERE status = 'pending') d`,
+    );
+    return { pending: row.pending, retrying: row.retrying, earliestDueAt: row.due, failingEndpoints: row.failing };
   }
 
   async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
