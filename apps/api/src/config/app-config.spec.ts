@@ -268,14 +268,14 @@ describe('loadConfig: secrets from files (*_FILE)', () => {
     const config = loadConfig({
       DATABASE_URL_FILE: file('database_url', 'postgres://u:secret@db:5432/petstore\n'),
       DATABASE_DIRECT_URL_FILE: file('direct_url', 'postgres://u:secret@db-direct:5432/petstore'),
-      ADMIN_API_KEY_FILE: file('admin_key', `  ${'k'.repeat(40)}\r\n`),
+      ADMIN_API_KEY_FILE: file('admin_key', `  ${ADMIN_KEY_OF_TEST}\r\n`),
       REDIS_URL_FILE: file('redis_url', 'redis://:secret@cache:6379\n'),
     });
     expect(config.database).toMatchObject({
       url: 'postgres://u:secret@db:5432/petstore',
       directUrl: 'postgres://u:secret@db-direct:5432/petstore',
     });
-    expect(config.auth).toMatchObject({ adminApiKey: 'k'.repeat(40), redisUrl: 'redis://:secret@cache:6379' });
+    expect(config.auth).toMatchObject({ adminApiKey: ADMIN_KEY_OF_TEST, redisUrl: 'redis://:secret@cache:6379' });
   });
 
   it('refuses a setting and its _FILE both set, naming both', () => {

@@ -69,12 +69,12 @@ describe('migrateDatabase (real PostgreSQL)', () => {
   });
 });
 
-/** Polls pg_locks until `count` sessions of this database wait for an advisory lock (at most 30 s). */
+/** Polls until `count` other sessions of this database have tried the migration lock (at most 30 s). */
 async function waitForLockWaiters(client: Client, count: number): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
     const { rows } = await client.query<{ waiting: number }>(
-      `SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_database d ON d.oid = l.database
-        WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database()`,
+      `SELECT count(*)::int AS waiting FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_try_advisory_lock%'`,
     );
     if (rows[0].waiting >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 50));

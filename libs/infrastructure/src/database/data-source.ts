@@ -110,7 +110,12 @@ export async function withStartupLock<T>(url: string, work: () => Promise<T>): P
   client.on('error', () => undefined);
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+    await waitForAdvisoryLock(async () => {
+      const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [
+        MIGRATION_LOCK,
+      ]);
+      return rows[0]?.got === true;
+    });
     return await work();
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => undefined);
@@ -137,4 +142,16 @@ export async function poolBoundsHold(
   return wrong.length
     ? wrong.map((row) => `${row.name} is ${row.setting} ms, not ${wanted[row.name]}`).join('; ')
     : null;
+}
+
+/**
+ * Waits, without a time limit, until `tryLock` (a `pg_try_advisory_lock`) gets the lock, trying again every
+ * ~250 ms. Not `pg_advisory_lock`: a session blocked in it sits in an open transaction, and `CREATE INDEX
+ * CONCURRENTLY` (an online migration that the lock's holder runs) waits for every open transaction to end, so the
+ * holder and the waiter would deadlock and PostgreSQL would abort one of them. Between tries this session is idle.
+ */
+export async function waitForAdvisoryLock(tryLock: () => Promise<boolean>, pollMs = 250): Promise<void> {
+  while (!(await tryLock())) {
+    await new Promise((resolve) => setTimeout(resolve, pollMs * (0.5 + Math.random())));
+  }
 }

@@ -1,5 +1,12 @@
 import { Logger as TypeOrmLogger, MigrationExecutor, MigrationInterface, QueryRunner } from 'typeorm';
-import { createDataSource, DEFAULT_POOL_LIMITS, MIGRATION_LOCK, PoolLimits, poolBoundsHold } from './data-source';
+import {
+  createDataSource,
+  DEFAULT_POOL_LIMITS,
+  MIGRATION_LOCK,
+  PoolLimits,
+  poolBoundsHold,
+  waitForAdvisoryLock,
+} from './data-source';
 import { MIGRATIONS } from './migrations';
 
 /**
@@ -153,9 +160,13 @@ export async function migrateDatabase(url: string, options: MigrateOptions = {})
           'parameters? Migrations need a direct connection (DATABASE_DIRECT_URL).',
       );
     }
-    // Waiting for another instance's migrations is not a failure: no time limit on this one statement.
-    await queryRunner.query('SET statement_timeout = 0');
-    await queryRunner.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+    // Waiting for another instance's migrations is not a failure: no time limit (see waitForAdvisoryLock).
+    await waitForAdvisoryLock(async () => {
+      const rows = (await queryRunner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [
+        MIGRATION_LOCK,
+      ])) as Array<{ got: boolean }>;
+      return rows[0]?.got === true;
+    });
     try {
       await queryRunner.query(`SET statement_timeout = ${Math.trunc(settings.statementTimeoutMs)}`);
       await queryRunner.query(`SET lock_timeout = ${Math.trunc(settings.lockTimeoutMs)}`);
