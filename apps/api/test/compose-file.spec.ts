@@ -32,6 +32,18 @@ function megabytes(size: string): number {
 }
 
 describe('docker/compose.yaml', () => {
+  it("runs the image tagged with the release's version, with its commit passed to the build, and node's flags", () => {
+    const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const name of OURS) {
+      expect(services[name].image).toBe(`petstore-api:${version}`);
+      expect(services[name].build.args.PETSTORE_COMMIT).toBeDefined();
+      // The image's CMD has the flag; a service that replaces the command keeps it (docs/operations.md, "Memory").
+      if (services[name].command) expect(services[name].command).toContain('--no-allocation-site-pretenuring');
+    }
+    expect(dockerfile).toMatch(/^ARG PETSTORE_COMMIT=/m);
+    expect(dockerfile).toContain(`-t petstore-api:${version} .`);
+  });
+
   it('runs the migrations step, two API replicas and a worker (--worker-only) beside PostgreSQL and Redis', () => {
     expect(Object.keys(services).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'worker']);
     expect(services['api'].deploy.replicas).toBe(2);
