@@ -27,6 +27,11 @@ describe('the node flags of the start paths', () => {
     expect(process.allowedNodeEnvironmentFlags.has('--no-allocation-site-pretenuring')).toBe(false);
   });
 
+  it('npm run worker (--worker-only) runs with the same flags as npm start', () => {
+    const worker: string = JSON.parse(read('package.json')).scripts.worker;
+    expect(worker).toBe(start.replace(/main\.js$/, 'main.js --worker-only'));
+  });
+
   it('npx nx serve api (development) runs with both flags too', () => {
     const serve = JSON.parse(read('apps/api/project.json')).targets.serve.options.runtimeArgs as string[];
     expect(serve).toContain('--no-allocation-site-pretenuring');
