@@ -147,6 +147,59 @@ describe('driver errors are translated once, into the persistence errors (real P
     expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 
+  it('a read-only session (a demoted primary, 25006): 503-class, and the connection leaves the pool', async () => {
+    const limits = { ...DEFAULT_POOL_LIMITS, max: 1 };
+    const single = await createDataSource(url, {}, limits).initialize();
+    const host = new TransactionHost(single);
+    try {
+      // The pool's one connection becomes read-only, as a demoted primary's sessions do.
+      const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, set_config($1, $2, false)', [
+        'default_transaction_read_only',
+        'on',
+      ]);
+      const inTransaction = await failure(
+        host.transaction(() => host.query('SELECT * FROM driver_errors WHERE id = 1 FOR UPDATE')),
+      );
+      expect(inTransaction).toBeInstanceOf(StoreUnavailableError);
+      expect(inTransaction).toMatchObject({ reason: 'connection_lost' });
+      // Not lent again: the next transaction writes, on a new connection.
+      const [{ pid: next }] = await host.transaction(async () => {
+        await host.query('INSERT INTO driver_errors (id, n) VALUES (41, 1) ON CONFLICT DO NOTHING');
+        return host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      });
+      expect(next).not.toBe(pid);
+
+      // Outside a transaction, and through TypeORM's query runner: the same.
+      await host.query('SELECT set_config($1, $2, false)', ['default_transaction_read_only', 'on']);
+      const single1 = await failure(host.query('INSERT INTO driver_errors (id, n) VALUES (42, 1)'));
+      expect(single1).toMatchObject({ reason: 'connection_lost' });
+      await host.query('INSERT INTO driver_errors (id, n) VALUES (42, 1)');
+      await single.query('SELECT set_config($1, $2, false)', ['default_transaction_read_only', 'on']);
+      const viaRunner = await failure(single.query('INSERT INTO driver_errors (id, n) VALUES (43, 1)'));
+      expect(viaRunner).toBeInstanceOf(StoreUnavailableError);
+      await single.query('INSERT INTO driver_errors (id, n) VALUES (43, 1)');
+    } finally {
+      await single.destroy();
+    }
+  });
+
+  it('a database that refuses work (classes 55 and 57) is unavailable, never an unknown error', async () => {
+    const { translateDriverError } = await import('./driver-errors');
+    const refusals = [
+      { code: '55000', message: 'database "x" is not currently accepting connections' },
+      { code: '57P03', message: 'the database system is starting up' },
+      { code: '57P03', message: 'the database system is shutting down' },
+      { code: '57P04', message: 'database dropped' },
+      { code: '57000', message: 'operator intervention' },
+      { code: '55006', message: 'database "x" is being accessed by other users' },
+    ];
+    for (const fields of refusals) {
+      expect(translateDriverError(Object.assign(new Error(fields.message), fields))).toBeInstanceOf(
+        StoreUnavailableError,
+      );
+    }
+  });
+
   it('a server that cannot be reached', async () => {
     const nowhere = createDataSource('postgres://nobody@127.0.0.1:1/none');
     const error = await failure(nowhere.initialize().then(() => nowhere.query('SELECT 1')));

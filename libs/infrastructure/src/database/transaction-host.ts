@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Optional } from '@nestjs/common';
-import { StoreUnavailableError, UnitOfWork } from '@petstore/application';
+import { UnitOfWork } from '@petstore/application';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { isClientReadTimeout, translateDriverError } from './driver-errors';
+import { dropsConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
 
 /** What a statement run through `TransactionHost.execute` returns. */
 export interface StatementResult<T> {
@@ -205,10 +205,13 @@ export class TransactionHost {
     const failed = settled.findIndex((answer) => answer.status === 'rejected');
     if (failed === -1) return settled.map((answer) => (answer as PromiseFulfilledResult<QueryResult>).value);
     const error = (settled[failed] as PromiseRejectedResult).reason as Error;
-    // pg closes a connection whose reply timed out in pipeline mode: it must leave the pool.
-    if (isClientReadTimeout(error)) transaction.lost ??= error;
     const { config, writes } = queries[failed];
-    throw mismatchOf(writes, error) ?? translateDriverError(new QueryFailedError(config.text, config.values, error));
+    const translated =
+      mismatchOf(writes, error) ?? translateDriverError(new QueryFailedError(config.text, config.values, error));
+    // pg closes a connection whose reply timed out in pipeline mode; one the server ended or that is read-only (a
+    // demoted primary) is no better: it must leave the pool.
+    if (isClientReadTimeout(error) || dropsConnection(translated)) transaction.lost ??= error;
+    throw translated;
   }
 
   /** The held writes as one statement: alone if it is one whose rows are not checked, else `combined`. */
@@ -250,8 +253,8 @@ export class TransactionHost {
       if (isClientReadTimeout(error)) {
         broken = error as Error;
         (client as PoolClient & PgConnection).connection?.stream?.destroy();
-      } else if (translated instanceof StoreUnavailableError && translated.reason === 'connection_lost') {
-        // The server ended the session (57P01…): pg may not have seen the socket close yet.
+      } else if (dropsConnection(translated)) {
+        // The server ended the session (57P01…), pg may not have seen the socket close yet; or it is read-only.
         broken = error as Error;
       }
       throw translated;
