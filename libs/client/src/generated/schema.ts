@@ -29,8 +29,10 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The process can serve: its PostgreSQL (and Redis, when configured) answers, and it is not shutting down
-     * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish.
+     * The process can serve: its PostgreSQL answers, and it is not shutting down
+     * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish, and
+     * while PostgreSQL does not answer. Redis (when configured) is reported, not required: without it the process
+     * serves (rate limits fail open), so the answer stays 200 with `status: degraded` and `redis: down`.
      */
     get: operations['ready'];
     put?: never;
@@ -578,8 +580,17 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     Health: {
-      /** @enum {string} */
-      status: 'ok';
+      /**
+       * @description `degraded`: the process serves, but a dependency it can do without does not answer (`redis`).
+       * @enum {string}
+       */
+      status: 'ok' | 'degraded';
+      /**
+       * @description Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits fail
+       * open and count per process; the process stays ready.
+       * @enum {string}
+       */
+      redis?: 'up' | 'down';
     };
     /** @description One invalid field of a validation error. */
     ErrorDetail: {
@@ -1492,7 +1503,8 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "status": "ok"
+           *       "status": "ok",
+           *       "redis": "up"
            *     }
            */
           'application/json': components['schemas']['Health'];
@@ -1565,7 +1577,8 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "status": "ok"
+           *       "status": "ok",
+           *       "redis": "up"
            *     }
            */
           'application/json': components['schemas']['Health'];
