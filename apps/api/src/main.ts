@@ -61,6 +61,8 @@ async function main(): Promise<void> {
       const drained = !app || (await app.get(Drain).drain(config.process.shutdownTimeoutMs));
       if (!drained) {
         logger.warn(`Requests in flight after ${config.process.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
+        // Answered 503 (and logged) first, their transactions kept from committing; then the sockets close.
+        await app?.get(Drain).cutOff();
         app?.getHttpServer().closeAllConnections();
       }
       await started.close();

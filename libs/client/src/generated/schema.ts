@@ -1448,7 +1448,8 @@ export interface components {
       | 'too_many_auth_failures'
       | 'headers_too_large'
       | 'internal_error'
-      | 'service_unavailable';
+      | 'service_unavailable'
+      | 'outcome_unknown';
     Pets: components['schemas']['Pet'][];
   };
   responses: never;
@@ -1541,7 +1542,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1615,7 +1619,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1748,7 +1755,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1937,7 +1947,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1948,7 +1962,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -2057,7 +2071,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2191,7 +2208,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2415,7 +2435,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2426,7 +2450,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -2575,7 +2599,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2586,7 +2614,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -2703,7 +2731,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2916,7 +2947,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2927,7 +2962,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -3072,7 +3107,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3265,7 +3303,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3276,7 +3318,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -3493,7 +3535,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3504,7 +3550,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -3634,7 +3680,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3852,7 +3901,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3863,7 +3916,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -4074,7 +4127,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4273,7 +4329,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4284,7 +4344,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -4521,7 +4581,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4532,7 +4596,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -4654,7 +4718,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4810,7 +4877,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5034,7 +5104,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5045,7 +5119,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -5176,7 +5250,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5402,7 +5479,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5413,7 +5494,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -5563,7 +5644,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5754,7 +5838,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5765,7 +5853,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -5989,7 +6077,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6000,7 +6092,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -6137,7 +6229,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6345,7 +6440,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6356,7 +6455,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -6504,7 +6603,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6635,7 +6737,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6857,7 +6962,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6868,7 +6977,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7016,7 +7125,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7201,7 +7313,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7212,7 +7328,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7431,7 +7547,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7442,7 +7562,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7656,7 +7776,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7667,7 +7791,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7807,7 +7931,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8012,7 +8139,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8023,7 +8154,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -8208,7 +8339,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8219,7 +8354,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -8343,7 +8478,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8482,7 +8620,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

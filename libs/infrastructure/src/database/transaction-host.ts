@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Optional } from '@nestjs/common';
-import { UnitOfWork } from '@petstore/application';
+import { UnitOfWork, WorkScope } from '@petstore/application';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { dropsConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
@@ -183,6 +183,10 @@ export class TransactionHost {
    */
   private async send(transaction: Transaction, last?: QueryConfig, ends = false): Promise<QueryResult[]> {
     if (transaction.lost) throw translateDriverError(transaction.lost);
+    // The request was answered already (handler timeout, shutdown): nothing more is sent, its COMMIT least of all;
+    // `run` rolls back.
+    const scope = WorkScope.current();
+    if (scope?.cutOff) throw scope.cutOff;
     const queries: Piped[] = [];
     if (!transaction.begun) {
       for (const config of this.begin) queries.push({ config });
@@ -201,7 +205,10 @@ export class TransactionHost {
     } finally {
       stream?.uncork?.();
     }
+    // From here a cut-off request's outcome is unknown: its COMMIT may hold.
+    if (ends && scope) scope.commitsInFlight++;
     const settled = await Promise.allSettled(answers);
+    if (ends && scope) scope.commitsInFlight--;
     const failed = settled.findIndex((answer) => answer.status === 'rejected');
     if (failed === -1) return settled.map((answer) => (answer as PromiseFulfilledResult<QueryResult>).value);
     const error = (settled[failed] as PromiseRejectedResult).reason as Error;
@@ -241,6 +248,8 @@ export class TransactionHost {
    * reply timed out (still busy with the statement) are dropped.
    */
   private async pooledStatement(sql: string, params?: unknown[]): Promise<QueryResult> {
+    const cutOff = WorkScope.current()?.cutOff;
+    if (cutOff) throw cutOff;
     const client = await this.checkout();
     // As in `run`: a connection lost meanwhile would otherwise be an uncaught 'error' event.
     let broken: Error | undefined;
