@@ -2,6 +2,7 @@ import {
   ConcurrentUpdateError,
   ConstraintViolationError,
   InvalidStoredValueError,
+  OutcomeUnknownError,
   StoreUnavailableError,
 } from '@petstore/application';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
@@ -180,6 +181,33 @@ describe('driver errors are translated once, into the persistence errors (real P
       await single.query('INSERT INTO driver_errors (id, n) VALUES (43, 1)');
     } finally {
       await single.destroy();
+    }
+  });
+
+  it('a connection lost while its COMMIT is on its way: the outcome is unknown, not "unavailable"', async () => {
+    const host = new TransactionHost(dataSource);
+    // A deferred constraint trigger runs at COMMIT: this one ends its own session there.
+    await dataSource.query(`CREATE OR REPLACE FUNCTION driver_errors_die() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$`);
+    await dataSource.query(`CREATE CONSTRAINT TRIGGER driver_errors_die AFTER INSERT ON driver_errors
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.id = 99) EXECUTE FUNCTION driver_errors_die()`);
+    try {
+      const error = await failure(
+        host.transaction(() => host.query('INSERT INTO driver_errors (id, n) VALUES (99, 1)')),
+      );
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      // Lost before the COMMIT was sent: nothing was done, and that is known.
+      const before = await failure(
+        host.transaction(async () => {
+          const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await host.query('SELECT pg_terminate_backend($1), pg_sleep(1)', [pid]);
+        }),
+      );
+      expect(before).toBeInstanceOf(StoreUnavailableError);
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await dataSource.query('DROP TRIGGER IF EXISTS driver_errors_die ON driver_errors');
+      await dataSource.query('DROP FUNCTION IF EXISTS driver_errors_die()');
     }
   });
 

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Optional } from '@nestjs/common';
-import { UnitOfWork, WorkScope } from '@petstore/application';
+import { OutcomeUnknownError, UnitOfWork, WorkScope } from '@petstore/application';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { dropsConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
@@ -217,7 +217,13 @@ export class TransactionHost {
       mismatchOf(writes, error) ?? translateDriverError(new QueryFailedError(config.text, config.values, error));
     // pg closes a connection whose reply timed out in pipeline mode; one the server ended or that is read-only (a
     // demoted primary) is no better: it must leave the pool.
-    if (isClientReadTimeout(error) || dropsConnection(translated)) transaction.lost ??= error;
+    const broke = isClientReadTimeout(error) || dropsConnection(translated);
+    if (broke) transaction.lost ??= error;
+    // A COMMIT that never answered (the connection broke, or its reply was given up on) may have committed: unless
+    // the server refused the batch itself (read-only, 25006: nothing of it ran), nobody can tell.
+    if (ends && broke && (error as { code?: string }).code !== '25006') {
+      throw new OutcomeUnknownError(`The outcome of the COMMIT is unknown: ${error.message}`, { cause: error });
+    }
     throw translated;
   }
 
