@@ -31,6 +31,8 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   writeError(body, headers, request, reply);
 }
 
+const SUCCESS_ONLY_HEADERS = ['location', 'idempotent-replayed'];
+
 /** Sends an error answer as it is, logging nothing (for callers that log what happened themselves). */
 export function writeError(
   body: ErrorBody,
@@ -39,6 +41,8 @@ export function writeError(
   reply: FastifyReply,
 ): void {
   if (reply.sent) return;
+  // What a handler sets for its success before the work is over (an order's Location, ahead of its COMMIT).
+  for (const header of SUCCESS_ONLY_HEADERS) if (reply.hasHeader(header)) void reply.removeHeader(header);
   // Also for errors raised before the hook that sets it runs (framework errors, early hooks).
   void reply.header('X-Request-Id', request.id);
   void reply.status(body.status).headers(headers).type('application/json; charset=utf-8').send(body);

@@ -68,8 +68,6 @@ export function cutOff(request: FastifyRequest, reply: FastifyReply, why: string
           retryAfterSeconds,
         );
   const { body, headers } = toErrorResponse(error);
-  // What the handler may have set for its success answer (an order's Location is set before its COMMIT).
-  for (const header of ['location', 'etag', 'idempotent-replayed']) void reply.removeHeader(header);
   writeError(body, headers, request, reply);
   return `503 ${body.code}`;
 }
