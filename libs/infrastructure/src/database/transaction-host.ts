@@ -219,6 +219,7 @@ export class TransactionHost {
     // demoted primary) is no better: it must leave the pool.
     const broke = isClientReadTimeout(error) || dropsConnection(translated);
     if (broke) transaction.lost ??= error;
+    this.demoted(error);
     // A COMMIT that never answered (the connection broke, or its reply was given up on) may have committed: unless
     // the server refused the batch itself (read-only, 25006: nothing of it ran), nobody can tell.
     if (ends && broke && (error as { code?: string }).code !== '25006') {
@@ -235,12 +236,30 @@ export class TransactionHost {
     return { config: this.prepared(combined(writes), params), writes };
   }
 
+  /**
+   * A client of the pool, never one opened before the last read-only answer (`demoted`): after a failover, the pool's
+   * other connections to the demoted primary still answer reads (stale ones) and `pg_notify` (the LISTEN heartbeat
+   * would go on proving a listener on the wrong server), so each is closed as it comes out of the pool, and a new
+   * one opened through the endpoint, which reaches the new primary.
+   */
   private async checkout(): Promise<PoolClient> {
+    const pool = this.pool;
+    watchConnections(pool);
     try {
-      return await this.pool.connect();
+      for (;;) {
+        const client = await pool.connect();
+        const demotedAt = demoted.get(pool) ?? 0;
+        if (demotedAt === 0 || ((client as Born)[BORN] ?? 0) > demotedAt) return client;
+        client.release(new Error('Opened before the database answered read-only (a failover): closed.'));
+      }
     } catch (error) {
       throw translateDriverError(error);
     }
+  }
+
+  /** A connection answered read-only (25006): every connection of the pool opened until now is suspect. */
+  private demoted(error: unknown): void {
+    if ((error as { code?: string } | null)?.code === '25006') demoted.set(this.pool, performance.now());
   }
 
   /** The pool TypeORM's postgres driver created (with the options of `dataSourceOptions`). */
@@ -271,6 +290,7 @@ export class TransactionHost {
       } else if (dropsConnection(translated)) {
         // The server ended the session (57P01…), pg may not have seen the socket close yet; or it is read-only.
         broken = error as Error;
+        this.demoted(error);
       }
       throw translated;
     } finally {
@@ -278,6 +298,19 @@ export class TransactionHost {
       client.release(broken);
     }
   }
+}
+
+/** When each pool's connections were last found on a read-only server (performance.now()); 0: never. */
+const demoted = new WeakMap<Pool, number>();
+/** When a connection was opened (performance.now()), set by the pool's 'connect' event. */
+const BORN = Symbol('born');
+type Born = { [BORN]?: number };
+const watched = new WeakSet<Pool>();
+
+function watchConnections(pool: Pool): void {
+  if (watched.has(pool)) return;
+  watched.add(pool);
+  pool.on('connect', (client) => ((client as Born)[BORN] = performance.now()));
 }
 
 /**
