@@ -211,6 +211,43 @@ describe('driver errors are translated once, into the persistence errors (real P
     }
   });
 
+  it('after a read-only answer, the pool closes every connection opened before it (stale sessions)', async () => {
+    const limits = { ...DEFAULT_POOL_LIMITS, max: 3 };
+    const pooled = await createDataSource(url, {}, limits).initialize();
+    const host = new TransactionHost(pooled);
+    try {
+      // Three connections open at once, then idle in the pool: one of them turns read-only (25006).
+      const pids = await Promise.all(
+        [0, 1, 2].map(() =>
+          host.transaction(async () => {
+            const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.2)');
+            return pid;
+          }),
+        ),
+      );
+      expect(new Set(pids).size).toBe(3);
+      const readOnly = await failure(
+        host.transaction(async () => {
+          await host.query('SET LOCAL transaction_read_only = on');
+          await host.query('INSERT INTO driver_errors (id, n) VALUES (44, 1)');
+        }),
+      );
+      expect(readOnly).toMatchObject({ reason: 'connection_lost' });
+      // None of the others is lent again: each request gets a connection opened since.
+      const after = await Promise.all(
+        [0, 1, 2].map(() =>
+          host.transaction(async () => {
+            const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.2)');
+            return pid;
+          }),
+        ),
+      );
+      expect(after.filter((pid) => pids.includes(pid))).toEqual([]);
+    } finally {
+      await pooled.destroy();
+    }
+  });
+
   it('a database that refuses work (classes 55 and 57) is unavailable, never an unknown error', async () => {
     const { translateDriverError } = await import('./driver-errors');
     const refusals = [
