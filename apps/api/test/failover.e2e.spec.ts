@@ -13,7 +13,8 @@ import { ADMIN_KEY, TestApp, TestResponse } from './support/test-app';
  *
  * With orders in flight all along: no order acknowledged (201) is missing on the new primary, units are conserved
  * (stock + ordered = what was stocked), no answer is a 500 (only 201 or 503), orders succeed again within seconds
- * of the promotion, and the LISTEN connection receives again, now from the new primary.
+ * of the promotion, the LISTEN connection receives again, now from the new primary, and the job queue's worker
+ * delivers a message posted after the failover.
  */
 const missing = ReplicatedPostgres.unavailable();
 if (missing) console.warn(`failover.e2e: skipped, no PostgreSQL binaries for replication: ${missing}.`);
@@ -48,6 +49,8 @@ interface Attempt {
     await migrateDatabase(url);
     api = await TestApp.startOn(url, {
       database: { acquireTimeoutMs: 1000, statementTimeoutMs: 1500, queryTimeoutMs: 2000 },
+      // The message worker too: its job queue (pg-boss) must find the new primary as well.
+      messaging: { worker: true },
     });
     customer = (await api.customer('Failover')).key;
     const category = await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Failover kind' } });
@@ -144,6 +147,14 @@ interface Attempt {
       return listener.n === 1;
     });
     await eventually(listenerUp);
+    // And the job queue: a message posted now is delivered by the worker, through the new primary.
+    const posted = await api.post('/messages', { key: customer, body: { message: 'after the failover' } });
+    expect(posted.status).toBe(202);
+    await eventually(
+      () => api.get(`/messages/${posted.body.id}`, { key: customer }),
+      (read) => read.body.status === 'delivered',
+      15_000,
+    );
   }
 
   it('switchover with stale sessions: the old primary read-only under the pool, the standby promoted', async () => {
