@@ -23,8 +23,9 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   const { body, headers, unexpected } = toErrorResponse(error);
   if (unexpected) {
     logger.error(`Unexpected error on ${requestLabel(request)}`, (error as Error)?.stack ?? String(error));
-  } else if (body.status === 503) {
-    // An ApiError's 503 is the HTTP layer's own "not now" (drain, readiness); the others come from the store.
+  } else if (body.status === 503 && !reply.sent) {
+    // An ApiError's 503 is the HTTP layer's own "not now" (drain, readiness); the others come from the store. A
+    // request answered already was cut off (handler timeout, shutdown), which logged it: its work's failure is that.
     const what = error instanceof ApiError ? 'Service unavailable' : 'Database unavailable';
     logger.warn(`${what} on ${requestLabel(request)}: ${(error as Error)?.message}`);
   }
