@@ -1,5 +1,8 @@
+import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { Drain } from '../src/common/drain/drain.service';
+import { createRootLogger } from '../src/common/logging/logging';
+import { eventually } from './support/eventually';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
 /**
@@ -99,7 +102,15 @@ describe('a request cut off does not commit afterwards (HTTP, real PostgreSQL)',
   });
 
   it('cut off at the shutdown deadline (SHUTDOWN_TIMEOUT_MS): answered 503, and the order never commits', async () => {
-    const other = await TestApp.startOn(api.databaseUrl, { http: { handlerTimeoutMs: 30_000 } });
+    const lines: Array<Record<string, unknown>> = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture);
+    const other = await TestApp.startOn(api.databaseUrl, { http: { handlerTimeoutMs: 30_000 } }, { logger });
     try {
       const before = await committed();
       await locker.query('BEGIN');
@@ -113,6 +124,11 @@ describe('a request cut off does not commit afterwards (HTTP, real PostgreSQL)',
       await locker.query('COMMIT');
       expectNotDone(answer);
       expect(answer.headers.get('connection')).toBe('close');
+      // Its access line, as for any answer.
+      const id = answer.headers.get('x-request-id');
+      await eventually(() =>
+        lines.some((l) => l['requestId'] === id && l['route'] === '/store/orders' && l['status'] === 503),
+      );
       await transactionsEnded();
       expect(await committed()).toEqual(before);
     } finally {
