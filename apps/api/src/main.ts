@@ -68,6 +68,8 @@ async function main(): Promise<void> {
       if (drain?.refused) logger.log(`Refused ${drain.refused} requests while draining (503, Retry-After: 1)`);
       if (!drained) {
         logger.warn(`Requests in flight after ${config.process.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
+        // Answered 503 (and logged) first, their transactions kept from committing; then the sockets close.
+        await app?.get(Drain).cutOff();
         app?.getHttpServer().closeAllConnections();
       }
       await started.close();

@@ -71,13 +71,17 @@ describe('Health during shutdown, and readiness of the dependencies (HTTP, real 
     expect((await inFlight).status).toBe(200);
   });
 
-  it('is not ready (503) while the configured Redis does not answer', async () => {
+  it('stays ready (200, degraded) while the configured Redis does not answer; redis_up says 0', async () => {
     await locker.query('COMMIT');
+    // A closed port: rate limits fail open without Redis, so the process still serves and must stay in rotation.
     const withRedis = await TestApp.startOn(api.databaseUrl, { auth: { redisUrl: 'redis://127.0.0.1:1' } });
     try {
       const ready = await withRedis.get('/health/ready');
-      expectError(ready, 503, 'service_unavailable');
-      expect(ready.body.message).toMatch(/Redis/);
+      expect(ready.status).toBe(200);
+      expect(ready.body).toEqual({ status: 'degraded', redis: 'down' });
+      expect((await withRedis.get('/categories', { key: ADMIN_KEY })).status).toBe(200);
+      const metrics = await withRedis.get('/metrics', { key: ADMIN_KEY });
+      expect(metrics.text).toMatch(/^redis_up 0$/m);
     } finally {
       await withRedis.close();
     }
@@ -88,7 +92,8 @@ describe('Health during shutdown, and readiness of the dependencies (HTTP, real 
     await locker.query('COMMIT');
     const withRedis = await TestApp.startOn(api.databaseUrl, { auth: { redisUrl: process.env['TEST_REDIS_URL'] } });
     try {
-      expect((await withRedis.get('/health/ready')).body).toEqual({ status: 'ok' });
+      expect((await withRedis.get('/health/ready')).body).toEqual({ status: 'ok', redis: 'up' });
+      expect((await withRedis.get('/metrics', { key: ADMIN_KEY })).text).toMatch(/^redis_up 1$/m);
     } finally {
       await withRedis.close();
     }

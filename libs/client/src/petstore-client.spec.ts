@@ -95,6 +95,25 @@ describe('the Petstore client', () => {
     expect(server.seen).toHaveLength(3);
   });
 
+  it('retries a 503 outcome_unknown only with its Idempotency-Key (a POST), not a write without one', async () => {
+    server = await ScriptedServer.start(() => ({ ...error(503, 'outcome_unknown'), headers: { 'retry-after': '1' } }));
+    const delays: number[] = [];
+    const api = createPetstoreClient({
+      baseUrl: server.baseUrl,
+      retries: 1,
+      sleep: async (ms) => void delays.push(ms),
+    });
+    await expect(
+      api.PUT('/store/inventory/{petId}', { params: { path: { petId: 1 } }, body: { quantity: 5 } }),
+    ).rejects.toMatchObject({ status: 503, code: 'outcome_unknown' });
+    expect(server.seen).toHaveLength(1);
+    await expect(api.POST('/messages', { body: { message: 'hi' } })).rejects.toMatchObject({ code: 'outcome_unknown' });
+    expect(server.seen).toHaveLength(3);
+    const [first, second] = server.seen.slice(1).map((s) => s.headers['idempotency-key']);
+    expect(second).toBe(first);
+    expect(delays).toEqual([1000]);
+  });
+
   it('does not wait for a Retry-After beyond maxRetryDelayMs', async () => {
     server = await ScriptedServer.start(() => ({ ...error(429, 'rate_limited'), headers: { 'retry-after': '120' } }));
     const delays: number[] = [];

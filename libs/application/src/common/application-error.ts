@@ -7,6 +7,7 @@ export type ApplicationErrorKind =
   | 'delivery_pending' //        a webhook delivery asked to be retried is still pending
   | 'idempotency_replay_withheld' // the kept result is sealed and does not open
   | 'store_unavailable' //       the database cannot serve now (transient)
+  | 'outcome_unknown' //         the connection was lost (or gave up) while the COMMIT was on its way
   | 'concurrent_update' //       two transactions collided (transient)
   | 'constraint_violation' //    a schema constraint refused a write no rule caught first
   | 'invalid_stored_value' //    the database cannot store or read a value as its type

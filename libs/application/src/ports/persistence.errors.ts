@@ -22,6 +22,15 @@ export class StoreUnavailableError extends PersistenceError {
   }
 }
 
+/**
+ * The connection was lost, or the reply given up on, while the transaction's COMMIT was on its way: it may have
+ * committed or not, and nothing here can tell. Not "unavailable" (which means nothing was done): retrying as it is
+ * could do the work twice; with the same idempotency key it cannot.
+ */
+export class OutcomeUnknownError extends PersistenceError {
+  readonly kind = 'outcome_unknown' as const;
+}
+
 /** Two transactions collided (serialization failure, deadlock): retrying may succeed. */
 export class ConcurrentUpdateError extends PersistenceError {
   readonly kind = 'concurrent_update' as const;

@@ -29,8 +29,10 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The process can serve: its PostgreSQL (and Redis, when configured) answers, and it is not shutting down
-     * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish.
+     * The process can serve: its PostgreSQL answers, and it is not shutting down
+     * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish, and
+     * while PostgreSQL does not answer. Redis (when configured) is reported, not required: without it the process
+     * serves (rate limits fail open), so the answer stays 200 with `status: degraded` and `redis: down`.
      */
     get: operations['ready'];
     put?: never;
@@ -595,8 +597,17 @@ export interface components {
       commit: string;
     };
     Health: {
-      /** @enum {string} */
-      status: 'ok';
+      /**
+       * @description `degraded`: the process serves, but a dependency it can do without does not answer (`redis`).
+       * @enum {string}
+       */
+      status: 'ok' | 'degraded';
+      /**
+       * @description Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits fail
+       * open and count per process; the process stays ready.
+       * @enum {string}
+       */
+      redis?: 'up' | 'down';
     };
     /** @description One invalid field of a validation error. */
     ErrorDetail: {
@@ -1454,7 +1465,8 @@ export interface components {
       | 'too_many_auth_failures'
       | 'headers_too_large'
       | 'internal_error'
-      | 'service_unavailable';
+      | 'service_unavailable'
+      | 'outcome_unknown';
     Pets: components['schemas']['Pet'][];
   };
   responses: never;
@@ -1548,7 +1560,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1584,7 +1599,8 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "status": "ok"
+           *       "status": "ok",
+           *       "redis": "up"
            *     }
            */
           'application/json': components['schemas']['Health'];
@@ -1621,7 +1637,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1754,7 +1773,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1943,7 +1965,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1954,7 +1980,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -2063,7 +2089,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2197,7 +2226,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2421,7 +2453,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2432,7 +2468,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -2581,7 +2617,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2592,7 +2632,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -2709,7 +2749,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2922,7 +2965,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2933,7 +2980,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -3078,7 +3125,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3276,7 +3326,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3287,7 +3341,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -3509,7 +3563,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3520,7 +3578,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -3650,7 +3708,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3868,7 +3929,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3879,7 +3944,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -4090,7 +4155,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4294,7 +4362,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4305,7 +4377,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -4547,7 +4619,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4558,7 +4634,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -4680,7 +4756,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4836,7 +4915,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5065,7 +5147,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5076,7 +5162,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -5207,7 +5293,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5433,7 +5522,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5444,7 +5537,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -5594,7 +5687,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5790,7 +5886,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5801,7 +5901,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -6030,7 +6130,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6041,7 +6145,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -6178,7 +6282,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6386,7 +6493,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6397,7 +6508,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -6545,7 +6656,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6676,7 +6790,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6898,7 +7015,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6909,7 +7030,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7057,7 +7178,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7247,7 +7371,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7258,7 +7386,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7482,7 +7610,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7493,7 +7625,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7707,7 +7839,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7718,7 +7854,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -7858,7 +7994,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8063,7 +8202,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8074,7 +8217,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -8259,7 +8402,11 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8270,7 +8417,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'outcome_unknown';
           };
         };
       };
@@ -8394,7 +8541,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8533,7 +8683,10 @@ export interface operations {
           };
         };
       };
-      /** @description The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds. */
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

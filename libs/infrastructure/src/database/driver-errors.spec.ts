@@ -2,6 +2,7 @@ import {
   ConcurrentUpdateError,
   ConstraintViolationError,
   InvalidStoredValueError,
+  OutcomeUnknownError,
   StoreUnavailableError,
 } from '@petstore/application';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
@@ -145,6 +146,123 @@ describe('driver errors are translated once, into the persistence errors (real P
     );
     expect(lostDuring).toBeInstanceOf(StoreUnavailableError);
     expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('a read-only session (a demoted primary, 25006): 503-class, and the connection leaves the pool', async () => {
+    const limits = { ...DEFAULT_POOL_LIMITS, max: 1 };
+    const single = await createDataSource(url, {}, limits).initialize();
+    const host = new TransactionHost(single);
+    try {
+      // The pool's one connection becomes read-only, as a demoted primary's sessions do.
+      const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, set_config($1, $2, false)', [
+        'default_transaction_read_only',
+        'on',
+      ]);
+      const inTransaction = await failure(
+        host.transaction(() => host.query('SELECT * FROM driver_errors WHERE id = 1 FOR UPDATE')),
+      );
+      expect(inTransaction).toBeInstanceOf(StoreUnavailableError);
+      expect(inTransaction).toMatchObject({ reason: 'connection_lost' });
+      // Not lent again: the next transaction writes, on a new connection.
+      const [{ pid: next }] = await host.transaction(async () => {
+        await host.query('INSERT INTO driver_errors (id, n) VALUES (41, 1) ON CONFLICT DO NOTHING');
+        return host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      });
+      expect(next).not.toBe(pid);
+
+      // Outside a transaction, and through TypeORM's query runner: the same.
+      await host.query('SELECT set_config($1, $2, false)', ['default_transaction_read_only', 'on']);
+      const single1 = await failure(host.query('INSERT INTO driver_errors (id, n) VALUES (42, 1)'));
+      expect(single1).toMatchObject({ reason: 'connection_lost' });
+      await host.query('INSERT INTO driver_errors (id, n) VALUES (42, 1)');
+      await single.query('SELECT set_config($1, $2, false)', ['default_transaction_read_only', 'on']);
+      const viaRunner = await failure(single.query('INSERT INTO driver_errors (id, n) VALUES (43, 1)'));
+      expect(viaRunner).toBeInstanceOf(StoreUnavailableError);
+      await single.query('INSERT INTO driver_errors (id, n) VALUES (43, 1)');
+    } finally {
+      await single.destroy();
+    }
+  });
+
+  it('a connection lost while its COMMIT is on its way: the outcome is unknown, not "unavailable"', async () => {
+    const host = new TransactionHost(dataSource);
+    // A deferred constraint trigger runs at COMMIT: this one ends its own session there.
+    await dataSource.query(`CREATE OR REPLACE FUNCTION driver_errors_die() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$`);
+    await dataSource.query(`CREATE CONSTRAINT TRIGGER driver_errors_die AFTER INSERT ON driver_errors
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.id = 99) EXECUTE FUNCTION driver_errors_die()`);
+    try {
+      const error = await failure(
+        host.transaction(() => host.query('INSERT INTO driver_errors (id, n) VALUES (99, 1)')),
+      );
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      // Lost before the COMMIT was sent: nothing was done, and that is known.
+      const before = await failure(
+        host.transaction(async () => {
+          const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await host.query('SELECT pg_terminate_backend($1), pg_sleep(1)', [pid]);
+        }),
+      );
+      expect(before).toBeInstanceOf(StoreUnavailableError);
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await dataSource.query('DROP TRIGGER IF EXISTS driver_errors_die ON driver_errors');
+      await dataSource.query('DROP FUNCTION IF EXISTS driver_errors_die()');
+    }
+  });
+
+  it('after a read-only answer, the pool closes every connection opened before it (stale sessions)', async () => {
+    const limits = { ...DEFAULT_POOL_LIMITS, max: 3 };
+    const pooled = await createDataSource(url, {}, limits).initialize();
+    const host = new TransactionHost(pooled);
+    try {
+      // Three connections open at once, then idle in the pool: one of them turns read-only (25006).
+      const pids = await Promise.all(
+        [0, 1, 2].map(() =>
+          host.transaction(async () => {
+            const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.2)');
+            return pid;
+          }),
+        ),
+      );
+      expect(new Set(pids).size).toBe(3);
+      const readOnly = await failure(
+        host.transaction(async () => {
+          await host.query('SET LOCAL transaction_read_only = on');
+          await host.query('INSERT INTO driver_errors (id, n) VALUES (44, 1)');
+        }),
+      );
+      expect(readOnly).toMatchObject({ reason: 'connection_lost' });
+      // None of the others is lent again: each request gets a connection opened since.
+      const after = await Promise.all(
+        [0, 1, 2].map(() =>
+          host.transaction(async () => {
+            const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.2)');
+            return pid;
+          }),
+        ),
+      );
+      expect(after.filter((pid) => pids.includes(pid))).toEqual([]);
+    } finally {
+      await pooled.destroy();
+    }
+  });
+
+  it('a database that refuses work (classes 55 and 57) is unavailable, never an unknown error', async () => {
+    const { translateDriverError } = await import('./driver-errors');
+    const refusals = [
+      { code: '55000', message: 'database "x" is not currently accepting connections' },
+      { code: '57P03', message: 'the database system is starting up' },
+      { code: '57P03', message: 'the database system is shutting down' },
+      { code: '57P04', message: 'database dropped' },
+      { code: '57000', message: 'operator intervention' },
+      { code: '55006', message: 'database "x" is being accessed by other users' },
+    ];
+    for (const fields of refusals) {
+      expect(translateDriverError(Object.assign(new Error(fields.message), fields))).toBeInstanceOf(
+        StoreUnavailableError,
+      );
+    }
   });
 
   it('a server that cannot be reached', async () => {

@@ -43,7 +43,20 @@ export function translateDriverError(error: unknown): unknown {
   if (code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || CONNECTION_LOST.test(message)) {
     return new StoreUnavailableError('connection_lost', said('The database connection was lost'), options);
   }
-  if (NETWORK_ERRORS.has(code) || code.startsWith('53') || POOL_CLOSED.test(message)) {
+  if (code === '25006') {
+    // read_only_sql_transaction: the session is on a server that no longer takes writes (a primary demoted by a
+    // failover, a standby). Like a lost connection: the pool must drop it and open one to the new primary.
+    return new StoreUnavailableError('connection_lost', said('The database connection is read-only'), options);
+  }
+  if (
+    NETWORK_ERRORS.has(code) ||
+    code.startsWith('53') ||
+    code.startsWith('55') ||
+    code.startsWith('57') ||
+    POOL_CLOSED.test(message)
+  ) {
+    // Class 55 (55000 "database … is not currently accepting connections") and the rest of class 57 (operator
+    // intervention, the database dropped): the database is there but refuses work for now.
     return new StoreUnavailableError('unreachable', said('The database cannot be reached'), options);
   }
   if (code === '40001' || code === '40P01') {
@@ -120,13 +133,22 @@ export function translateDriverErrors(dataSource: DataSource): DataSource {
       try {
         return await query(...args);
       } catch (error) {
-        if (isClientReadTimeout(error)) await dropConnection(runner);
-        throw translateDriverError(error);
+        const translated = translateDriverError(error);
+        if (isClientReadTimeout(error) || dropsConnection(translated)) await dropConnection(runner);
+        throw translated;
       }
     }) as QueryRunner['query'];
     return runner;
   };
   return dataSource;
+}
+
+/**
+ * Whether the connection an error came from must leave the pool: lost, ended by the server, or read-only (25006,
+ * see `translateDriverError`). The pool would otherwise lend it again, and the next request would fail the same way.
+ */
+export function dropsConnection(translated: unknown): boolean {
+  return translated instanceof StoreUnavailableError && translated.reason === 'connection_lost';
 }
 
 /** A reply that pg gave up waiting for (`query_timeout`): the connection is still busy with the statement. */

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Optional } from '@nestjs/common';
-import { StoreUnavailableError, UnitOfWork } from '@petstore/application';
+import { OutcomeUnknownError, UnitOfWork, WorkScope } from '@petstore/application';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { isClientReadTimeout, translateDriverError } from './driver-errors';
+import { dropsConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
 
 /** What a statement run through `TransactionHost.execute` returns. */
 export interface StatementResult<T> {
@@ -183,6 +183,10 @@ export class TransactionHost {
    */
   private async send(transaction: Transaction, last?: QueryConfig, ends = false): Promise<QueryResult[]> {
     if (transaction.lost) throw translateDriverError(transaction.lost);
+    // The request was answered already (handler timeout, shutdown): nothing more is sent, its COMMIT least of all;
+    // `run` rolls back.
+    const scope = WorkScope.current();
+    if (scope?.cutOff) throw scope.cutOff;
     const queries: Piped[] = [];
     if (!transaction.begun) {
       for (const config of this.begin) queries.push({ config });
@@ -201,14 +205,27 @@ export class TransactionHost {
     } finally {
       stream?.uncork?.();
     }
+    // From here a cut-off request's outcome is unknown: its COMMIT may hold.
+    if (ends && scope) scope.commitsInFlight++;
     const settled = await Promise.allSettled(answers);
+    if (ends && scope) scope.commitsInFlight--;
     const failed = settled.findIndex((answer) => answer.status === 'rejected');
     if (failed === -1) return settled.map((answer) => (answer as PromiseFulfilledResult<QueryResult>).value);
     const error = (settled[failed] as PromiseRejectedResult).reason as Error;
-    // pg closes a connection whose reply timed out in pipeline mode: it must leave the pool.
-    if (isClientReadTimeout(error)) transaction.lost ??= error;
     const { config, writes } = queries[failed];
-    throw mismatchOf(writes, error) ?? translateDriverError(new QueryFailedError(config.text, config.values, error));
+    const translated =
+      mismatchOf(writes, error) ?? translateDriverError(new QueryFailedError(config.text, config.values, error));
+    // pg closes a connection whose reply timed out in pipeline mode; one the server ended or that is read-only (a
+    // demoted primary) is no better: it must leave the pool.
+    const broke = isClientReadTimeout(error) || dropsConnection(translated);
+    if (broke) transaction.lost ??= error;
+    this.demoted(error);
+    // A COMMIT that never answered (the connection broke, or its reply was given up on) may have committed: unless
+    // the server refused the batch itself (read-only, 25006: nothing of it ran), nobody can tell.
+    if (ends && broke && (error as { code?: string }).code !== '25006') {
+      throw new OutcomeUnknownError(`The outcome of the COMMIT is unknown: ${error.message}`, { cause: error });
+    }
+    throw translated;
   }
 
   /** The held writes as one statement: alone if it is one whose rows are not checked, else `combined`. */
@@ -219,12 +236,30 @@ export class TransactionHost {
     return { config: this.prepared(combined(writes), params), writes };
   }
 
+  /**
+   * A client of the pool, never one opened before the last read-only answer (`demoted`): after a failover, the pool's
+   * other connections to the demoted primary still answer reads (stale ones) and `pg_notify` (the LISTEN heartbeat
+   * would go on proving a listener on the wrong server), so each is closed as it comes out of the pool, and a new
+   * one opened through the endpoint, which reaches the new primary.
+   */
   private async checkout(): Promise<PoolClient> {
+    const pool = this.pool;
+    watchConnections(pool);
     try {
-      return await this.pool.connect();
+      for (;;) {
+        const client = await pool.connect();
+        const demotedAt = demoted.get(pool) ?? 0;
+        if (demotedAt === 0 || ((client as Born)[BORN] ?? 0) > demotedAt) return client;
+        client.release(new Error('Opened before the database answered read-only (a failover): closed.'));
+      }
     } catch (error) {
       throw translateDriverError(error);
     }
+  }
+
+  /** A connection answered read-only (25006): every connection of the pool opened until now is suspect. */
+  private demoted(error: unknown): void {
+    if ((error as { code?: string } | null)?.code === '25006') demoted.set(this.pool, performance.now());
   }
 
   /** The pool TypeORM's postgres driver created (with the options of `dataSourceOptions`). */
@@ -238,6 +273,8 @@ export class TransactionHost {
    * reply timed out (still busy with the statement) are dropped.
    */
   private async pooledStatement(sql: string, params?: unknown[]): Promise<QueryResult> {
+    const cutOff = WorkScope.current()?.cutOff;
+    if (cutOff) throw cutOff;
     const client = await this.checkout();
     // As in `run`: a connection lost meanwhile would otherwise be an uncaught 'error' event.
     let broken: Error | undefined;
@@ -250,9 +287,10 @@ export class TransactionHost {
       if (isClientReadTimeout(error)) {
         broken = error as Error;
         (client as PoolClient & PgConnection).connection?.stream?.destroy();
-      } else if (translated instanceof StoreUnavailableError && translated.reason === 'connection_lost') {
-        // The server ended the session (57P01…): pg may not have seen the socket close yet.
+      } else if (dropsConnection(translated)) {
+        // The server ended the session (57P01…), pg may not have seen the socket close yet; or it is read-only.
         broken = error as Error;
+        this.demoted(error);
       }
       throw translated;
     } finally {
@@ -260,6 +298,19 @@ export class TransactionHost {
       client.release(broken);
     }
   }
+}
+
+/** When each pool's connections were last found on a read-only server (performance.now()); 0: never. */
+const demoted = new WeakMap<Pool, number>();
+/** When a connection was opened (performance.now()), set by the pool's 'connect' event. */
+const BORN = Symbol('born');
+type Born = { [BORN]?: number };
+const watched = new WeakSet<Pool>();
+
+function watchConnections(pool: Pool): void {
+  if (watched.has(pool)) return;
+  watched.add(pool);
+  pool.on('connect', (client) => ((client as Born)[BORN] = performance.now()));
 }
 
 /**

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isHealthProbe } from '../http/health-probes';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../errors/api-error';
+import { cutOff } from '../http/handler-timeout';
 
 const SHUTTING_DOWN = 'The service is shutting down: retry, another instance will answer.';
 
@@ -20,8 +21,9 @@ export class Drain {
   private draining = false;
   /** When `drain()` was first called (Date.now()); null until then. */
   private startedAt: number | null = null;
-  private inFlight = 0;
   private refusedCount = 0;
+  /** The requests in flight (their replies): what `cutOff` answers at the deadline. */
+  private readonly inFlight = new Set<FastifyReply>();
   private readonly waiting = new Set<() => void>();
 
   get isDraining(): boolean {
@@ -48,11 +50,11 @@ export class Drain {
         // Expected: its access line (info) is all the log says of it; `refused` sums them up at the end.
         throw ApiError.shuttingDown(SHUTTING_DOWN, 1);
       }
-      this.inFlight++;
+      this.inFlight.add(reply);
       // 'close' comes once per response, whether it was sent in full or the client went away.
       reply.raw.once('close', () => {
-        this.inFlight--;
-        if (this.inFlight === 0) for (const resolve of this.waiting) resolve();
+        this.inFlight.delete(reply);
+        if (this.inFlight.size === 0) for (const resolve of this.waiting) resolve();
       });
       done();
     });
@@ -62,7 +64,7 @@ export class Drain {
   async drain(timeoutMs: number): Promise<boolean> {
     this.draining = true;
     this.startedAt ??= Date.now();
-    if (this.inFlight === 0) return true;
+    if (this.inFlight.size === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     let onIdle: (() => void) | undefined;
     try {
@@ -75,5 +77,21 @@ export class Drain {
       clearTimeout(timer);
       if (onIdle) this.waiting.delete(onIdle);
     }
+  }
+
+  /**
+   * At the deadline, after `drain` resolved `false`: each request still in flight is cut off (handler-timeout.ts,
+   * `cutOff`): its transaction does not commit from now on, and it is answered 503 with `Connection: close`, which
+   * writes its access line. Resolves once those answers are written (at most `waitMs`), before the caller closes
+   * the connections.
+   */
+  async cutOff(waitMs = 500): Promise<number> {
+    const replies = [...this.inFlight];
+    for (const reply of replies) {
+      void reply.header('Connection', 'close');
+      cutOff(reply.request, reply, 'shutting down: SHUTDOWN_TIMEOUT_MS passed', 1);
+    }
+    if (replies.length) await this.drain(waitMs);
+    return replies.length;
   }
 }

@@ -78,4 +78,13 @@ export class ApiError extends Error {
 
   /** An answer the service gives by design (shuttingDown): no warning, an `info` access line. */
   expected = false;
+
+  /**
+   * 503 `outcome_unknown`: the request was cut off (handler timeout, shutdown) while its COMMIT was on its way, so
+   * it may have been done. Unlike `service_unavailable`, not safe to repeat as it is: retry with the same
+   * `Idempotency-Key` (a replay if it was done), or read first.
+   */
+  static outcomeUnknown(message: string, retryAfterSeconds: number): ApiError {
+    return new ApiError(503, 'outcome_unknown', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
 }

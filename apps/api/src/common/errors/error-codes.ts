@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   headers_too_large: [431],
   internal_error: [500],
   service_unavailable: [503],
+  outcome_unknown: [503],
 };
 
 export type PublicErrorCode = keyof typeof ERROR_CODES;

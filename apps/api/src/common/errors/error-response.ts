@@ -60,6 +60,15 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
   idempotency_replay_withheld: { status: 409, code: 'idempotency_replay_withheld' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
+  // The connection broke while the COMMIT was on its way: done or not, nobody knows (retry with the same key).
+  outcome_unknown: {
+    status: 503,
+    code: 'outcome_unknown',
+    message:
+      'The database connection was lost while the request was committing: it may have been done. Retry with the ' +
+      'same Idempotency-Key, or read the resource first.',
+    headers: { 'Retry-After': '5' },
+  },
   // A collision with a concurrent transaction: the same request may simply be sent again.
   concurrent_update: { ...RETRY_SOON, headers: { 'Retry-After': '1' } },
   constraint_violation: {

@@ -26,13 +26,16 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     markExpectedRefusal(request); // its access line alone says it, at info
   } else if (unexpected) {
     logger.error(`Unexpected error on ${requestLabel(request)}`, (error as Error)?.stack ?? String(error));
-  } else if (body.status === 503) {
-    // An ApiError's 503 is the HTTP layer's own "not now" (drain, readiness); the others come from the store.
+  } else if (body.status === 503 && !reply.sent) {
+    // An ApiError's 503 is the HTTP layer's own "not now" (drain, readiness); the others come from the store. A
+    // request answered already was cut off (handler timeout, shutdown), which logged it: its work's failure is that.
     const what = error instanceof ApiError ? 'Service unavailable' : 'Database unavailable';
     logger.warn(`${what} on ${requestLabel(request)}: ${(error as Error)?.message}`);
   }
   writeError(body, headers, request, reply);
 }
+
+const SUCCESS_ONLY_HEADERS = ['location', 'idempotent-replayed'];
 
 /** Sends an error answer as it is, logging nothing (for callers that log what happened themselves). */
 export function writeError(
@@ -42,6 +45,8 @@ export function writeError(
   reply: FastifyReply,
 ): void {
   if (reply.sent) return;
+  // What a handler sets for its success before the work is over (an order's Location, ahead of its COMMIT).
+  for (const header of SUCCESS_ONLY_HEADERS) if (reply.hasHeader(header)) void reply.removeHeader(header);
   // Also for errors raised before the hook that sets it runs (framework errors, early hooks).
   void reply.header('X-Request-Id', request.id);
   void reply.status(body.status).headers(headers).type('application/json; charset=utf-8').send(body);

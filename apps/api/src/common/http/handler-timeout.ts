@@ -1,17 +1,21 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from '@nestjs/common';
+import { StoreUnavailableError, WorkScope } from '@petstore/application';
 import { ApiError } from '../errors/api-error';
 import { requestLabel, writeError } from '../errors/global-exception.filter';
 import { toErrorResponse } from '../errors/error-response';
 
 const timeoutLogger = new Logger('Timeouts');
 
+/** The work scope of each request (`registerHandlerTimeout` enters it): what `cutOff` stops. */
+const scopes = new WeakMap<FastifyRequest, WorkScope>();
+
 /**
- * A request not answered within `ms` gets 503 `service_unavailable` (the work behind it goes on,
- * bounded by the database timeouts, and its late answer is dropped). Hand-written rather than
- * Fastify's `handlerTimeout`: in Fastify 5.11 that timer is cleared as soon as a request body has
- * been read (fastify/fastify#6725), so it never fires for POST, PUT or PATCH. The response's
- * `close` event, used here, fires only once the response is sent or the connection is gone.
+ * A request not answered within `ms` gets 503 and is cut off (`cutOff`): its transaction never commits after that
+ * answer, so a 503 `service_unavailable` means "not done" and is safe to repeat. Hand-written rather than Fastify's
+ * `handlerTimeout`: in Fastify 5.11 that timer is cleared as soon as a request body has been read
+ * (fastify/fastify#6725), so it never fires for POST, PUT or PATCH. The response's `close` event, used here, fires
+ * only once the response is sent or the connection is gone.
  *
  * A request whose body is still arriving then has not reached its handler at all: the client is late, not the
  * service. It gets 408 `request_timeout` (what Node answers at `HTTP_REQUEST_TIMEOUT_MS`, which with the same
@@ -20,6 +24,8 @@ const timeoutLogger = new Logger('Timeouts');
  */
 export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): void {
   fastify.addHook('onRequest', (request, reply, done) => {
+    const scope = new WorkScope();
+    scopes.set(request, scope);
     const timer = setTimeout(() => {
       if (reply.sent) return;
       if (!request.raw.complete) {
@@ -30,13 +36,38 @@ export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): vo
         writeError(body, headers, request, reply);
         return;
       }
-      timeoutLogger.warn(`Handler timeout on ${requestLabel(request)}: not answered within ${ms} ms, 503`);
-      const { body, headers } = toErrorResponse(
-        ApiError.serviceUnavailable('The request took too long; try again shortly.', 5),
-      );
-      writeError(body, headers, request, reply);
+      const status = cutOff(request, reply, `not answered within ${ms} ms`, 5);
+      timeoutLogger.warn(`Handler timeout on ${requestLabel(request)}: not answered within ${ms} ms, ${status}`);
     }, ms);
     reply.raw.once('close', () => clearTimeout(timer));
-    done();
+    // The handler and everything it starts run in the scope: TransactionHost reads it before each statement.
+    WorkScope.run(scope, done);
   });
+}
+
+/**
+ * Gives up on a request that has not been answered (the handler timeout, the shutdown deadline): its work may not
+ * commit from now on (the next statement it sends fails, and its transaction rolls back), and it is answered 503
+ * now, which also writes its access line. If its COMMIT is already on its way, what happened is not known: a write
+ * (not GET or HEAD) gets `outcome_unknown` (retry with the same Idempotency-Key), else `service_unavailable`.
+ * Returns what was answered.
+ */
+export function cutOff(request: FastifyRequest, reply: FastifyReply, why: string, retryAfterSeconds: number): string {
+  const scope = scopes.get(request);
+  if (scope) scope.cutOff ??= new StoreUnavailableError('timeout', `Cut off (${why}): rolled back, not committed.`);
+  const write = request.method !== 'GET' && request.method !== 'HEAD';
+  const error =
+    write && scope && scope.commitsInFlight > 0
+      ? ApiError.outcomeUnknown(
+          'The request took too long and its outcome is not known: retry with the same Idempotency-Key, ' +
+            'or read the resource first.',
+          retryAfterSeconds,
+        )
+      : ApiError.serviceUnavailable(
+          'The request took too long and was not done; try again shortly.',
+          retryAfterSeconds,
+        );
+  const { body, headers } = toErrorResponse(error);
+  writeError(body, headers, request, reply);
+  return `503 ${body.code}`;
 }

@@ -185,7 +185,16 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
         );
       }
       add(500, 'Unexpected error (`internal_error`); logged with the request id.');
-      add(503, 'The database is unreachable (`service_unavailable`); retry after `Retry-After` seconds.');
+      // A write cut off (handler timeout, shutdown) while its COMMIT was on its way: done or not, nobody knows yet.
+      add(
+        503,
+        method === 'get'
+          ? 'The database is unreachable or the request took too long (`service_unavailable`): nothing was done; ' +
+              'retry after `Retry-After` seconds.'
+          : 'The database is unreachable or the request took too long (`service_unavailable`): nothing was done; ' +
+              'retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may ' +
+              'have been done; retry with the same `Idempotency-Key`, or read first.',
+      );
       const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
       for (const [status, response] of Object.entries(operation.responses)) {
         // A copy: decorators share one response object between operations (a class-level @Auth's 401),
