@@ -1,8 +1,8 @@
-import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
 import { MIGRATION_LOCK } from './data-source';
 import { migrateDatabase } from './migrator';
 import { MIGRATIONS } from './migrations';
+import { useScratchDatabase } from '../../test/support/scratch-database';
 
 async function connect(url: string): Promise<Client> {
   const client = new Client({ connectionString: url });
@@ -11,32 +11,14 @@ async function connect(url: string): Promise<Client> {
 }
 
 describe('migrateDatabase (real PostgreSQL)', () => {
-  let serverUrl: string;
-  let name: string;
-  let url: string;
-  let admin: Client;
-
-  beforeEach(async () => {
-    serverUrl = process.env[TEST_DATABASE_ENV.serverUrl] as string;
-    // Ends with the run id: a run killed before `afterEach` still has it dropped by the global teardown.
-    const runId = process.env[TEST_DATABASE_ENV.runId];
-    name = `${TEST_DATABASE_PREFIX}migrate_${Math.random().toString(36).slice(2, 8)}_${runId}`;
-    admin = await connect(serverUrl);
-    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
-    url = withDatabaseName(serverUrl, name);
-  });
-
-  afterEach(async () => {
-    await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
-    await admin.end();
-  });
+  const scratch = useScratchDatabase('migrate');
 
   it('migrates an empty database exactly once when two instances start together (advisory lock)', async () => {
-    const holder = await connect(url);
+    const holder = await connect(scratch.url);
     try {
       // The test holds the lock first, so that both migrators surely start before either may proceed.
       await holder.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
-      const both = Promise.all([migrateDatabase(url), migrateDatabase(url)]);
+      const both = Promise.all([migrateDatabase(scratch.url), migrateDatabase(scratch.url)]);
       await waitForLockWaiters(holder, 2);
       await holder.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]);
 
@@ -55,9 +37,9 @@ describe('migrateDatabase (real PostgreSQL)', () => {
   });
 
   it('releases the lock when it is done, and again finds nothing pending', async () => {
-    expect((await migrateDatabase(url)).length).toBe(MIGRATIONS.length);
-    await expect(migrateDatabase(url)).resolves.toEqual([]);
-    const client = await connect(url);
+    expect((await migrateDatabase(scratch.url)).length).toBe(MIGRATIONS.length);
+    await expect(migrateDatabase(scratch.url)).resolves.toEqual([]);
+    const client = await connect(scratch.url);
     try {
       const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [
         MIGRATION_LOCK,

@@ -1,8 +1,8 @@
-import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { MIGRATION_LOCK } from './data-source';
 import { MIGRATIONS } from './migrations';
+import { useScratchDatabase } from '../../test/support/scratch-database';
 import {
   compareVersions,
   migrateDatabase,
@@ -62,26 +62,10 @@ class AlterPets1899000000004 implements MigrationInterface {
 }
 
 describe('migrateDatabase on a live database (real PostgreSQL)', () => {
-  let admin: Client;
-  let name: string;
-  let url: string;
-
-  beforeEach(async () => {
-    const serverUrl = process.env[TEST_DATABASE_ENV.serverUrl] as string;
-    const runId = process.env[TEST_DATABASE_ENV.runId];
-    name = `${TEST_DATABASE_PREFIX}migrator_${Math.random().toString(36).slice(2, 8)}_${runId}`;
-    admin = await connect(serverUrl);
-    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
-    url = withDatabaseName(serverUrl, name);
-  });
-
-  afterEach(async () => {
-    await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
-    await admin.end();
-  });
+  const scratch = useScratchDatabase('migrator');
 
   async function tables(...names: string[]): Promise<string[]> {
-    const client = await connect(url);
+    const client = await connect(scratch.url);
     try {
       const { rows } = await client.query<{ name: string }>(
         'SELECT tablename AS name FROM pg_tables WHERE tablename = ANY($1::text[]) ORDER BY 1',
@@ -95,8 +79,8 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
 
   describe('a database migrated by a newer release', () => {
     async function migratedByNewer(servesFrom: string | null) {
-      await migrateDatabase(url, { release: '1.1.0' });
-      const client = await connect(url);
+      await migrateDatabase(scratch.url, { release: '1.1.0' });
+      const client = await connect(scratch.url);
       try {
         await client.query(
           `INSERT INTO schema_migrations ("timestamp", name) VALUES (1899999999999, 'Future1899999999999')`,
@@ -114,7 +98,7 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
 
     it('is refused, naming the migrations this release does not know', async () => {
       await migratedByNewer(null);
-      const refusal = migrateDatabase(url, { release: '1.1.0' });
+      const refusal = migrateDatabase(scratch.url, { release: '1.1.0' });
       await expect(refusal).rejects.toBeInstanceOf(NewerSchemaError);
       await expect(refusal).rejects.toThrow(
         'The database was migrated by a newer release: Future1899999999999 is a migration this release (1.1.0)',
@@ -123,18 +107,18 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
 
     it('is refused when the newer release marked its migration as served from a later version only', async () => {
       await migratedByNewer('1.2.0');
-      await expect(migrateDatabase(url, { release: '1.1.0' })).rejects.toBeInstanceOf(NewerSchemaError);
+      await expect(migrateDatabase(scratch.url, { release: '1.1.0' })).rejects.toBeInstanceOf(NewerSchemaError);
     });
 
     it('is served when the newer release marked its migration as served by this version (an expand step)', async () => {
       await migratedByNewer('1.1.0');
-      await expect(migrateDatabase(url, { release: '1.1.0' })).resolves.toEqual([]);
+      await expect(migrateDatabase(scratch.url, { release: '1.1.0' })).resolves.toEqual([]);
     });
   });
 
   it("records each migration's oldest serving release, for older releases started later", async () => {
-    await migrateDatabase(url, { release: '1.1.0' });
-    const client = await connect(url);
+    await migrateDatabase(scratch.url, { release: '1.1.0' });
+    const client = await connect(scratch.url);
     try {
       const { rows } = await client.query<{ name: string; serves_from: string }>(
         'SELECT name, serves_from FROM schema_migration_releases ORDER BY name',
@@ -149,8 +133,8 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
   });
 
   it("runs every pending migration's precheck before any of them commits", async () => {
-    await migrateDatabase(url);
-    const refusal = migrateDatabase(url, {
+    await migrateDatabase(scratch.url);
+    const refusal = migrateDatabase(scratch.url, {
       migrations: [...MIGRATIONS, CreateWidgets1899000000001, RefusedByPrecheck1899000000002],
     });
     await expect(refusal).rejects.toBeInstanceOf(MigrationPrecheckError);
@@ -162,8 +146,8 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
   });
 
   it('says which migrations committed before the one that failed, and which did not run', async () => {
-    await migrateDatabase(url);
-    const failure = migrateDatabase(url, {
+    await migrateDatabase(scratch.url);
+    const failure = migrateDatabase(scratch.url, {
       migrations: [...MIGRATIONS, CreateWidgets1899000000001, Fails1899000000003, AlterPets1899000000004],
     });
     await expect(failure).rejects.toBeInstanceOf(MigrationFailedError);
@@ -177,12 +161,15 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
   });
 
   it("prints nothing of its own, TypeORM's failure line included: every line goes to the log callback", async () => {
-    await migrateDatabase(url);
+    await migrateDatabase(scratch.url);
     const printed = [jest.spyOn(console, 'log'), jest.spyOn(console, 'error'), jest.spyOn(process.stdout, 'write')];
     const entries: MigrationLogEntry[] = [];
     try {
       await expect(
-        migrateDatabase(url, { migrations: [...MIGRATIONS, Fails1899000000003], log: (entry) => entries.push(entry) }),
+        migrateDatabase(scratch.url, {
+          migrations: [...MIGRATIONS, Fails1899000000003],
+          log: (entry) => entries.push(entry),
+        }),
       ).rejects.toBeInstanceOf(MigrationFailedError);
     } finally {
       for (const spy of printed) spy.mockRestore();
@@ -194,10 +181,10 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
   });
 
   it('waits for another instance holding the migration lock longer than the lock timeout', async () => {
-    const holder = await connect(url);
+    const holder = await connect(scratch.url);
     try {
       await holder.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
-      const migrating = migrateDatabase(url, { settings: { lockTimeoutMs: 50 } });
+      const migrating = migrateDatabase(scratch.url, { settings: { lockTimeoutMs: 50 } });
       // Ten lock timeouts and more: a start-up that lost the race waits, it does not fail.
       await new Promise((resolve) => setTimeout(resolve, 600));
       await holder.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]);
@@ -208,14 +195,14 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
   });
 
   it('gives up a lock it cannot get within the lock timeout, then tries again and migrates', async () => {
-    await migrateDatabase(url);
-    const blocker = await connect(url);
+    await migrateDatabase(scratch.url);
+    const blocker = await connect(scratch.url);
     const log: MigrationLogEntry[] = [];
     try {
       // A long transaction of the service holding the table (any lock conflicts with ALTER TABLE's).
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE pets IN ACCESS SHARE MODE');
-      const migrating = migrateDatabase(url, {
+      const migrating = migrateDatabase(scratch.url, {
         migrations: [...MIGRATIONS, AlterPets1899000000004],
         settings: { lockTimeoutMs: 100, retryBaseMs: 100, attempts: 20 },
         log: (entry) => log.push(entry),
@@ -236,13 +223,13 @@ describe('migrateDatabase on a live database (real PostgreSQL)', () => {
   });
 
   it('fails after the bounded tries, saying what committed', async () => {
-    await migrateDatabase(url);
-    const blocker = await connect(url);
+    await migrateDatabase(scratch.url);
+    const blocker = await connect(scratch.url);
     try {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE pets IN ACCESS SHARE MODE');
       await expect(
-        migrateDatabase(url, {
+        migrateDatabase(scratch.url, {
           migrations: [...MIGRATIONS, CreateWidgets1899000000001, AlterPets1899000000004],
           settings: { lockTimeoutMs: 50, retryBaseMs: 10, attempts: 2 },
         }),
