@@ -1,5 +1,5 @@
 const { NxAppWebpackPlugin } = require('@nx/webpack/app-plugin');
-const { DefinePlugin } = require('webpack');
+const { Compilation, DefinePlugin, sources } = require('webpack');
 const { execFileSync } = require('child_process');
 const { join } = require('path');
 
@@ -19,6 +19,39 @@ function release() {
     }
   }
   return { version, commit };
+}
+
+/**
+ * The pruned package.json and package-lock.json Nx writes beside the bundle (what the image installs) say version
+ * 0.0.1: they get the release's version, so the bundle, the image and the workspace agree.
+ */
+class ReleaseVersionInPackageJson {
+  constructor(version) {
+    this.version = version;
+  }
+
+  apply(compiler) {
+    compiler.hooks.thisCompilation.tap('ReleaseVersionInPackageJson', (compilation) => {
+      compilation.hooks.processAssets.tap(
+        { name: 'ReleaseVersionInPackageJson', stage: Compilation.PROCESS_ASSETS_STAGE_REPORT },
+        () => {
+          const update = (file, change) => {
+            const asset = compilation.getAsset(file);
+            if (!asset) return;
+            const json = JSON.parse(asset.source.source().toString());
+            change(json);
+            compilation.updateAsset(file, new sources.RawSource(`${JSON.stringify(json, null, 2)}\n`));
+          };
+          update('package.json', (pkg) => (pkg.version = this.version));
+          // Its lock file names the root package's version twice; npm keeps them equal to package.json's.
+          update('package-lock.json', (lock) => {
+            lock.version = this.version;
+            if (lock.packages?.['']) lock.packages[''].version = this.version;
+          });
+        },
+      );
+    });
+  }
 }
 
 module.exports = {
@@ -42,5 +75,6 @@ module.exports = {
       sourceMap: true,
     }),
     new DefinePlugin({ __PETSTORE_RELEASE__: JSON.stringify(release()) }),
+    new ReleaseVersionInPackageJson(release().version),
   ],
 };

@@ -43,6 +43,11 @@ describe('releases (the built app, real PostgreSQL)', () => {
     }
   });
 
+  it('gives the pruned package.json beside the bundle (what the image installs) the same version', () => {
+    const bundled = JSON.parse(readFileSync(join(ROOT, 'dist/apps/api/package.json'), 'utf8')) as { version: string };
+    expect(bundled.version).toBe(VERSION);
+  });
+
   it('refuses to start, in one line and exit 1, on a database holding a migration it does not know', async () => {
     const url = await testDatabaseUrl();
     const client = new Client({ connectionString: url });
