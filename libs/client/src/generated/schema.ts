@@ -3152,7 +3152,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -3276,7 +3277,8 @@ export interface operations {
       };
       /**
        * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
-       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -3354,7 +3356,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -3497,7 +3500,8 @@ export interface operations {
       };
       /**
        * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
-       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -4188,7 +4192,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -4312,7 +4317,8 @@ export interface operations {
       };
       /**
        * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
-       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match` has
+       * its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -4390,7 +4396,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -4537,7 +4544,8 @@ export interface operations {
       };
       /**
        * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
-       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match` has
+       * its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -4942,7 +4950,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the stock entry only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -5081,7 +5090,8 @@ export interface operations {
       };
       /**
        * @description The stock entry changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
-       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -5714,7 +5724,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -5836,7 +5847,8 @@ export interface operations {
       };
       /**
        * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
-       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match`
+       * has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -5914,7 +5926,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -6064,7 +6077,8 @@ export interface operations {
       };
       /**
        * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
-       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match`
+       * has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -7205,7 +7219,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
-         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * 412 `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its
+         * 412 says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -7321,7 +7336,8 @@ export interface operations {
       };
       /**
        * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
-       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -7399,7 +7415,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
-         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * 412 `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its
+         * 412 says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -7544,7 +7561,8 @@ export interface operations {
       };
       /**
        * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
-       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
