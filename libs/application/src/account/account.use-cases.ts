@@ -165,7 +165,11 @@ export class EnsureAdministrator {
     private readonly verifiedKeys: VerifiedKeyCache,
   ) {}
 
-  async execute(key: string, { bootstrap = true }: { bootstrap?: boolean } = {}): Promise<BootstrapOutcome> {
+  /** `onRevoked`: told, once committed, how many earlier ADMIN_API_KEYs this revoked (for the start-up log). */
+  async execute(
+    key: string,
+    { bootstrap = true, onRevoked }: { bootstrap?: boolean; onRevoked?: (count: number) => void } = {},
+  ): Promise<BootstrapOutcome> {
     const { prefix, hash } = this.secrets.describe(key);
     let revoked: string[] = [];
     return this.uow
@@ -183,6 +187,10 @@ export class EnsureAdministrator {
         const apiKey = ApiKey.issue({ id: await this.keys.nextId(), accountId, prefix, hash, now, bootstrap });
         if (!(await this.keys.add(apiKey))) throw new AdministratorKeyConflict();
         return 'created';
+      })
+      .then((outcome) => {
+        if (revoked.length) onRevoked?.(revoked.length);
+        return outcome;
       })
       .catch((error: unknown) => {
         if (error instanceof AdministratorKeyConflict) return 'existing' as const;
