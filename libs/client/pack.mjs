@@ -34,6 +34,7 @@ if (missing.length) {
       '--ignore-scripts',
       '--no-audit',
       '--no-fund',
+      '--prefer-offline',
       typescript,
     ],
     { stdio: 'inherit' },
