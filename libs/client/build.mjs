@@ -1,18 +1,22 @@
 // Builds the publishable @petstore/client into dist/libs/client (`nx build client`): the sources compiled twice by
 // the workspace's TypeScript, as ES modules (esm/, `import`) and as CommonJS (cjs/, `require`), each with its
 // declarations, beside the package.json and README. Two tsc runs rather than a bundler: the package is a few files
-// with one dependency (openapi-fetch, left external), tsc already type-checks them, and its declarations are exact
-// for both formats; each folder gets a package.json with its `type`, so Node and TypeScript read each as it is.
-// `npm pack dist/libs/client` then makes the tarball.
+// with two dependencies (openapi-fetch and standardwebhooks, left external), tsc already type-checks them, and its
+// declarations are exact for both formats; each folder gets a package.json with its `type`, so Node and TypeScript
+// read each as it is. `npm run client:pack` (libs/client/pack.mjs) builds and packs it in one command.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const lib = dirname(fileURLToPath(import.meta.url));
 const root = resolve(lib, '../..');
-const out = join(root, 'dist/libs/client');
-const tsc = join(root, 'node_modules/typescript/bin/tsc');
+// CLIENT_BUILD_DIR: another place (a test's, so that it does not race another test building the same folder).
+const out = resolve(process.env['CLIENT_BUILD_DIR'] ?? join(root, 'dist/libs/client'));
+// The workspace's TypeScript, or the one `npm run client:pack` installed beside the client (a checkout without the
+// server's dependencies).
+const tsc = [lib, root].map((dir) => join(dir, 'node_modules/typescript/bin/tsc')).find((path) => existsSync(path));
+if (!tsc) throw new Error('TypeScript is not installed: run `npm run client:pack` (or `npm install`).');
 
 rmSync(out, { recursive: true, force: true });
 const formats = [

@@ -71,8 +71,11 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
 
     await app.init();
     if (auth.adminApiKey) {
-      const outcome = await app.get(EnsureAdministrator).execute(auth.adminApiKey);
       const accounts = new Logger('Accounts');
+      const outcome = await app.get(EnsureAdministrator).execute(auth.adminApiKey, {
+        // Said, not silent: a key someone may still use stops working (the seed's key is never one of these).
+        onRevoked: (count) => accounts.warn(`Revoked the previous ADMIN_API_KEY (${count} key${count > 1 ? 's' : ''})`),
+      });
       if (outcome === 'revoked') accounts.warn('ADMIN_API_KEY is a revoked key: it stays refused; set a new one');
       else if (outcome === 'created') accounts.log('Created the administrator key for ADMIN_API_KEY');
       else accounts.log('The ADMIN_API_KEY administrator exists');

@@ -205,6 +205,8 @@ describe('accounts and API keys (HTTP, real PostgreSQL)', () => {
 
   it('refuses a customer on an administrator operation (403)', async () => {
     const { key } = await api.customer('Not admin');
-    expectError(await api.post('/categories', { key, body: { name: 'Cats' } }), 403, 'forbidden');
+    const refused = await api.post('/categories', { key, body: { name: 'Cats' } });
+    expectError(refused, 403, 'forbidden');
+    expect(refused.body.message).toMatch(/needs an administrator's API key/); // names the role needed
   });
 });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { ApiProcess, BUILT_MAIN, ensureBuilt } from './support/built-app';
@@ -10,7 +10,6 @@ const run = promisify(execFile);
 jest.setTimeout(240_000);
 
 const ROOT = resolve(__dirname, '../../..');
-const CLIENT = join(ROOT, 'dist/libs/client');
 /** The TypeScript the consumers compile with: 6, as the workspace (openapi-typescript's output needs it, not 7). */
 const TYPESCRIPT = 'typescript@~6.0.3';
 const TYPES_NODE = '@types/node@^22';
@@ -282,10 +281,12 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
 
   beforeAll(async () => {
     ensureBuilt();
-    await run(process.execPath, [join(ROOT, 'libs/client/build.mjs')], { cwd: ROOT });
     scratch = mkdtempSync(join(tmpdir(), 'petstore-client-'));
-    const { stdout } = await run('npm', ['pack', CLIENT, '--pack-destination', scratch, '--json'], { cwd: ROOT });
-    [packed] = JSON.parse(stdout) as Array<typeof packed>;
+    // The documented command (`npm run client:pack`): it builds dist/libs/client and prints the tarball's path, last.
+    const { stdout } = await run(process.execPath, [join(ROOT, 'libs/client/pack.mjs'), scratch], { cwd: ROOT });
+    const tarball = stdout.trim().split('\n').at(-1) ?? '';
+    const listed = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
+    packed = { filename: basename(tarball), files: listed.map((path) => ({ path: path.replace(/^package\//, '') })) };
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true }, null, 2));
     installedWith = await install(scratch, join(scratch, packed.filename.replace(/^@petstore\//, 'petstore-')));
   });

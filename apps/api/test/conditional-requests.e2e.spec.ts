@@ -148,6 +148,15 @@ describe('conditional requests (HTTP, real PostgreSQL)', () => {
         body: { name: 'W' },
       });
       expectError(weak, 412, 'precondition_failed');
+      // Its own message: reading again would not help, a strong tag would.
+      expect(weak.body.message).toMatch(/If-Match needs a strong entity tag/);
+      expect(weak.body.message).not.toMatch(/changed since you read it/);
+      const stale = await api.patch(`/pets/${petId}`, {
+        ...admin,
+        headers: { 'if-match': '"old"' },
+        body: { name: 'S' },
+      });
+      expect(stale.body.message).toMatch(/changed since you read it/);
       const malformed = await api.patch(`/pets/${petId}`, {
         ...admin,
         headers: { 'if-match': tag.slice(1, -1) },

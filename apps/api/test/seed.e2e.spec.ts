@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
@@ -89,10 +90,15 @@ describe('npm run seed (main.js --seed)', () => {
       expect(second).not.toMatch(/psk_/);
       expect(await counts(client)).toEqual(afterFirst);
 
-      api = await ApiProcess.start({ DATABASE_URL: url, ADMIN_API_KEY: '', LOG_LEVEL: 'warn' });
+      // Started next with ADMIN_API_KEY, as the README suggests: that administrator is added, the seed's key stays.
+      const adminKey = randomBytes(24).toString('hex');
+      api = await ApiProcess.start({ DATABASE_URL: url, ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn' });
       const me = await api.request('GET', '/accounts/me', { key });
       expect(me.status).toBe(200);
       expect(me.body.role).toBe('admin');
+      const bootstrap = await api.request('GET', '/accounts/me', { key: adminKey });
+      expect(bootstrap.body).toMatchObject({ role: 'admin' });
+      expect(bootstrap.body.id).not.toBe(me.body.id);
       const sold = await api.request('GET', '/pets?status=sold', { key });
       expect(sold.body.map((pet: { name: string }) => pet.name).sort()).toEqual(['Betta', 'Cleo', 'Old Bob']);
       // An administrator operation: the key is an administrator's, not a customer's.

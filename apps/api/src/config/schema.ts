@@ -294,7 +294,7 @@ export const CONFIG_SCHEMA = {
       boolean(),
       'false',
       '**unsafe**, development and tests only: webhook URLs may be `http://` and reach private, loopback and ' +
-        'link-local addresses',
+        'link-local addresses (the port rule stays: 443 or 1024-65535; `http://` without a port is 80, refused)',
     ),
     eventRetentionDays: setting(
       'EVENT_RETENTION_DAYS',

@@ -110,9 +110,10 @@ export class SeedDemoCatalogue {
         units += level?.quantity ?? Stock.initialQuantityFor(pet.status);
       }
     }
-    // A key of our own making, held by a new administrator (the same path as ADMIN_API_KEY).
+    // A key of our own making, held by a new administrator: not an ADMIN_API_KEY, so starting with one later (as the
+    // README suggests) does not revoke it, and it revokes none.
     const { key } = this.secrets.generate();
-    await this.ensureAdministrator.execute(key);
+    await this.ensureAdministrator.execute(key, { bootstrap: false });
     return { seeded: true, categories: DEMO_CATALOGUE.length, pets: counts, units, administratorKey: key };
   }
 }

@@ -187,13 +187,15 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiOperation({
     operationId: 'retryWebhookDelivery',
-    summary: 'Send a delivered or failed delivery again now',
+    summary: 'Send a delivery again, or a pending one now',
     description:
-      'For a receiver that was down, or lost what it received: the delivery becomes `pending` and its next ' +
-      'attempt is queued at once, with the same body and `webhook-id` (receivers that keep ids see a ' +
-      'duplicate). Should that attempt fail, the delivery continues its retry schedule where it stopped; after ' +
-      'the ninth attempt none is left and it is `failed` again. A delivery still `pending` answers 409 ' +
-      '`delivery_pending` (its next attempt is queued already). `GET /webhooks/endpoints/{endpointId}/deliveries` ' +
+      'For a receiver that was down, or lost what it received: a `delivered` or `failed` delivery becomes ' +
+      '`pending` and its next attempt is queued at once, with the same body and `webhook-id` (receivers that ' +
+      'keep ids see a duplicate); a `pending` one waiting for its back-off is sent at once instead of at ' +
+      '`nextAttemptAt`. Should that attempt fail, the delivery continues its retry schedule where it stopped, its ' +
+      'next back-off counted from that attempt; after the ninth attempt none is left and it is `failed` again. A ' +
+      'delivery whose attempt is due already (queued, or under way) answers 409 `delivery_pending`: of two ' +
+      'retries at once, one is accepted. `GET /webhooks/endpoints/{endpointId}/deliveries` ' +
       'lists the ids; events older than the retention period are gone with their deliveries. Redeliveries share ' +
       `the pings' budget: ${WEBHOOK_OUTBOUND_PER_MINUTE} pings and redeliveries a minute per account (shared by ` +
       'every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.',
@@ -201,7 +203,7 @@ export class WebhooksController {
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'Queued: the delivery, `pending` again.' })
   @ApiErrors({
     404: 'No such endpoint of yours, or no such delivery of that endpoint (`not_found`).',
-    409: 'The delivery is still pending (`delivery_pending`).',
+    409: 'The delivery is being sent already: its attempt is queued or under way (`delivery_pending`).',
   })
   async retry(
     @Param('endpointId', ParseIdPipe) id: number,

@@ -22,7 +22,7 @@ describe('account use cases (in-memory ports)', () => {
   };
   const later = (ms: number) => store.clock.set(new Date(store.clock.now().getTime() + ms));
   const manage = () => new ManageApiKeys(store.uow, store.apiKeys, store.clock, store.keyRevocations, cache);
-  const ensureAdmin = (key: string) =>
+  const ensureAdmin = (key: string, options?: { bootstrap?: boolean; onRevoked?: (count: number) => void }) =>
     new EnsureAdministrator(
       store.uow,
       store.accounts,
@@ -31,7 +31,7 @@ describe('account use cases (in-memory ports)', () => {
       store.clock,
       store.keyRevocations,
       cache,
-    ).execute(key);
+    ).execute(key, options);
 
   describe('SignUp', () => {
     it('creates a customer with one key; the secret is returned, only its hash stored', async () => {
@@ -311,12 +311,31 @@ describe('account use cases (in-memory ports)', () => {
       expect(store.db.tables.accounts.size).toBe(1);
     });
 
-    it('a new key goes to the same administrator and revokes the previous one', async () => {
-      await ensureAdmin('psk_admin_one');
+    it('a new key goes to the same administrator and revokes the previous one, and says so', async () => {
+      const revoked: number[] = [];
+      await ensureAdmin('psk_admin_one', { onRevoked: (count) => revoked.push(count) });
+      expect(revoked).toEqual([]);
       const admin = await adminOf('psk_admin_one');
-      expect(await ensureAdmin('psk_admin_two')).toBe('created');
+      expect(await ensureAdmin('psk_admin_two', { onRevoked: (count) => revoked.push(count) })).toBe('created');
+      expect(revoked).toEqual([1]);
       expect((await adminOf('psk_admin_two')).id).toBe(admin.id);
       expect(await authenticate('psk_admin_one')).toBeNull();
+    });
+
+    it("the seed's key (not a bootstrap key) and ADMIN_API_KEY coexist, whichever comes first", async () => {
+      expect(await ensureAdmin('psk_seed_one', { bootstrap: false })).toBe('created');
+      const revoked: number[] = [];
+      expect(await ensureAdmin('psk_admin_one', { onRevoked: (count) => revoked.push(count) })).toBe('created');
+      expect(revoked).toEqual([]); // nothing to say: the seed's key is not revoked
+      expect(await ensureAdmin('psk_admin_two')).toBe('created'); // a rotation revokes the previous ADMIN_API_KEY only
+      expect(await authenticate('psk_admin_one')).toBeNull();
+      expect((await adminOf('psk_seed_one')).isAdmin).toBe(true);
+      expect((await adminOf('psk_admin_two')).isAdmin).toBe(true);
+      expect(await ensureAdmin('psk_seed_two', { bootstrap: false })).toBe('created'); // a seed after: revokes none
+      expect((await adminOf('psk_admin_two')).isAdmin).toBe(true);
+      expect((await adminOf('psk_seed_one')).isAdmin).toBe(true);
+      // Two administrators: the seed's keys are never ADMIN_API_KEY's account's.
+      expect((await adminOf('psk_seed_one')).id).not.toBe((await adminOf('psk_admin_two')).id);
     });
 
     it('going back to a revoked key keeps it revoked and the newer key working', async () => {

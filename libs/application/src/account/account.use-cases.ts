@@ -149,6 +149,9 @@ export type BootstrapOutcome = 'created' | 'existing' | 'revoked';
  * key's hash is unique, so a second insert is refused and its transaction rolls back. A new key
  * goes to the administrator that held the previous one. A key that was revoked (by an earlier
  * rotation, or through the API) stays revoked, and the others stay valid: the caller warns.
+ *
+ * `{ bootstrap: false }` (the seed's key, `npm run seed`): a new administrator holds the key, an ordinary key that
+ * no ADMIN_API_KEY revokes, and it revokes none: the seed's key and ADMIN_API_KEY coexist, whichever came first.
  */
 @Injectable()
 export class EnsureAdministrator {
@@ -162,7 +165,11 @@ export class EnsureAdministrator {
     private readonly verifiedKeys: VerifiedKeyCache,
   ) {}
 
-  async execute(key: string): Promise<BootstrapOutcome> {
+  /** `onRevoked`: told, once committed, how many earlier ADMIN_API_KEYs this revoked (for the start-up log). */
+  async execute(
+    key: string,
+    { bootstrap = true, onRevoked }: { bootstrap?: boolean; onRevoked?: (count: number) => void } = {},
+  ): Promise<BootstrapOutcome> {
     const { prefix, hash } = this.secrets.describe(key);
     let revoked: string[] = [];
     return this.uow
@@ -171,14 +178,19 @@ export class EnsureAdministrator {
         const found = await this.keys.findByHash(hash);
         // Going back to a revoked key must not lock the administrator out: the newer key keeps working.
         if (found?.key.isRevoked) return 'revoked';
-        revoked = await this.keys.revokeBootstrapKeysExcept(hash, now);
+        if (bootstrap) revoked = await this.keys.revokeBootstrapKeysExcept(hash, now);
         // Running instances still holding a previous ADMIN_API_KEY in their caches drop it at commit.
         if (revoked.length) await this.revocations.announce(revoked);
         if (found) return 'existing';
-        const accountId = (await this.keys.findBootstrapAccountId()) ?? (await this.addAdministrator(now));
-        const apiKey = ApiKey.issue({ id: await this.keys.nextId(), accountId, prefix, hash, now, bootstrap: true });
+        const accountId =
+          (bootstrap ? await this.keys.findBootstrapAccountId() : null) ?? (await this.addAdministrator(now));
+        const apiKey = ApiKey.issue({ id: await this.keys.nextId(), accountId, prefix, hash, now, bootstrap });
         if (!(await this.keys.add(apiKey))) throw new AdministratorKeyConflict();
         return 'created';
+      })
+      .then((outcome) => {
+        if (revoked.length) onRevoked?.(revoked.length);
+        return outcome;
       })
       .catch((error: unknown) => {
         if (error instanceof AdministratorKeyConflict) return 'existing' as const;

@@ -52,9 +52,11 @@ export class EventQueries {
 
 /**
  * `POST /webhooks/endpoints/{id}/deliveries/{deliveryId}/retry`: a delivered or failed delivery is made pending
- * again and its next attempt queued now, with the same event body and `webhook-id` (a receiver that was down
- * catches up; one that keeps ids sees a duplicate). A failure then continues the retry schedule where it
- * stopped (none is left after the ninth attempt: failed again). A pending delivery is refused (409).
+ * again, a pending one waiting for its back-off is made due, and its next attempt queued now, with the same event
+ * body and `webhook-id` (a receiver that was down catches up; one that keeps ids sees a duplicate). A failure then
+ * continues the retry schedule where it stopped, its back-off counted from that attempt (none is left after the
+ * ninth attempt: failed again). A pending delivery whose attempt is due already (queued, or being made) is refused
+ * (409): of two retries at once, one wins.
  */
 @Injectable()
 export class RetryWebhookDelivery {
@@ -70,10 +72,11 @@ export class RetryWebhookDelivery {
     return this.uow.run(async () => {
       const endpoint = await this.endpoints.findById(endpointId);
       visibleTo(endpoint, viewer, () => new WebhookEndpointNotFoundError(endpointId));
-      const requeued = await this.deliveries.requeue(endpointId, deliveryId, this.clock.now());
+      const requeued = await this.deliveries.requeue(endpointId, deliveryId, () => this.clock.now());
       if (requeued === 'not_found') throw new WebhookDeliveryNotFoundError(deliveryId);
       if (requeued === 'pending') throw new DeliveryPendingError(deliveryId);
-      await this.queue.schedule(requeued.id, null);
+      // The job of the attempt it waited for (if any) finds the delivery moved on and makes none.
+      await this.queue.schedule(requeued.id, null, requeued.nextAttemptAt ?? undefined);
       return requeued;
     });
   }

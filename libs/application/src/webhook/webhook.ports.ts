@@ -189,20 +189,26 @@ export abstract class WebhookDeliveryRepository {
   /** An endpoint's deliveries, newest first: `afterId` is the last id seen, the next page is below it. */
   abstract listForEndpoint(endpointId: number, page: PageRequest): Promise<Page<WebhookDelivery>>;
   /**
-   * Makes a settled (delivered or failed) delivery of the endpoint pending again, its next attempt due `now`;
-   * 'pending' when it is pending already (nothing changes), 'not_found' when the endpoint has no such delivery.
-   * One guarded statement: of two concurrent requeues, one wins and the other finds it pending.
+   * Makes a delivery of the endpoint due `now()`: a settled (delivered or failed) one pending again, a pending one
+   * waiting for its back-off (`nextAttemptAt` after `now()`) due at once. 'pending' when its attempt is due already
+   * (queued, or being made: nothing changes), 'not_found' when the endpoint has no such delivery. Under the
+   * delivery's row lock, `now()` read once it is held: of two concurrent requeues, one wins and the other finds the
+   * attempt due (the winner's `now()` is not after the loser's).
    */
   abstract requeue(
     endpointId: number,
     deliveryId: number,
-    now: Date,
+    now: () => Date,
   ): Promise<WebhookDelivery | 'pending' | 'not_found'>;
 }
 
 /** The delivery jobs (pg-boss): `schedule` runs inside the transaction that records why. */
 export abstract class WebhookDeliveryQueue {
-  abstract schedule(deliveryId: number, at: Date | null): Promise<void>;
+  /**
+   * A job for the delivery's next attempt, run at `at` (null: at once). `due` is the delivery's `nextAttemptAt` the
+   * job is for: when the delivery has moved on (a redelivery made the attempt earlier), the job makes none.
+   */
+  abstract schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void>;
 }
 
 export abstract class WebhookSecrets {

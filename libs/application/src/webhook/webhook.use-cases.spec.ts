@@ -334,8 +334,9 @@ describe('webhook use cases (in-memory fakes)', () => {
       );
       const jobsBefore = slice.jobs().length;
       expect(await slice.deliver.execute(id)).toBe('retrying');
+      const retryAt = new Date(slice.clock.now().getTime() + 60_000);
       expect(slice.jobs().slice(jobsBefore)).toEqual([
-        { queue: 'delivery', deliveryId: id, at: new Date(slice.clock.now().getTime() + 60_000) },
+        { queue: 'delivery', deliveryId: id, at: retryAt, due: retryAt },
       ]);
       expect(await slice.deliver.execute(id)).toBe('retrying');
       expect(await slice.deliver.execute(id)).toBe('failed');
@@ -397,11 +398,38 @@ describe('webhook use cases (in-memory fakes)', () => {
       await expect(slice.retry.execute(endpoint.id, id + 1, ada)).rejects.toBeInstanceOf(WebhookDeliveryNotFoundError);
       const jobsBefore = slice.jobs().length;
       expect(await slice.retry.execute(endpoint.id, id, ada)).toMatchObject({ id, status: 'pending', attempts: 3 });
-      expect(slice.jobs().slice(jobsBefore)).toEqual([{ queue: 'delivery', deliveryId: id, at: null }]);
+      expect(slice.jobs().slice(jobsBefore)).toEqual([
+        { queue: 'delivery', deliveryId: id, at: null, due: slice.clock.now() },
+      ]);
       expect(await slice.deliver.execute(id)).toBe('delivered'); // the receiver is back
       expect(slice.sender.requests[3].eventId).toBe(slice.sender.requests[0].eventId); // the same webhook-id
       expect(await slice.delivery(id)).toMatchObject({ status: 'delivered', attempts: 4 });
       expect(await slice.retry.execute(endpoint.id, id, admin)).toMatchObject({ status: 'pending' }); // resent
+    });
+
+    it('sends a pending delivery waiting for its back-off now; the job it waited for makes no attempt', async () => {
+      const endpoint = await subscribe(slice, ada);
+      await slice.fanOut.execute(await orderPlaced(slice, ada));
+      const job = slice.jobs().find((j) => j.queue === 'delivery');
+      if (job?.queue !== 'delivery') throw new Error('no delivery');
+      const id = job.deliveryId;
+      slice.sender.answer({ statusCode: 503, error: null }, { statusCode: 503, error: null });
+      expect(await slice.deliver.execute(id)).toBe('retrying');
+      const waitedFor = slice.jobs().at(-1);
+      if (waitedFor?.queue !== 'delivery' || !waitedFor.due) throw new Error('no retry job');
+      expect(waitedFor.due).toEqual(new Date(slice.clock.now().getTime() + 60_000)); // the first back-off, 1 minute
+      slice.clock.advanceMinutes(0.5);
+      const now = slice.clock.now();
+      expect(await slice.retry.execute(endpoint.id, id, ada)).toMatchObject({ status: 'pending', nextAttemptAt: now });
+      expect(slice.jobs().at(-1)).toEqual({ queue: 'delivery', deliveryId: id, at: null, due: now });
+      // Due now: a second retry is refused until the attempt is recorded.
+      await expect(slice.retry.execute(endpoint.id, id, ada)).rejects.toBeInstanceOf(DeliveryPendingError);
+      expect(await slice.deliver.execute(id, now)).toBe('retrying');
+      // The back-off restarts from that attempt (the second delay, 2 minutes); the old job sends nothing.
+      expect(await slice.delivery(id)).toMatchObject({ attempts: 2, nextAttemptAt: new Date(now.getTime() + 120_000) });
+      slice.clock.advanceMinutes(0.5);
+      expect(await slice.deliver.execute(id, waitedFor.due)).toBe('settled');
+      expect(slice.sender.requests).toHaveLength(2);
     });
 
     it('purges the events older than the retention period in bounded batches, until none is left', async () => {

@@ -283,9 +283,11 @@ export class DeliverWebhook {
     private readonly clock: Clock,
   ) {}
 
-  async execute(deliveryId: number): Promise<WebhookAttemptResult> {
+  /** `due`: the `nextAttemptAt` the job was scheduled for; a job the delivery has moved on from makes no attempt. */
+  async execute(deliveryId: number, due?: Date): Promise<WebhookAttemptResult> {
     const target = await this.deliveries.findTarget(deliveryId);
     if (!target || target.delivery.status !== 'pending') return 'settled';
+    if (due && target.delivery.nextAttemptAt?.getTime() !== due.getTime()) return 'settled';
     const { delivery } = target;
     const attempt = delivery.attempts + 1;
     if (target.endpointDisabled) {
@@ -313,7 +315,7 @@ export class DeliverWebhook {
       const outcome = { deliveryId, attempt, previousAttempts: delivery.attempts, status, error, nextAttemptAt, at };
       if (!(await this.deliveries.recordAttempt({ ...outcome, statusCode: response.statusCode }))) return;
       await this.endpoints.recordHealth(delivery.endpointId, delivered, at);
-      if (nextAttemptAt) await this.queue.schedule(deliveryId, nextAttemptAt);
+      if (nextAttemptAt) await this.queue.schedule(deliveryId, nextAttemptAt, nextAttemptAt);
     });
     return delivered ? 'delivered' : nextAttemptAt ? 'retrying' : 'failed';
   }

@@ -308,22 +308,34 @@ export function describeWebhookRepositoryContract(
       const hook = await endpoint(customer);
       const other = await endpoint(customer);
       const [id] = await deliveries.createFor((await event('order.placed', customer)).id, [hook.id], NOW);
-      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, at(1)))).toBe('pending');
-      expect(await subject.uow.run(() => deliveries.requeue(other.id, id, at(1)))).toBe('not_found');
-      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id + 1000, at(1)))).toBe('not_found');
+      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, () => at(1)))).toBe('pending');
+      expect(await subject.uow.run(() => deliveries.requeue(other.id, id, () => at(1)))).toBe('not_found');
+      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id + 1000, () => at(1)))).toBe('not_found');
       const failed = { deliveryId: id, attempt: 1, previousAttempts: 0, statusCode: 500, error: 'http_status' };
       await deliveries.recordAttempt({ ...failed, status: 'failed', nextAttemptAt: null, at: at(0) });
-      const requeued = await subject.uow.run(() => deliveries.requeue(hook.id, id, at(5)));
+      const requeued = await subject.uow.run(() => deliveries.requeue(hook.id, id, () => at(5)));
       expect(requeued).toEqual(
         expect.objectContaining({ id, status: 'pending', attempts: 1, nextAttemptAt: at(5), lastStatusCode: 500 }),
       );
       expect((await deliveries.findTarget(id))!.delivery).toMatchObject({ status: 'pending', nextAttemptAt: at(5) });
-      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, at(6)))).toBe('pending');
+      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, () => at(6)))).toBe('pending');
       // The next attempt is recorded as any other (the guard on the attempts made holds).
       const second = { ...failed, attempt: 2, previousAttempts: 1, statusCode: 204, error: null };
       expect(await deliveries.recordAttempt({ ...second, status: 'delivered', nextAttemptAt: null, at: at(6) })).toBe(
         true,
       );
+    });
+
+    it('requeues a pending delivery waiting for its back-off: due now; not once its attempt is due', async () => {
+      const hook = await endpoint(customer);
+      const [id] = await deliveries.createFor((await event('order.placed', customer)).id, [hook.id], NOW);
+      const failed = { deliveryId: id, attempt: 1, previousAttempts: 0, statusCode: 503, error: 'http_status' };
+      await deliveries.recordAttempt({ ...failed, status: 'pending', nextAttemptAt: at(60), at: at(0) });
+      const requeued = await subject.uow.run(() => deliveries.requeue(hook.id, id, () => at(5)));
+      expect(requeued).toEqual(expect.objectContaining({ id, status: 'pending', attempts: 1, nextAttemptAt: at(5) }));
+      // The second of two at once reads its clock after the first committed: the attempt is due, it is refused.
+      expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, () => at(5)))).toBe('pending');
+      expect((await deliveries.findTarget(id))!.delivery).toMatchObject({ status: 'pending', nextAttemptAt: at(5) });
     });
 
     it('lists the event log newest first by keyset pages, without pings; filters by owner, type, time', async () => {

@@ -30,7 +30,7 @@ export interface WebhookEndpointRow extends WebhookEndpointProps {
 /** A job of the webhook queues: one event's fan-out, or one attempt of a delivery (at `at`, null = now). */
 export type WebhookJob =
   | { queue: 'fan-out'; eventId: string }
-  | { queue: 'delivery'; deliveryId: number; at: Date | null };
+  | { queue: 'delivery'; deliveryId: number; at: Date | null; due?: Date };
 
 /** The rows of every table the fakes keep; copied whole at the start of a transaction. */
 export interface InMemoryTables {

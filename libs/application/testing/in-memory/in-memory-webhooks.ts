@@ -224,12 +224,17 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
     return true;
   }
 
-  async requeue(endpointId: number, deliveryId: number, now: Date): Promise<WebhookDelivery | 'pending' | 'not_found'> {
+  async requeue(
+    endpointId: number,
+    deliveryId: number,
+    now: () => Date,
+  ): Promise<WebhookDelivery | 'pending' | 'not_found'> {
     const row = this.db.tables.webhookDeliveries.get(deliveryId);
     if (!row || row.endpointId !== endpointId) return 'not_found';
-    if (row.status === 'pending') return 'pending';
+    const at = now();
+    if (row.status === 'pending' && (row.nextAttemptAt === null || row.nextAttemptAt <= at)) return 'pending';
     row.status = 'pending';
-    row.nextAttemptAt = now;
+    row.nextAttemptAt = at;
     return structuredClone(row);
   }
 
@@ -322,9 +327,9 @@ export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
     super();
   }
 
-  async schedule(deliveryId: number, at: Date | null): Promise<void> {
+  async schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void> {
     this.db.assertInTransaction('WebhookDeliveryQueue.schedule');
-    this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at });
+    this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at, ...(due ? { due } : {}) });
   }
 }
 

@@ -493,15 +493,16 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send a delivered or failed delivery again now
-     * @description For a receiver that was down, or lost what it received: the delivery becomes `pending` and its next
-     * attempt is queued at once, with the same body and `webhook-id` (receivers that keep ids see a duplicate). Should
-     * that attempt fail, the delivery continues its retry schedule where it stopped; after the ninth attempt none is
-     * left and it is `failed` again. A delivery still `pending` answers 409 `delivery_pending` (its next attempt is
-     * queued already). `GET /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention
-     * period are gone with their deliveries. Redeliveries share the pings' budget: 5 pings and redeliveries a minute
-     * per account (shared by every instance), on top of the general rate limit; past it, 429 `rate_limited` with
-     * `Retry-After`.
+     * Send a delivery again, or a pending one now
+     * @description For a receiver that was down, or lost what it received: a `delivered` or `failed` delivery becomes
+     * `pending` and its next attempt is queued at once, with the same body and `webhook-id` (receivers that keep ids
+     * see a duplicate); a `pending` one waiting for its back-off is sent at once instead of at `nextAttemptAt`. Should
+     * that attempt fail, the delivery continues its retry schedule where it stopped, its next back-off counted from
+     * that attempt; after the ninth attempt none is left and it is `failed` again. A delivery whose attempt is due
+     * already (queued, or under way) answers 409 `delivery_pending`: of two retries at once, one is accepted. `GET
+     * /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention period are gone with
+     * their deliveries. Redeliveries share the pings' budget: 5 pings and redeliveries a minute per account (shared by
+     * every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -3151,7 +3152,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -3275,7 +3277,8 @@ export interface operations {
       };
       /**
        * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
-       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -3353,7 +3356,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the category only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -3496,7 +3500,8 @@ export interface operations {
       };
       /**
        * @description The category changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
-       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -4187,7 +4192,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -4311,7 +4317,8 @@ export interface operations {
       };
       /**
        * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
-       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match` has
+       * its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -4389,7 +4396,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the pet only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -4536,7 +4544,8 @@ export interface operations {
       };
       /**
        * @description The pet changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag or
-       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match` has
+       * its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -4941,7 +4950,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the stock entry only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -5080,7 +5090,8 @@ export interface operations {
       };
       /**
        * @description The stock entry changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its
-       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -5713,7 +5724,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -5835,7 +5847,8 @@ export interface operations {
       };
       /**
        * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
-       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match`
+       * has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -5913,7 +5926,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the order only if it is still the one with this `ETag` (a list, or `*`): else 412
-         * `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its 412
+         * says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -6063,7 +6077,8 @@ export interface operations {
       };
       /**
        * @description The order changed since you read the `ETag` sent in `If-Match`, or `If-None-Match` lists its tag
-       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in `If-Match`
+       * has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -7204,7 +7219,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
-         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * 412 `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its
+         * 412 says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -7320,7 +7336,8 @@ export interface operations {
       };
       /**
        * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
-       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -7398,7 +7415,8 @@ export interface operations {
       header?: {
         /**
          * @description Change the webhook endpoint only if it is still the one with this `ETag` (a list, or `*`): else
-         * 412 `precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.
+         * 412 `precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its
+         * 412 says so). Without it, the change applies whatever the current state.
          */
         'If-Match'?: string;
         /**
@@ -7543,7 +7561,8 @@ export interface operations {
       };
       /**
        * @description The webhook endpoint changed since you read the `ETag` sent in `If-Match`, or `If-None-Match`
-       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.
+       * lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A weak tag in
+       * `If-Match` has its own message: send the `ETag` as it came, without `W/`.
        */
       412: {
         headers: {
@@ -8131,7 +8150,7 @@ export interface operations {
         };
       };
       /**
-       * @description The delivery is still pending (`delivery_pending`).
+       * @description The delivery is being sent already: its attempt is queued or under way (`delivery_pending`).
        *
        *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *

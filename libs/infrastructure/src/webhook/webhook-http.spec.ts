@@ -69,7 +69,29 @@ describe('isAllowedPort: 443 or 1024 and above', () => {
     ['https://example.com:25/x', false],
     ['https://example.com:80/x', false],
     ['https://example.com:1023/x', false],
+    // http:// (only with WEBHOOKS_ALLOW_PRIVATE) leaves out its default port, 80: refused as any port below 1024.
+    ['http://127.0.0.1/hooks', false],
+    ['http://127.0.0.1:80/hooks', false],
+    ['http://127.0.0.1:8080/hooks', true],
   ])('%s → %s', (url, allowed) => expect(isAllowedPort(new URL(url))).toBe(allowed));
+});
+
+describe('DnsWebhookUrlPolicy with WEBHOOKS_ALLOW_PRIVATE: private addresses and http://, the port rule kept', () => {
+  const policy = new DnsWebhookUrlPolicy(new WebhookNetworkSettings(true));
+
+  it.each(['http://127.0.0.1/hooks', 'http://localhost:22/hooks', 'https://10.0.0.1:25/hooks'])(
+    'refuses %s',
+    async (url) => {
+      await expect(policy.check(url)).rejects.toThrow(WebhookUrlRefusedError);
+    },
+  );
+
+  it.each(['http://127.0.0.1:8080/hooks', 'https://10.0.0.1/hooks', 'http://localhost:3001/hooks'])(
+    'accepts %s',
+    async (url) => {
+      await expect(policy.check(url)).resolves.toBeUndefined();
+    },
+  );
 });
 
 describe('DnsWebhookUrlPolicy: one answer for every unusable URL', () => {

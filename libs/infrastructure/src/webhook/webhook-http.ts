@@ -122,8 +122,9 @@ function resolveAll(hostname: string): Promise<LookupAddress[]> {
  * that are not webhook receivers listen; a receiver on a port of its own uses one above.
  */
 export function isAllowedPort(url: URL): boolean {
-  if (url.port === '') return true;
-  const port = Number(url.port);
+  // The port the connection goes to: a URL leaves out its scheme's default (80 for http://, with
+  // WEBHOOKS_ALLOW_PRIVATE), which is judged as any other (the port rule stays with that setting).
+  const port = url.port === '' ? (url.protocol === 'http:' ? 80 : 443) : Number(url.port);
   return port === 443 || port >= 1024;
 }
 
@@ -148,7 +149,7 @@ function parse(url: string, allowPrivate: boolean): URL {
   if (!schemes.includes(parsed.protocol)) throw new UnusableUrl('invalid_url', `scheme ${parsed.protocol} refused`);
   if (parsed.username || parsed.password) throw new UnusableUrl('invalid_url', 'credentials in the URL');
   if (!parsed.hostname) throw new UnusableUrl('invalid_url', 'no host');
-  if (!isAllowedPort(parsed)) throw new UnusableUrl('invalid_url', `port ${parsed.port} refused`);
+  if (!isAllowedPort(parsed)) throw new UnusableUrl('invalid_url', `port ${parsed.port || 80} refused`);
   return parsed;
 }
 

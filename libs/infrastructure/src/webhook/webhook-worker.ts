@@ -7,7 +7,11 @@ import {
   WebhookSettings,
 } from '@petstore/application';
 import { PgBossJobQueue, QueueDefinition } from '../jobs/pg-boss-job-queue';
-import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_FAN_OUT_QUEUE } from '../persistence/webhook/pg-webhook.repositories';
+import {
+  WEBHOOK_DELIVERY_QUEUE,
+  WEBHOOK_FAN_OUT_QUEUE,
+  WebhookDeliveryJob,
+} from '../persistence/webhook/pg-webhook.repositories';
 
 /** Dead letters: delivery jobs that broke on every run (the database failed for a long while). */
 export const WEBHOOK_GIVE_UP_QUEUE = 'webhook-delivery-given-up';
@@ -57,9 +61,10 @@ export class WebhookWorker {
     await this.jobs.work<{ eventId: string }>(WEBHOOK_FAN_OUT_QUEUE, polling, async (job) => {
       await this.logged(`Fan-out of webhook event ${job.data.eventId}`, () => this.fanOut.execute(job.data.eventId));
     });
-    await this.jobs.work<{ deliveryId: number }>(WEBHOOK_DELIVERY_QUEUE, polling, async (job) => {
+    await this.jobs.work<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, polling, async (job) => {
       const { deliveryId } = job.data;
-      const result = await this.logged(`Webhook delivery ${deliveryId}`, () => this.deliver.execute(deliveryId));
+      const due = job.data.due ? new Date(job.data.due) : undefined;
+      const result = await this.logged(`Webhook delivery ${deliveryId}`, () => this.deliver.execute(deliveryId, due));
       this.observe(result);
       if (result === 'failed') this.logger.warn(`Webhook delivery ${deliveryId} failed: no attempt left`);
     });

@@ -54,9 +54,18 @@ export const IfMatch = createParamDecorator(
           (ifNoneMatch === undefined || !matchesWeakly(ifNoneMatch, tag))
         );
       },
+      failure: (current: T) => {
+        if (ifMatch === undefined || ifMatch === '*' || !ifMatch.some((listed) => listed.startsWith('W/'))) return;
+        return matchesStrongly(ifMatch, entityTagOf(represent(current))) ? undefined : WEAK_IF_MATCH;
+      },
     };
   },
 );
+
+/** The 412 of an `If-Match` that lists a weak tag (and no current strong one): reading again would not help. */
+const WEAK_IF_MATCH =
+  'If-Match needs a strong entity tag: it compares strongly (RFC 9110, 13.1.1), so a weak tag (W/"…") never ' +
+  'matches. Send the ETag exactly as the API sent it, without W/ (a proxy or cache may have weakened it).';
 
 function preconditionHeader(name: string, header: string | string[] | undefined): EntityTagList | undefined {
   if (header === undefined) return undefined;

@@ -63,7 +63,8 @@ export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObj
           required: false,
           description:
             `Change the ${resource} only if it is still the one with this \`ETag\` (a list, or \`*\`): else 412 ` +
-            '`precondition_failed`, and nothing changes. Without it, the change applies whatever the current state.',
+            '`precondition_failed`, and nothing changes. Strong comparison: a weak tag (`W/"…"`) never matches (its ' +
+            '412 says so). Without it, the change applies whatever the current state.',
           schema: TAG_LIST,
         });
         (operation.parameters ??= []).push({
@@ -78,7 +79,8 @@ export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObj
         operation.responses['412'] = {
           description:
             `The ${resource} changed since you read the \`ETag\` sent in \`If-Match\`, or \`If-None-Match\` ` +
-            'lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide.',
+            'lists its tag or is `*` (`precondition_failed`): nothing was changed; read it again, then decide. A ' +
+            'weak tag in `If-Match` has its own message: send the `ETag` as it came, without `W/`.',
           content: ERROR,
         };
       }

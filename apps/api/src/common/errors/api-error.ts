@@ -50,7 +50,10 @@ export class ApiError extends Error {
     );
   }
 
-  static forbidden(message = 'Your API key does not allow this operation.'): ApiError {
+  /** The key's account lacks the role the operation asks for (the one role there is to lack: administrator). */
+  static forbidden(
+    message = "This operation needs an administrator's API key; this key belongs to a customer account.",
+  ): ApiError {
     return new ApiError(403, 'forbidden', message);
   }
 

@@ -33,6 +33,11 @@ import { PgBossJobQueue } from '../../jobs/pg-boss-job-queue';
 export const WEBHOOK_FAN_OUT_QUEUE = 'webhook-fan-out';
 /** One job per attempt of a delivery. */
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
+/** A delivery job's data: `due` (ISO 8601) is the delivery's `next_attempt_at` it is for (absent: any, older jobs). */
+export interface WebhookDeliveryJob {
+  deliveryId: number;
+  due?: string;
+}
 
 interface EndpointRow {
   id: string;
@@ -294,19 +299,29 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
     return count > 0;
   }
 
-  /** Under the delivery's row lock (the caller's transaction): of two requeues at once, the second finds it pending. */
-  async requeue(endpointId: number, deliveryId: number, now: Date): Promise<WebhookDelivery | 'pending' | 'not_found'> {
-    const [current] = await this.query<{ status: string }>(
-      `SELECT status FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2 FOR UPDATE`,
+  /**
+   * Under the delivery's row lock (the caller's transaction), `now()` read once it is held: of two requeues at once,
+   * the second finds the attempt the first made due.
+   */
+  async requeue(
+    endpointId: number,
+    deliveryId: number,
+    now: () => Date,
+  ): Promise<WebhookDelivery | 'pending' | 'not_found'> {
+    const [current] = await this.query<{ status: string; next_attempt_at: Date | null }>(
+      `SELECT status, next_attempt_at FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2 FOR UPDATE`,
       [deliveryId, endpointId],
     );
     if (!current) return 'not_found';
-    if (current.status === 'pending') return 'pending';
+    const at = now();
+    if (current.status === 'pending' && (current.next_attempt_at === null || current.next_attempt_at <= at)) {
+      return 'pending';
+    }
     const [row] = await this.query<DeliveryRow>(
       `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $2
          FROM webhook_events ev WHERE d.id = $1 AND ev.id = d.event_id
        RETURNING ${DELIVERY_COLUMNS}`,
-      [deliveryId, now],
+      [deliveryId, at],
     );
     return toDelivery(row);
   }
@@ -451,8 +466,9 @@ export class PgBossWebhookDeliveryQueue extends WebhookDeliveryQueue {
     super();
   }
 
-  schedule(deliveryId: number, at: Date | null): Promise<void> {
+  schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void> {
     const options = at ? { startAfter: at } : {};
-    return this.jobs.sendInTransaction(this.host, WEBHOOK_DELIVERY_QUEUE, { deliveryId }, randomUUID(), options);
+    const data: WebhookDeliveryJob = due ? { deliveryId, due: due.toISOString() } : { deliveryId };
+    return this.jobs.sendInTransaction(this.host, WEBHOOK_DELIVERY_QUEUE, data, randomUUID(), options);
   }
 }
