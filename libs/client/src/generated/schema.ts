@@ -1466,7 +1466,8 @@ export interface components {
       | 'headers_too_large'
       | 'internal_error'
       | 'service_unavailable'
-      | 'outcome_unknown';
+      | 'outcome_unknown'
+      | 'overloaded';
     Pets: components['schemas']['Pet'][];
   };
   responses: never;
@@ -1968,7 +1969,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -1980,7 +1982,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -2091,7 +2093,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2103,7 +2106,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -2228,7 +2231,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2240,7 +2244,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -2456,7 +2460,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2468,7 +2473,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -2620,7 +2625,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2632,7 +2638,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -2751,7 +2757,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2763,7 +2770,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -2968,7 +2975,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2980,7 +2988,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -3127,7 +3135,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3139,7 +3148,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -3329,7 +3338,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3341,7 +3351,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -3566,7 +3576,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3578,7 +3589,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -3710,7 +3721,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3722,7 +3734,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -3932,7 +3944,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3944,7 +3957,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -4157,7 +4170,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4175,7 +4189,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -4365,7 +4379,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4377,7 +4392,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -4622,7 +4637,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4634,7 +4650,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -4758,7 +4774,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4770,7 +4787,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -4917,7 +4934,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4929,7 +4947,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -5150,7 +5168,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5162,7 +5181,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -5295,7 +5314,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5307,7 +5327,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -5525,7 +5545,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5537,7 +5558,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -5689,7 +5710,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5701,7 +5723,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -5889,7 +5911,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5901,7 +5924,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -6133,7 +6156,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6145,7 +6169,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -6284,7 +6308,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6296,7 +6321,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -6496,7 +6521,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6508,7 +6534,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -6658,7 +6684,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6670,7 +6697,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -6792,7 +6819,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6804,7 +6832,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -7018,7 +7046,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7030,7 +7059,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -7180,7 +7209,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7192,7 +7222,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -7374,7 +7404,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7386,7 +7417,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -7613,7 +7644,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7625,7 +7657,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -7842,7 +7874,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7854,7 +7887,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -7996,7 +8029,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8008,7 +8042,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -8205,7 +8239,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8217,7 +8252,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -8405,7 +8440,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8417,7 +8453,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -8543,7 +8579,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8555,7 +8592,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -8685,7 +8722,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8697,7 +8735,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
