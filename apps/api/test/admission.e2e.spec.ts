@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import { Client } from 'pg';
+import { createRootLogger } from '../src/common/logging/logging';
 import { eventually } from './support/eventually';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
@@ -113,22 +115,42 @@ describe('adaptive admission (HTTP, real PostgreSQL)', () => {
     expect(await metric('admission_shed_total{route="/store/orders"}')).toBe(2);
   });
 
-  it('refuses a queued request once ADMISSION_QUEUE_MS passes without a slot', async () => {
-    const short = await TestApp.startOn(api.databaseUrl, {
-      admission: { mode: 'on', limitMin: 1, limitMax: 1, queueMs: 20 },
+  it('refuses a queued request once ADMISSION_QUEUE_MS passes without a slot; logs it at info alone', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
     });
+    const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture);
+    const short = await TestApp.startOn(
+      api.databaseUrl,
+      { admission: { mode: 'on', limitMin: 1, limitMax: 1, queueMs: 20 } },
+      { logger },
+    );
+    let heldOrder: Promise<TestResponse> | undefined;
     try {
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM stock WHERE pet_id = $1 FOR UPDATE', [petId]);
-      const heldOrder = short.post('/store/orders', { key: customer, body: { petId, quantity: 1 } });
+      heldOrder = short.post('/store/orders', { key: customer, body: { petId, quantity: 1 } });
       await eventually(lockWaiters, (n) => n === 1);
       // The slot stays taken while the lock is held: the read's wait ends with its deadline, whenever that is.
-      expectOverloaded(await short.get('/accounts/me', { key: customer }));
+      const refused = await short.get('/accounts/me', { key: customer });
+      expectOverloaded(refused);
+      // Expected under overload: its access line, at info (not error), and no other line about it.
+      const id = refused.headers.get('x-request-id');
+      const about = await eventually(
+        () => lines.filter((l) => l['requestId'] === id),
+        (found) => found.some((l) => l['status'] === 503),
+      );
+      expect(about.map((l) => [l['level'], l['route'], l['status']])).toEqual([['info', '/accounts/me', 503]]);
       await locker.query('COMMIT');
       expect((await heldOrder).status).toBe(201);
       expect((await short.get('/accounts/me', { key: customer })).status).toBe(200);
     } finally {
       await locker.query('ROLLBACK').catch(() => undefined);
+      await heldOrder?.catch(() => undefined);
       await short.close();
     }
   });
