@@ -114,6 +114,40 @@ describe('the Petstore client', () => {
     expect(delays).toEqual([1000]);
   });
 
+  it('retries a 503 overloaded after its Retry-After plus jitter (never sooner), same Idempotency-Key', async () => {
+    server = await ScriptedServer.start((_, index) =>
+      index < 2 ? { ...error(503, 'overloaded'), headers: { 'retry-after': '1' } } : { status: 201, body: MESSAGE },
+    );
+    const delays: number[] = [];
+    const draws = [0.25, 0.9];
+    const api = createPetstoreClient({
+      baseUrl: server.baseUrl,
+      sleep: async (ms) => void delays.push(ms),
+      random: () => draws.shift() ?? 0,
+    });
+    expect(await unwrap(api.POST('/messages', { body: { message: 'hi' } }))).toEqual(MESSAGE);
+    expect(delays).toEqual([1250, 1900]);
+    const keys = server.seen.map((s) => s.headers['idempotency-key']);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toBeTruthy();
+  });
+
+  it('keeps a jittered overloaded retry within maxTotalRetryMs; gives up when Retry-After does not fit', async () => {
+    server = await ScriptedServer.start(() => ({ ...error(503, 'overloaded'), headers: { 'retry-after': '1' } }));
+    const delays: number[] = [];
+    const api = createPetstoreClient({
+      baseUrl: server.baseUrl,
+      retries: 5,
+      maxTotalRetryMs: 2500,
+      sleep: async (ms) => void delays.push(ms),
+      random: () => 0.99,
+    });
+    await expect(api.GET('/pets')).rejects.toMatchObject({ status: 503, code: 'overloaded' });
+    // 1990 ms, then what is left of the budget (510 ms) is under the 1 s asked: no second retry.
+    expect(delays).toEqual([1990]);
+    expect(server.seen).toHaveLength(2);
+  });
+
   it('does not wait for a Retry-After beyond maxRetryDelayMs', async () => {
     server = await ScriptedServer.start(() => ({ ...error(429, 'rate_limited'), headers: { 'retry-after': '120' } }));
     const delays: number[] = [];

@@ -25,6 +25,8 @@ export interface PetstoreClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** How to wait between retries (default: a timer); tests may record the delays instead. */
   sleep?: (ms: number) => Promise<void>;
+  /** A number in [0, 1): the jitter of a retry after 503 `overloaded` (default: Math.random); tests fix it. */
+  random?: () => number;
 }
 
 /** A response other than 2xx, after the retries: the API's `Error` body with the request id to quote. */
@@ -238,19 +240,28 @@ async function errorBodyOf(response: Response): Promise<Partial<ApiErrorBody> | 
  * as waiting can help: not past `retries`, not a wait over `maxRetryDelayMs`, not a total over `maxTotalRetryMs`,
  * and not a 429 whose code says no wait cures it (too many failed authentications: the key is wrong), nor a 503
  * `outcome_unknown` sent without an Idempotency-Key (the write may have been done: sending it again could do it twice).
+ * A 503 `overloaded` (the instance's admission limit refused it, nothing done) is retried after its `Retry-After`
+ * plus up to as much again at random: the clients refused together must not all come back in the same instant.
  */
 function retrying(fetchOnce: (request: Request) => Promise<Response>, options: PetstoreClientOptions) {
   const retries = options.retries ?? 3;
   const maxDelayMs = options.maxRetryDelayMs ?? 60_000;
   const maxTotalMs = options.maxTotalRetryMs ?? 60_000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
   return async (request: Request): Promise<Response> => {
     let waitedMs = 0;
     for (let attempt = 0; ; attempt++) {
       const response = await fetchOnce(request.clone());
       if (attempt >= retries || !RETRIED_STATUSES.has(response.status)) return response;
-      const delayMs = retryAfterMs(response.headers.get('retry-after')) ?? 2 ** attempt * 1000;
-      if (delayMs > maxDelayMs || waitedMs + delayMs > maxTotalMs) return response;
+      const askedMs = retryAfterMs(response.headers.get('retry-after')) ?? 2 ** attempt * 1000;
+      if (askedMs > maxDelayMs) return response;
+      const overloaded = response.status === 503 && (await errorBodyOf(response))?.code === 'overloaded';
+      // Never sooner than asked; jittered up to twice that, within the total budget.
+      const delayMs = overloaded
+        ? Math.min(Math.round(askedMs * (1 + random())), Math.max(askedMs, maxTotalMs - waitedMs))
+        : askedMs;
+      if (waitedMs + delayMs > maxTotalMs) return response;
       if (response.status === 429 && NOT_WORTH_WAITING.has(String((await errorBodyOf(response))?.code))) {
         return response;
       }

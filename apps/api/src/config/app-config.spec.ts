@@ -91,6 +91,9 @@ describe('loadConfig', () => {
     ['METRICS_PORT', 'ninety'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://collector:4317'],
     ['SHUTDOWN_TIMEOUT_MS', '10s'],
+    ['ADMISSION', 'maybe'],
+    ['ADMISSION_LIMIT_MIN', '0'],
+    ['ADMISSION_QUEUE_MS', '-1'],
   ])('refuses %s=%s with a line naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
@@ -141,6 +144,15 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
       /^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS /,
+    );
+  });
+
+  it('reads the admission settings: on by default, never under 50 concurrent requests; off, or min above max', () => {
+    expect(loadConfig({}).admission).toEqual({ mode: 'on', limitMin: 64, limitMax: 1000, queueMs: 50 });
+    expect(loadConfig({}).admission.limitMin).toBeGreaterThanOrEqual(50);
+    expect(loadConfig({ ADMISSION: 'off' }).admission.mode).toBe('off');
+    expect(() => loadConfig({ ADMISSION_LIMIT_MIN: '10', ADMISSION_LIMIT_MAX: '5' })).toThrow(
+      /^Invalid configuration: ADMISSION_LIMIT_MIN must not exceed ADMISSION_LIMIT_MAX \(5\)/,
     );
   });
 

@@ -149,6 +149,9 @@ function checkTogether(config: AppConfig): void {
       `must differ from PORT (both ${config.http.port}): metrics get a port of their own, or leave METRICS_PORT unset.`,
     );
   }
+  if (config.admission.limitMin > config.admission.limitMax) {
+    throw new ConfigError('ADMISSION_LIMIT_MIN', `must not exceed ADMISSION_LIMIT_MAX (${config.admission.limitMax}).`);
+  }
   if (config.database.directUrl !== null && config.database.url === null) {
     throw new ConfigError('DATABASE_DIRECT_URL', 'is set without DATABASE_URL: it is the direct way to that database.');
   }

@@ -127,6 +127,35 @@ export const CONFIG_SCHEMA = {
       'a handler that has not answered by then gets 503 (408 while the request body is still arriving)',
     ),
   }),
+  admission: group('Admission', {
+    mode: setting(
+      'ADMISSION',
+      oneOf(['on', 'off'] as const),
+      'on',
+      '`on`: an adaptive concurrency limit per instance; what it cannot admit, nor queue for `ADMISSION_QUEUE_MS`, ' +
+        'gets 503 `overloaded` at once (health probes, `/metrics`, `/openapi.json` and `/docs` never); `off`: every ' +
+        'request is admitted (see Admission)',
+    ),
+    limitMin: setting(
+      'ADMISSION_LIMIT_MIN',
+      integer(1, 100_000),
+      '64',
+      'the least (and first) number of requests in flight admitted: the limit never falls below it',
+    ),
+    limitMax: setting(
+      'ADMISSION_LIMIT_MAX',
+      integer(1, 100_000),
+      '1000',
+      'the most requests in flight the limit may grow to (at least `ADMISSION_LIMIT_MIN`)',
+    ),
+    queueMs: setting(
+      'ADMISSION_QUEUE_MS',
+      milliseconds(0, 10_000),
+      '50',
+      'how long a request over the limit may wait for a slot (first come, first served) before its 503 ' +
+        '`overloaded`; 0 = no queue',
+    ),
+  }),
   database: group('Database', {
     url: fromFile(
       optional(

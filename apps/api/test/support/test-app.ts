@@ -61,8 +61,10 @@ export class TestApp {
     overrides: ConfigOverrides = {},
     options: StartOptions = {},
   ): Promise<TestApp> {
-    // Limits off unless a test sets them: other tests hold many units per customer.
+    // Limits off unless a test sets them: other tests hold many units per customer, and fire hundreds of
+    // concurrent requests at one instance (admission.e2e.spec.ts turns the admission limit on).
     const defaults = withConfig(loadConfig({}), {
+      admission: { mode: 'off' },
       auth: { adminApiKey: ADMIN_KEY, rateLimitPerMinute: 0 },
       messaging: { worker: false },
       ordering: { maxOpenUnitsPerCustomer: 0 },

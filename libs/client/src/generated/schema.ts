@@ -1467,7 +1467,8 @@ export interface components {
       | 'headers_too_large'
       | 'internal_error'
       | 'service_unavailable'
-      | 'outcome_unknown';
+      | 'outcome_unknown'
+      | 'overloaded';
     Pets: components['schemas']['Pet'][];
   };
   responses: never;
@@ -1969,7 +1970,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -1981,7 +1983,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -2092,7 +2094,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2104,7 +2107,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -2229,7 +2232,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2241,7 +2245,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -2457,7 +2461,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2469,7 +2474,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -2621,7 +2626,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2633,7 +2639,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -2752,7 +2758,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2764,7 +2771,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -2969,7 +2976,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -2981,7 +2989,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -3128,7 +3136,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3140,7 +3149,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -3332,7 +3341,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3344,7 +3354,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -3571,7 +3581,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3583,7 +3594,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -3715,7 +3726,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3727,7 +3739,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -3937,7 +3949,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -3949,7 +3962,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -4162,7 +4175,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4180,7 +4194,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -4372,7 +4386,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4384,7 +4399,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -4631,7 +4646,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4643,7 +4659,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -4767,7 +4783,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4779,7 +4796,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -4926,7 +4943,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -4938,7 +4956,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -5161,7 +5179,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5173,7 +5192,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -5306,7 +5325,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5318,7 +5338,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -5536,7 +5556,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5548,7 +5569,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -5700,7 +5721,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5712,7 +5734,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -5902,7 +5924,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -5914,7 +5937,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -6148,7 +6171,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6160,7 +6184,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -6299,7 +6323,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6311,7 +6336,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -6511,7 +6536,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6523,7 +6549,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -6673,7 +6699,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6685,7 +6712,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -6807,7 +6834,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -6819,7 +6847,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -7033,7 +7061,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7045,7 +7074,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -7195,7 +7224,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7207,7 +7237,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -7391,7 +7421,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7403,7 +7434,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -7632,7 +7663,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7644,7 +7676,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -7861,7 +7893,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -7873,7 +7906,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -8015,7 +8048,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8027,7 +8061,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -8224,7 +8258,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8236,7 +8271,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -8424,7 +8459,8 @@ export interface operations {
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
        * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
-       * been done; retry with the same `Idempotency-Key`, or read first.
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8436,7 +8472,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable' | 'outcome_unknown';
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
           };
         };
       };
@@ -8562,7 +8598,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8574,7 +8611,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };
@@ -8704,7 +8741,8 @@ export interface operations {
       };
       /**
        * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
-       * done; retry after `Retry-After` seconds.
+       * done; retry after `Retry-After` seconds. Or the instance is overloaded (`overloaded`): nothing was done; retry
+       * after `Retry-After` seconds.
        */
       503: {
         headers: {
@@ -8716,7 +8754,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'service_unavailable';
+            code: 'service_unavailable' | 'overloaded';
           };
         };
       };

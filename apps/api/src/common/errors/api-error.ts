@@ -79,7 +79,17 @@ export class ApiError extends Error {
     return error;
   }
 
-  /** An answer the service gives by design (shuttingDown): no warning, an `info` access line. */
+  /**
+   * 503 `overloaded`: the admission limit refused the request before it was authenticated or did any work (nothing
+   * was done; safe to repeat after `Retry-After`). Expected under overload: its access line at `info`, nothing more.
+   */
+  static overloaded(message: string, retryAfterSeconds: number): ApiError {
+    const error = new ApiError(503, 'overloaded', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+    error.expected = true;
+    return error;
+  }
+
+  /** An answer the service gives by design (shuttingDown, overloaded): no warning, an `info` access line. */
   expected = false;
 
   /**

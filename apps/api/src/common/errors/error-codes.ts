@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   internal_error: [500],
   service_unavailable: [503],
   outcome_unknown: [503],
+  overloaded: [503],
 };
 
 export type PublicErrorCode = keyof typeof ERROR_CODES;

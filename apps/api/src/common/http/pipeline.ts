@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Clock } from '@petstore/application';
 import { ConfigPart } from '../../config/app-config';
+import { Admission } from '../admission/admission';
 import { BearerStrategy } from '../auth/bearer.strategy';
 import { registerConditionalRequests } from '../conditional/conditional.hooks';
 import { registerDeprecationHooks } from '../deprecation/deprecation.hooks';
@@ -21,6 +22,7 @@ import { registerSecurityHeaders } from './security-headers.hooks';
 
 export interface PipelineSettings {
   http: ConfigPart<'http'>;
+  admission: ConfigPart<'admission'>;
   auth: ConfigPart<'auth'>;
   deprecations: ConfigPart<'deprecations'>;
   /** The process's logger: the access log writes through it. */
@@ -70,6 +72,9 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerPagination(fastify);
   // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).
   app.get(Drain).register(fastify);
+  // onRequest: after the drain (a draining instance queues nothing), before the rate limit and authentication (a
+  // refusal under overload costs no key verification nor database query); its 503 carries the request id.
+  new Admission(settings.admission, app.get(Metrics)).register(fastify);
   // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match; before the rate
   // limit's onSend, which refunds a 304.
   registerConditionalRequests(fastify);

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { isHealthProbe } from '../http/health-probes';
+import { isExemptFromAdmission } from '../admission/admission';
 import { BODY_LIMIT_BYTES } from '../http/input-limits.hooks';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { configToken } from '../../config/config.module';
@@ -188,12 +189,16 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       // A write cut off (handler timeout, shutdown) while its COMMIT was on its way: done or not, nobody knows yet.
       add(
         503,
-        method === 'get'
+        (method === 'get'
           ? 'The database is unreachable or the request took too long (`service_unavailable`): nothing was done; ' +
-              'retry after `Retry-After` seconds.'
+            'retry after `Retry-After` seconds.'
           : 'The database is unreachable or the request took too long (`service_unavailable`): nothing was done; ' +
-              'retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may ' +
-              'have been done; retry with the same `Idempotency-Key`, or read first.',
+            'retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may ' +
+            'have been done; retry with the same `Idempotency-Key`, or read first.') +
+          // The admission limit refuses any operation but the probes, /metrics and the description (admission.ts).
+          (isExemptFromAdmission(route)
+            ? ''
+            : ' Or the instance is overloaded (`overloaded`): nothing was done; retry after `Retry-After` seconds.'),
       );
       const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
       for (const [status, response] of Object.entries(operation.responses)) {

@@ -1,0 +1,119 @@
+import Fastify, { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { ApiError } from '../errors/api-error';
+import { Metrics } from '../metrics/metrics';
+import { Admission } from './admission';
+
+/**
+ * The hook alone on a bare Fastify over real HTTP: handlers that wait for the test to let them go, so that what is
+ * in flight, queued or refused depends on the order of events only (the queue's wait is a minute: never reached).
+ */
+describe('Admission (the onRequest hook, bare Fastify)', () => {
+  let fastify: FastifyInstance;
+  let admission: Admission;
+  let metrics: Metrics;
+  let baseUrl: string;
+  const gates = new Map<string, () => void>();
+  const started: string[] = [];
+
+  beforeEach(async () => {
+    gates.clear();
+    started.length = 0;
+    metrics = new Metrics();
+    admission = new Admission({ mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 }, metrics);
+    fastify = Fastify({ forceCloseConnections: true });
+    fastify.setErrorHandler((error, _request, reply) => {
+      const api = error as unknown as ApiError;
+      void reply.status(api.status).headers(api.headers).send({ code: api.code, status: api.status });
+    });
+    admission.register(fastify);
+    const handler = async (request: { params: unknown; method: string }) => {
+      const name = `${request.method} ${(request.params as { name: string }).name}`;
+      started.push(name);
+      if (name.endsWith('held')) await new Promise<void>((resolve) => gates.set(name, resolve));
+      return { name };
+    };
+    fastify.get('/work/:name', handler);
+    fastify.post('/work/:name', handler);
+    fastify.get('/health/live', async () => ({ status: 'ok' }));
+    await fastify.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    for (const release of gates.values()) release();
+    await fastify.close();
+  });
+
+  const call = (method: string, name: string, signal?: AbortSignal) =>
+    fetch(`${baseUrl}/work/${name}`, { method, signal }).then(async (r) => ({ status: r.status, headers: r.headers }));
+
+  async function until(condition: () => boolean): Promise<void> {
+    for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(condition()).toBe(true);
+  }
+
+  async function shed(route: string): Promise<number> {
+    const metric = await metrics.registry.getSingleMetric('admission_shed_total')?.get();
+    return metric?.values.find((v) => v.labels['route'] === route)?.value ?? 0;
+  }
+
+  it('admits up to the limit, queues reads in arrival order, writes in half the queue, refuses the rest', async () => {
+    const first = call('GET', 'a-held');
+    const second = call('GET', 'b-held');
+    await until(() => started.length === 2);
+    expect(admission.inFlight).toBe(2);
+
+    const queuedRead = call('GET', 'c');
+    await until(() => admission.queued === 1);
+    // Half the queue (1 of 2) is taken: a write is refused at once, a read still queues.
+    const write = await call('POST', 'd');
+    expect(write.status).toBe(503);
+    expect(write.headers.get('retry-after')).toBe('1');
+    const secondQueuedRead = call('GET', 'e');
+    await until(() => admission.queued === 2);
+    expect((await call('GET', 'f')).status).toBe(503);
+    // Exempt: answered while saturated, and not counted.
+    expect((await fetch(`${baseUrl}/health/live`)).status).toBe(200);
+    expect(admission.inFlight).toBe(2);
+
+    gates.get('GET a-held')?.();
+    expect((await first).status).toBe(200);
+    expect((await queuedRead).status).toBe(200);
+    expect((await secondQueuedRead).status).toBe(200);
+    expect(started).toEqual(['GET a-held', 'GET b-held', 'GET c', 'GET e']);
+    gates.get('GET b-held')?.();
+    expect((await second).status).toBe(200);
+    await until(() => admission.inFlight === 0);
+    expect(admission.queued).toBe(0);
+    expect(await shed('/work/:name')).toBe(2);
+  });
+
+  it('never runs the handler of a queued request whose client went away: it is shed in its turn', async () => {
+    const held = [call('GET', 'a-held'), call('GET', 'b-held')];
+    await until(() => started.length === 2);
+    const controller = new AbortController();
+    const gone = call('GET', 'gone', controller.signal).catch(() => 'aborted');
+    await until(() => admission.queued === 1);
+    controller.abort();
+    expect(await gone).toBe('aborted');
+    const next = call('GET', 'next');
+    await until(() => admission.queued === 2);
+    gates.get('GET a-held')?.();
+    expect((await next).status).toBe(200);
+    expect(started).toEqual(['GET a-held', 'GET b-held', 'GET next']);
+    expect(await shed('/work/:name')).toBe(1);
+    gates.get('GET b-held')?.();
+    await Promise.all(held);
+    await until(() => admission.inFlight === 0);
+  });
+
+  it('counts a request whose client went away while in flight as finished', async () => {
+    const controller = new AbortController();
+    const gone = call('GET', 'a-held', controller.signal).catch(() => 'aborted');
+    await until(() => admission.inFlight === 1);
+    controller.abort();
+    expect(await gone).toBe('aborted');
+    await until(() => admission.inFlight === 0);
+  });
+});
