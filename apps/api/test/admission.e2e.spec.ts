@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import { Client } from 'pg';
-import { createRootLogger } from '../src/common/logging/logging';
 import { eventually } from './support/eventually';
+import { capturedLog } from './support/log-capture';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
 /**
@@ -116,14 +115,7 @@ describe('adaptive admission (HTTP, real PostgreSQL)', () => {
   });
 
   it('refuses a queued request once ADMISSION_QUEUE_MS passes without a slot; logs it at info alone', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture);
+    const { lines, logger } = capturedLog();
     const short = await TestApp.startOn(
       api.databaseUrl,
       { admission: { mode: 'on', limitMin: 1, limitMax: 1, queueMs: 20 } },

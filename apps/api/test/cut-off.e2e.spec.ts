@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { Drain } from '../src/common/drain/drain.service';
-import { createRootLogger } from '../src/common/logging/logging';
 import { eventually } from './support/eventually';
+import { capturedLog } from './support/log-capture';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
 /**
@@ -102,14 +101,7 @@ describe('a request cut off does not commit afterwards (HTTP, real PostgreSQL)',
   });
 
   it('cut off at the shutdown deadline (SHUTDOWN_TIMEOUT_MS): answered 503, and the order never commits', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const logger = createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture);
+    const { lines, logger } = capturedLog();
     const other = await TestApp.startOn(api.databaseUrl, { http: { handlerTimeoutMs: 30_000 } }, { logger });
     try {
       const before = await committed();

@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { Drain } from '../src/common/drain/drain.service';
-import { createRootLogger } from '../src/common/logging/logging';
+import { capturedLog } from './support/log-capture';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
 // (other test files may leave their categories behind on this worker's database: a name of our own)
@@ -103,17 +102,11 @@ describe('Health during shutdown, and readiness of the dependencies (HTTP, real 
 // Issue 36, item 9b: during a drain every refused request logged a warning and an error-level access line (3,460
 // lines in 2.5 s for 1,730 refusals). Now its info access line is all, and the readiness probe's 503 is no error.
 describe('the log of a drain', () => {
-  const entries: Array<Record<string, unknown>> = [];
-  const capture = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) entries.push(JSON.parse(line));
-      done();
-    },
-  });
+  const { lines: entries, logger } = capturedLog();
   let api: TestApp;
 
   beforeAll(async () => {
-    api = await TestApp.start({}, { logger: createRootLogger({ logLevel: 'info', logFormat: 'json' }, capture) });
+    api = await TestApp.start({}, { logger });
   });
   afterAll(() => api.close());
 
