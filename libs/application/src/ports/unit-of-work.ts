@@ -16,7 +16,15 @@ export abstract class UnitOfWork {
  * that the outcome is unknown rather than "not done". Work outside any request (jobs, workers) has no scope.
  */
 export class WorkScope {
+  /**
+   * The one AsyncLocalStorage of a request: the logger reads the request id from it too. One store, not one per
+   * concern: on Node 22 each store with a value is copied onto every promise and resource the request creates.
+   */
   private static readonly store = new AsyncLocalStorage<WorkScope>();
+
+  /** `requestId`: the transport's id of the request (for the log lines written while it is served). */
+  constructor(readonly requestId?: string) {}
+
   /** Why the work was cut off, raised by its next statement; null while it may go on. */
   cutOff: Error | null = null;
   /** COMMITs sent and not answered yet (0 or 1 for a request). */

@@ -24,7 +24,9 @@ const scopes = new WeakMap<FastifyRequest, WorkScope>();
  */
 export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    const scope = new WorkScope();
+    // The request's scope, entered by the access log's hook (one AsyncLocalStorage for both); a new one without it.
+    const entered = WorkScope.current();
+    const scope = entered ?? new WorkScope(request.id);
     scopes.set(request, scope);
     const timer = setTimeout(() => {
       if (reply.sent) return;
@@ -41,7 +43,8 @@ export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): vo
     }, ms);
     reply.raw.once('close', () => clearTimeout(timer));
     // The handler and everything it starts run in the scope: TransactionHost reads it before each statement.
-    WorkScope.run(scope, done);
+    if (entered) done();
+    else WorkScope.run(scope, done);
   });
 }
 

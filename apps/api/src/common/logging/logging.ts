@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { WorkScope } from '@petstore/application';
 import type { LoggerService } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
 import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
@@ -39,12 +39,12 @@ export const REDACTED_PATHS = [
   '*.body',
 ];
 
-/** The id of the request being served, for every line logged while it is (see registerAccessLog). */
-const currentRequestId = new AsyncLocalStorage<string>();
-
-/** Adds `requestId` to a line logged inside a request (a line's own `requestId` wins; pino merges into the result). */
+/**
+ * Adds `requestId` to a line logged inside a request (a line's own `requestId` wins; pino merges into the result):
+ * the id of the request's WorkScope, entered by registerAccessLog.
+ */
 function requestIdMixin(): object {
-  const requestId = currentRequestId.getStore();
+  const requestId = WorkScope.current()?.requestId;
   return requestId === undefined ? {} : { requestId };
 }
 
@@ -106,7 +106,7 @@ export function startupNestLogger(root: RootLogger): LoggerService {
  * X-Request-Id), method, route template, status, duration in ms and the account id; nothing of the headers or
  * bodies; `info`, or `error` with "request failed" for a 5xx (but the drain's expected 503s: expected-refusal.ts).
  * Every other line logged while the request is served carries its `requestId` (the logger's mixin reads it from
- * an AsyncLocalStorage entered here).
+ * the request's WorkScope, its one AsyncLocalStorage, entered here).
  *
  * Written by hand rather than with pino-http (through nestjs-pino's middleware), which made two child loggers
  * per request (one bound to the whole request, one for the request's context) for this one line: a quarter of
@@ -118,7 +118,8 @@ export function registerAccessLog(fastify: FastifyInstance, root: RootLogger): v
   // cost 6 of the 8 µs a line took. Every other line keeps it.
   const access = root.child({}, { redact: [] });
   // onRequest, 1st: every later hook, the handler and the access line run inside the request's context.
-  fastify.addHook('onRequest', (request, _reply, done) => currentRequestId.run(request.id, done));
+  // The request's WorkScope (its id for the log lines; the handler timeout and the drain cut it off).
+  fastify.addHook('onRequest', (request, _reply, done) => WorkScope.run(new WorkScope(request.id), done));
   fastify.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     const line = {
