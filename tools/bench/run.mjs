@@ -8,7 +8,7 @@
 // embedded database are stopped on success, failure and SIGINT/SIGTERM.
 // BENCH_LOG_LEVELS (warn,info), BENCH_BASELINES (minimal,mirrored; the first is the reference) and
 // BENCH_SCENARIOS (all) choose what runs.
-// Writes bench/results/<date>.md and .json. `--profile` (or BENCH_PROFILE=1) runs the service under
+// Writes tmp/bench/<date>.md and .json (not committed: bench/results keeps only the runs the docs cite). `--profile` (or BENCH_PROFILE=1) runs the service under
 // `node --cpu-prof` and prints the top self-time functions and packages per scenario (see profile.mjs).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -74,7 +74,7 @@ const SCENARIO_KEYS = [
 ];
 // BENCH_SCENARIOS=orderRandom,orderHot measures only those (a quicker run while working on one path).
 const ONLY = process.env.BENCH_SCENARIOS ? listSetting('BENCH_SCENARIOS', '', SCENARIO_KEYS) : SCENARIO_KEYS;
-// `--label NAME` (or BENCH_LABEL): results go to bench/results/<date>-NAME.md, so that runs of one day stay apart.
+// `--label NAME` (or BENCH_LABEL): results go to tmp/bench/<date>-NAME.md, so that runs of one day stay apart.
 const LABEL = (() => {
   const at = process.argv.indexOf('--label');
   const value = at >= 0 ? process.argv[at + 1] : process.env.BENCH_LABEL;
@@ -102,7 +102,8 @@ const stamp = new Date()
   .toISOString()
   .replace(/[:.]/g, '-')
   .replace(/-\d{3}Z$/, 'Z');
-const resultsDir = join(ROOT, 'bench/results');
+// A run is a sample, not a document: the runs the docs cite are copied to bench/results by hand.
+const resultsDir = join(ROOT, 'tmp/bench');
 const profileDir = join(resultsDir, 'profiles', stamp);
 const children = new Set();
 let embedded = null;
@@ -728,7 +729,7 @@ async function main() {
           summary.cpuPerRequestUs = Math.round((summary.totalMs * 1000) / Math.max(requests, 1));
         }
         report.profile[server] = {
-          file: join('bench/results/profiles', stamp, server, file),
+          file: join('tmp/bench/profiles', stamp, server, file),
           scenarios,
         };
       }
@@ -746,14 +747,14 @@ async function main() {
         `Busy CPU (samples other than idle) of each server's main thread per request served, then each server's ` +
         `profile per scenario.\n\n${perRequest}\n\n` +
         serverNames.map((n) => `# ${n}\n\n${formatProfileSummary(report.profile[n].scenarios)}\n`).join('');
-      console.log(`\n${perRequest}\n\n(details: bench/results/profiles/${stamp}/summary.md)`);
+      console.log(`\n${perRequest}\n\n(details: tmp/bench/profiles/${stamp}/summary.md)`);
       writeFileSync(join(profileDir, 'summary.md'), `# CPU profile summary ${report.date}\n\n${text}\n`);
     }
     mkdirSync(resultsDir, { recursive: true });
     const name = `${report.date.slice(0, 10)}${LABEL ? `-${LABEL}` : ''}${PROFILE ? '-profile' : ''}`;
     writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(resultsDir, `${name}.md`), markdown(report));
-    console.log(`\nwrote bench/results/${name}.md and .json`);
+    console.log(`\nwrote tmp/bench/${name}.md and .json`);
   } finally {
     await db.end().catch(() => undefined);
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The spread of several bench runs, and the performance targets judged over them.
 //
-//   node tools/bench/spread.mjs bench/results/2026-11-25-run1.json bench/results/2026-11-25-run2.json ...
+//   node tools/bench/spread.mjs tmp/bench/2026-11-25-run1.json tmp/bench/2026-11-25-run2.json ...
 //
 // One run is one sample: on a 2-core virtual machine the same code's ratios move by up to 0.3 between runs. The
 // targets are therefore judged over the runs, as the performance issue states them: the throughput targets (every
