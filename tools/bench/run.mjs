@@ -8,8 +8,9 @@
 // embedded database are stopped on success, failure and SIGINT/SIGTERM.
 // BENCH_LOG_LEVELS (warn,info), BENCH_BASELINES (minimal,mirrored; the first is the reference) and
 // BENCH_SCENARIOS (all) choose what runs.
-// Writes tmp/bench/<date>.md and .json (not committed: bench/results keeps only the runs the docs cite). `--profile` (or BENCH_PROFILE=1) runs the service under
-// `node --cpu-prof` and prints the top self-time functions and packages per scenario (see profile.mjs).
+// Writes tmp/bench/<date>.md and .json (not committed: bench/results keeps only the runs the docs cite).
+// `--profile` (or BENCH_PROFILE=1) runs the service under `node --cpu-prof` and prints the top self-time functions
+// and packages per scenario (see profile.mjs). The last scenario, `overload`, is tools/bench/overload.mjs.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -27,6 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { overload, overloadTargets } from './overload.mjs';
 import pg from 'pg';
 import { formatProfileSummary, summariseProfile } from './profile.mjs';
 
@@ -56,6 +58,9 @@ const listSetting = (name, fallback, allowed) => {
   return values;
 };
 // The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
+const OVERLOAD_MODES = listSetting('BENCH_OVERLOAD_MODES', 'on,off', ['on', 'off']);
+const OVERLOAD_CONNECTIONS = setting('BENCH_OVERLOAD_CONNECTIONS', 1000);
+const OVERLOAD_SECONDS = setting('BENCH_OVERLOAD_SECONDS', 20);
 const LOG_LEVELS = listSetting('BENCH_LOG_LEVELS', 'warn,info', ['warn', 'info']);
 const BASELINES = listSetting('BENCH_BASELINES', 'minimal,mirrored', ['minimal', 'mirrored']);
 // The first baseline listed is the one ratios are computed against.
@@ -71,6 +76,8 @@ const SCENARIO_KEYS = [
   'inventory',
   'messages',
   'categoriesManyKeys',
+  // Last: one instance offered twice its capacity (tools/bench/overload.mjs), on an instance of its own.
+  'overload',
 ];
 // BENCH_SCENARIOS=orderRandom,orderHot measures only those (a quicker run while working on one path).
 const ONLY = process.env.BENCH_SCENARIOS ? listSetting('BENCH_SCENARIOS', '', SCENARIO_KEYS) : SCENARIO_KEYS;
@@ -371,6 +378,7 @@ function targets(report) {
   const all = report.scenarios.map((s) => s.key);
   const { derived, memory } = report;
   const vs = `the ${REFERENCE} baseline`;
+  const overloaded = report.overload?.on ? overloadTargets(report.overload.on) : [];
   return [
     { target: `every read ≥ 0.9× ${vs} (warn)`, ...check(READS, 'ratio', (v) => v >= 0.9) },
     { target: `orders ≥ 0.9× ${vs} (warn)`, ...check(ORDERS, 'ratio', (v) => v >= 0.9) },
@@ -395,6 +403,7 @@ function targets(report) {
         .map(([server, m]) => `${server} ${m.rssAfterMb} MB`)
         .join(', '),
     },
+    ...overloaded,
   ];
 }
 
@@ -447,8 +456,26 @@ function markdown(report) {
     ...Object.entries(report.memory).map(
       ([server, m]) => `- ${server} memory: peak RSS (VmHWM) ${m.peakRssMb} MB; RSS after load ${m.rssAfterMb} MB.`,
     ),
+    ...(report.overload
+      ? [
+          '',
+          '## Overload (one instance offered twice its capacity)',
+          '',
+          '| ADMISSION | capacity r/s (p99 ms) | offered / sent r/s | goodput r/s (of capacity) | ' +
+            'admitted p50 / p99 ms (× unloaded) | shed (p99 ms) | other non-2xx / errors | ' +
+            '/health/live p99 / max ms (failed) | ready after |',
+          '|---|---|---|---|---|---|---|---|---|',
+          ...Object.entries(report.overload).map(
+            ([mode, n]) =>
+              `| ${mode} | ${n.capacity} (${n.unloadedP99}) | ${n.offered} / ${n.offeredActual} | ` +
+              `${n.goodput} (${n.goodputRatio}) | ${n.admittedP50} / ${n.admittedP99} (${n.admittedP99Ratio}) | ` +
+              `${n.shed} (${n.shedP99 ?? '–'}) | ${n.otherNon2xx} / ${n.errors} | ` +
+              `${n.liveP99} / ${n.liveMax} (${n.liveFailures} of ${n.liveProbes}) | ${n.readyAfter} |`,
+          ),
+        ]
+      : []),
     '',
-    '## Targets (issue 23)',
+    '## Targets (issues 23 and 34)',
     '',
     '| target | met | measured |',
     '|---|---|---|',
@@ -461,7 +488,7 @@ function markdown(report) {
 }
 
 /** Starts the service at a log level (the bench's admin key, no rate limit, no open-units cap, no worker). */
-function startApp(name, port, databaseUrl, logLevel) {
+function startApp(name, port, databaseUrl, logLevel, env = {}) {
   return start(
     name,
     [
@@ -481,6 +508,7 @@ function startApp(name, port, databaseUrl, logLevel) {
       MESSAGE_WORKER: 'false',
       LOG_LEVEL: logLevel,
       NODE_ENV: 'production',
+      ...env,
     },
   );
 }
@@ -674,6 +702,45 @@ async function main() {
           ? `  non-2xx/errors: ${trouble.map((n) => `${n} ${results[n].non2xx}/${results[n].errors}`).join(', ')}`
           : '',
       );
+    }
+    if (ONLY.includes('overload')) {
+      report.overload = {};
+      // The page read of the issue's measurement: the first page of available pets.
+      const path = '/pets?status=available&limit=20';
+      console.log(
+        `\noverload: ${path}, capacity over ${CONNECTIONS} connections for ${SECONDS} s, then twice that offered ` +
+          `over ${OVERLOAD_CONNECTIONS} connections for ${OVERLOAD_SECONDS} s; ADMISSION ${OVERLOAD_MODES.join(', ')}`,
+      );
+      for (const mode of OVERLOAD_MODES) {
+        const port = await freePort();
+        const name = `app-admission-${mode}`;
+        const child = startApp(name, port, databaseUrl, 'warn', { ADMISSION: mode });
+        const base = `http://127.0.0.1:${port}`;
+        try {
+          await waitUntil(`the service (ADMISSION=${mode})`, child, () =>
+            fetch(`${base}/health/ready`).then((r) => r.ok),
+          );
+          const n = await overload({
+            base,
+            headers: { authorization: `Bearer ${adminKey}` },
+            path,
+            connections: CONNECTIONS,
+            seconds: SECONDS,
+            overloadConnections: OVERLOAD_CONNECTIONS,
+            overloadSeconds: OVERLOAD_SECONDS,
+          });
+          report.overload[mode] = n;
+          console.log(
+            `  ADMISSION=${mode}: capacity ${n.capacity} r/s (p99 ${n.unloadedP99} ms); offered ${n.offered} ` +
+              `(sent ${n.offeredActual}/s): goodput ${n.goodput} r/s = ${n.goodputRatio}, admitted p50/p99 ` +
+              `${n.admittedP50}/${n.admittedP99} ms (${n.admittedP99Ratio}×), shed ${n.shed} (p99 ${n.shedP99} ms), ` +
+              `other non-2xx ${n.otherNon2xx}, errors ${n.errors}; /health/live p99 ${n.liveP99} ms ` +
+              `(max ${n.liveMax}, ${n.liveFailures}/${n.liveProbes} failed); ready after: ${n.readyAfter}`,
+          );
+        } finally {
+          await stopChild(child);
+        }
+      }
     }
     if (statementsAvailable) {
       // The statements of the whole run, most frequent first: what each server sends, side by side.

@@ -1,0 +1,140 @@
+// The overload scenario of `npm run bench`: what one instance does when offered twice what it can serve.
+//
+// 1. Capacity: a closed loop (BENCH_CONNECTIONS connections, BENCH_SECONDS) on a page read; its req/s is the
+//    capacity and its p99 the unloaded p99 the admitted requests are held to.
+// 2. Overload: BENCH_OVERLOAD_CONNECTIONS (1,000) connections offering twice the capacity (autocannon's
+//    `overallRate`, spread over all of them) for BENCH_OVERLOAD_SECONDS (20 s), while a prober opens a new
+//    connection to `GET /health/live` every 100 ms, as an orchestrator's liveness probe does.
+// 3. Right after: `GET /health/ready` must answer 200 within a second.
+//
+// Each mode of ADMISSION (BENCH_OVERLOAD_MODES, default `on,off`) runs on an instance of its own, started for it
+// and stopped after, so the other scenarios' instances never see this load. Targets (issue 34): goodput ≥ 0.9 of
+// capacity, admitted p99 ≤ 3× the unloaded p99, shed answers' p99 ≤ 50 ms, `/health/live` p99 ≤ 100 ms, ready right
+// after. autocannon reports one histogram for all answers: the per-status latencies come from its 'response' event.
+import { request } from 'node:http';
+import autocannon from 'autocannon';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** One GET on a connection of its own (no keep-alive agent): its status and milliseconds, or its error. */
+function probe(base, path, timeoutMs) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const req = request(`${base}${path}`, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - started }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (error) => resolve({ status: 0, ms: performance.now() - started, error: error.message }));
+    req.end();
+  });
+}
+
+async function run(options) {
+  const instance = autocannon(options);
+  const byStatus = new Map();
+  instance.on('response', (_client, status, _bytes, ms) => {
+    let list = byStatus.get(status);
+    if (!list) byStatus.set(status, (list = []));
+    list.push(ms);
+  });
+  const result = await instance;
+  return { result, byStatus };
+}
+
+/**
+ * Runs the scenario against `base` (an instance started for it) and returns its numbers and targets.
+ * `headers`: the bench's admin key; `path`: the page read.
+ */
+export async function overload({ base, headers, path, connections, seconds, overloadConnections, overloadSeconds }) {
+  const capacityRun = await run({ url: base, connections, duration: seconds, headers, requests: [{ path }] });
+  const capacity = capacityRun.result.requests.average;
+  const unloadedP99 = capacityRun.result.latency.p99;
+
+  const liveness = [];
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const next = sleep(100);
+      liveness.push(await probe(base, '/health/live', 5_000));
+      await next;
+    }
+  })();
+  const offered = Math.round(capacity * 2);
+  const loadRun = await run({
+    url: base,
+    connections: overloadConnections,
+    duration: overloadSeconds,
+    overallRate: offered,
+    timeout: 10,
+    headers,
+    requests: [{ path }],
+  });
+  probing = false;
+  await prober;
+  const ready = await probe(base, '/health/ready', 1_000);
+
+  const sorted = (list) => [...list].sort((a, b) => a - b);
+  const ok = sorted([...loadRun.byStatus].filter(([s]) => s >= 200 && s < 300).flatMap(([, l]) => l));
+  const shed = sorted(loadRun.byStatus.get(503) ?? []);
+  const other = [...loadRun.byStatus]
+    .filter(([s]) => (s < 200 || s >= 300) && s !== 503)
+    .reduce((n, [, l]) => n + l.length, 0);
+  const live = sorted(liveness.filter((p) => p.status === 200).map((p) => p.ms));
+  const liveFailures = liveness.filter((p) => p.status !== 200).length;
+  const round = (n) => (n === null ? null : Math.round(n * 10) / 10);
+  const numbers = {
+    capacity: Math.round(capacity),
+    unloadedP99,
+    offered,
+    offeredActual: Math.round(loadRun.result.requests.total / overloadSeconds),
+    goodput: Math.round(ok.length / overloadSeconds),
+    goodputRatio: +(ok.length / overloadSeconds / Math.max(capacity, 1)).toFixed(2),
+    admittedP50: round(percentile(ok, 50)),
+    admittedP99: round(percentile(ok, 99)),
+    admittedP99Ratio: +(percentile(ok, 99) / Math.max(unloadedP99, 0.1)).toFixed(2),
+    shed: shed.length,
+    shedP99: round(percentile(shed, 99)),
+    otherNon2xx: other,
+    errors: loadRun.result.errors + loadRun.result.timeouts,
+    liveProbes: liveness.length,
+    liveFailures,
+    liveP99: round(percentile(live, 99)),
+    liveMax: round(live.at(-1) ?? null),
+    readyAfter: ready.status,
+    readyAfterMs: round(ready.ms),
+  };
+  return numbers;
+}
+
+/** The targets of issue 34 for one overload result (admission on). */
+export function overloadTargets(n) {
+  return [
+    { target: 'overload: goodput ≥ 0.9 of capacity', met: n.goodputRatio >= 0.9, measured: n.goodputRatio },
+    {
+      target: 'overload: admitted p99 ≤ 3× the unloaded p99',
+      met: n.admittedP99Ratio <= 3,
+      measured: `${n.admittedP99} ms, ${n.admittedP99Ratio}× ${n.unloadedP99} ms`,
+    },
+    {
+      target: 'overload: shed answers p99 ≤ 50 ms',
+      met: n.shed === 0 ? null : n.shedP99 <= 50,
+      measured: n.shed === 0 ? 'nothing shed' : `${n.shedP99} ms over ${n.shed}`,
+    },
+    {
+      target: 'overload: /health/live p99 ≤ 100 ms, every probe answered',
+      met: n.liveFailures === 0 && n.liveP99 !== null && n.liveP99 <= 100,
+      measured: `${n.liveP99} ms (max ${n.liveMax}), ${n.liveFailures} of ${n.liveProbes} failed`,
+    },
+    {
+      target: 'overload: ready right after',
+      met: n.readyAfter === 200,
+      measured: `${n.readyAfter} in ${n.readyAfterMs} ms`,
+    },
+  ];
+}
