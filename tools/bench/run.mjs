@@ -355,6 +355,8 @@ function mergeRounds(rounds) {
     non2xx: sum('non2xx'),
     errors: sum('errors'),
     rounds: rounds.map((r) => Math.round(r.reqPerSec)),
+    // Each round's p99: a stalled round shows here, where the mean would hide it.
+    roundsP99: rounds.map((r) => r.p99),
     statementsPerRequest: rounds[0].statementsPerRequest === null ? null : +mean('statementsPerRequest').toFixed(2),
   };
 }
@@ -403,8 +405,34 @@ function targets(report) {
         .map(([server, m]) => `${server} ${m.rssAfterMb} MB`)
         .join(', '),
     },
+    {
+      target: 'deep page ≥ 0.9× the minimal baseline at warn and at info',
+      ...check(['deepPage'], 'ratio', (v) => v >= 0.9),
+      ...(by.deepPage ? { met: by.deepPage.ratio >= 0.9 && by.deepPage.ratioInfo >= 0.9 } : {}),
+      ...(by.deepPage ? { measured: `${by.deepPage.ratio} / ${by.deepPage.ratioInfo}` } : {}),
+    },
+    {
+      target: "no stalled round: each round's p99 ≤ 2× the same server's best round, in every scenario",
+      ...stalls(report),
+    },
     ...overloaded,
   ];
+}
+
+/** Rounds whose p99 is more than twice the best round's of the same server and scenario (the service's only). */
+function stalls(report) {
+  const found = [];
+  let rounds = 0;
+  for (const s of report.scenarios) {
+    for (const [server, r] of Object.entries(s.results)) {
+      if (!server.startsWith('app') || !r.roundsP99 || r.roundsP99.length < 2) continue;
+      rounds += r.roundsP99.length;
+      const best = Math.min(...r.roundsP99);
+      if (r.roundsP99.some((p) => p > 2 * Math.max(best, 1))) found.push(`${s.key} ${server} ${r.roundsP99.join('/')}`);
+    }
+  }
+  if (rounds === 0) return { met: null, measured: 'one round per server: not measured' };
+  return { met: found.length === 0, measured: found.length ? found.join('; ') : `none in ${rounds} rounds` };
 }
 
 const cell = (result, field) => (result ? result[field] : '–');
@@ -448,6 +476,16 @@ function markdown(report) {
   }
   const d = report.derived;
   lines.push(
+    '',
+    "Each round's p99 in ms (a stalled round shows here):",
+    '',
+    ...report.scenarios.map(
+      (s) =>
+        `- ${s.key}: ${servers
+          .filter((k) => s.results[k]?.roundsP99)
+          .map((k) => `${k} ${s.results[k].roundsP99.join(' / ')}`)
+          .join('; ')}`,
+    ),
     '',
     `- Deep page / first page latency (app, p50): ${d.deepPageP50Ratio ?? 'n/a'}; ` +
       `(${REFERENCE}): ${d.rawDeepPageP50Ratio ?? 'n/a'}.`,
@@ -766,7 +804,7 @@ async function main() {
       rawAuthKeysRatio: ratio(by.categoriesManyKeys?.[REFERENCE].reqPerSec, by.categories?.[REFERENCE].reqPerSec),
     };
     report.targets = targets(report);
-    console.log('\ntargets (issue 23):');
+    console.log('\ntargets (issues 23 and 34):');
     for (const t of report.targets) {
       console.log(`  ${t.met === null ? 'n/a    ' : t.met ? 'met    ' : 'NOT met'}  ${t.target}: ${t.measured}`);
     }
