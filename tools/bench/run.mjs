@@ -28,6 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { benchCustomer, purgeWhile, RARE_TYPE, seedHistory, tableSizes } from './growth.mjs';
 import { overload, overloadTargets } from './overload.mjs';
 import pg from 'pg';
 import { formatProfileSummary, summariseProfile } from './profile.mjs';
@@ -47,6 +48,10 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 if (!Number.isInteger(WARMUP_SECONDS) || WARMUP_SECONDS < 0) throw new Error('BENCH_WARMUP_SECONDS must be 0 or more');
 const PETS = setting('BENCH_PETS', 1_000_000);
 const KEYS = setting('BENCH_KEYS', 1_000_000);
+// Ten times the data (tools/bench/growth.mjs): orders and events already there, 0 = none (the bench as before).
+const HISTORY_ORDERS = Number(process.env.BENCH_ORDERS ?? 0);
+const HISTORY_EVENTS = Number(process.env.BENCH_EVENTS ?? 0);
+const HISTORY_CUSTOMERS = setting('BENCH_CUSTOMERS', 1000);
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
 const listSetting = (name, fallback, allowed) => {
   const values = String(process.env[name] ?? fallback)
@@ -57,10 +62,10 @@ const listSetting = (name, fallback, allowed) => {
   if (values.length === 0 || unknown.length) throw new Error(`${name}: one or more of ${allowed.join(', ')}`);
   return values;
 };
-// The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
 const OVERLOAD_MODES = listSetting('BENCH_OVERLOAD_MODES', 'on,off', ['on', 'off']);
 const OVERLOAD_CONNECTIONS = setting('BENCH_OVERLOAD_CONNECTIONS', 1000);
 const OVERLOAD_SECONDS = setting('BENCH_OVERLOAD_SECONDS', 20);
+// The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
 const LOG_LEVELS = listSetting('BENCH_LOG_LEVELS', 'warn,info', ['warn', 'info']);
 const BASELINES = listSetting('BENCH_BASELINES', 'minimal,mirrored', ['minimal', 'mirrored']);
 // The first baseline listed is the one ratios are computed against.
@@ -76,6 +81,13 @@ const SCENARIO_KEYS = [
   'inventory',
   'messages',
   'categoriesManyKeys',
+  // With BENCH_EVENTS only: the event feed, and the purge of a day's events under orders (tools/bench/growth.mjs).
+  'eventsAdminFirst',
+  'eventsAdminDeep',
+  'eventsAdminRare',
+  'eventsCustomerFirst',
+  'eventsCustomerDeep',
+  'purge',
   // Last: one instance offered twice its capacity (tools/bench/overload.mjs), on an instance of its own.
   'overload',
 ];
@@ -316,6 +328,7 @@ async function measure(base, scenario, db, seconds = SECONDS) {
     headers: {
       authorization: `Bearer ${adminKey}`,
       'content-type': 'application/json',
+      ...scenario.headers,
     },
     requests: [
       {
@@ -338,6 +351,12 @@ async function measure(base, scenario, db, seconds = SECONDS) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    // Which non-2xx answers (status: count), so that a scenario that is refused says why.
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {})
+        .filter(([code]) => !code.startsWith('2'))
+        .map(([code, s]) => [code, s.count]),
+    ),
     errors: result.errors + result.timeouts,
     // Less the bench's own counting statement; includes the service's background work (message worker).
     statementsPerRequest:
@@ -353,6 +372,10 @@ function mergeRounds(rounds) {
     p50: +mean('p50').toFixed(1),
     p99: +mean('p99').toFixed(1),
     non2xx: sum('non2xx'),
+    statuses: rounds.reduce((all, r) => {
+      for (const [code, n] of Object.entries(r.statuses ?? {})) all[code] = (all[code] ?? 0) + n;
+      return all;
+    }, {}),
     errors: sum('errors'),
     rounds: rounds.map((r) => Math.round(r.reqPerSec)),
     // Each round's p99: a stalled round shows here, where the mean would hide it.
@@ -415,6 +438,15 @@ function targets(report) {
       target: "no stalled round: each round's p99 ≤ 2× the same server's best round, in every scenario",
       ...stalls(report),
     },
+    ...(report.purge
+      ? [
+          {
+            target: "orders' p99 during the purge of a day's events ≤ 1.5× without (worst round)",
+            met: report.purge.p99Ratio <= 1.5,
+            measured: `${report.purge.p99Ratio}× (${report.purge.purged} events in ${report.purge.purgeSeconds} s)`,
+          },
+        ]
+      : []),
     ...overloaded,
   ];
 }
@@ -463,12 +495,13 @@ function markdown(report) {
   ];
   for (const s of report.scenarios) {
     const r = s.results;
-    const trouble = servers.filter((k) => r[k].non2xx + r[k].errors > 0);
+    const trouble = servers.filter((k) => r[k] && r[k].non2xx + r[k].errors > 0);
     lines.push(
-      `| ${s.name} | ${servers.map((k) => r[k].reqPerSec).join(' | ')} | ${s.ratio ?? '–'} | ${s.ratioInfo ?? '–'} | ` +
+      `| ${s.name} | ${servers.map((k) => r[k]?.reqPerSec ?? '–').join(' | ')} | ` +
+        `${s.ratio ?? '–'} | ${s.ratioInfo ?? '–'} | ` +
         `${s.ratioMirrored ?? '–'} | ${servers.map((k) => cell(r[k], 'p99')).join(' / ')} | ` +
         `${s.p99Ratio ?? '–'} / ${s.p99RatioInfo ?? '–'} | ` +
-        `${servers.map((k) => r[k].statementsPerRequest ?? 'n/a').join(' / ')} |` +
+        `${servers.map((k) => r[k]?.statementsPerRequest ?? 'n/a').join(' / ')} |` +
         (trouble.length
           ? ` ⚠ non-2xx/errors ${trouble.map((k) => `${k} ${r[k].non2xx}/${r[k].errors}`).join(', ')}`
           : ''),
@@ -494,6 +527,31 @@ function markdown(report) {
     ...Object.entries(report.memory).map(
       ([server, m]) => `- ${server} memory: peak RSS (VmHWM) ${m.peakRssMb} MB; RSS after load ${m.rssAfterMb} MB.`,
     ),
+    ...(report.purge
+      ? [
+          '',
+          "## The purge of a day's events under orders",
+          '',
+          `${report.purge.purged} events deleted in ${report.purge.batches} batches of the service's statement in ` +
+            `${report.purge.purgeSeconds} s. Orders (random pets, warn): without the purge ` +
+            `${report.purge.without.reqPerSec} req/s, p99 ${report.purge.without.p99} ms; during it ` +
+            `${report.purge.during.reqPerSec} req/s, p99 per round ${report.purge.during.roundsP99.join(' / ')} ms.`,
+        ]
+      : []),
+    ...(report.sizes
+      ? [
+          '',
+          '## Table sizes',
+          '',
+          '| table | rows (estimate) | heap MB | indexes MB | total MB | heap / indexes MB per 1,000,000 rows |',
+          '|---|---|---|---|---|---|',
+          ...report.sizes.map(
+            (t) =>
+              `| ${t.table} | ${t.rows.toLocaleString('en')} | ${t.heapMb} | ${t.indexesMb} | ${t.totalMb} | ` +
+              `${t.heapMbPerMillion ?? '–'} / ${t.indexesMbPerMillion ?? '–'} |`,
+          ),
+        ]
+      : []),
     ...(report.overload
       ? [
           '',
@@ -549,6 +607,67 @@ function startApp(name, port, databaseUrl, logLevel, env = {}) {
       ...env,
     },
   );
+}
+
+/** The event feed's pages (the service only: the baselines have none), for an administrator and a customer. */
+function eventScenarios(history, customer) {
+  const asCustomer = { authorization: `Bearer ${customer.secret}` };
+  // The feed pages newest first; a deep page is one near the oldest events.
+  const deep = (seq) => `&cursor=${cursor(seq)}`;
+  return [
+    { key: 'eventsAdminFirst', name: '`GET /events` first page, administrator', path: '/events?limit=20' },
+    {
+      key: 'eventsAdminDeep',
+      name: '`GET /events`, a page near the oldest, administrator',
+      path: `/events?limit=20${deep(history.seqLo + 1000)}`,
+    },
+    {
+      key: 'eventsAdminRare',
+      name: `\`GET /events?type=${RARE_TYPE}\` (1 in 10,000), administrator`,
+      path: `/events?limit=20&type=${RARE_TYPE}`,
+    },
+    {
+      key: 'eventsCustomerFirst',
+      name: '`GET /events` first page, a customer',
+      path: '/events?limit=20',
+      headers: asCustomer,
+    },
+    {
+      key: 'eventsCustomerDeep',
+      name: '`GET /events`, a page near its oldest, a customer',
+      path: `/events?limit=20${deep(history.customerSeqLo + 50_000)}`,
+      headers: asCustomer,
+    },
+  ].map((scenario) => ({ ...scenario, appOnly: true }));
+}
+
+/**
+ * Orders (random pets, the service at warn) for BENCH_SECONDS without the purge, then in rounds of BENCH_SECONDS until
+ * the purge of everything past retention (a day's events) is done, on a connection of its own.
+ */
+async function purgeScenario(base, db, databaseUrl, orderScenario) {
+  const without = await measure(base, orderScenario, db);
+  const purger = new pg.Client({ connectionString: databaseUrl });
+  purger.on('error', (error) => console.error('bench purge connection:', error.message));
+  await purger.connect();
+  try {
+    const { result: rounds, ...purge } = await purgeWhile(purger, async (done) => {
+      const results = [];
+      let finished = false;
+      void done.then(() => (finished = true));
+      while (!finished && results.length < 30) results.push(await measure(base, orderScenario, db));
+      return results;
+    });
+    const during = mergeRounds(rounds);
+    return {
+      without: { reqPerSec: Math.round(without.reqPerSec), p99: without.p99 },
+      during: { reqPerSec: during.reqPerSec, p99: during.p99, roundsP99: during.roundsP99 },
+      p99Ratio: +(Math.max(...during.roundsP99) / Math.max(without.p99, 0.1)).toFixed(2),
+      ...purge,
+    };
+  } finally {
+    await purger.end().catch(() => undefined);
+  }
 }
 
 async function main() {
@@ -609,6 +728,8 @@ async function main() {
       rounds: ROUNDS,
       pets: PETS,
       keys: KEYS,
+      orders: HISTORY_ORDERS,
+      events: HISTORY_EVENTS,
       profile: PROFILE,
       servers: serverNames,
       database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL (fsync off)',
@@ -617,6 +738,19 @@ async function main() {
   };
   try {
     const { lo, hi, orderPets } = await seed(db);
+    let history = null;
+    let customer = null;
+    if (HISTORY_ORDERS > 0 || HISTORY_EVENTS > 0) {
+      customer = await benchCustomer(servers[appName].base);
+      history = await seedHistory(db, {
+        orders: HISTORY_ORDERS,
+        events: HISTORY_EVENTS,
+        customers: HISTORY_CUSTOMERS,
+        petLo: lo,
+        petHi: hi,
+        customerId: customer.accountId,
+      });
+    }
     const hotPet = orderPets[0];
     const ids = Array.from({ length: 10 }, (_, i) => lo + 1 + i * Math.floor((hi - lo) / 10));
     // A page of available pets near the end of the id range: the keyset cursor makes it an index range scan.
@@ -676,6 +810,7 @@ async function main() {
         path: '/categories?limit=20',
         before: () => seedKeys(db),
       },
+      ...(history && HISTORY_EVENTS > 0 ? eventScenarios(history, customer) : []),
     ].filter((scenario) => ONLY.includes(scenario.key));
 
     const profileWindows = [];
@@ -693,12 +828,14 @@ async function main() {
     );
     for (const scenario of scenarios) {
       if (scenario.before) await scenario.before();
-      const rounds = Object.fromEntries(serverNames.map((n) => [n, []]));
+      // The baselines have no event feed: those scenarios measure the service alone.
+      const names = scenario.appOnly ? serverNames.filter((n) => n.startsWith('app')) : serverNames;
+      const rounds = Object.fromEntries(names.map((n) => [n, []]));
       if (WARMUP_SECONDS > 0) {
-        for (const name of serverNames) await measure(servers[name].base, scenario, db, WARMUP_SECONDS);
+        for (const name of names) await measure(servers[name].base, scenario, db, WARMUP_SECONDS);
       }
       for (let round = 0; round < ROUNDS; round++) {
-        for (const name of serverNames) {
+        for (const name of names) {
           const from = monotonicMicros();
           const result = await measure(servers[name].base, scenario, db);
           rounds[name].push(result);
@@ -711,7 +848,7 @@ async function main() {
           });
         }
       }
-      const results = Object.fromEntries(serverNames.map((n) => [n, mergeRounds(rounds[n])]));
+      const results = Object.fromEntries(names.map((n) => [n, mergeRounds(rounds[n])]));
       const ratio = (a, b) => (a && b ? +(a.reqPerSec / Math.max(b.reqPerSec, 1)).toFixed(2) : null);
       const p99Ratio = (a, b) => (a && b ? +(a.p99 / Math.max(b.p99, 0.1)).toFixed(2) : null);
       const reference = results[REFERENCE];
@@ -726,19 +863,31 @@ async function main() {
         p99RatioInfo: p99Ratio(results['app-info'], reference),
       };
       report.scenarios.push(entry);
-      const trouble = serverNames.filter((n) => results[n].non2xx + results[n].errors > 0);
+      const trouble = names.filter((n) => results[n].non2xx + results[n].errors > 0);
       console.log(
         scenario.name.replaceAll('`', '').slice(0, 56).padEnd(56),
-        ...serverNames.map((n) => String(results[n].reqPerSec).padStart(13)),
+        ...serverNames.map((n) => String(results[n]?.reqPerSec ?? '–').padStart(13)),
         String(entry.ratio ?? '–').padStart(5),
         String(entry.ratioInfo ?? '–').padStart(5),
-        serverNames
+        names
           .map((n) => results[n].p99)
           .join('/')
           .padStart(24),
         trouble.length
-          ? `  non-2xx/errors: ${trouble.map((n) => `${n} ${results[n].non2xx}/${results[n].errors}`).join(', ')}`
+          ? `  non-2xx/errors: ${trouble
+              .map((n) => `${n} ${results[n].non2xx}/${results[n].errors} ${JSON.stringify(results[n].statuses)}`)
+              .join(', ')}`
           : '',
+      );
+    }
+    if (history && HISTORY_EVENTS > 0 && ONLY.includes('purge')) {
+      const orders = { method: 'POST', path: '/store/orders', body: () => ({ petId: pick(), quantity: 1 }) };
+      const p = await purgeScenario(servers[appName].base, db, databaseUrl, orders);
+      report.purge = p;
+      console.log(
+        `\npurge of a day's events under orders: ${p.purged} events in ${p.batches} batches, ${p.purgeSeconds} s; ` +
+          `orders without ${p.without.reqPerSec} r/s p99 ${p.without.p99} ms, during ${p.during.reqPerSec} r/s ` +
+          `p99 per round ${p.during.roundsP99.join('/')} ms (worst ${p.p99Ratio}×)`,
       );
     }
     if (ONLY.includes('overload')) {
@@ -790,6 +939,17 @@ async function main() {
         )
       ).rows.map((r) => ({ ...r, calls: Number(r.calls) }));
     }
+    report.sizes = await tableSizes(db);
+    console.log(
+      '\ntable sizes (MB; per 1,000,000 rows): ' +
+        report.sizes
+          .map(
+            (t) =>
+              `${t.table} ${t.rows} rows: heap ${t.heapMb} (${t.heapMbPerMillion}), ` +
+              `indexes ${t.indexesMb} (${t.indexesMbPerMillion})`,
+          )
+          .join('; '),
+    );
     report.memory = {};
     for (const name of serverNames.filter((n) => n.startsWith('app'))) {
       const memory = memoryOf(servers[name].child.pid);
