@@ -16,5 +16,7 @@ export * from './contracts/pet-repository.contract';
 export * from './contracts/order-repository.contract';
 export * from './contracts/account-repository.contract';
 export * from './contracts/message-repository.contract';
+export * from './in-memory/in-memory-events';
 export * from './in-memory/in-memory-webhooks';
+export * from './contracts/event-outbox.contract';
 export * from './contracts/webhook-repository.contract';

@@ -16,22 +16,17 @@ import {
   InMemoryWebhookDeliveryRepository,
   InMemoryWebhookEndpointChanges,
   InMemoryWebhookEndpointRepository,
-  InMemoryWebhookOutboxStore,
+  InMemoryWebhookFanOutQueue,
   ListedWebhookUrlPolicy,
   ScriptedWebhookSender,
-  SummaryWebhookPayloads,
 } from '../../testing';
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
-import { WebhookEvents } from './webhook-events';
-import { EventRetention, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
+import { WebhookFanOut } from './webhook-fan-out';
+import { WebhookRotationSettings, WebhookSettings } from './webhook.ports';
+import { EventRetention } from '../events/event.ports';
 import { DeliveryPendingError } from './webhook.errors';
-import {
-  EventNotFoundError,
-  EventQueries,
-  PurgeEvents,
-  RetryWebhookDelivery,
-  WebhookDeliveryNotFoundError,
-} from './event-log.use-cases';
+import { EventNotFoundError, EventQueries, PurgeEvents } from '../events/event-log.use-cases';
+import { RetryWebhookDelivery, WebhookDeliveryNotFoundError } from './webhook-delivery.use-cases';
 import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
@@ -51,16 +46,21 @@ const SETTINGS = new WebhookSettings([60_000, 120_000], 10_000, 0, 3_600_000);
 /** The webhook slice over in-memory fakes, wired as the composition root wires the real adapters. */
 function webhooks() {
   const store = inMemoryPetstore();
-  const { db, uow, clock } = store;
+  const { db, uow, clock, events, eventOutbox: outbox } = store;
   const endpoints = new InMemoryWebhookEndpointRepository(db);
   const deliveries = new InMemoryWebhookDeliveryRepository(db);
-  const outbox = new InMemoryWebhookOutboxStore(db);
   const queue = new InMemoryWebhookDeliveryQueue(db);
   const changes = new InMemoryWebhookEndpointChanges(db);
   const sender = new ScriptedWebhookSender();
   const urls = new ListedWebhookUrlPolicy();
   const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-  const events = new WebhookEvents(outbox, new SummaryWebhookPayloads(), clock, subscribers);
+  // Webhooks subscribe to the store's events, as WebhooksModule's WebhookFanOut does.
+  const fanOutTrigger = new WebhookFanOut(
+    store.eventConsumers,
+    subscribers,
+    new InMemoryWebhookFanOutQueue(db),
+    events,
+  );
   const secrets = new CountingWebhookSecrets();
   return {
     ...store,
@@ -68,7 +68,6 @@ function webhooks() {
     sender,
     urls,
     changes,
-    events,
     jobs: () => db.tables.webhookJobs,
     create: new CreateWebhookEndpoint(uow, endpoints, urls, secrets, clock, changes, subscribers),
     queries: new WebhookEndpointQueries(endpoints, deliveries),
@@ -76,7 +75,7 @@ function webhooks() {
     update: new UpdateWebhookEndpoint(uow, endpoints, urls, clock, changes, subscribers),
     rotate: new RotateWebhookSecret(uow, endpoints, secrets, new WebhookRotationSettings(3600), clock),
     subscribers,
-    ping: new PingWebhookEndpoint(uow, endpoints, events),
+    ping: new PingWebhookEndpoint(uow, endpoints, fanOutTrigger),
     fanOut: new FanOutWebhookEvent(uow, outbox, endpoints, deliveries, queue, clock),
     deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock),
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
@@ -96,7 +95,7 @@ async function subscribe(slice: Slice, owner: Account, events = ['order.placed']
 
 /** An order placed by `owner`, reported as the ordering use cases do (inside their transaction). */
 async function orderPlaced(slice: Slice, owner: Account): Promise<string> {
-  await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(owner.id).build()));
+  await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
   const fanOut = slice.jobs().find((job) => job.queue === 'fan-out');
   if (fanOut?.queue !== 'fan-out') throw new Error('no event was written');
   return fanOut.eventId;
@@ -166,10 +165,10 @@ describe('webhook use cases (in-memory fakes)', () => {
     });
   });
 
-  describe('WebhookEvents and FanOutWebhookEvent', () => {
+  describe('WebhookFanOut (the events recorded) and FanOutWebhookEvent', () => {
     it('writes the event of a change no endpoint may receive to the log, without a fan-out job', async () => {
       const order = anOrder().ownedBy(ada.id).build();
-      await slice.uow.run(() => slice.events.order('order.placed', order));
+      await slice.uow.run(() => slice.events.record('order.placed', order));
       expect(slice.jobs()).toEqual([]);
       const [logged] = (await slice.eventLog.list(ada, {}, { limit: 10 })).items;
       expect(logged).toMatchObject({ type: 'order.placed', subjectOwnerId: ada.id, endpointId: null });
@@ -182,7 +181,7 @@ describe('webhook use cases (in-memory fakes)', () => {
 
     it('a rolled-back change leaves no event', async () => {
       const failing = slice.uow.run(async () => {
-        await slice.events.order('order.placed', anOrder().ownedBy(ada.id).build());
+        await slice.events.record('order.placed', anOrder().ownedBy(ada.id).build());
         throw new Error('rolled back');
       });
       await expect(failing).rejects.toThrow('rolled back');
@@ -256,7 +255,7 @@ describe('webhook use cases (in-memory fakes)', () => {
   describe('RotateWebhookSecret', () => {
     async function attemptSecrets(): Promise<string[]> {
       const before = slice.jobs().length;
-      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+      await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(ada.id).build()));
       const fanOut = slice
         .jobs()
         .slice(before)
@@ -365,10 +364,10 @@ describe('webhook use cases (in-memory fakes)', () => {
 
   describe('EventQueries, RetryWebhookDelivery and PurgeEvents', () => {
     it("shows a customer its own events only, an administrator every event (pets' included)", async () => {
-      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
-      await slice.uow.run(() => slice.events.order('order.cancelled', anOrder().ownedBy(bob.id).build()));
+      await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(ada.id).build()));
+      await slice.uow.run(() => slice.events.record('order.cancelled', anOrder().ownedBy(bob.id).build()));
       const pet = { id: 1, status: 'sold' } as never;
-      await slice.uow.run(() => slice.events.petStatusChange(pet, 'available'));
+      await slice.uow.run(() => slice.events.record('pet.status_changed', pet));
       const types = async (viewer: Account) =>
         (await slice.eventLog.list(viewer, {}, { limit: 10 })).items.map((e) => e.type);
       expect(await types(ada)).toEqual(['order.placed']);
@@ -434,10 +433,10 @@ describe('webhook use cases (in-memory fakes)', () => {
 
     it('purges the events older than the retention period in bounded batches, until none is left', async () => {
       for (let i = 0; i < 5; i++) {
-        await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+        await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(ada.id).build()));
       }
       slice.clock.advanceMinutes(29 * 24 * 60);
-      await slice.uow.run(() => slice.events.order('order.completed', anOrder().ownedBy(ada.id).build()));
+      await slice.uow.run(() => slice.events.record('order.completed', anOrder().ownedBy(ada.id).build()));
       expect(await slice.purge.execute()).toEqual({ purged: 0 });
       slice.clock.advanceMinutes(24 * 60 + 1);
       expect(await slice.purge.execute()).toEqual({ purged: 5 }); // batches of 2: 2, 2, 1

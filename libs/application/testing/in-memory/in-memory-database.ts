@@ -9,7 +9,8 @@ import {
   PetProps,
   WebhookEndpointProps,
 } from '@petstore/domain';
-import type { WebhookDelivery, WebhookEvent } from '../../src/webhook/webhook.ports';
+import type { OutboxEvent } from '../../src/events/event.ports';
+import type { WebhookDelivery } from '../../src/webhook/webhook.ports';
 import { Clock, UnitOfWork } from '../../src/ports';
 
 /** An order row: the domain's props (the time it was placed among them). */
@@ -45,7 +46,7 @@ export interface InMemoryTables {
   deliveryJobs: string[];
   webhookEndpoints: Map<number, WebhookEndpointRow>;
   /** The outbox and event log: each event with its place in the log (`seq`, from a sequence). */
-  webhookEvents: Map<string, WebhookEvent & { seq: number }>;
+  webhookEvents: Map<string, OutboxEvent & { seq: number }>;
   webhookDeliveries: Map<number, WebhookDelivery>;
   /** The webhook jobs queued, in order: committed or rolled back with what queued them. */
   webhookJobs: WebhookJob[];

@@ -1,7 +1,9 @@
 import { describeWebhookRepositoryContract } from '@petstore/application/testing';
 import { resetDatabase } from '@petstore/testing';
 import { newAccountId, pgRepositories, useTestDatabase } from '../../../test/support/real-database';
-import { PgEventLog, PgWebhookDeliveryRepository, PgWebhookEndpointRepository } from './pg-webhook.repositories';
+import { PgEventLog } from '../events/pg-event-log.repository';
+import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
+import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
 describe('The webhook repositories on PostgreSQL (real database)', () => {
   const db = useTestDatabase();
