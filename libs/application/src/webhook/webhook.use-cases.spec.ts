@@ -11,7 +11,6 @@ import {
   anOrder,
   CountingWebhookSecrets,
   inMemoryPetstore,
-  InMemoryEventLog,
   InMemoryWebhookDeliveryQueue,
   InMemoryWebhookDeliveryRepository,
   InMemoryWebhookEndpointChanges,
@@ -21,11 +20,10 @@ import {
   ScriptedWebhookSender,
 } from '../../testing';
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
+import { EventQueries } from '../events/event-log.use-cases';
 import { WebhookFanOut } from './webhook-fan-out';
 import { WebhookRotationSettings, WebhookSettings } from './webhook.ports';
-import { EventRetention } from '../events/event.ports';
 import { DeliveryPendingError } from './webhook.errors';
-import { EventNotFoundError, EventQueries, PurgeEvents } from '../events/event-log.use-cases';
 import { RetryWebhookDelivery, WebhookDeliveryNotFoundError } from './webhook-delivery.use-cases';
 import {
   CreateWebhookEndpoint,
@@ -81,9 +79,8 @@ function webhooks() {
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
     disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
     delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
-    eventLog: new EventQueries(new InMemoryEventLog(db)),
+    eventLog: new EventQueries(store.eventLog),
     retry: new RetryWebhookDelivery(uow, endpoints, deliveries, queue, clock),
-    purge: new PurgeEvents(uow, new InMemoryEventLog(db), new EventRetention(30, 2, 10), clock),
   };
 }
 
@@ -362,27 +359,7 @@ describe('webhook use cases (in-memory fakes)', () => {
     });
   });
 
-  describe('EventQueries, RetryWebhookDelivery and PurgeEvents', () => {
-    it("shows a customer its own events only, an administrator every event (pets' included)", async () => {
-      await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(ada.id).build()));
-      await slice.uow.run(() => slice.events.record('order.cancelled', anOrder().ownedBy(bob.id).build()));
-      const pet = { id: 1, status: 'sold' } as never;
-      await slice.uow.run(() => slice.events.record('pet.status_changed', pet));
-      const types = async (viewer: Account) =>
-        (await slice.eventLog.list(viewer, {}, { limit: 10 })).items.map((e) => e.type);
-      expect(await types(ada)).toEqual(['order.placed']);
-      expect(await types(bob)).toEqual(['order.cancelled']);
-      expect(await types(admin)).toEqual(['pet.status_changed', 'order.cancelled', 'order.placed']);
-      const [petEvent, bobsEvent] = (await slice.eventLog.list(admin, {}, { limit: 10 })).items;
-      expect(await slice.eventLog.get(bobsEvent.id, bob)).toMatchObject({ id: bobsEvent.id });
-      expect(await slice.eventLog.get(petEvent.id, admin)).toMatchObject({ id: petEvent.id });
-      await expect(slice.eventLog.get(bobsEvent.id, ada)).rejects.toBeInstanceOf(EventNotFoundError);
-      await expect(slice.eventLog.get(petEvent.id, bob)).rejects.toBeInstanceOf(EventNotFoundError);
-      // A customer's filter cannot widen what it sees.
-      const filtered = await slice.eventLog.list(ada, { types: ['order.cancelled'] }, { limit: 10 });
-      expect(filtered.items).toEqual([]);
-    });
-
+  describe('RetryWebhookDelivery', () => {
     it('retries a failed delivery when asked: pending, queued now; refuses a pending one, finds no other', async () => {
       const endpoint = await subscribe(slice, ada);
       await slice.fanOut.execute(await orderPlaced(slice, ada));
@@ -429,19 +406,6 @@ describe('webhook use cases (in-memory fakes)', () => {
       slice.clock.advanceMinutes(0.5);
       expect(await slice.deliver.execute(id, waitedFor.due)).toBe('settled');
       expect(slice.sender.requests).toHaveLength(2);
-    });
-
-    it('purges the events older than the retention period in bounded batches, until none is left', async () => {
-      for (let i = 0; i < 5; i++) {
-        await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(ada.id).build()));
-      }
-      slice.clock.advanceMinutes(29 * 24 * 60);
-      await slice.uow.run(() => slice.events.record('order.completed', anOrder().ownedBy(ada.id).build()));
-      expect(await slice.purge.execute()).toEqual({ purged: 0 });
-      slice.clock.advanceMinutes(24 * 60 + 1);
-      expect(await slice.purge.execute()).toEqual({ purged: 5 }); // batches of 2: 2, 2, 1
-      const left = (await slice.eventLog.list(admin, {}, { limit: 10 })).items.map((e) => e.type);
-      expect(left).toEqual(['order.completed']);
     });
   });
 });
