@@ -1,7 +1,7 @@
 /*
  * Test support of the application layer, for tests only (the lint refuses it in production code):
  * in-memory fakes of the ports, test-data builders, and the port contract suites that the fakes and
- * the TypeORM repositories both pass. libs/application's specs import it relatively; other projects'
+ * the PostgreSQL repositories both pass. libs/application's specs import it relatively; other projects'
  * specs as `@petstore/application/testing`.
  */
 export * from './in-memory/in-memory-database';

@@ -56,6 +56,7 @@ export class OutboxEventRecorder extends EventRecorder {
    * job only when some endpoint may receive it).
    */
   async record<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): Promise<void> {
+    // TypeScript does not correlate `type` with its map entry: the cast says what EventSubjectMap guarantees.
     const owner = (EVENT_SUBJECT_OWNERS[type] as (subject: EventSubjects[T]) => number | null)(subject);
     const event = await this.write(type, owner, this.payloads.data(type, subject), null);
     await this.consumers.recorded(event as RecordedEvent);

@@ -108,7 +108,7 @@ export class FixedClock extends Clock {
 
 /**
  * The store behind every in-memory fake of one test: the tables, their id sequences, and the
- * transaction (`InMemoryUnitOfWork`). What PostgreSQL gives the TypeORM repositories, reduced to
+ * transaction (`InMemoryUnitOfWork`). What PostgreSQL gives the SQL repositories, reduced to
  * what the use cases rely on:
  * - a transaction is all or nothing: a `run` that throws leaves the tables as they were before it;
  * - transactions run one at a time (the strictest row lock): so the fakes' `lock…` methods need
