@@ -51,6 +51,71 @@ const layerRules = ({ testsMayUseTesting }) => [
   },
 ];
 
+/*
+ * Slice rules (docs/architecture.md, "Slices and their directions"): lint checks slices, not only layers.
+ * Each slice is one folder name per layer: libs/application/src/<a>, libs/infrastructure/src/persistence/<p> and
+ * apps/api/src/<api>. The directions allowed:
+ *   catalogue, ordering, messaging, accounts -> events (the EventRecorder port)    webhooks -> events
+ *   anything -> webhooks: refused, but for webhooks itself and the assembly (apps/api/src/assembly, untagged)
+ *   events -> any other slice: refused (events know no consumer); the api's events folder reads the slices' DTO
+ *   files alone (its payload map: the `data` of an event is the resource as the API shows it)
+ * Slices import one another relatively (the libraries' barrels are not told apart): the patterns match a path
+ * segment. A flat config's later `no-restricted-imports` replaces an earlier one for the same file, so each block
+ * repeats the layer's own patterns (APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES) before the slice's.
+ */
+const NOT_WEBHOOKS = {
+  regex: '^(\\.{1,2}/)+(.*/)?webhooks?(/|$)',
+  message:
+    'Only webhooks and the assembly import webhooks: a slice records its facts through the events port ' +
+    '(EventRecorder), and webhooks subscribe to the events.',
+};
+const EVENTS_KNOW_NO_SLICE = [
+  NOT_WEBHOOKS,
+  {
+    regex: '^(\\.{1,2}/)+(.*/)?(category|pet|stock|order|account|accounts|message)(/|$)',
+    message: 'events depend on no slice: the slices record facts through EventRecorder, consumers subscribe.',
+  },
+  {
+    regex: '^(\\.{1,2}/)+(.*/)?(catalogue|ordering|messages)/(?!.*\\.dto$)',
+    message: "events read the slices' DTO files alone (the payload map), nothing else of them.",
+  },
+];
+const SLICES = [
+  {
+    name: 'catalogue',
+    application: ['category', 'pet', 'stock'],
+    persistence: ['category', 'pet', 'stock'],
+    api: ['catalogue'],
+    refused: [NOT_WEBHOOKS],
+  },
+  { name: 'ordering', application: ['order'], persistence: ['order'], api: ['ordering'], refused: [NOT_WEBHOOKS] },
+  { name: 'accounts', application: ['account'], persistence: ['account'], api: ['accounts'], refused: [NOT_WEBHOOKS] },
+  { name: 'messaging', application: ['message'], persistence: ['message'], api: ['messages'], refused: [NOT_WEBHOOKS] },
+  { name: 'events', application: ['events'], persistence: ['events'], api: ['events'], refused: EVENTS_KNOW_NO_SLICE },
+  { name: 'webhooks', application: ['webhook'], persistence: ['webhook'], api: ['webhooks'], refused: [] },
+];
+const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+const sliceRules = SLICES.filter((slice) => slice.refused.length).flatMap((slice) => {
+  const application = slice.application.map((folder) => `libs/application/src/${folder}/**/*.ts`);
+  const outer = [
+    ...slice.persistence.map((folder) => `libs/infrastructure/src/persistence/${folder}/**/*.ts`),
+    ...slice.api.map((folder) => `apps/api/src/${folder}/**/*.ts`),
+  ];
+  return [
+    {
+      files: application,
+      ignores: TEST_FILES,
+      rules: restrict(APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES, ...slice.refused),
+    },
+    {
+      files: application.map((glob) => glob.replace(/\.ts$/, '.spec.ts')),
+      rules: restrict(APPLICATION_PORTS_ONLY, ...slice.refused),
+    },
+    { files: outer, ignores: TEST_FILES, rules: restrict(NO_TEST_DOUBLES, ...slice.refused) },
+    { files: outer.map((glob) => glob.replace(/\.ts$/, '.spec.ts')), rules: restrict(...slice.refused) },
+  ];
+});
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -129,4 +194,6 @@ export default [
       ],
     },
   },
+  // Slice rules (see SLICES above): after the layers' blocks, which they repeat and extend.
+  ...sliceRules,
 ];

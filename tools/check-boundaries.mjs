@@ -1,5 +1,6 @@
 // Proves the layer rules bite: lints imports against the direction of dependencies
-// (domain <- application <- infrastructure <- api) and expects each to be refused.
+// (domain <- application <- infrastructure <- api) and expects each to be refused; and the slice rules
+// (webhooks -> events <- catalogue, ordering, messaging; nothing -> webhooks but the assembly).
 import { ESLint } from 'eslint';
 
 /** A file at `filePath` that imports `name` from `module`. */
@@ -43,6 +44,24 @@ const forbidden = [
   probe('libs/application/src/category/probe.ts', 'InMemoryDatabase', '../../testing/in-memory'),
   probe('libs/infrastructure/src/probe.ts', ...FAKES),
   probe('apps/api/src/probe.ts', ...FAKES),
+  // Slices (eslint.config.mjs, SLICES): nothing but webhooks and the assembly imports webhooks; events import no slice.
+  probe('libs/application/src/stock/probe.ts', 'WebhookFanOut', '../webhook/webhook-fan-out'),
+  probe('libs/application/src/message/probe.ts', 'WebhookFanOut', '../webhook'),
+  probe('libs/application/src/stock/probe.spec.ts', 'WebhookFanOut', '../webhook/webhook-fan-out'),
+  probe('libs/application/src/events/probe.ts', 'SubscriberCache', '../webhook/subscriber-cache'),
+  probe('libs/application/src/events/probe.ts', 'StockCommand', '../stock/stock-command'),
+  probe('libs/infrastructure/src/persistence/order/probe.ts', 'WebhookWorker', '../../webhook/webhook-worker'),
+  probe(
+    'libs/infrastructure/src/persistence/events/probe.ts',
+    'PgWebhookEndpointRepository',
+    '../webhook/pg-webhook-endpoint.repository',
+  ),
+  probe('apps/api/src/catalogue/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
+  probe('apps/api/src/ordering/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
+  probe('apps/api/src/messages/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
+  probe('apps/api/src/accounts/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
+  probe('apps/api/src/events/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
+  probe('apps/api/src/events/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
 ];
 const allowed = [
   [
@@ -58,6 +77,15 @@ const allowed = [
   probe('libs/infrastructure/src/probe.spec.ts', ...FAKES),
   probe('apps/api/test/probe.spec.ts', ...FAKES),
   probe('libs/application/src/category/probe.spec.ts', 'InMemoryDatabase', '../../testing'),
+  // Slices: the events port from catalogue, ordering and messaging; events from webhooks; webhooks from the assembly.
+  probe('libs/application/src/stock/probe.ts', 'EventRecorder', '../events/event.ports'),
+  probe('libs/application/src/message/probe.ts', 'EventRecorder', '../events'),
+  probe('libs/application/src/webhook/probe.ts', 'OutboxEventRecorder', '../events/event-recorder'),
+  probe('apps/api/src/catalogue/probe.ts', 'EventsModule', '../events/events.module'),
+  probe('apps/api/src/ordering/probe.ts', 'EventsModule', '../events/events.module'),
+  probe('apps/api/src/webhooks/probe.ts', 'EventsModule', '../events/events.module'),
+  probe('apps/api/src/assembly/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
+  probe('apps/api/src/events/probe.ts', 'PetDto', '../catalogue/pet.dto'),
 ];
 
 const eslint = new ESLint();

@@ -24,7 +24,7 @@ const MINIMAL = MODE === 'minimal';
 // libs/infrastructure/src/message/pg-boss-message-queue.ts
 const MESSAGE_DELIVERY_QUEUE = 'message-delivery';
 const INSERT_JOB = plans.insertJob('pgboss');
-/** The webhook body (WebhookEvents): the resource as the response shows it. */
+/** The webhook body (OutboxEventRecorder): the resource as the response shows it. */
 const event = (type, at, data) => JSON.stringify({ type, timestamp: at.toISOString(), data });
 
 // The service's pool (libs/infrastructure/src/database/data-source.ts: max 10).

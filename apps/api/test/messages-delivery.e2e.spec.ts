@@ -1,14 +1,16 @@
 import {
   Clock,
   DeliverMessage,
+  EventConsumers,
   DeliveryFailedError,
   GiveUpMessage,
   MessageDeliverySettings,
   MessageTransport,
+  OutboxEventRecorder,
   QueueMessage,
   SubscriberCache,
   SubscriberCacheSettings,
-  WebhookEvents,
+  WebhookFanOut,
   WebhookSettings,
 } from '@petstore/application';
 import { Message } from '@petstore/domain';
@@ -23,26 +25,15 @@ import {
   PgKeyRevocations,
   TransactionHost,
   PgWebhookEndpointRepository,
-  PgWebhookOutboxStore,
+  PgBossWebhookFanOutQueue,
+  PgEventOutbox,
   PgMessageRepository,
   TypeOrmUnitOfWork,
   webhookQueues,
 } from '@petstore/infrastructure';
-import { MessageDto } from '../src/messages/message.dto';
-import { PetDto } from '../src/catalogue/pet.dto';
-import { OrderDto } from '../src/ordering/order.dto';
-import { WebhookPayloadShapes } from '../src/webhooks/webhook-payloads';
+import { ApiEventPayloads } from '../src/events/event-payloads';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-
-/** The payload shapes the slices define in the application (catalogue, ordering, messaging). */
-function apiPayloads(): WebhookPayloadShapes {
-  const payloads = new WebhookPayloadShapes();
-  payloads.define('order', (order) => OrderDto.from(order));
-  payloads.define('pet', (pet) => PetDto.from(pet));
-  payloads.define('message', (message) => MessageDto.from(message));
-  return payloads;
-}
 
 // Deliveries wait for pg-boss's polling (0.5 s) and retries for its back-off (1–2 s, then 2–4 s).
 jest.setTimeout(30_000);
@@ -92,13 +83,14 @@ class Worker {
     await worker.jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
     const host = new TransactionHost(worker.dataSource);
     const messages = new PgMessageRepository(host);
-    // A delivery records its webhook event (message.delivered) in the outbox, on the same transaction.
-    const outbox = new PgWebhookOutboxStore(host, worker.jobs);
+    // A delivery records its event (message.delivered) in the outbox, on the same transaction; webhooks subscribe.
+    const consumers = new EventConsumers();
+    const events = new OutboxEventRecorder(new PgEventOutbox(host), new ApiEventPayloads(), clock, consumers);
     const endpoints = new PgWebhookEndpointRepository(host);
     // Not listening for endpoint changes: the subscriber cache asks the database every time.
     const changes = new PgKeyRevocations(host, { url }).endpointChanges;
     const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-    const events = new WebhookEvents(outbox, apiPayloads(), clock, subscribers);
+    new WebhookFanOut(consumers, subscribers, new PgBossWebhookFanOutQueue(host, worker.jobs), events);
     const uow = new TypeOrmUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = {

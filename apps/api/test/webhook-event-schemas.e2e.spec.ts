@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WebhookEventName } from '@petstore/application';
+import type { EventName } from '@petstore/application';
 import { verifyWebhook } from '@petstore/client';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { eventSchemaName, SENT_EVENT_TYPES, WEBHOOK_EVENT_SCHEMA } from '../src/webhooks/webhook-events.openapi';
@@ -40,7 +40,7 @@ const key = ADMIN_KEY;
  * How to cause each event type the service sends (`SENT_EVENT_TYPES`, from the list the schemas are made from): an
  * event type added there does not compile here until it has its cause, and then its delivery is validated below.
  */
-const CAUSES: Record<WebhookEventName, (scene: Scene) => Promise<unknown>> = {
+const CAUSES: Record<EventName, (scene: Scene) => Promise<unknown>> = {
   'order.placed': async ({ pet, order }) => order(await pet(5)),
   'order.completed': async ({ api, pet, order }) => {
     const orderId = await order(await pet(5));

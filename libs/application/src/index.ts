@@ -10,4 +10,5 @@ export * from './idempotency';
 export * from './order';
 export * from './stock';
 export * from './message';
+export * from './events';
 export * from './webhook';

@@ -1,7 +1,7 @@
 /*
  * Test support of the application layer, for tests only (the lint refuses it in production code):
  * in-memory fakes of the ports, test-data builders, and the port contract suites that the fakes and
- * the TypeORM repositories both pass. libs/application's specs import it relatively; other projects'
+ * the PostgreSQL repositories both pass. libs/application's specs import it relatively; other projects'
  * specs as `@petstore/application/testing`.
  */
 export * from './in-memory/in-memory-database';
@@ -16,5 +16,7 @@ export * from './contracts/pet-repository.contract';
 export * from './contracts/order-repository.contract';
 export * from './contracts/account-repository.contract';
 export * from './contracts/message-repository.contract';
+export * from './in-memory/in-memory-events';
 export * from './in-memory/in-memory-webhooks';
+export * from './contracts/event-outbox.contract';
 export * from './contracts/webhook-repository.contract';

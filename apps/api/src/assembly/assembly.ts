@@ -2,7 +2,7 @@ import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { PurgeExpiredIdempotencyKeys } from '@petstore/application';
 import { AccountsHttpModule, AccountsModule } from '../accounts/accounts.module';
-import { ChangeSignalsModule } from '../accounts/change-signals.module';
+import { ChangeSignalsModule } from '../change-signals/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
@@ -12,6 +12,7 @@ import { startupNestLogger, RootLogger, silentLogger } from '../common/logging/l
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { EVENTS_JOBS, EventsHttpModule, EventsModule } from '../events/events.module';
 import { HealthController, RedisProbe } from '../health/health.controller';
 import { JobQueueModule } from '../jobs/job-queue.module';
 import { ScheduledJob, SliceJobs } from '../jobs/scheduled-jobs';
@@ -50,11 +51,12 @@ const HTTP_SLICES = [
   OrderingHttpModule,
   MessagingHttpModule,
   WebhooksHttpModule,
+  EventsHttpModule,
 ];
 
 /** Every slice's queues and scheduled jobs. */
 function sliceJobs(config: AppConfig): SliceJobs[] {
-  return [messagingJobs(config), webhookJobs(config), ORDERING_JOBS, IDEMPOTENCY_JOBS];
+  return [messagingJobs(config), webhookJobs(config), EVENTS_JOBS, ORDERING_JOBS, IDEMPOTENCY_JOBS];
 }
 
 /** The use cases run on a schedule, once across all instances, by a process with the `scheduler` role. */
@@ -65,7 +67,7 @@ export function scheduledJobs(config: AppConfig): ScheduledJob[] {
 /**
  * The one assembly: what a process runs, decided here from its roles. The process-wide modules (configuration,
  * database, job queue, change signals, metrics) and, per role, the slices — catalogue, ordering, accounts,
- * messaging, webhooks — with their HTTP controllers (`http`), their workers (`worker`), the scheduled jobs
+ * messaging, events, webhooks — with their HTTP controllers (`http`), their workers (`worker`), the scheduled jobs
  * (`scheduler`), or the seed (`seed`). main.ts (the API, `--worker-only`, `--seed`), createApp and the tests
  * are calls of it; `--migrate-only` needs no module at all (main.ts opens, migrates and stops).
  */
@@ -98,6 +100,7 @@ export class ProcessModule {
               CatalogueModule,
               OrderingModule,
               MessagingModule,
+              EventsModule,
               WebhooksModule,
               IdempotencyModule,
             ]
@@ -109,7 +112,8 @@ export class ProcessModule {
             ]
           : []),
         ...(roles.has('worker') ? [MessagingWorkerModule, WebhooksWorkerModule] : []),
-        ...(roles.has('seed') ? [SeedModule] : []),
+        // The seed's changes are events too: webhooks subscribe to them wherever events are recorded.
+        ...(roles.has('seed') ? [SeedModule, EventsModule, WebhooksModule] : []),
       ],
       controllers: http ? [HealthController] : [],
       providers: http

@@ -10,15 +10,16 @@ import {
 import { PgStockRepository, PgOrderRepository, PgPetRepository, PgStockLevels } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { EventsModule } from '../events/events.module';
 
 /**
  * The repositories the catalogue and ordering slices share (pets, their stock, orders), bound to their
  * adapters once: deleting a pet counts its open orders, ordering locks the pet and its stock. With them the
- * one StockCommand over them (which records stock events in the webhooks' outbox) and the order-hold settings.
+ * one StockCommand over them (which records the stock's events through EventRecorder, the events' port) and
+ * the order-hold settings.
  */
 @Module({
-  imports: [WebhooksModule],
+  imports: [EventsModule],
   providers: [
     { provide: PetRepository, useClass: PgPetRepository },
     { provide: StockRepository, useClass: PgStockRepository },

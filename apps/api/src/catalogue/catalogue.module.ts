@@ -16,10 +16,7 @@ import { PgCategoryRepository } from '@petstore/infrastructure';
 import { CategoriesController } from './categories.controller';
 import { CatalogueRepositoriesModule } from './catalogue-repositories.module';
 import { PetsController } from './pets.controller';
-import { PetDto } from './pet.dto';
 import { InventoryController } from './inventory.controller';
-import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
-import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** The catalogue's use cases: provided here, used by its controllers and the seed. */
 const USE_CASES = [
@@ -40,15 +37,11 @@ const USE_CASES = [
  * assembly adds for the `http` role; the seed uses its use cases.
  */
 @Module({
-  imports: [CatalogueRepositoriesModule, WebhooksModule],
+  imports: [CatalogueRepositoriesModule],
   providers: [{ provide: CategoryRepository, useClass: PgCategoryRepository }, ...USE_CASES],
   exports: USE_CASES,
 })
-export class CatalogueModule {
-  constructor(payloads: WebhookPayloadShapes) {
-    payloads.define('pet', (pet) => PetDto.from(pet));
-  }
-}
+export class CatalogueModule {}
 
 /** `/categories`, `/pets`, `/store/inventory` (the `http` role). */
 @Module({ imports: [CatalogueModule], controllers: [CategoriesController, PetsController, InventoryController] })

@@ -22,9 +22,7 @@ import { Metrics } from '../common/metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
-import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
-import { WebhooksModule } from '../webhooks/webhooks.module';
-import { MessageDto } from './message.dto';
+import { EventsModule } from '../events/events.module';
 import { MessagesController } from './messages.controller';
 
 /** The message queues, for the job queue. */
@@ -57,12 +55,13 @@ export class MessageQueueMetrics {
 }
 
 /**
- * Messages: queued through the outbox of webhooks (message events), stored, delivered by the workers through
- * the transport, and measured (the queue's gauges, in every process). Its controller and its worker are the
- * two modules below, which the assembly adds for the `http` and `worker` roles.
+ * Messages: queued, stored, delivered by the workers through the transport (a delivery records its
+ * `message.delivered` event through EventRecorder, the events' port), and measured (the queue's gauges, in every
+ * process). Its controller and its worker are the two modules below, which the assembly adds for the `http` and
+ * `worker` roles.
  */
 @Module({
-  imports: [WebhooksModule],
+  imports: [EventsModule],
   providers: [
     {
       provide: MessageDeliverySettings,
@@ -80,11 +79,7 @@ export class MessageQueueMetrics {
   ],
   exports: [QueueMessage, MessageQueries, DeliverMessage, GiveUpMessage, MessageQueueMetrics],
 })
-export class MessagingModule {
-  constructor(payloads: WebhookPayloadShapes) {
-    payloads.define('message', (message) => MessageDto.from(message));
-  }
-}
+export class MessagingModule {}
 
 /** `/messages` (the `http` role). */
 @Module({ imports: [MessagingModule], controllers: [MessagesController] })

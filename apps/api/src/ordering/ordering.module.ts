@@ -3,9 +3,6 @@ import { CancelOrder, CompleteOrder, ExpireHeldOrders, OrderQueries, PlaceOrder 
 import { CatalogueRepositoriesModule } from '../catalogue/catalogue-repositories.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { OrdersController } from './orders.controller';
-import { OrderDto } from './order.dto';
-import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
-import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** Ordering's scheduled job: open orders past ORDER_HOLD_MINUTES are cancelled. */
 export const ORDERING_JOBS: SliceJobs = {
@@ -17,15 +14,11 @@ export const ORDERING_JOBS: SliceJobs = {
  * Its controller is OrderingHttpModule, which the assembly adds for the `http` role.
  */
 @Module({
-  imports: [CatalogueRepositoriesModule, WebhooksModule],
+  imports: [CatalogueRepositoriesModule],
   providers: [PlaceOrder, CompleteOrder, CancelOrder, OrderQueries, ExpireHeldOrders],
   exports: [PlaceOrder, CompleteOrder, CancelOrder, OrderQueries],
 })
-export class OrderingModule {
-  constructor(payloads: WebhookPayloadShapes) {
-    payloads.define('order', (order) => OrderDto.from(order));
-  }
-}
+export class OrderingModule {}
 
 /** `/store/orders` (the `http` role). */
 @Module({ imports: [OrderingModule], controllers: [OrdersController] })

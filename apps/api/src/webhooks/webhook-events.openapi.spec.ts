@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WebhookEventName } from '@petstore/application';
+import type { EventName } from '@petstore/application';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_PING } from '@petstore/domain';
 import { eventSchemaName, WEBHOOK_EVENT_SCHEMA } from './webhook-events.openapi';
 
@@ -9,7 +9,7 @@ const document = JSON.parse(readFileSync(join(__dirname, '../../../../docs/opena
 const schemas = document['components'].schemas as Record<string, Json>;
 const subscribe = document['paths']['/webhooks/endpoints'].post as Json;
 /** What the service sends: the types an endpoint subscribes to (the domain's list) and the ping. */
-const SENT: WebhookEventName[] = [...WEBHOOK_EVENT_TYPES, WEBHOOK_PING];
+const SENT: EventName[] = [...WEBHOOK_EVENT_TYPES, WEBHOOK_PING];
 
 /**
  * The committed description (docs/openapi.json, what consumers generate from) has a schema for every event type the

@@ -1,4 +1,4 @@
-import type { WebhookEventName } from '@petstore/application';
+import type { EventName } from '@petstore/application';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_PING } from '@petstore/domain';
 
 type Schema = Record<string, unknown>;
@@ -20,7 +20,7 @@ interface EventPayload {
  * not compile without it), then a way to cause it in apps/api/test/webhook-event-schemas.e2e.spec.ts (`CAUSES`,
  * which does not compile without it either), where a real delivery of each is validated against its schema.
  */
-export const WEBHOOK_EVENTS: Record<WebhookEventName, EventPayload> = {
+export const WEBHOOK_EVENTS: Record<EventName, EventPayload> = {
   'order.placed': { data: 'Order', sent: 'An order was placed (`POST /store/orders`); `status` `placed`.' },
   'order.completed': {
     data: 'Order',
@@ -53,10 +53,10 @@ export const WEBHOOK_EVENTS: Record<WebhookEventName, EventPayload> = {
 };
 
 /** Every event type, subscribable ones first, in the order of WEBHOOK_EVENT_TYPES. */
-export const SENT_EVENT_TYPES: readonly WebhookEventName[] = [...WEBHOOK_EVENT_TYPES, WEBHOOK_PING];
+export const SENT_EVENT_TYPES: readonly EventName[] = [...WEBHOOK_EVENT_TYPES, WEBHOOK_PING];
 
 /** The component schema of one event type's body: `order.placed` → `OrderPlacedEvent`, `ping` → `PingEvent`. */
-export function eventSchemaName(type: WebhookEventName): string {
+export function eventSchemaName(type: EventName): string {
   return `${type
     .split(/[._]/)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
@@ -66,7 +66,7 @@ export function eventSchemaName(type: WebhookEventName): string {
 /** The union of every event body, discriminated by `type`. */
 export const WEBHOOK_EVENT_SCHEMA = 'WebhookEvent';
 
-function eventSchema(type: WebhookEventName): Schema {
+function eventSchema(type: EventName): Schema {
   const { data, sent } = WEBHOOK_EVENTS[type];
   return {
     type: 'object',

@@ -4,14 +4,12 @@ import {
   DeleteWebhookEndpoint,
   DeliverWebhook,
   DisableFailingWebhookEndpoints,
-  EventLog,
-  EventQueries,
-  EventRetention,
   FanOutWebhookEvent,
-  PurgeEvents,
   RetryWebhookDelivery,
   GiveUpWebhookDelivery,
   PingWebhookEndpoint,
+  WebhookFanOut,
+  WebhookFanOutQueue,
   RotateWebhookSecret,
   SubscriberCache,
   SubscriberCacheSettings,
@@ -19,11 +17,8 @@ import {
   WebhookDeliveryRepository,
   WebhookEndpointQueries,
   WebhookEndpointRepository,
-  WebhookEvents,
-  WebhookOutboxStore,
   WebhookQueueStats,
   UpdateWebhookEndpoint,
-  WebhookPayloads,
   WebhookRotationSettings,
   WebhookSecrets,
   WebhookSender,
@@ -35,11 +30,10 @@ import {
   HttpWebhookSender,
   PgBossJobQueue,
   PgBossWebhookDeliveryQueue,
+  PgBossWebhookFanOutQueue,
   RandomWebhookSecrets,
   PgWebhookDeliveryRepository,
   PgWebhookEndpointRepository,
-  PgWebhookOutboxStore,
-  PgEventLog,
   webhookQueues,
   WebhookNetworkSettings,
   WebhookWorker,
@@ -50,8 +44,7 @@ import { Metrics } from '../common/metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
-import { WebhookPayloadShapes } from './webhook-payloads';
-import { EventsController } from './events.controller';
+import { EventsModule } from '../events/events.module';
 import { WebhooksController } from './webhooks.controller';
 
 function webhookSettings(webhooks: ConfigPart<'webhooks'>): WebhookSettings {
@@ -64,16 +57,10 @@ export function webhookJobs(config: AppConfig): SliceJobs {
     queues: webhookQueues(webhookSettings(config.webhooks)),
     scheduled: [
       { name: 'disable-failing-webhook-endpoints', cron: '17 * * * *', useCase: DisableFailingWebhookEndpoints },
-      { name: 'purge-events', cron: '41 * * * *', useCase: PurgeEvents },
     ],
   };
 }
 
-/**
- * Webhooks: the outbox (WebhookEvents, which the stock, order and message use cases call), the endpoints'
- * use cases, the stores, the network adapters and the delivery use cases. Its controller and its worker are
- * the two modules below, which the assembly adds for the `http` and `worker` roles.
- */
 /** One warning line at start-up when WEBHOOKS_ALLOW_PRIVATE=true (logged once the process's logger is set). */
 @Injectable()
 export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
@@ -138,7 +125,14 @@ export class WebhookQueueMetrics {
   }
 }
 
+/**
+ * Webhooks: a consumer of the events (WebhookFanOut subscribes to them: a fan-out job for each fact some endpoint may
+ * receive), the endpoints' use cases, the stores, the network adapters and the delivery use cases. Webhooks depend
+ * on events, never the reverse. Its controller and its worker are the two modules below, which the assembly adds for
+ * the `http` and `worker` roles.
+ */
 @Module({
+  imports: [EventsModule],
   providers: [
     UnsafeWebhookNetworkWarning,
     {
@@ -157,24 +151,16 @@ export class WebhookQueueMetrics {
       useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookNetworkSettings(webhooks.allowPrivate),
       inject: [configToken('webhooks')],
     },
-    {
-      provide: EventRetention,
-      useFactory: (webhooks: ConfigPart<'webhooks'>) => new EventRetention(webhooks.eventRetentionDays),
-      inject: [configToken('webhooks')],
-    },
-    WebhookPayloadShapes,
-    { provide: WebhookPayloads, useExisting: WebhookPayloadShapes },
-    { provide: EventLog, useClass: PgEventLog },
-    { provide: WebhookOutboxStore, useClass: PgWebhookOutboxStore },
     { provide: WebhookEndpointRepository, useClass: PgWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: PgWebhookDeliveryRepository },
     { provide: WebhookDeliveryQueue, useClass: PgBossWebhookDeliveryQueue },
+    { provide: WebhookFanOutQueue, useClass: PgBossWebhookFanOutQueue },
     { provide: WebhookSender, useClass: HttpWebhookSender },
     { provide: WebhookUrlPolicy, useClass: DnsWebhookUrlPolicy },
     { provide: WebhookSecrets, useClass: RandomWebhookSecrets },
     { provide: SubscriberCacheSettings, useValue: new SubscriberCacheSettings() },
     SubscriberCache,
-    WebhookEvents,
+    WebhookFanOut,
     CreateWebhookEndpoint,
     DeleteWebhookEndpoint,
     UpdateWebhookEndpoint,
@@ -185,14 +171,10 @@ export class WebhookQueueMetrics {
     DeliverWebhook,
     GiveUpWebhookDelivery,
     DisableFailingWebhookEndpoints,
-    EventQueries,
     RetryWebhookDelivery,
-    PurgeEvents,
     WebhookQueueMetrics,
   ],
   exports: [
-    WebhookEvents,
-    WebhookPayloadShapes,
     CreateWebhookEndpoint,
     DeleteWebhookEndpoint,
     UpdateWebhookEndpoint,
@@ -202,16 +184,14 @@ export class WebhookQueueMetrics {
     FanOutWebhookEvent,
     DeliverWebhook,
     GiveUpWebhookDelivery,
-    EventQueries,
     RetryWebhookDelivery,
-    PurgeEvents,
     WebhookQueueMetrics,
   ],
 })
 export class WebhooksModule {}
 
-/** `/webhooks/endpoints` and `/events` (the `http` role). */
-@Module({ imports: [WebhooksModule], controllers: [WebhooksController, EventsController] })
+/** `/webhooks/endpoints` (the `http` role). */
+@Module({ imports: [WebhooksModule], controllers: [WebhooksController] })
 export class WebhooksHttpModule {}
 
 /** Starts this process's webhook workers (the `worker` role; the job queue stops them). */

@@ -24,7 +24,7 @@ describe('message use cases (in-memory ports)', () => {
   const queue = (text = 'Hello', ownerId = alice.id) =>
     new QueueMessage(store.uow, store.messages, store.messageQueue, store.clock).execute({ text, ownerId });
   const deliver = (messageId: string, attempt = 1, isLast = false, settings = new MessageDeliverySettings(3, 1_000)) =>
-    new DeliverMessage(store.messages, store.transport, store.clock, settings, store.uow).execute({
+    new DeliverMessage(store.messages, store.transport, store.clock, settings, store.uow, store.events).execute({
       messageId,
       attempt,
       isLast,
@@ -87,6 +87,22 @@ describe('message use cases (in-memory ports)', () => {
       expect(await deliver(message.id)).toBe('delivered');
       expect(store.transport.delivered.map((m) => m.id)).toEqual([message.id]);
       expect(stored(message.id)).toMatchObject({ status: 'delivered', deliveredAt: store.clock.now(), attempts: 1 });
+    });
+
+    it('records one message.delivered event about its owner with the delivery; a failed attempt none', async () => {
+      const failing = await queue('first');
+      store.transport.failWith = new Error('inbox down');
+      await expect(deliver(failing.id)).rejects.toBeInstanceOf(DeliveryFailedError);
+      expect(store.db.tables.webhookEvents.size).toBe(0);
+      store.transport.failWith = null;
+      const message = await queue();
+      await deliver(message.id);
+      await deliver(message.id, 2);
+      const events = [...store.db.tables.webhookEvents.values()];
+      expect(events).toEqual([
+        expect.objectContaining({ type: 'message.delivered', subjectOwnerId: alice.id, endpointId: null }),
+      ]);
+      expect(JSON.parse(events[0].body).data).toEqual({ id: message.id, status: 'delivered' });
     });
 
     it('does nothing for a missing or settled message', async () => {

@@ -1,10 +1,10 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Account, Message, MessageNotFoundError } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { MessageQueue, MessageTransport } from './message-queue';
 import { MessageListFilter, MessageRepository } from './message.repository';
-import { WebhookEvents } from '../webhook/webhook-events';
+import { EventRecorder } from '../events/event.ports';
 import { visibleTo } from '../common/visible-to';
 
 export interface QueueMessageCommand {
@@ -99,8 +99,7 @@ export class DeliverMessage {
     private readonly clock: Clock,
     private readonly settings: MessageDeliverySettings,
     private readonly uow: UnitOfWork,
-    // Absent only where webhooks are not wired (use-case unit tests): no event then.
-    @Optional() private readonly events?: WebhookEvents,
+    private readonly events: EventRecorder,
   ) {}
 
   /** Throws DeliveryFailedError when the transport fails, so that the queue retries with back-off. */
@@ -117,10 +116,10 @@ export class DeliverMessage {
       throw new DeliveryFailedError(messageId, attempt, isLast, reason);
     }
     message.deliver(this.clock.now());
-    // The delivered state and its webhook event commit together (the event only for the first delivery).
+    // The delivered state and its event commit together (the event only for the first delivery).
     await this.uow.run(async () => {
       const recorded = await this.messages.recordAttempt(message, { attempts: attempt, error: null });
-      if (recorded) await this.events?.messageDelivered(message);
+      if (recorded) await this.events.record('message.delivered', message);
     });
     return 'delivered';
   }

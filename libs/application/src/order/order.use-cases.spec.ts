@@ -70,6 +70,26 @@ describe('order use cases (in-memory ports)', () => {
       expect(await statusOf(pet.id)).toBe('pending');
     });
 
+    it("records its events in the order's transaction: the pet's status change, then order.placed", async () => {
+      const { pet } = await aPet().available().withStock(1).saveIn(store);
+      const order = await place(pet.id, 1);
+      const events = [...store.db.tables.webhookEvents.values()].map(({ type, subjectOwnerId, body }) => ({
+        type,
+        subjectOwnerId,
+        data: JSON.parse(body).data,
+      }));
+      expect(events).toEqual([
+        { type: 'pet.status_changed', subjectOwnerId: null, data: { id: pet.id, status: 'pending' } },
+        { type: 'order.placed', subjectOwnerId: alice.id, data: { id: order.id, petId: pet.id, complete: false } },
+      ]);
+    });
+
+    it('a refused order records no event', async () => {
+      const { pet } = await aPet().available().withStock(1).saveIn(store);
+      await expect(place(pet.id, 2)).rejects.toBeInstanceOf(InsufficientStockError);
+      expect(store.db.tables.webhookEvents.size).toBe(0);
+    });
+
     it('refuses an unknown pet with UnknownPetError', async () => {
       await expect(place(404)).rejects.toBeInstanceOf(UnknownPetError);
     });

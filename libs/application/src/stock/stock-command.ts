@@ -1,10 +1,10 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Account, Stock, Order, OrderNotFoundError, Pet } from '@petstore/domain';
 import { StockRepository } from './stock.repository';
 import { OrderRepository } from '../order/order.repository';
 import { PetRepository } from '../pet/pet.repository';
 import { UnitOfWork } from '../ports';
-import { WebhookEvents } from '../webhook/webhook-events';
+import { EventRecorder } from '../events/event.ports';
 import { visibleTo } from '../common/visible-to';
 
 /** What a stock command changes, as it stands under the locks. */
@@ -44,9 +44,9 @@ export interface StockOutcome {
  * lock the pet, then its stock entry, then the order; let `change` apply one StockRules rule;
  * save the stock entry and the pet if they changed, then the order (a new one `change`
  * returns, or the order addressed, which stays once cancelled). A rule that spans all stock
- * commands is one edit here: so are the webhook events of those changes (`order.placed`,
+ * commands is one edit here: so are the events of those changes (`order.placed`,
  * `order.completed`, `order.cancelled`, and `pet.status_changed` whichever command changed the
- * status), written to the outbox in the same transaction.
+ * status), recorded (EventRecorder) in the same transaction.
  *
  * The lock order (pet → stock entry → order) is the same for every command, so two commands
  * on one pet run one after the other and no two wait on each other in a cycle (no deadlock).
@@ -58,8 +58,7 @@ export class StockCommand {
     private readonly pets: PetRepository,
     private readonly stocks: StockRepository,
     private readonly orders: OrderRepository,
-    // Absent only where webhooks are not wired (the demo seed, use-case unit tests): no events then.
-    @Optional() private readonly events?: WebhookEvents,
+    private readonly events: EventRecorder,
   ) {}
 
   /** One transaction, or a step of the caller's (`UnitOfWork.run` joins an outer one). */
@@ -79,7 +78,7 @@ export class StockCommand {
       const placed = await change(locked as LockedOrderStock);
       if (stock.quantity !== before.quantity) await this.stocks.save(stock);
       // The status read under the pet's lock is the one stored: the event needs no read of its own.
-      if (pet.status !== before.status) await this.events?.petStatusChange(pet, before.status);
+      if (pet.status !== before.status) await this.events.record('pet.status_changed', pet);
       if (changed(before.pet, pet.toSnapshot())) await this.pets.save(pet);
       const order = placed ?? locked.order;
       const savedOrder = order && (await this.saveOrder(order, Boolean(placed)));
@@ -90,10 +89,9 @@ export class StockCommand {
 
   /** The event carries the order as it is after the change (an expired order's `order.cancelled` says `expired`). */
   private async reportOrder(order: Order, isNew: boolean): Promise<void> {
-    if (!this.events) return;
-    if (isNew) await this.events.order('order.placed', order);
-    else if (order.isCancelled) await this.events.order('order.cancelled', order);
-    else if (order.isComplete) await this.events.order('order.completed', order);
+    if (isNew) await this.events.record('order.placed', order);
+    else if (order.isCancelled) await this.events.record('order.cancelled', order);
+    else if (order.isComplete) await this.events.record('order.completed', order);
   }
 
   /** A new order (`change` returned it) is added, the order addressed saved (orders are kept as records). */

@@ -1,84 +1,6 @@
-import { Message, Order, Pet, WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
 import { PageRequest, Page } from '../common/page';
-
-export type WebhookEventName = WebhookEventType | 'ping';
-
-/** One event as the outbox holds it: the exact body every endpoint receives, on every attempt. */
-export interface WebhookEvent {
-  /** A UUID: the `webhook-id` header, the same on every attempt. */
-  id: string;
-  type: WebhookEventName;
-  /** The account whose resource the event is about; null for the store's own (a pet). */
-  subjectOwnerId: number | null;
-  /** Set for a ping: the one endpoint it goes to. */
-  endpointId: number | null;
-  /** `{"type", "timestamp", "data"}` as JSON text. */
-  body: string;
-  createdAt: Date;
-}
-
-/**
- * The outbox, which is also the event log (`GET /events`): `add` must run inside the `UnitOfWork.run` of the
- * change the event reports, so that the event commits with the change or not at all. Every event is written;
- * its fan-out (a pg-boss job, in the same transaction) only when `fanOut` says some endpoint may receive it.
- */
-export abstract class WebhookOutboxStore {
-  /** A new, random identity (a UUID) for an event. */
-  abstract nextId(): string;
-  abstract add(event: WebhookEvent, fanOut: boolean): Promise<void>;
-  abstract findById(id: string): Promise<WebhookEvent | null>;
-}
-
-/** An event as the log keeps it: `seq` orders the log (a bigint identity, increasing with every event). */
-export interface LoggedEvent extends WebhookEvent {
-  type: WebhookEventType;
-  seq: number;
-}
-
-/** Which events `GET /events` reads (pings are never in the log's lists). */
-export interface EventLogQuery {
-  /** Only the events about this account's resources; undefined for every event (an administrator). */
-  subjectOwnerId?: number;
-  /** Only these types (any of them); undefined or empty for every type. */
-  types?: readonly WebhookEventType[];
-  /** Only events created at or after this time. */
-  createdAfter?: Date;
-  /** Only events created before this time. */
-  createdBefore?: Date;
-}
-
-/**
- * The log of every event (the outbox's table, read): newest first by `seq`, a keyset page at a time
- * (`afterId` is the last `seq` seen; the next page is below it). Kept for a retention period, then purged.
- */
-export abstract class EventLog {
-  abstract list(query: EventLogQuery, page: PageRequest): Promise<Page<LoggedEvent>>;
-  /** An event (not a ping), or null. */
-  abstract findById(id: string): Promise<LoggedEvent | null>;
-  /** Deletes at most `limit` events (and their deliveries) created before `before`; returns how many. */
-  abstract purgeBatch(before: Date, limit: number): Promise<number>;
-}
-
-/** How long events are kept (EVENT_RETENTION_DAYS), bound by value in the composition root. */
-export class EventRetention {
-  static readonly DEFAULT_DAYS = 30;
-  /** Events deleted per statement: each statement is short, its locks few; a run loops until done. */
-  static readonly DEFAULT_BATCH = 10_000;
-
-  constructor(
-    readonly days = EventRetention.DEFAULT_DAYS,
-    readonly batchSize = EventRetention.DEFAULT_BATCH,
-    /** Batches one run deletes at most (the next run continues): 200 × 10,000 = 2,000,000 events. */
-    readonly maxBatches = 200,
-  ) {}
-}
-
-/** How the API shows a resource: the `data` of an event is exactly that. */
-export abstract class WebhookPayloads {
-  abstract order(order: Order): unknown;
-  abstract pet(pet: Pet): unknown;
-  abstract message(message: Message): unknown;
-}
+import type { EventName } from '../events/event.ports';
 
 export interface WebhookSubscriber {
   endpoint: WebhookEndpoint;
@@ -127,7 +49,7 @@ export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 export interface WebhookDelivery {
   id: number;
   eventId: string;
-  type: WebhookEventName;
+  type: EventName;
   endpointId: number;
   status: WebhookDeliveryStatus;
   attempts: number;
@@ -200,6 +122,11 @@ export abstract class WebhookDeliveryRepository {
     deliveryId: number,
     now: () => Date,
   ): Promise<WebhookDelivery | 'pending' | 'not_found'>;
+}
+
+/** The fan-out jobs (pg-boss), one per event some endpoint may receive: sent inside the event's transaction. */
+export abstract class WebhookFanOutQueue {
+  abstract schedule(eventId: string): Promise<void>;
 }
 
 /** The delivery jobs (pg-boss): `schedule` runs inside the transaction that records why. */

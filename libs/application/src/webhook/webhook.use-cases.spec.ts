@@ -11,27 +11,20 @@ import {
   anOrder,
   CountingWebhookSecrets,
   inMemoryPetstore,
-  InMemoryEventLog,
   InMemoryWebhookDeliveryQueue,
   InMemoryWebhookDeliveryRepository,
   InMemoryWebhookEndpointChanges,
   InMemoryWebhookEndpointRepository,
-  InMemoryWebhookOutboxStore,
+  InMemoryWebhookFanOutQueue,
   ListedWebhookUrlPolicy,
   ScriptedWebhookSender,
-  SummaryWebhookPayloads,
 } from '../../testing';
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
-import { WebhookEvents } from './webhook-events';
-import { EventRetention, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
+import { EventQueries } from '../events/event-log.use-cases';
+import { WebhookFanOut } from './webhook-fan-out';
+import { WebhookRotationSettings, WebhookSettings } from './webhook.ports';
 import { DeliveryPendingError } from './webhook.errors';
-import {
-  EventNotFoundError,
-  EventQueries,
-  PurgeEvents,
-  RetryWebhookDelivery,
-  WebhookDeliveryNotFoundError,
-} from './event-log.use-cases';
+import { RetryWebhookDelivery, WebhookDeliveryNotFoundError } from './webhook-delivery.use-cases';
 import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
@@ -51,16 +44,21 @@ const SETTINGS = new WebhookSettings([60_000, 120_000], 10_000, 0, 3_600_000);
 /** The webhook slice over in-memory fakes, wired as the composition root wires the real adapters. */
 function webhooks() {
   const store = inMemoryPetstore();
-  const { db, uow, clock } = store;
+  const { db, uow, clock, events, eventOutbox: outbox } = store;
   const endpoints = new InMemoryWebhookEndpointRepository(db);
   const deliveries = new InMemoryWebhookDeliveryRepository(db);
-  const outbox = new InMemoryWebhookOutboxStore(db);
   const queue = new InMemoryWebhookDeliveryQueue(db);
   const changes = new InMemoryWebhookEndpointChanges(db);
   const sender = new ScriptedWebhookSender();
   const urls = new ListedWebhookUrlPolicy();
   const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-  const events = new WebhookEvents(outbox, new SummaryWebhookPayloads(), clock, subscribers);
+  // Webhooks subscribe to the store's events, as WebhooksModule's WebhookFanOut does.
+  const fanOutTrigger = new WebhookFanOut(
+    store.eventConsumers,
+    subscribers,
+    new InMemoryWebhookFanOutQueue(db),
+    events,
+  );
   const secrets = new CountingWebhookSecrets();
   return {
     ...store,
@@ -68,7 +66,6 @@ function webhooks() {
     sender,
     urls,
     changes,
-    events,
     jobs: () => db.tables.webhookJobs,
     create: new CreateWebhookEndpoint(uow, endpoints, urls, secrets, clock, changes, subscribers),
     queries: new WebhookEndpointQueries(endpoints, deliveries),
@@ -76,15 +73,14 @@ function webhooks() {
     update: new UpdateWebhookEndpoint(uow, endpoints, urls, clock, changes, subscribers),
     rotate: new RotateWebhookSecret(uow, endpoints, secrets, new WebhookRotationSettings(3600), clock),
     subscribers,
-    ping: new PingWebhookEndpoint(uow, endpoints, events),
+    ping: new PingWebhookEndpoint(uow, endpoints, fanOutTrigger),
     fanOut: new FanOutWebhookEvent(uow, outbox, endpoints, deliveries, queue, clock),
     deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock),
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
     disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
     delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
-    eventLog: new EventQueries(new InMemoryEventLog(db)),
+    eventLog: new EventQueries(store.eventLog),
     retry: new RetryWebhookDelivery(uow, endpoints, deliveries, queue, clock),
-    purge: new PurgeEvents(uow, new InMemoryEventLog(db), new EventRetention(30, 2, 10), clock),
   };
 }
 
@@ -96,7 +92,7 @@ async function subscribe(slice: Slice, owner: Account, events = ['order.placed']
 
 /** An order placed by `owner`, reported as the ordering use cases do (inside their transaction). */
 async function orderPlaced(slice: Slice, owner: Account): Promise<string> {
-  await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(owner.id).build()));
+  await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
   const fanOut = slice.jobs().find((job) => job.queue === 'fan-out');
   if (fanOut?.queue !== 'fan-out') throw new Error('no event was written');
   return fanOut.eventId;
@@ -166,10 +162,10 @@ describe('webhook use cases (in-memory fakes)', () => {
     });
   });
 
-  describe('WebhookEvents and FanOutWebhookEvent', () => {
+  describe('WebhookFanOut (the events recorded) and FanOutWebhookEvent', () => {
     it('writes the event of a change no endpoint may receive to the log, without a fan-out job', async () => {
       const order = anOrder().ownedBy(ada.id).build();
-      await slice.uow.run(() => slice.events.order('order.placed', order));
+      await slice.uow.run(() => slice.events.record('order.placed', order));
       expect(slice.jobs()).toEqual([]);
       const [logged] = (await slice.eventLog.list(ada, {}, { limit: 10 })).items;
       expect(logged).toMatchObject({ type: 'order.placed', subjectOwnerId: ada.id, endpointId: null });
@@ -182,7 +178,7 @@ describe('webhook use cases (in-memory fakes)', () => {
 
     it('a rolled-back change leaves no event', async () => {
       const failing = slice.uow.run(async () => {
-        await slice.events.order('order.placed', anOrder().ownedBy(ada.id).build());
+        await slice.events.record('order.placed', anOrder().ownedBy(ada.id).build());
         throw new Error('rolled back');
       });
       await expect(failing).rejects.toThrow('rolled back');
@@ -256,7 +252,7 @@ describe('webhook use cases (in-memory fakes)', () => {
   describe('RotateWebhookSecret', () => {
     async function attemptSecrets(): Promise<string[]> {
       const before = slice.jobs().length;
-      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
+      await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(ada.id).build()));
       const fanOut = slice
         .jobs()
         .slice(before)
@@ -363,27 +359,7 @@ describe('webhook use cases (in-memory fakes)', () => {
     });
   });
 
-  describe('EventQueries, RetryWebhookDelivery and PurgeEvents', () => {
-    it("shows a customer its own events only, an administrator every event (pets' included)", async () => {
-      await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
-      await slice.uow.run(() => slice.events.order('order.cancelled', anOrder().ownedBy(bob.id).build()));
-      const pet = { id: 1, status: 'sold' } as never;
-      await slice.uow.run(() => slice.events.petStatusChange(pet, 'available'));
-      const types = async (viewer: Account) =>
-        (await slice.eventLog.list(viewer, {}, { limit: 10 })).items.map((e) => e.type);
-      expect(await types(ada)).toEqual(['order.placed']);
-      expect(await types(bob)).toEqual(['order.cancelled']);
-      expect(await types(admin)).toEqual(['pet.status_changed', 'order.cancelled', 'order.placed']);
-      const [petEvent, bobsEvent] = (await slice.eventLog.list(admin, {}, { limit: 10 })).items;
-      expect(await slice.eventLog.get(bobsEvent.id, bob)).toMatchObject({ id: bobsEvent.id });
-      expect(await slice.eventLog.get(petEvent.id, admin)).toMatchObject({ id: petEvent.id });
-      await expect(slice.eventLog.get(bobsEvent.id, ada)).rejects.toBeInstanceOf(EventNotFoundError);
-      await expect(slice.eventLog.get(petEvent.id, bob)).rejects.toBeInstanceOf(EventNotFoundError);
-      // A customer's filter cannot widen what it sees.
-      const filtered = await slice.eventLog.list(ada, { types: ['order.cancelled'] }, { limit: 10 });
-      expect(filtered.items).toEqual([]);
-    });
-
+  describe('RetryWebhookDelivery', () => {
     it('retries a failed delivery when asked: pending, queued now; refuses a pending one, finds no other', async () => {
       const endpoint = await subscribe(slice, ada);
       await slice.fanOut.execute(await orderPlaced(slice, ada));
@@ -430,19 +406,6 @@ describe('webhook use cases (in-memory fakes)', () => {
       slice.clock.advanceMinutes(0.5);
       expect(await slice.deliver.execute(id, waitedFor.due)).toBe('settled');
       expect(slice.sender.requests).toHaveLength(2);
-    });
-
-    it('purges the events older than the retention period in bounded batches, until none is left', async () => {
-      for (let i = 0; i < 5; i++) {
-        await slice.uow.run(() => slice.events.order('order.placed', anOrder().ownedBy(ada.id).build()));
-      }
-      slice.clock.advanceMinutes(29 * 24 * 60);
-      await slice.uow.run(() => slice.events.order('order.completed', anOrder().ownedBy(ada.id).build()));
-      expect(await slice.purge.execute()).toEqual({ purged: 0 });
-      slice.clock.advanceMinutes(24 * 60 + 1);
-      expect(await slice.purge.execute()).toEqual({ purged: 5 }); // batches of 2: 2, 2, 1
-      const left = (await slice.eventLog.list(admin, {}, { limit: 10 })).items.map((e) => e.type);
-      expect(left).toEqual(['order.completed']);
     });
   });
 });

@@ -14,7 +14,8 @@ import {
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { assertPrecondition, Precondition } from '../common/precondition';
-import { WebhookEvents } from './webhook-events';
+import { EventOutbox } from '../events/event.ports';
+import { WebhookFanOut } from './webhook-fan-out';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import {
   WebhookDelivery,
@@ -22,7 +23,6 @@ import {
   WebhookDeliveryRepository,
   WebhookDeliveryStatus,
   WebhookEndpointRepository,
-  WebhookOutboxStore,
   WebhookSecrets,
   WebhookSender,
   WebhookRotationSettings,
@@ -211,13 +211,13 @@ export class PingWebhookEndpoint {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly endpoints: WebhookEndpointRepository,
-    private readonly events: WebhookEvents,
+    private readonly fanOut: WebhookFanOut,
   ) {}
 
   execute(id: number, viewer: Account): Promise<string> {
     return this.uow.run(async () => {
       const endpoint = visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
-      return this.events.ping(endpoint.id);
+      return this.fanOut.ping(endpoint.id);
     });
   }
 }
@@ -230,7 +230,7 @@ export class PingWebhookEndpoint {
 export class FanOutWebhookEvent {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly outbox: WebhookOutboxStore,
+    private readonly outbox: EventOutbox,
     private readonly endpoints: WebhookEndpointRepository,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly queue: WebhookDeliveryQueue,

@@ -15,7 +15,7 @@ export interface CategoryContractSubject {
 
 /**
  * The behaviour of a CategoryRepository the use cases rely on. Run against the in-memory fake
- * (libs/application) and the TypeORM repository on PostgreSQL (libs/infrastructure): `makeRepo` gives
+ * (libs/application) and the repository on PostgreSQL (libs/infrastructure): `makeRepo` gives
  * a fresh, empty store before each test.
  */
 export function describeCategoryRepositoryContract(

@@ -13,7 +13,7 @@ const NOW = new Date('2026-01-15T10:00:00.000Z');
 
 /**
  * The behaviour of a MessageRepository the message use cases rely on, run against the in-memory fake
- * and the TypeORM repository. `makeRepo` gives a fresh, empty store each test.
+ * and the PostgreSQL repository. `makeRepo` gives a fresh, empty store each test.
  */
 export function describeMessageRepositoryContract(name: string, makeRepo: () => Promise<MessageContractSubject>): void {
   describe(`MessageRepository contract: ${name}`, () => {

@@ -22,7 +22,7 @@ const FAR_AHEAD = new Date('2100-01-01T00:00:00Z');
 
 /**
  * The behaviour of an OrderRepository the order use cases rely on, run against the in-memory fake
- * and the TypeORM repository. `makeRepo` gives a fresh, empty store each test.
+ * and the PostgreSQL repository. `makeRepo` gives a fresh, empty store each test.
  */
 export function describeOrderRepositoryContract(name: string, makeRepo: () => Promise<OrderContractSubject>): void {
   describe(`OrderRepository contract: ${name}`, () => {

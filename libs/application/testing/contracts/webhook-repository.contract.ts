@@ -1,12 +1,7 @@
 import { WebhookEndpoint } from '@petstore/domain';
 import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
-import {
-  EventLog,
-  WebhookDeliveryRepository,
-  WebhookEndpointRepository,
-  WebhookEvent,
-  WebhookEventName,
-} from '../../src/webhook/webhook.ports';
+import { EventLog, EventName, OutboxEvent } from '../../src/events/event.ports';
+import { WebhookDeliveryRepository, WebhookEndpointRepository } from '../../src/webhook/webhook.ports';
 
 export interface WebhookContractSubject {
   endpoints: WebhookEndpointRepository;
@@ -16,8 +11,8 @@ export interface WebhookContractSubject {
   uow: UnitOfWork;
   /** A stored account (a row of the real store): a customer, or an administrator. */
   newAccountId(role: 'customer' | 'admin'): Promise<number>;
-  /** Puts an event in the outbox, as WebhookEvents does inside a change's transaction. */
-  addEvent(event: WebhookEvent): Promise<void>;
+  /** Puts an event in the outbox, as EventRecorder does inside a change's transaction. */
+  addEvent(event: OutboxEvent): Promise<void>;
 }
 
 const NOW = new Date('2026-01-15T10:00:00.000Z');
@@ -53,12 +48,12 @@ export function describeWebhookRepositoryContract(
       return created;
     };
     const event = async (
-      type: WebhookEventName,
+      type: EventName,
       subjectOwnerId: number | null,
       endpointId: number | null = null,
       createdAt = NOW,
     ) => {
-      const stored: WebhookEvent = {
+      const stored: OutboxEvent = {
         id: `00000000-0000-4000-8000-${String(++events).padStart(12, '0')}`,
         type,
         subjectOwnerId,

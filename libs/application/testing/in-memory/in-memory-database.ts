@@ -9,7 +9,8 @@ import {
   PetProps,
   WebhookEndpointProps,
 } from '@petstore/domain';
-import type { WebhookDelivery, WebhookEvent } from '../../src/webhook/webhook.ports';
+import type { OutboxEvent } from '../../src/events/event.ports';
+import type { WebhookDelivery } from '../../src/webhook/webhook.ports';
 import { Clock, UnitOfWork } from '../../src/ports';
 
 /** An order row: the domain's props (the time it was placed among them). */
@@ -45,7 +46,7 @@ export interface InMemoryTables {
   deliveryJobs: string[];
   webhookEndpoints: Map<number, WebhookEndpointRow>;
   /** The outbox and event log: each event with its place in the log (`seq`, from a sequence). */
-  webhookEvents: Map<string, WebhookEvent & { seq: number }>;
+  webhookEvents: Map<string, OutboxEvent & { seq: number }>;
   webhookDeliveries: Map<number, WebhookDelivery>;
   /** The webhook jobs queued, in order: committed or rolled back with what queued them. */
   webhookJobs: WebhookJob[];
@@ -107,7 +108,7 @@ export class FixedClock extends Clock {
 
 /**
  * The store behind every in-memory fake of one test: the tables, their id sequences, and the
- * transaction (`InMemoryUnitOfWork`). What PostgreSQL gives the TypeORM repositories, reduced to
+ * transaction (`InMemoryUnitOfWork`). What PostgreSQL gives the SQL repositories, reduced to
  * what the use cases rely on:
  * - a transaction is all or nothing: a `run` that throws leaves the tables as they were before it;
  * - transactions run one at a time (the strictest row lock): so the fakes' `lock…` methods need

@@ -4,6 +4,7 @@ import {
   InMemoryApiKeyRepository,
   InMemoryKeyRevocations,
 } from './in-memory-accounts';
+import { EventConsumers, OutboxEventRecorder } from '../../src/events/event-recorder';
 import { StockCommand } from '../../src/stock/stock-command';
 import {
   InMemoryCategoryRepository,
@@ -14,6 +15,7 @@ import {
 import { FixedClock, InMemoryDatabase, InMemoryUnitOfWork } from './in-memory-database';
 import { InMemoryMessageQueue, InMemoryMessageRepository, RecordingMessageTransport } from './in-memory-messages';
 import { InMemoryOrderRepository } from './in-memory-order.repository';
+import { InMemoryEventLog, InMemoryEventOutbox, SummaryEventPayloads } from './in-memory-events';
 
 /** Every in-memory port over one fresh store, wired as the composition root wires the real ones. */
 export function inMemoryPetstore(clock = new FixedClock()) {
@@ -22,6 +24,10 @@ export function inMemoryPetstore(clock = new FixedClock()) {
   const pets = new InMemoryPetRepository(db);
   const stocks = new InMemoryStockRepository(db);
   const orders = new InMemoryOrderRepository(db);
+  const eventOutbox = new InMemoryEventOutbox(db);
+  const eventConsumers = new EventConsumers();
+  // The recorder the use cases get (the real one, over the in-memory outbox): facts land in db.tables.webhookEvents.
+  const events = new OutboxEventRecorder(eventOutbox, new SummaryEventPayloads(), clock, eventConsumers);
   return {
     db,
     clock,
@@ -31,7 +37,11 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     stocks,
     orders,
     stockLevels: new InMemoryStockLevels(db),
-    stockCommand: new StockCommand(uow, pets, stocks, orders),
+    eventOutbox,
+    eventLog: new InMemoryEventLog(db),
+    eventConsumers,
+    events,
+    stockCommand: new StockCommand(uow, pets, stocks, orders, events),
     accounts: new InMemoryAccountRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     secrets: new FakeApiKeySecrets(),

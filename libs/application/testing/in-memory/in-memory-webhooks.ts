@@ -1,21 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { Message, Order, Pet, WebhookEndpoint, WebhookEventType, WebhookUrlRefusedError } from '@petstore/domain';
+import { WebhookEndpoint, WebhookEventType, WebhookUrlRefusedError } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
 import {
-  EventLog,
-  EventLogQuery,
-  LoggedEvent,
   WebhookAttemptOutcome,
   WebhookAttemptTarget,
   WebhookDelivery,
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
-  WebhookEvent,
-  WebhookOutboxStore,
-  WebhookPayloads,
+  WebhookFanOutQueue,
   WebhookQueueStats,
   WebhookRequest,
   WebhookResponse,
@@ -251,73 +245,15 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
   }
 }
 
-/** The outbox: an event and its fan-out job, committed or rolled back with the change it reports. */
-export class InMemoryWebhookOutboxStore extends WebhookOutboxStore {
+/** The fan-out jobs, in the store's transaction (as pg-boss's are in PostgreSQL's). */
+export class InMemoryWebhookFanOutQueue extends WebhookFanOutQueue {
   constructor(private readonly db: InMemoryDatabase) {
     super();
   }
 
-  nextId(): string {
-    return randomUUID();
-  }
-
-  async add(event: WebhookEvent, fanOut: boolean): Promise<void> {
-    this.db.assertInTransaction('WebhookOutboxStore.add');
-    if (this.db.tables.webhookEvents.has(event.id)) {
-      throw new ConstraintViolationError('unique', 'webhook_events_pkey', `duplicate key: event ${event.id}.`);
-    }
-    this.db.tables.webhookEvents.set(event.id, { ...structuredClone(event), seq: this.db.nextId('webhookEvents') });
-    if (fanOut) this.db.tables.webhookJobs.push({ queue: 'fan-out', eventId: event.id });
-  }
-
-  async findById(id: string): Promise<WebhookEvent | null> {
-    const event = this.db.tables.webhookEvents.get(id);
-    if (!event) return null;
-    const { seq: _seq, ...stored } = structuredClone(event);
-    return stored;
-  }
-}
-
-/** The event log as `webhook_events` keeps it: pings left out, newest first by `seq`. */
-export class InMemoryEventLog extends EventLog {
-  constructor(private readonly db: InMemoryDatabase) {
-    super();
-  }
-
-  async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
-    const rows = this.events()
-      .filter(
-        (event) =>
-          (afterId === undefined || event.seq < afterId) &&
-          (query.subjectOwnerId === undefined || event.subjectOwnerId === query.subjectOwnerId) &&
-          (!query.types?.length || query.types.includes(event.type)) &&
-          (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
-          (query.createdBefore === undefined || event.createdAt < query.createdBefore),
-      )
-      .sort((a, b) => b.seq - a.seq)
-      .slice(0, limit + 1);
-    return pageFromRows(rows, limit, (event) => event.seq);
-  }
-
-  async findById(id: string): Promise<LoggedEvent | null> {
-    return this.events().find((event) => event.id === id) ?? null;
-  }
-
-  async purgeBatch(before: Date, limit: number): Promise<number> {
-    const { webhookEvents, webhookDeliveries } = this.db.tables;
-    const old = [...webhookEvents.values()].filter((event) => event.createdAt < before).slice(0, limit);
-    for (const event of old) webhookEvents.delete(event.id);
-    for (const [key, delivery] of webhookDeliveries)
-      if (!webhookEvents.has(delivery.eventId)) webhookDeliveries.delete(key);
-    return old.length;
-  }
-
-  private events(): LoggedEvent[] {
-    return [...this.db.tables.webhookEvents.values()]
-      .filter(
-        (event): event is LoggedEvent & { endpointId: null } => event.type !== 'ping' && event.endpointId === null,
-      )
-      .map((event) => structuredClone(event));
+  async schedule(eventId: string): Promise<void> {
+    this.db.assertInTransaction('WebhookFanOutQueue.schedule');
+    this.db.tables.webhookJobs.push({ queue: 'fan-out', eventId });
   }
 }
 
@@ -390,20 +326,5 @@ export class ListedWebhookUrlPolicy extends WebhookUrlPolicy {
 
   async check(url: string): Promise<void> {
     if (this.refused.has(url)) throw new WebhookUrlRefusedError('the URL is not allowed');
-  }
-}
-
-/** The `data` of events: the resource's id and what a test checks. */
-export class SummaryWebhookPayloads extends WebhookPayloads {
-  order(order: Order): unknown {
-    return { id: order.id, petId: order.petId, complete: order.isComplete };
-  }
-
-  pet(pet: Pet): unknown {
-    return { id: pet.id, status: pet.status };
-  }
-
-  message(message: Message): unknown {
-    return { id: message.id, status: message.status };
   }
 }

@@ -5,7 +5,7 @@ import { pgRepositories, useTestDatabase } from '../../../test/support/real-data
 describe('PgAccountRepository and PgApiKeyRepository (real database)', () => {
   const db = useTestDatabase();
 
-  describeAccountRepositoryContract('TypeORM on PostgreSQL', async () => {
+  describeAccountRepositoryContract('PostgreSQL', async () => {
     await resetDatabase(db.dataSource);
     // New repositories each test: PgApiKeyRepository's once-a-minute memory of touched keys starts empty.
     return pgRepositories(db.host);

@@ -7,7 +7,7 @@ import { PgCategoryRepository } from './pg-category.repository';
 describe('PgCategoryRepository (real database)', () => {
   const db = useTestDatabase();
 
-  describeCategoryRepositoryContract('TypeORM on PostgreSQL', async () => {
+  describeCategoryRepositoryContract('PostgreSQL', async () => {
     await resetDatabase(db.dataSource);
     return pgRepositories(db.host);
   });

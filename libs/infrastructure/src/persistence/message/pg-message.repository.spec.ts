@@ -5,7 +5,7 @@ import { newAccountId, pgRepositories, useTestDatabase } from '../../../test/sup
 describe('PgMessageRepository (real database)', () => {
   const db = useTestDatabase();
 
-  describeMessageRepositoryContract('TypeORM on PostgreSQL', async () => {
+  describeMessageRepositoryContract('PostgreSQL', async () => {
     await resetDatabase(db.dataSource);
     const { accounts, messages, uow } = pgRepositories(db.host);
     return { messages, uow, newAccountId: () => newAccountId(accounts) };

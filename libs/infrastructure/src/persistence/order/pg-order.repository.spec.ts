@@ -205,7 +205,7 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
 describe('PgOrderRepository contract run (real database)', () => {
   const db = useTestDatabase();
 
-  describeOrderRepositoryContract('TypeORM on PostgreSQL', async () => {
+  describeOrderRepositoryContract('PostgreSQL', async () => {
     await resetDatabase(db.dataSource);
     const repositories = pgRepositories(db.host);
     return { ...repositories, newAccountId: () => newAccountId(repositories.accounts) };

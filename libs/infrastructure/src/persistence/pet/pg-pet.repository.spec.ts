@@ -190,7 +190,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 describe('TypeORM pet, stock and stock-level adapters (real database)', () => {
   const db = useTestDatabase();
 
-  describePetRepositoryContract('TypeORM on PostgreSQL', async () => {
+  describePetRepositoryContract('PostgreSQL', async () => {
     await resetDatabase(db.dataSource);
     return pgRepositories(db.host);
   });

@@ -7,11 +7,10 @@ import {
 import { randomUUID } from 'node:crypto';
 import { Client, ClientConfig, Notification } from 'pg';
 import { TransactionHost } from '../../database/transaction-host';
+import { PgWebhookEndpointChanges, WEBHOOK_ENDPOINT_CHANGES_CHANNEL } from './pg-webhook-endpoint-changes';
 
 /** The PostgreSQL channel revocations are announced on (one per database). */
 export const KEY_REVOCATIONS_CHANNEL = 'api_key_revocations';
-/** The channel webhook endpoint changes are announced on, LISTENed on the same connection. */
-export const WEBHOOK_ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoint_changes';
 
 /**
  * The channel each listener proves itself on: it NOTIFYs its own token there through the pool (another
@@ -229,28 +228,5 @@ export class PgKeyRevocations extends KeyRevocations {
   private reset(): void {
     for (const subscriber of this.subscribers) subscriber.reset();
     for (const subscriber of this.endpointSubscribers) subscriber.reset();
-  }
-}
-
-/** Webhook endpoint changes, announced with `pg_notify` in the changing transaction, received by PgKeyRevocations. */
-class PgWebhookEndpointChanges extends WebhookEndpointChanges {
-  constructor(
-    private readonly host: TransactionHost,
-    private readonly listener: PgKeyRevocations,
-    private readonly subscribers: EndpointChangeSubscriber[],
-  ) {
-    super();
-  }
-
-  get listening(): boolean {
-    return this.listener.listening;
-  }
-
-  async announce(): Promise<void> {
-    await this.host.query('SELECT pg_notify($1, $2)', [WEBHOOK_ENDPOINT_CHANGES_CHANNEL, 'changed']);
-  }
-
-  subscribe(subscriber: EndpointChangeSubscriber): void {
-    this.subscribers.push(subscriber);
   }
 }

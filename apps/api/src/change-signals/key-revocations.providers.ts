@@ -23,7 +23,7 @@ class KeyRevocationsCloser implements OnApplicationShutdown {
 /**
  * The cache of verified keys and the signals between instances (PostgreSQL LISTEN/NOTIFY on the
  * service's database, one connection): key revocations, and webhook endpoint changes (for
- * WebhookCoreModule's SubscriberCache). `listen` false (the seed, a worker-only process): changes
+ * WebhooksModule's SubscriberCache). `listen` false (the seed, a worker-only process): changes
  * are announced to the running instances, but this process caches nothing and listens to nothing.
  */
 export function keyRevocationProviders(databaseUrl: string, listen: boolean): Provider[] {

@@ -1,0 +1,53 @@
+import { Module } from '@nestjs/common';
+import {
+  EventConsumers,
+  EventLog,
+  EventOutbox,
+  EventPayloads,
+  EventQueries,
+  EventRecorder,
+  EventRetention,
+  OutboxEventRecorder,
+  PurgeEvents,
+} from '@petstore/application';
+import { PgEventLog, PgEventOutbox } from '@petstore/infrastructure';
+import { ConfigPart } from '../config/app-config';
+import { configToken } from '../config/config.module';
+import { SliceJobs } from '../jobs/scheduled-jobs';
+import { ApiEventPayloads } from './event-payloads';
+import { EventsController } from './events.controller';
+
+/** The events' scheduled job: the log is purged after EVENT_RETENTION_DAYS. */
+export const EVENTS_JOBS: SliceJobs = {
+  scheduled: [{ name: 'purge-events', cron: '41 * * * *', useCase: PurgeEvents }],
+};
+
+/**
+ * Events: the facts the slices record (EventRecorder, the one port catalogue, ordering and messaging import), kept
+ * in the outbox that is also the log `GET /events` reads, their payloads (EVENT_PAYLOADS) and their consumers
+ * (EventConsumers: webhooks subscribe; events know no consumer). Its controller is EventsHttpModule, which the
+ * assembly adds for the `http` role.
+ */
+@Module({
+  providers: [
+    {
+      provide: EventRetention,
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new EventRetention(webhooks.eventRetentionDays),
+      inject: [configToken('webhooks')],
+    },
+    { provide: EventPayloads, useClass: ApiEventPayloads },
+    { provide: EventOutbox, useClass: PgEventOutbox },
+    { provide: EventLog, useClass: PgEventLog },
+    EventConsumers,
+    OutboxEventRecorder,
+    { provide: EventRecorder, useExisting: OutboxEventRecorder },
+    EventQueries,
+    PurgeEvents,
+  ],
+  exports: [EventRecorder, OutboxEventRecorder, EventConsumers, EventOutbox, EventQueries, PurgeEvents],
+})
+export class EventsModule {}
+
+/** `/events` (the `http` role). */
+@Module({ imports: [EventsModule], controllers: [EventsController] })
+export class EventsHttpModule {}

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { Account, NotFoundError } from '@petstore/domain';
+import { Page, PageRequest } from '../common/page';
+import { Clock, UnitOfWork } from '../ports';
+import { EventLog, EventLogQuery, EventRetention, LoggedEvent } from './event.ports';
+
+export class EventNotFoundError extends NotFoundError {
+  constructor(id: string) {
+    super('Event', id);
+  }
+}
+
+export type EventFilter = Omit<EventLogQuery, 'subjectOwnerId'>;
+
+/**
+ * `GET /events`: what a viewer may see of the log, as webhooks decide who receives what. A customer sees the
+ * events about its own resources (its orders and messages); an administrator sees every event, including
+ * `pet.status_changed` (about the store's pets, no customer's: administrators only, as its webhooks are).
+ */
+@Injectable()
+export class EventQueries {
+  constructor(private readonly log: EventLog) {}
+
+  list(viewer: Account, filter: EventFilter, page: PageRequest): Promise<Page<LoggedEvent>> {
+    return this.log.list(viewer.isAdmin ? filter : { ...filter, subjectOwnerId: viewer.id }, page);
+  }
+
+  /** Another customer's event (or a store event, for a customer) is not found, as a missing one is. */
+  async get(id: string, viewer: Account): Promise<LoggedEvent> {
+    const event = await this.log.findById(id);
+    if (!event || !(viewer.isAdmin || event.subjectOwnerId === viewer.id)) throw new EventNotFoundError(id);
+    return event;
+  }
+}
+
+/**
+ * Scheduled: deletes the events older than the retention period (and their deliveries), a bounded batch per
+ * statement, each its own transaction, so that no run holds locks or bloats one transaction with a million rows.
+ */
+@Injectable()
+export class PurgeEvents {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly log: EventLog,
+    private readonly retention: EventRetention,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(): Promise<{ purged: number }> {
+    const before = new Date(this.clock.now().getTime() - this.retention.days * 24 * 3600 * 1000);
+    let purged = 0;
+    for (let batch = 0; batch < this.retention.maxBatches; batch++) {
+      const deleted = await this.uow.run(() => this.log.purgeBatch(before, this.retention.batchSize));
+      purged += deleted;
+      if (deleted < this.retention.batchSize) break;
+    }
+    return { purged };
+  }
+}

@@ -1,0 +1,118 @@
+import { Message, Order, Pet, WebhookEventType } from '@petstore/domain';
+import { Page, PageRequest } from '../common/page';
+
+/*
+ * Events: the facts the slices record (an order placed, a pet's status changed, a message delivered), kept in one
+ * log that `GET /events` reads and webhooks fan out from. The slices know only EventRecorder; webhooks subscribe
+ * (EventConsumers) and the events area knows nothing of them.
+ */
+
+/** A type of fact (WEBHOOK_EVENT_TYPES), or a webhook endpoint's `ping` (kept in the same table, never listed). */
+export type EventName = WebhookEventType | 'ping';
+
+/** One event as the outbox holds it: the exact body every endpoint receives, on every attempt. */
+export interface OutboxEvent {
+  /** A UUID: the `webhook-id` header, the same on every attempt. */
+  id: string;
+  type: EventName;
+  /** The account whose resource the event is about; null for the store's own (a pet). */
+  subjectOwnerId: number | null;
+  /** Set for a ping: the one endpoint it goes to. */
+  endpointId: number | null;
+  /** `{"type", "timestamp", "data"}` as JSON text. */
+  body: string;
+  createdAt: Date;
+}
+
+/**
+ * The outbox, which is also the event log (`GET /events`): `add` must run inside the `UnitOfWork.run` of the
+ * change the event reports, so that the event commits with the change or not at all.
+ */
+export abstract class EventOutbox {
+  /** A new, random identity (a UUID) for an event. */
+  abstract nextId(): string;
+  abstract add(event: OutboxEvent): Promise<void>;
+  abstract findById(id: string): Promise<OutboxEvent | null>;
+}
+
+/** An event as the log keeps it: `seq` orders the log (a bigint identity, increasing with every event). */
+export interface LoggedEvent extends OutboxEvent {
+  type: WebhookEventType;
+  seq: number;
+}
+
+/** Which events `GET /events` reads (pings are never in the log's lists). */
+export interface EventLogQuery {
+  /** Only the events about this account's resources; undefined for every event (an administrator). */
+  subjectOwnerId?: number;
+  /** Only these types (any of them); undefined or empty for every type. */
+  types?: readonly WebhookEventType[];
+  /** Only events created at or after this time. */
+  createdAfter?: Date;
+  /** Only events created before this time. */
+  createdBefore?: Date;
+}
+
+/**
+ * The log of every event (the outbox's table, read): newest first by `seq`, a keyset page at a time
+ * (`afterId` is the last `seq` seen; the next page is below it). Kept for a retention period, then purged.
+ */
+export abstract class EventLog {
+  abstract list(query: EventLogQuery, page: PageRequest): Promise<Page<LoggedEvent>>;
+  /** An event (not a ping), or null. */
+  abstract findById(id: string): Promise<LoggedEvent | null>;
+  /** Deletes at most `limit` events (and their deliveries) created before `before`; returns how many. */
+  abstract purgeBatch(before: Date, limit: number): Promise<number>;
+}
+
+/** How long events are kept (EVENT_RETENTION_DAYS), bound by value in the composition root. */
+export class EventRetention {
+  static readonly DEFAULT_DAYS = 30;
+  /** Events deleted per statement: each statement is short, its locks few; a run loops until done. */
+  static readonly DEFAULT_BATCH = 10_000;
+
+  constructor(
+    readonly days = EventRetention.DEFAULT_DAYS,
+    readonly batchSize = EventRetention.DEFAULT_BATCH,
+    /** Batches one run deletes at most (the next run continues): 200 × 10,000 = 2,000,000 events. */
+    readonly maxBatches = 200,
+  ) {}
+}
+
+/** What each type of fact is about: the aggregate a use case records it with. */
+export interface EventSubjects {
+  'order.placed': Order;
+  'order.completed': Order;
+  'order.cancelled': Order;
+  'pet.status_changed': Pet;
+  'message.delivered': Message;
+}
+
+/** Every type of fact has its subject (a new type in WEBHOOK_EVENT_TYPES does not compile until it has one). */
+export type EventSubjectMap<V> = { [T in WebhookEventType]: (subject: EventSubjects[T]) => V };
+
+/** Whose resource each fact is about: `GET /events` and webhooks show it to that account (and administrators). */
+export const EVENT_SUBJECT_OWNERS: EventSubjectMap<number | null> = {
+  'order.placed': (order) => order.ownerId,
+  'order.completed': (order) => order.ownerId,
+  'order.cancelled': (order) => order.ownerId,
+  'pet.status_changed': () => null,
+  'message.delivered': (message) => message.ownerId,
+};
+
+/**
+ * How the API shows each subject: the `data` of an event is exactly that. Declared once, statically, by the
+ * composition root (one entry per event type); the tests use a summary.
+ */
+export abstract class EventPayloads {
+  abstract data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown;
+}
+
+/**
+ * The port a use case records a fact with, inside its `UnitOfWork.run`: the event commits with the change or not at
+ * all (a rolled-back change records nothing, a committed one is never lost). Required wherever a use case changes
+ * something events report: there is no use case that records nothing because the port was not wired.
+ */
+export abstract class EventRecorder {
+  abstract record<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): Promise<void>;
+}

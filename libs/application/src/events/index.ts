@@ -1,0 +1,3 @@
+export * from './event.ports';
+export * from './event-recorder';
+export * from './event-log.use-cases';

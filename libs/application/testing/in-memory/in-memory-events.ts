@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { Order, WebhookEventType } from '@petstore/domain';
+import { Page, PageRequest, pageFromRows } from '../../src/common/page';
+import { ConstraintViolationError } from '../../src/ports';
+import {
+  EventLog,
+  EventLogQuery,
+  EventOutbox,
+  EventPayloads,
+  EventSubjectMap,
+  EventSubjects,
+  LoggedEvent,
+  OutboxEvent,
+} from '../../src/events/event.ports';
+import { InMemoryDatabase } from './in-memory-database';
+
+/** The outbox: an event, committed or rolled back with the change it reports. */
+export class InMemoryEventOutbox extends EventOutbox {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  nextId(): string {
+    return randomUUID();
+  }
+
+  async add(event: OutboxEvent): Promise<void> {
+    this.db.assertInTransaction('EventOutbox.add');
+    if (this.db.tables.webhookEvents.has(event.id)) {
+      throw new ConstraintViolationError('unique', 'webhook_events_pkey', `duplicate key: event ${event.id}.`);
+    }
+    this.db.tables.webhookEvents.set(event.id, { ...structuredClone(event), seq: this.db.nextId('webhookEvents') });
+  }
+
+  async findById(id: string): Promise<OutboxEvent | null> {
+    const event = this.db.tables.webhookEvents.get(id);
+    if (!event) return null;
+    const { seq: _seq, ...stored } = structuredClone(event);
+    return stored;
+  }
+}
+
+/** The event log as `webhook_events` keeps it: pings left out, newest first by `seq`. */
+export class InMemoryEventLog extends EventLog {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
+    const rows = this.events()
+      .filter(
+        (event) =>
+          (afterId === undefined || event.seq < afterId) &&
+          (query.subjectOwnerId === undefined || event.subjectOwnerId === query.subjectOwnerId) &&
+          (!query.types?.length || query.types.includes(event.type)) &&
+          (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
+          (query.createdBefore === undefined || event.createdAt < query.createdBefore),
+      )
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, limit + 1);
+    return pageFromRows(rows, limit, (event) => event.seq);
+  }
+
+  async findById(id: string): Promise<LoggedEvent | null> {
+    return this.events().find((event) => event.id === id) ?? null;
+  }
+
+  async purgeBatch(before: Date, limit: number): Promise<number> {
+    const { webhookEvents, webhookDeliveries } = this.db.tables;
+    const old = [...webhookEvents.values()].filter((event) => event.createdAt < before).slice(0, limit);
+    for (const event of old) webhookEvents.delete(event.id);
+    for (const [key, delivery] of webhookDeliveries)
+      if (!webhookEvents.has(delivery.eventId)) webhookDeliveries.delete(key);
+    return old.length;
+  }
+
+  private events(): LoggedEvent[] {
+    return [...this.db.tables.webhookEvents.values()]
+      .filter(
+        (event): event is LoggedEvent & { endpointId: null } => event.type !== 'ping' && event.endpointId === null,
+      )
+      .map((event) => structuredClone(event));
+  }
+}
+
+/** The `data` of events: the resource's id and what a test checks. */
+export class SummaryEventPayloads extends EventPayloads {
+  private static readonly SUMMARIES: EventSubjectMap<unknown> = {
+    'order.placed': summariseOrder,
+    'order.completed': summariseOrder,
+    'order.cancelled': summariseOrder,
+    'pet.status_changed': (pet) => ({ id: pet.id, status: pet.status }),
+    'message.delivered': (message) => ({ id: message.id, status: message.status }),
+  };
+
+  data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown {
+    return (SummaryEventPayloads.SUMMARIES[type] as (subject: EventSubjects[T]) => unknown)(subject);
+  }
+}
+
+function summariseOrder(order: Order): unknown {
+  return { id: order.id, petId: order.petId, complete: order.isComplete };
+}

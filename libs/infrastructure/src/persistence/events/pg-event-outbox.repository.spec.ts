@@ -1,0 +1,15 @@
+import { describeEventOutboxContract } from '@petstore/application/testing';
+import { resetDatabase } from '@petstore/testing';
+import { pgRepositories, useTestDatabase } from '../../../test/support/real-database';
+import { PgEventLog } from './pg-event-log.repository';
+import { PgEventOutbox } from './pg-event-outbox.repository';
+
+describe('The event outbox on PostgreSQL (real database)', () => {
+  const db = useTestDatabase();
+
+  describeEventOutboxContract('PostgreSQL', async () => {
+    await resetDatabase(db.dataSource);
+    const { uow } = pgRepositories(db.host);
+    return { uow, outbox: new PgEventOutbox(db.host), log: new PgEventLog(db.host) };
+  });
+});

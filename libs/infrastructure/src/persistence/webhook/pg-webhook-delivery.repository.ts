@@ -1,0 +1,164 @@
+import { Injectable } from '@nestjs/common';
+import {
+  EventName,
+  Page,
+  PageRequest,
+  pageFromRows,
+  WebhookAttemptOutcome,
+  WebhookAttemptTarget,
+  WebhookDelivery,
+  WebhookDeliveryRepository,
+  WebhookQueueStats,
+} from '@petstore/application';
+import { TransactionHost } from '../../database/transaction-host';
+
+/*
+ * Fixed SQL run straight on pg by the transaction host: rows map straight to deliveries. Several statements
+ * (ON CONFLICT, guarded updates, arrays) are plain SQL anyway. The tables are the ones their migrations create.
+ */
+/** A delivery's columns (`webhook_deliveries d`), with its event's type (`webhook_events ev`). */
+const COLUMNS = `d.id, d.event_id, ev.type, d.endpoint_id, d.status, d.attempts, d.last_status_code,
+  d.last_error, d.next_attempt_at, d.created_at, d.delivered_at`;
+// The partial indexes webhook_deliveries_pending_idx and webhook_endpoints_failing_idx keep it to the rows counted.
+const QUEUE_STATS = `SELECT d.pending, d.retrying, d.due,
+    (SELECT count(*)::int FROM webhook_endpoints
+      WHERE failing_since IS NOT NULL AND disabled_at IS NULL) AS failing
+  FROM (SELECT count(*)::int AS pending, (count(*) FILTER (WHERE attempts > 0))::int AS retrying,
+               min(next_attempt_at) AS due
+          FROM webhook_deliveries WHERE status = 'pending') d`;
+/** One delivery per endpoint of `$2`, due at `$3`; those that exist already are left alone. */
+const CREATE_FOR = `INSERT INTO webhook_deliveries (event_id, endpoint_id, created_at, next_attempt_at)
+  SELECT $1, endpoint_id, $3, $3 FROM unnest($2::bigint[]) AS endpoint_id
+  ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`;
+const FIND_TARGET = `SELECT ${COLUMNS}, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+    e.disabled_at IS NOT NULL AS disabled, ev.body
+  FROM webhook_deliveries d
+  JOIN webhook_events ev ON ev.id = d.event_id
+  JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.id = $1`;
+/** Guarded by the attempts recorded before (`$3`) and the pending status: a rerun records nothing twice. */
+const RECORD_ATTEMPT = `UPDATE webhook_deliveries
+  SET attempts = $2, status = $4::varchar, last_status_code = $5, last_error = $6, next_attempt_at = $7,
+      delivered_at = CASE WHEN $4::varchar = 'delivered' THEN $8::timestamptz END
+  WHERE id = $1 AND attempts = $3 AND status = 'pending'`;
+const LOCK_FOR_REQUEUE = `SELECT status, next_attempt_at FROM webhook_deliveries
+  WHERE id = $1 AND endpoint_id = $2 FOR UPDATE`;
+const REQUEUE = `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $2
+  FROM webhook_events ev WHERE d.id = $1 AND ev.id = d.event_id
+  RETURNING ${COLUMNS}`;
+const LIST_FOR_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+  WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2) ORDER BY d.id DESC LIMIT $3`;
+
+/** A row of `webhook_deliveries` with its event's type, as pg returns it (bigint as text). */
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  type: string;
+  endpoint_id: string;
+  status: WebhookDelivery['status'];
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+/** FIND_TARGET's row: the delivery, what its endpoint signs and sends with, and its event's body. */
+interface TargetRow extends DeliveryRow {
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  disabled: boolean;
+  body: string;
+}
+
+const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
+  id: Number(row.id),
+  eventId: row.event_id,
+  type: row.type as EventName,
+  endpointId: Number(row.endpoint_id),
+  status: row.status,
+  attempts: row.attempts,
+  lastStatusCode: row.last_status_code,
+  lastError: row.last_error,
+  nextAttemptAt: row.next_attempt_at,
+  createdAt: row.created_at,
+  deliveredAt: row.delivered_at,
+});
+
+@Injectable()
+export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
+  constructor(private readonly host: TransactionHost) {
+    super();
+  }
+
+  async queueStats(): Promise<WebhookQueueStats> {
+    const [row] = await this.host.query<{ pending: number; retrying: number; due: Date | null; failing: number }>(
+      QUEUE_STATS,
+    );
+    return { pending: row.pending, retrying: row.retrying, earliestDueAt: row.due, failingEndpoints: row.failing };
+  }
+
+  async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
+    if (endpointIds.length === 0) return [];
+    const rows = await this.host.query<{ id: string }>(CREATE_FOR, [eventId, endpointIds, now]);
+    return rows.map((row) => Number(row.id));
+  }
+
+  async findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null> {
+    const [row] = await this.host.query<TargetRow>(FIND_TARGET, [deliveryId]);
+    if (!row) return null;
+    return {
+      delivery: toDelivery(row),
+      url: row.url,
+      secret: row.secret,
+      previousSecret: row.previous_secret,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+      endpointDisabled: row.disabled,
+      body: row.body,
+    };
+  }
+
+  async recordAttempt(o: WebhookAttemptOutcome): Promise<boolean> {
+    const { affected: count } = await this.host.execute(RECORD_ATTEMPT, [
+      o.deliveryId,
+      o.attempt,
+      o.previousAttempts,
+      o.status,
+      o.statusCode,
+      o.error?.slice(0, 1000) ?? null,
+      o.nextAttemptAt,
+      o.at,
+    ]);
+    return count > 0;
+  }
+
+  /**
+   * Under the delivery's row lock (the caller's transaction), `now()` read once it is held: of two requeues at once,
+   * the second finds the attempt the first made due.
+   */
+  async requeue(
+    endpointId: number,
+    deliveryId: number,
+    now: () => Date,
+  ): Promise<WebhookDelivery | 'pending' | 'not_found'> {
+    const [current] = await this.host.query<{ status: string; next_attempt_at: Date | null }>(LOCK_FOR_REQUEUE, [
+      deliveryId,
+      endpointId,
+    ]);
+    if (!current) return 'not_found';
+    const at = now();
+    if (current.status === 'pending' && (current.next_attempt_at === null || current.next_attempt_at <= at)) {
+      return 'pending';
+    }
+    const [row] = await this.host.query<DeliveryRow>(REQUEUE, [deliveryId, at]);
+    return toDelivery(row);
+  }
+
+  async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
+    const rows = await this.host.query<DeliveryRow>(LIST_FOR_ENDPOINT, [endpointId, afterId ?? null, limit + 1]);
+    return pageFromRows(rows.map(toDelivery), limit, (delivery) => delivery.id);
+  }
+}
