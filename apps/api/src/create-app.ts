@@ -6,10 +6,10 @@ import { EnsureAdministrator } from '@petstore/application';
 import { AssemblyOptions, ProcessModule } from './assembly/assembly';
 import { apiRoles, Roles } from './assembly/roles';
 import { clientErrorHandler, frameworkErrors, PetstoreFastifyAdapter } from './common/errors/framework-errors';
-import { registerRequestPipeline } from './common/http/pipeline';
-import { BODY_LIMIT_BYTES } from './common/http/input-limits.hooks';
+import { registerRequestPipeline } from './assembly/pipeline';
+import { BODY_LIMIT_BYTES } from './common/http-kit/body-limit';
 import { requestId } from './common/http/request-id';
-import { buildOpenApiDocument } from './common/openapi/openapi';
+import { buildOpenApiDocument } from './openapi/openapi';
 import { OperationShapes } from './common/validation/operation-shapes';
 import { createRootLogger, nestLogger, startupNestLogger, RootLogger, silentLogger } from './common/logging/logging';
 

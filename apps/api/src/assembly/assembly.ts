@@ -6,8 +6,8 @@ import { ChangeSignalsModule } from '../accounts/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
-import { applyIdempotencyToPosts } from '../common/idempotency/idempotent-posts';
-import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { applyIdempotencyToPosts } from '../idempotency/idempotent-posts';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
@@ -22,7 +22,7 @@ import {
   MessagingWorkerModule,
   messagingJobs,
 } from '../messages/messaging.module';
-import { MetricsModule } from '../common/metrics/metrics.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { ORDERING_JOBS, OrderingHttpModule, OrderingModule } from '../ordering/ordering.module';
 import { SeedModule } from '../seed/seed';
 import { webhookJobs, WebhooksHttpModule, WebhooksModule, WebhooksWorkerModule } from '../webhooks/webhooks.module';

@@ -18,7 +18,7 @@ import {
   PgBossMessageQueue,
   PgMessageRepository,
 } from '@petstore/infrastructure';
-import { Metrics } from '../common/metrics/metrics';
+import { Metrics } from '../metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';

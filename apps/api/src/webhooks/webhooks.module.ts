@@ -46,7 +46,7 @@ import {
   WebhookWorkResult,
 } from '@petstore/infrastructure';
 import { Counter } from 'prom-client';
-import { Metrics } from '../common/metrics/metrics';
+import { Metrics } from '../metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';

@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { IdempotencyStore, PurgeExpiredIdempotencyKeys, ResultSealer, RunIdempotently } from '@petstore/application';
 import { HkdfResultSealer, IdempotencyKeyPeppers, PgIdempotencyStore } from '@petstore/infrastructure';
-import type { ConfigPart } from '../../config/app-config';
-import { configToken } from '../../config/config.module';
+import type { ConfigPart } from '../config/app-config';
+import { configToken } from '../config/config.module';
 
 /**
  * `Idempotency-Key` on every POST: the store, the sealer of results that show a secret, the use case (injected into
