@@ -1,6 +1,10 @@
 // Proves the layer rules bite: lints imports against the direction of dependencies
-// (domain <- application <- infrastructure <- api) and expects each to be refused.
+// (domain <- application <- infrastructure <- api) and expects each to be refused. The same for the folders
+// inside apps/api/src and its common/ (eslint.config.mjs, "Folder direction"), and every such folder has a rank.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
+import { APP_FOLDER_RANKS, COMMON_FOLDER_RANKS } from '../eslint.config.mjs';
 
 /** A file at `filePath` that imports `name` from `module`. */
 const probe = (filePath, name, module) => [
@@ -43,6 +47,15 @@ const forbidden = [
   probe('libs/application/src/category/probe.ts', 'InMemoryDatabase', '../../testing/in-memory'),
   probe('libs/infrastructure/src/probe.ts', ...FAKES),
   probe('apps/api/src/probe.ts', ...FAKES),
+  // Folders of apps/api/src: common/ folders import only lower ones (http-kit nothing), and common/ no folder above it.
+  probe('apps/api/src/common/errors/probe.ts', 'requestId', '../http/request-id'),
+  probe('apps/api/src/common/http-kit/probe.ts', 'ApiError', '../errors/api-error'),
+  probe('apps/api/src/common/auth/probe.ts', 'buildOpenApiDocument', '../../openapi/openapi'),
+  probe('apps/api/src/common/admission/probe.ts', 'Metrics', '../../metrics/metrics'),
+  // Top-level folders import only lower ones: the description knows no slice, a slice not the assembly.
+  probe('apps/api/src/openapi/probe.ts', 'AccountsModule', '../accounts/accounts.module'),
+  probe('apps/api/src/metrics/probe.ts', 'registerRequestPipeline', '../assembly/pipeline'),
+  probe('apps/api/src/catalogue/probe.ts', 'ProcessModule', '../assembly/assembly'),
 ];
 const allowed = [
   [
@@ -58,6 +71,13 @@ const allowed = [
   probe('libs/infrastructure/src/probe.spec.ts', ...FAKES),
   probe('apps/api/test/probe.spec.ts', ...FAKES),
   probe('libs/application/src/category/probe.spec.ts', 'InMemoryDatabase', '../../testing'),
+  probe('apps/api/src/common/http/probe.ts', 'ApiError', '../errors/api-error'),
+  probe('apps/api/src/common/rate-limit/probe.ts', 'routeOf', '../http-kit/route-label'),
+  probe('apps/api/src/openapi/probe.ts', 'describeIdempotency', '../idempotency/idempotency.openapi'),
+  probe('apps/api/src/ordering/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
+  probe('apps/api/src/assembly/probe.ts', 'MetricsModule', '../metrics/metrics.module'),
+  // A spec is imported by nothing, so closes no cycle: it may use what it tests with (the real registry here).
+  probe('apps/api/src/common/admission/probe.spec.ts', 'Metrics', '../../metrics/metrics'),
 ];
 
 const eslint = new ESLint();
@@ -75,5 +95,20 @@ for (const [filePath, code] of allowed) {
   const errors = result.messages.filter((m) => m.severity === 2);
   console.log(`${errors.length ? 'REFUSED (bad) ' : 'allowed (good)'} ${filePath}: ${code.split('\n')[0]}`);
   if (errors.length) failures++;
+}
+/** The folders of `dir` that hold TypeScript, at any depth. */
+const tsFolders = (dir) =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .filter((entry) => readdirSync(join(dir, entry.name), { recursive: true }).some((f) => String(f).endsWith('.ts')))
+    .map((entry) => entry.name);
+for (const [dir, ranks] of [
+  ['apps/api/src', APP_FOLDER_RANKS],
+  ['apps/api/src/common', COMMON_FOLDER_RANKS],
+]) {
+  for (const folder of tsFolders(dir).filter((name) => !(name in ranks))) {
+    console.log(`NO RANK (bad)  ${dir}/${folder}: give it one in eslint.config.mjs ("Folder direction")`);
+    failures++;
+  }
 }
 process.exit(failures ? 1 : 0);
