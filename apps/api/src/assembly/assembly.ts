@@ -15,7 +15,7 @@ import { DatabaseModule } from '../database/database.module';
 import { HealthController, RedisProbe } from '../health/health.controller';
 import { JobQueueModule } from '../jobs/job-queue.module';
 import { ScheduledJob, SliceJobs } from '../jobs/scheduled-jobs';
-import { Drain } from '../common/drain/drain.service';
+import { DrainModule } from '../common/drain/drain.module';
 import {
   MessagingHttpModule,
   MessagingModule,
@@ -80,10 +80,10 @@ export class ProcessModule {
     const runsSlices = http || roles.worksJobs;
     return {
       module: ProcessModule,
-      global: true, // Drain, for the job queue's closer (what is left of SHUTDOWN_TIMEOUT_MS after the drain)
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config),
+        DrainModule, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
         JobQueueModule.forRoot({
           slices: sliceJobs(config),
           supervise: roles.worksJobs,
@@ -118,11 +118,9 @@ export class ProcessModule {
             // After the key (401/403 first): a parameter or field the operation does not define is a 400.
             { provide: APP_GUARD, useClass: OperationShapeGuard },
             OperationShapes, // loaded from the served description by createApp
-            Drain, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
             RedisProbe,
           ]
         : [],
-      exports: http ? [Drain] : [],
     };
   }
 }

@@ -20,6 +20,7 @@ import { PetDto } from './pet.dto';
 import { InventoryController } from './inventory.controller';
 import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /** The catalogue's use cases: provided here, used by its controllers and the seed. */
 const USE_CASES = [
@@ -51,5 +52,8 @@ export class CatalogueModule {
 }
 
 /** `/categories`, `/pets`, `/store/inventory` (the `http` role). */
-@Module({ imports: [CatalogueModule], controllers: [CategoriesController, PetsController, InventoryController] })
+@Module({
+  imports: [CatalogueModule, IdempotencyModule],
+  controllers: [CategoriesController, PetsController, InventoryController],
+})
 export class CatalogueHttpModule {}

@@ -26,6 +26,7 @@ import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { MessageDto } from './message.dto';
 import { MessagesController } from './messages.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /** The message queues, for the job queue. */
 export function messagingJobs(config: AppConfig): SliceJobs {
@@ -87,7 +88,7 @@ export class MessagingModule {
 }
 
 /** `/messages` (the `http` role). */
-@Module({ imports: [MessagingModule], controllers: [MessagesController] })
+@Module({ imports: [MessagingModule, IdempotencyModule], controllers: [MessagesController] })
 export class MessagingHttpModule {}
 
 /** Starts this process's message workers (the `worker` role; the job queue stops them). */

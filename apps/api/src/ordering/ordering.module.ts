@@ -6,6 +6,7 @@ import { OrdersController } from './orders.controller';
 import { OrderDto } from './order.dto';
 import { WebhookPayloadShapes } from '../webhooks/webhook-payloads';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /** Ordering's scheduled job: open orders past ORDER_HOLD_MINUTES are cancelled. */
 export const ORDERING_JOBS: SliceJobs = {
@@ -28,5 +29,5 @@ export class OrderingModule {
 }
 
 /** `/store/orders` (the `http` role). */
-@Module({ imports: [OrderingModule], controllers: [OrdersController] })
+@Module({ imports: [OrderingModule, IdempotencyModule], controllers: [OrdersController] })
 export class OrderingHttpModule {}

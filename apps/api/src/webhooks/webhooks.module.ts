@@ -53,6 +53,7 @@ import { SliceJobs } from '../jobs/scheduled-jobs';
 import { WebhookPayloadShapes } from './webhook-payloads';
 import { EventsController } from './events.controller';
 import { WebhooksController } from './webhooks.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 function webhookSettings(webhooks: ConfigPart<'webhooks'>): WebhookSettings {
   return new WebhookSettings(webhooks.retryDelaysMs ?? WebhookSettings.DEFAULT_RETRY_DELAYS_MS);
@@ -211,7 +212,7 @@ export class WebhookQueueMetrics {
 export class WebhooksModule {}
 
 /** `/webhooks/endpoints` and `/events` (the `http` role). */
-@Module({ imports: [WebhooksModule], controllers: [WebhooksController, EventsController] })
+@Module({ imports: [WebhooksModule, IdempotencyModule], controllers: [WebhooksController, EventsController] })
 export class WebhooksHttpModule {}
 
 /** Starts this process's webhook workers (the `worker` role; the job queue stops them). */
