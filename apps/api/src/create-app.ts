@@ -24,8 +24,9 @@ export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'role
 
 /**
  * Builds the whole HTTP application (used by main.ts and by the HTTP tests alike):
- * Fastify with the body limit (BODY_LIMIT_BYTES), request ids, the one guard, pipe and filter, paginated
- * lists sent by a Fastify hook (no global interceptor), the OpenAPI description at /openapi.json and /docs.
+ * Fastify with the body limit (BODY_LIMIT_BYTES), request ids, the two guards (the API key, the operation's shape),
+ * the one pipe and filter, paginated lists sent by a Fastify hook (no global interceptor), the OpenAPI description at
+ * /openapi.json and /docs.
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
   const { http, auth } = options.config;
