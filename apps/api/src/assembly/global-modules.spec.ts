@@ -14,8 +14,9 @@ function productionFiles(dir: string): string[] {
 }
 
 /**
- * The Nest modules a file makes global: a class decorated `@Global()`, or a dynamic module `{ module: X, global: true }`.
- * An object with `global: true` but no `module` is no Nest module (@fastify/compress takes such an option).
+ * The Nest modules a file makes global: a class decorated `@Global()`, or a dynamic module
+ * `{ module: X, global: true }`. An object with `global: true` but no `module` is no Nest module (@fastify/compress
+ * takes such an option).
  */
 function globalModulesOf(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
