@@ -56,8 +56,9 @@ const layerRules = ({ testsMayUseTesting }) => [
  * folder's production code imports only folders of a lower rank, so imports between folders can make no cycle:
  *   config, release, lifecycle  <-  common  <-  database, jobs, metrics, idempotency  <-  openapi
  *     <-  the slices (which may also import one another)  <-  assembly  <-  main.ts, create-app.ts
- * and inside common/ the same, from http-kit (imports nothing of the app) up. A new folder gets a rank here
- * (tools/check-boundaries.mjs fails on a folder without one). Specs are exempt, as for the layers: nothing imports a
+ * and inside common/ the same, from http-kit (imports nothing of the app) up. A top-level folder not in the table is
+ * a slice (the resource generator adds such folders); a new folder of common/ needs a rank here
+ * (tools/check-boundaries.mjs fails on one without). Specs are exempt, as for the layers: nothing imports a
  * spec, so it closes no cycle (apps/api/src/assembly/folders.spec.ts walks the production imports for cycles).
  * These rules own `@typescript-eslint/no-restricted-imports` for apps/api/src; other import rules for those files
  * use the core `no-restricted-imports`, so that neither block replaces the other.
@@ -120,6 +121,12 @@ const folderRule = (files, forbidden, allowed) => ({
   },
 });
 const folderDirection = [
+  // Any folder of apps/api/src first, as a slice; the blocks after it, more specific, replace this for theirs.
+  folderRule(
+    ['apps/api/src/*/**/*.ts'],
+    notBelow(APP_FOLDER_RANKS, SLICE_RANK).filter((other) => APP_FOLDER_RANKS[other] !== SLICE_RANK),
+    below(APP_FOLDER_RANKS, SLICE_RANK),
+  ),
   ...Object.entries(APP_FOLDER_RANKS)
     .filter(([name]) => name !== 'common')
     .map(([name, rank]) =>
