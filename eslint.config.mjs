@@ -116,6 +116,105 @@ const sliceRules = SLICES.filter((slice) => slice.refused.length).flatMap((slice
   ];
 });
 
+/**
+ * Folder direction inside apps/api/src (docs/architecture.md, "Inside apps/api"). Every folder has a rank, and a
+ * folder's production code imports only folders of a lower rank, so imports between folders can make no cycle:
+ *   config, release, lifecycle  <-  common  <-  database, jobs, metrics, idempotency  <-  openapi
+ *     <-  the slices (which may also import one another)  <-  assembly  <-  main.ts, create-app.ts
+ * and inside common/ the same, from http-kit (imports nothing of the app) up. A top-level folder not in the table is
+ * a slice (the resource generator adds such folders); a new folder of common/ needs a rank here
+ * (tools/check-boundaries.mjs fails on one without). Specs are exempt, as for the layers: nothing imports a
+ * spec, so it closes no cycle (apps/api/src/assembly/folders.spec.ts walks the production imports for cycles).
+ * These rules own `@typescript-eslint/no-restricted-imports` for apps/api/src; other import rules for those files
+ * use the core `no-restricted-imports`, so that neither block replaces the other.
+ */
+export const APP_FOLDER_RANKS = {
+  config: 0,
+  release: 0,
+  lifecycle: 0,
+  common: 1,
+  database: 2,
+  jobs: 2,
+  metrics: 2,
+  idempotency: 2,
+  openapi: 3,
+  accounts: 4,
+  catalogue: 4,
+  ordering: 4,
+  messages: 4,
+  webhooks: 4,
+  health: 4,
+  seed: 4,
+  assembly: 5,
+};
+const SLICE_RANK = 4;
+export const COMMON_FOLDER_RANKS = {
+  'http-kit': 0,
+  errors: 1,
+  auth: 2,
+  http: 2,
+  logging: 2,
+  tracing: 2,
+  validation: 2,
+  admission: 3,
+  conditional: 3,
+  deprecation: 3,
+  drain: 3,
+  pagination: 3,
+  'rate-limit': 4,
+};
+// The folder names of both tables differ, so a relative import names its folder whatever its depth.
+const below = (ranks, rank) => Object.keys(ranks).filter((name) => ranks[name] < rank);
+const notBelow = (ranks, rank, self) => Object.keys(ranks).filter((name) => ranks[name] >= rank && name !== self);
+const folderRule = (files, forbidden, allowed) => ({
+  files,
+  ignores: TEST_FILES,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^(\\.\\./)+(common/)?(${forbidden.join('|')})(/|$)`,
+            message: `Imports run down the folders of apps/api/src (docs/architecture.md): this folder may import ${
+              allowed.join(', ') || 'no other folder of the app'
+            }.`,
+          },
+        ],
+      },
+    ],
+  },
+});
+const folderDirection = [
+  // Any folder of apps/api/src first, as a slice; the blocks after it, more specific, replace this for theirs.
+  folderRule(
+    ['apps/api/src/*/**/*.ts'],
+    notBelow(APP_FOLDER_RANKS, SLICE_RANK).filter((other) => APP_FOLDER_RANKS[other] !== SLICE_RANK),
+    below(APP_FOLDER_RANKS, SLICE_RANK),
+  ),
+  ...Object.entries(APP_FOLDER_RANKS)
+    .filter(([name]) => name !== 'common')
+    .map(([name, rank]) =>
+      folderRule(
+        [`apps/api/src/${name}/**/*.ts`],
+        notBelow(APP_FOLDER_RANKS, rank, name).filter(
+          (other) => rank !== SLICE_RANK || APP_FOLDER_RANKS[other] !== rank,
+        ),
+        below(APP_FOLDER_RANKS, rank),
+      ),
+    ),
+  ...Object.entries(COMMON_FOLDER_RANKS).map(([name, rank]) =>
+    folderRule(
+      [`apps/api/src/common/${name}/**/*.ts`],
+      [...notBelow(APP_FOLDER_RANKS, APP_FOLDER_RANKS.common, 'common'), ...notBelow(COMMON_FOLDER_RANKS, rank, name)],
+      [
+        ...below(APP_FOLDER_RANKS, APP_FOLDER_RANKS.common),
+        ...below(COMMON_FOLDER_RANKS, rank).map((n) => `common/${n}`),
+      ],
+    ),
+  ),
+];
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -176,6 +275,8 @@ export default [
     ignores: TEST_FILES,
     rules: { 'no-restricted-imports': ['error', { patterns: [NO_TEST_DOUBLES] }] },
   },
+  // Folder direction inside apps/api/src (above).
+  ...folderDirection,
   {
     // The client is what API callers install: no server framework, no persistence, no non-null assertions.
     files: ['libs/client/**/*.ts'],

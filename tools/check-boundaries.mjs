@@ -1,7 +1,11 @@
 // Proves the layer rules bite: lints imports against the direction of dependencies
-// (domain <- application <- infrastructure <- api) and expects each to be refused; and the slice rules
-// (webhooks -> events <- catalogue, ordering, messaging; nothing -> webhooks but the assembly).
+// (domain <- application <- infrastructure <- api) and expects each to be refused; the slice rules
+// (webhooks -> events <- catalogue, ordering, messaging; nothing -> webhooks but the assembly); and the folders
+// inside apps/api/src and its common/ (eslint.config.mjs, "Folder direction"), and every folder of common/ has a rank.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
+import { APP_FOLDER_RANKS, COMMON_FOLDER_RANKS } from '../eslint.config.mjs';
 
 /** A file at `filePath` that imports `name` from `module`. */
 const probe = (filePath, name, module) => [
@@ -62,6 +66,17 @@ const forbidden = [
   probe('apps/api/src/accounts/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
   probe('apps/api/src/events/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
   probe('apps/api/src/events/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
+  // Folders of apps/api/src: common/ folders import only lower ones (http-kit nothing), and common/ no folder above it.
+  probe('apps/api/src/common/errors/probe.ts', 'requestId', '../http/request-id'),
+  probe('apps/api/src/common/http-kit/probe.ts', 'ApiError', '../errors/api-error'),
+  probe('apps/api/src/common/auth/probe.ts', 'buildOpenApiDocument', '../../openapi/openapi'),
+  probe('apps/api/src/common/admission/probe.ts', 'Metrics', '../../metrics/metrics'),
+  // Top-level folders import only lower ones: the description knows no slice, a slice not the assembly.
+  probe('apps/api/src/openapi/probe.ts', 'AccountsModule', '../accounts/accounts.module'),
+  probe('apps/api/src/metrics/probe.ts', 'registerRequestPipeline', '../assembly/pipeline'),
+  probe('apps/api/src/catalogue/probe.ts', 'ProcessModule', '../assembly/assembly'),
+  // A folder the table does not name (a generated resource) is a slice.
+  probe('apps/api/src/new-things/probe.ts', 'ProcessModule', '../assembly/assembly'),
 ];
 const allowed = [
   [
@@ -86,6 +101,13 @@ const allowed = [
   probe('apps/api/src/webhooks/probe.ts', 'EventsModule', '../events/events.module'),
   probe('apps/api/src/assembly/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
   probe('apps/api/src/events/probe.ts', 'PetDto', '../catalogue/pet.dto'),
+  probe('apps/api/src/common/http/probe.ts', 'ApiError', '../errors/api-error'),
+  probe('apps/api/src/common/rate-limit/probe.ts', 'routeOf', '../http-kit/route-label'),
+  probe('apps/api/src/openapi/probe.ts', 'describeIdempotency', '../idempotency/idempotency.openapi'),
+  probe('apps/api/src/ordering/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
+  probe('apps/api/src/assembly/probe.ts', 'MetricsModule', '../metrics/metrics.module'),
+  // A spec is imported by nothing, so closes no cycle: it may use what it tests with (the real registry here).
+  probe('apps/api/src/common/admission/probe.spec.ts', 'Metrics', '../../metrics/metrics'),
 ];
 
 const eslint = new ESLint();
@@ -104,4 +126,16 @@ for (const [filePath, code] of allowed) {
   console.log(`${errors.length ? 'REFUSED (bad) ' : 'allowed (good)'} ${filePath}: ${code.split('\n')[0]}`);
   if (errors.length) failures++;
 }
+/** The folders of `dir` that hold TypeScript, at any depth. */
+const tsFolders = (dir) =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .filter((entry) => readdirSync(join(dir, entry.name), { recursive: true }).some((f) => String(f).endsWith('.ts')))
+    .map((entry) => entry.name);
+// A top-level folder without a rank is a slice; a folder of common/ has no such default.
+for (const folder of tsFolders('apps/api/src/common').filter((name) => !(name in COMMON_FOLDER_RANKS))) {
+  console.log(`NO RANK (bad)  apps/api/src/common/${folder}: give it one in eslint.config.mjs ("Folder direction")`);
+  failures++;
+}
+if (!('common' in APP_FOLDER_RANKS)) failures++;
 process.exit(failures ? 1 : 0);

@@ -6,10 +6,10 @@ import { EnsureAdministrator } from '@petstore/application';
 import { AssemblyOptions, ProcessModule } from './assembly/assembly';
 import { apiRoles, Roles } from './assembly/roles';
 import { clientErrorHandler, frameworkErrors, PetstoreFastifyAdapter } from './common/errors/framework-errors';
-import { registerRequestPipeline } from './common/http/pipeline';
-import { BODY_LIMIT_BYTES } from './common/http/input-limits.hooks';
+import { registerRequestPipeline } from './assembly/pipeline';
+import { BODY_LIMIT_BYTES } from './common/http-kit/body-limit';
 import { requestId } from './common/http/request-id';
-import { buildOpenApiDocument } from './common/openapi/openapi';
+import { buildOpenApiDocument } from './openapi/openapi';
 import { OperationShapes } from './common/validation/operation-shapes';
 import { createRootLogger, nestLogger, startupNestLogger, RootLogger, silentLogger } from './common/logging/logging';
 
@@ -24,8 +24,9 @@ export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'role
 
 /**
  * Builds the whole HTTP application (used by main.ts and by the HTTP tests alike):
- * Fastify with the body limit (BODY_LIMIT_BYTES), request ids, the one guard, pipe and filter, paginated
- * lists sent by a Fastify hook (no global interceptor), the OpenAPI description at /openapi.json and /docs.
+ * Fastify with the body limit (BODY_LIMIT_BYTES), request ids, the two guards (the API key, the operation's shape),
+ * the one pipe and filter, paginated lists sent by a Fastify hook (no global interceptor), the OpenAPI description at
+ * /openapi.json and /docs.
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
   const { http, auth } = options.config;

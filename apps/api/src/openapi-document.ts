@@ -3,7 +3,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ProcessModule } from './assembly/assembly';
 import { Roles } from './assembly/roles';
-import { buildOpenApiDocument } from './common/openapi/openapi';
+import { buildOpenApiDocument } from './openapi/openapi';
 import { AppConfig } from './config/app-config';
 
 /**

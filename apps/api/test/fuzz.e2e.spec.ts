@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { BODY_LIMIT_BYTES } from '../src/common/http/input-limits.hooks';
+import { BODY_LIMIT_BYTES } from '../src/common/http-kit/body-limit';
 import { MAX_JSON_DEPTH } from '../src/common/http/input-limits.hooks';
 import { ADMIN_KEY, TestApp, TestResponse } from './support/test-app';
 

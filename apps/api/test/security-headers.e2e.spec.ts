@@ -1,6 +1,6 @@
 import fastifyHelmet from '@fastify/helmet';
 import Fastify from 'fastify';
-import { API_CSP, DOCS_CSP } from '../src/common/http/security-headers.hooks';
+import { API_CSP, DOCS_CSP } from '../src/common/http-kit/security-headers.hooks';
 import { TestApp } from './support/test-app';
 
 /** A Content-Security-Policy header as directive → sources. */

@@ -11,8 +11,8 @@ import { IssueApiKey, ManageApiKeys, SignUp, type VerifiedKey } from '@petstore/
 import { type Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount, CurrentApiKey, Public } from '../common/auth/auth.decorators';
-import { ShowsSecret } from '../common/idempotency/idempotency.decorators';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ShowsSecret } from '../idempotency/idempotency.decorators';
+import { ApiErrors } from '../openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';

@@ -12,6 +12,7 @@ import {
 import { CryptoApiKeySecrets, PgAccountRepository, PgApiKeyRepository } from '@petstore/infrastructure';
 import { BearerStrategy } from '../common/auth/bearer.strategy';
 import { MyAccountController, SignUpController } from './accounts.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /**
  * Accounts, their API keys and authentication (the bearer strategy the guard uses). The key cache and the
@@ -35,5 +36,5 @@ import { MyAccountController, SignUpController } from './accounts.controller';
 export class AccountsModule {}
 
 /** `/accounts` (the `http` role). */
-@Module({ imports: [AccountsModule], controllers: [SignUpController, MyAccountController] })
+@Module({ imports: [AccountsModule, IdempotencyModule], controllers: [SignUpController, MyAccountController] })
 export class AccountsHttpModule {}

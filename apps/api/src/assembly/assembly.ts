@@ -6,8 +6,8 @@ import { ChangeSignalsModule } from '../change-signals/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
-import { applyIdempotencyToPosts } from '../common/idempotency/idempotent-posts';
-import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { applyIdempotencyToPosts } from '../idempotency/idempotent-posts';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
@@ -16,14 +16,14 @@ import { EVENTS_JOBS, EventsHttpModule, EventsModule } from '../events/events.mo
 import { HealthController, RedisProbe } from '../health/health.controller';
 import { JobQueueModule } from '../jobs/job-queue.module';
 import { ScheduledJob, SliceJobs } from '../jobs/scheduled-jobs';
-import { Drain } from '../common/drain/drain.service';
+import { DrainModule } from '../common/drain/drain.module';
 import {
   MessagingHttpModule,
   MessagingModule,
   MessagingWorkerModule,
   messagingJobs,
 } from '../messages/messaging.module';
-import { MetricsModule } from '../common/metrics/metrics.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { ORDERING_JOBS, OrderingHttpModule, OrderingModule } from '../ordering/ordering.module';
 import { SeedModule } from '../seed/seed';
 import { webhookJobs, WebhooksHttpModule, WebhooksModule, WebhooksWorkerModule } from '../webhooks/webhooks.module';
@@ -82,10 +82,10 @@ export class ProcessModule {
     const runsSlices = http || roles.worksJobs;
     return {
       module: ProcessModule,
-      global: true, // Drain, for the job queue's closer (what is left of SHUTDOWN_TIMEOUT_MS after the drain)
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config),
+        DrainModule, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
         JobQueueModule.forRoot({
           slices: sliceJobs(config),
           supervise: roles.worksJobs,
@@ -122,11 +122,9 @@ export class ProcessModule {
             // After the key (401/403 first): a parameter or field the operation does not define is a 400.
             { provide: APP_GUARD, useClass: OperationShapeGuard },
             OperationShapes, // loaded from the served description by createApp
-            Drain, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
             RedisProbe,
           ]
         : [],
-      exports: http ? [Drain] : [],
     };
   }
 }

@@ -17,6 +17,7 @@ import { CategoriesController } from './categories.controller';
 import { CatalogueRepositoriesModule } from './catalogue-repositories.module';
 import { PetsController } from './pets.controller';
 import { InventoryController } from './inventory.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /** The catalogue's use cases: provided here, used by its controllers and the seed. */
 const USE_CASES = [
@@ -44,5 +45,8 @@ const USE_CASES = [
 export class CatalogueModule {}
 
 /** `/categories`, `/pets`, `/store/inventory` (the `http` role). */
-@Module({ imports: [CatalogueModule], controllers: [CategoriesController, PetsController, InventoryController] })
+@Module({
+  imports: [CatalogueModule, IdempotencyModule],
+  controllers: [CategoriesController, PetsController, InventoryController],
+})
 export class CatalogueHttpModule {}

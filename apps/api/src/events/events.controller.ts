@@ -4,7 +4,7 @@ import { EventQueries } from '@petstore/application';
 import { Account, isEventId } from '@petstore/domain';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
-import { Stability } from '../common/openapi/stability.decorator';
+import { Stability } from '../openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { EventDto, EventListQueryDto } from './event.dto';

@@ -8,7 +8,7 @@ import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { Drain } from '../common/drain/drain.service';
 import { RELEASE } from '../release/release';
-import { Metrics } from '../common/metrics/metrics';
+import { Metrics } from '../metrics/metrics';
 
 /** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
 const PROBE_TIMEOUT_MS = 2000;

@@ -7,13 +7,13 @@ import {
   Logger,
   Module,
   OnApplicationBootstrap,
-  Optional,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { PgBossJobQueue, QueueDefinition, withStartupLock } from '@petstore/infrastructure';
 import { DataSource } from 'typeorm';
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { DrainModule } from '../common/drain/drain.module';
 import { Drain } from '../common/drain/drain.service';
 import { ScheduledJob, SliceJobs } from './scheduled-jobs';
 
@@ -60,13 +60,13 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
   constructor(
     @Inject(PgBossJobQueue) private readonly jobs: PgBossJobQueue,
     @InjectConfig('process') private readonly settings: ConfigPart<'process'>,
-    @Optional() private readonly drain?: Drain,
+    private readonly drain: Drain,
   ) {}
 
   /** How long the jobs in progress may still run. */
   get stopTimeoutMs(): number {
     const { shutdownTimeoutMs } = this.settings;
-    return this.drain ? this.drain.timeLeft(shutdownTimeoutMs) : shutdownTimeoutMs;
+    return this.drain.timeLeft(shutdownTimeoutMs);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -94,6 +94,7 @@ export class JobQueueModule {
     const queues = [...options.slices.flatMap((slice) => slice.queues ?? []), ...scheduled.map(scheduledQueue)];
     return {
       module: JobQueueModule,
+      imports: [DrainModule],
       providers: [
         {
           provide: PgBossJobQueue,

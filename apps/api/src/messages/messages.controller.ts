@@ -5,7 +5,7 @@ import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { Conditional } from '../common/conditional/conditional.decorator';
-import { Stability } from '../common/openapi/stability.decorator';
+import { Stability } from '../openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { MessageDto, MessageListQueryDto, NewMessageDto } from './message.dto';

@@ -18,12 +18,13 @@ import {
   PgBossMessageQueue,
   PgMessageRepository,
 } from '@petstore/infrastructure';
-import { Metrics } from '../common/metrics/metrics';
+import { Metrics } from '../metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { EventsModule } from '../events/events.module';
 import { MessagesController } from './messages.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /** The message queues, for the job queue. */
 export function messagingJobs(config: AppConfig): SliceJobs {
@@ -82,7 +83,7 @@ export class MessageQueueMetrics {
 export class MessagingModule {}
 
 /** `/messages` (the `http` role). */
-@Module({ imports: [MessagingModule], controllers: [MessagesController] })
+@Module({ imports: [MessagingModule, IdempotencyModule], controllers: [MessagesController] })
 export class MessagingHttpModule {}
 
 /** Starts this process's message workers (the `worker` role; the job queue stops them). */

@@ -3,6 +3,7 @@ import { CancelOrder, CompleteOrder, ExpireHeldOrders, OrderQueries, PlaceOrder 
 import { CatalogueRepositoriesModule } from '../catalogue/catalogue-repositories.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { OrdersController } from './orders.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /** Ordering's scheduled job: open orders past ORDER_HOLD_MINUTES are cancelled. */
 export const ORDERING_JOBS: SliceJobs = {
@@ -21,5 +22,5 @@ export const ORDERING_JOBS: SliceJobs = {
 export class OrderingModule {}
 
 /** `/store/orders` (the `http` role). */
-@Module({ imports: [OrderingModule], controllers: [OrdersController] })
+@Module({ imports: [OrderingModule, IdempotencyModule], controllers: [OrdersController] })
 export class OrderingHttpModule {}

@@ -5,7 +5,7 @@ import type { Account, Order } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ApiErrors } from '../openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';

@@ -40,12 +40,13 @@ import {
   WebhookWorkResult,
 } from '@petstore/infrastructure';
 import { Counter } from 'prom-client';
-import { Metrics } from '../common/metrics/metrics';
+import { Metrics } from '../metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { EventsModule } from '../events/events.module';
 import { WebhooksController } from './webhooks.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 function webhookSettings(webhooks: ConfigPart<'webhooks'>): WebhookSettings {
   return new WebhookSettings(webhooks.retryDelaysMs ?? WebhookSettings.DEFAULT_RETRY_DELAYS_MS);
@@ -191,7 +192,7 @@ export class WebhookQueueMetrics {
 export class WebhooksModule {}
 
 /** `/webhooks/endpoints` (the `http` role). */
-@Module({ imports: [WebhooksModule], controllers: [WebhooksController] })
+@Module({ imports: [WebhooksModule, IdempotencyModule], controllers: [WebhooksController] })
 export class WebhooksHttpModule {}
 
 /** Starts this process's webhook workers (the `worker` role; the job queue stops them). */

@@ -1,7 +1,7 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from '../errors/api-error';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../../metrics/metrics';
 import { Admission } from './admission';
 
 /**

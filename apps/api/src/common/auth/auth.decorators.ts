@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } 
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { VerifiedKey } from '@petstore/application';
 import type { Account, Role } from '@petstore/domain';
-import { ErrorResponseDto } from '../openapi/error.response.dto';
+import { ErrorResponseDto } from '../errors/error.response.dto';
 
 export const AUTH_METADATA = 'petstore:auth';
 export type AuthRequirement = { public: true } | { public: false; role: Role | 'any' };

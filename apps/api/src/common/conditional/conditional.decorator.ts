@@ -3,7 +3,7 @@ import { ApiExtension } from '@nestjs/swagger';
 import type { Precondition } from '@petstore/application';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
-import { MergeRouteConfig } from '../http/route-config';
+import { MergeRouteConfig } from '../http-kit/route-config';
 import { EntityTagList, entityTagOf, matchesStrongly, matchesWeakly, parseEntityTags } from './entity-tag';
 
 /** The marker rides in the Fastify route's config, where the hook finds it for every request… */

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { ConfigPart } from '../../config/app-config';
-import { MergeRouteConfig } from '../http/route-config';
+import { MergeRouteConfig } from '../http-kit/route-config';
 
 /** The sunsets are configuration (e.g. PET_BY_ID_SUNSET): the `deprecations` part of AppConfig. */
 export type Sunsets = ConfigPart<'deprecations'>;

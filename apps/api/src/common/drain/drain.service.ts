@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isHealthProbe } from '../http/health-probes';
+import { isHealthProbe } from '../http-kit/health-probes';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import { cutOff } from '../http/handler-timeout';

@@ -1,5 +1,5 @@
 import { ApplicationError, ErrorKind } from '@petstore/application';
-import { BODY_LIMIT_BYTES } from '../http/input-limits.hooks';
+import { BODY_LIMIT_BYTES } from '../http-kit/body-limit';
 import { DomainError, InvalidValueError } from '@petstore/domain';
 import { ApiError, ErrorDetail } from './api-error';
 import type { PublicErrorCode } from './error-codes';

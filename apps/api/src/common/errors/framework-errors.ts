@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { API_RESPONSE_HEADERS } from '../http/security-headers.hooks';
+import { API_RESPONSE_HEADERS } from '../http-kit/security-headers.hooks';
 import { ApiError } from './api-error';
 import { sendError } from './global-exception.filter';
 

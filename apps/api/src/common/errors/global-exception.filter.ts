@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { routeOf } from '../http/route-label';
+import { routeOf } from '../http-kit/route-label';
 import { ApiError } from './api-error';
 import { markExpectedRefusal } from './expected-refusal';
 import { ErrorBody, toErrorResponse } from './error-response';

@@ -2,9 +2,6 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import { ApiError, ErrorDetail } from '../errors/api-error';
 
-/** The largest request body, in bytes (413 `payload_too_large` beyond). */
-export const BODY_LIMIT_BYTES = 64 * 1024;
-
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 function hasBody(request: FastifyRequest): boolean {

@@ -5,7 +5,7 @@ import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { ConfigPart, LogLevelName } from '../../config/app-config';
-import { routeOf } from '../http/route-label';
+import { routeOf } from '../http-kit/route-label';
 import { isExpectedRefusal } from '../errors/expected-refusal';
 
 export type RootLogger = Logger;

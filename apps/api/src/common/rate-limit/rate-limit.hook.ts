@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { isHealthProbe } from '../http/health-probes';
+import { isHealthProbe } from '../http-kit/health-probes';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { revalidatedWithTag } from '../conditional/conditional.hooks';
 import { ApiError } from '../errors/api-error';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { isHealthProbe } from '../http/health-probes';
-import { routeOf } from '../http/route-label';
+import { isHealthProbe } from '../http-kit/health-probes';
+import { routeOf } from '../http-kit/route-label';
 
 interface Sdk {
   start(): void;

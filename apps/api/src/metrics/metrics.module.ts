@@ -13,8 +13,8 @@ import {
 import { KeyRevocations } from '@petstore/application';
 import { DataSource } from 'typeorm';
 import { Metrics } from './metrics';
-import { AppConfig, ConfigPart } from '../../config/app-config';
-import { InjectConfig } from '../../config/config.module';
+import { AppConfig, ConfigPart } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
 import { MetricsController } from './metrics.controller';
 
 /** Whether this process runs the LISTEN connection of ChangeSignalsModule (MetricsModule.register's `listens`). */

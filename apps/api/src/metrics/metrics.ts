@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { routeOf } from '../http/route-label';
-import { RELEASE } from '../../release/release';
+import { routeOf } from '../common/http-kit/route-label';
+import { RELEASE } from '../release/release';
 
 /** Seconds: from a health probe (1 ms) to a slow order under contention (seconds). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

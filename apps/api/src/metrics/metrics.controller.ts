@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Auth } from '../auth/auth.decorators';
+import { Auth } from '../common/auth/auth.decorators';
 import { Metrics } from './metrics';
 
 @ApiTags('metrics')

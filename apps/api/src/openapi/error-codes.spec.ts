@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CODES_OF_NO_OPERATION } from '../openapi/error-codes.openapi';
-import { ERROR_CODES } from './error-codes';
+import { CODES_OF_NO_OPERATION } from './error-codes.openapi';
+import { ERROR_CODES } from '../common/errors/error-codes';
 
-const ROOT = resolve(__dirname, '../../../../..');
+const ROOT = resolve(__dirname, '../../../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const sorted = (pairs: Iterable<string>) => [...new Set(pairs)].sort();
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { CommandResult, RunIdempotently, type VerifiedKey } from '@petstore/application';
 import { Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors/api-error';
+import { ApiError } from '../common/errors/api-error';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 

@@ -1,16 +1,16 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { IdempotencyStore, PurgeExpiredIdempotencyKeys, ResultSealer, RunIdempotently } from '@petstore/application';
 import { HkdfResultSealer, IdempotencyKeyPeppers, PgIdempotencyStore } from '@petstore/infrastructure';
-import type { ConfigPart } from '../../config/app-config';
-import { configToken } from '../../config/config.module';
+import type { ConfigPart } from '../config/app-config';
+import { configToken } from '../config/config.module';
 
 /**
  * `Idempotency-Key` on every POST: the store, the sealer of results that show a secret, the use case (injected into
  * each controller whose POST handlers the assembly wraps, applyIdempotencyToPosts), and the purge of expired keys
  * (scheduled by the assembly); the store and the sealer take the optional pepper (IDEMPOTENCY_KEY_PEPPER).
- * Global: RunIdempotently is resolved in each slice's module, none of which asks.
+ * Not global: each slice's HTTP module whose controllers have POST handlers imports it, as RunIdempotently is
+ * resolved there; the assembly imports it for the purge in a process without HTTP.
  */
-@Global()
 @Module({
   providers: [
     {

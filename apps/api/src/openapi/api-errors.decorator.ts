@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import { ErrorResponseDto } from './error.response.dto';
+import { ErrorResponseDto } from '../common/errors/error.response.dto';
 
 /**
  * Documents the operation-specific error statuses with the Error schema, e.g.

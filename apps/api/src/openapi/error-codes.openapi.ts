@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ERROR_CODES, type PublicErrorCode } from '../errors/error-codes';
+import { ERROR_CODES, type PublicErrorCode } from '../common/errors/error-codes';
 
 /** Answered before a request reaches an operation (by path, by the HTTP parser): in `ErrorCode`, on no operation. */
 export const CODES_OF_NO_OPERATION: readonly PublicErrorCode[] = [
