@@ -13,6 +13,7 @@ import {
   QueryRunnerAlreadyReleasedError,
   QueryRunnerProviderAlreadyReleasedError,
 } from 'typeorm';
+import { destroySocket } from './session/pg-socket';
 
 /**
  * The one place that reads PostgreSQL and driver errors (SQLSTATE codes, and the messages of
@@ -157,8 +158,6 @@ export function isClientReadTimeout(error: unknown): boolean {
   return READ_TIMEOUT.test((driverError as { message?: string } | null)?.message ?? '');
 }
 
-type PgClient = NodeJS.EventEmitter & { connection?: { stream?: { destroy(): void } } };
-
 /**
  * Closes the runner's connection and waits until pg has reported it lost: by then TypeORM has
  * released the runner with that error, which makes the pool discard the connection.
@@ -166,14 +165,13 @@ type PgClient = NodeJS.EventEmitter & { connection?: { stream?: { destroy(): voi
 export async function dropConnection(runner: QueryRunner): Promise<void> {
   if (runner.isReleased) return;
   // connect() resolves at once with the runner's pg client.
-  const client = (await runner.connect().catch(() => undefined)) as PgClient | undefined;
-  if (!client?.connection?.stream) return;
+  const client = (await runner.connect().catch(() => undefined)) as NodeJS.EventEmitter | undefined;
+  if (!client) return;
   const ended = new Promise<void>((resolve) => {
     client.once('end', () => resolve());
     setTimeout(resolve, 1000).unref();
   });
-  client.connection.stream.destroy();
-  await ended;
+  if (destroySocket(client)) await ended;
 }
 
 /** Whether `error` is a violation of a constraint of this kind (and name, when given): for repositories. */

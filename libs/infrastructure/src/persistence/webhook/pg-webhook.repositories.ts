@@ -21,6 +21,7 @@ import {
 } from '@petstore/application';
 import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
 import { nextSequenceId } from '../../database/next-id';
+import { heldWrite } from '../../database/session/held-write';
 import { TransactionHost } from '../../database/transaction-host';
 import { PgBossJobQueue } from '../../jobs/pg-boss-job-queue';
 
@@ -336,6 +337,15 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
   }
 }
 
+/** An event of the outbox, held (TransactionHost.hold). */
+const INSERT_EVENT = heldWrite({
+  verb: 'insert',
+  table: 'webhook_events',
+  params: 6,
+  sql: (p) => `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
+       VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)})`,
+});
+
 /** The outbox table; each event's fan-out job is sent on the same transaction. */
 @Injectable()
 export class PgWebhookOutboxStore extends WebhookOutboxStore {
@@ -357,11 +367,14 @@ export class PgWebhookOutboxStore extends WebhookOutboxStore {
    */
   async add(event: WebhookEvent, fanOut: boolean): Promise<void> {
     if (!this.host.inTransaction) throw new Error('A webhook event must be recorded inside UnitOfWork.run.');
-    await this.host.hold(
-      `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
-    );
+    await this.host.hold(INSERT_EVENT, [
+      event.id,
+      event.type,
+      event.subjectOwnerId,
+      event.endpointId,
+      event.body,
+      event.createdAt,
+    ]);
     if (fanOut) await this.jobs.sendInTransaction(this.host, WEBHOOK_FAN_OUT_QUEUE, { eventId: event.id }, event.id);
   }
 
