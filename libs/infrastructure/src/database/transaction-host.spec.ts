@@ -324,6 +324,25 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM held_log`)).toEqual([{ n: 0 }]);
   });
 
+  it('the row check costs nothing when the count matches: petstore_expect_rows runs only on another', async () => {
+    const calls = () =>
+      host.query<{ n: string | null }>(
+        `SELECT pg_stat_get_xact_function_calls('petstore_expect_rows(int, bigint, bigint)'::regprocedure) AS n`,
+      );
+    const [held, direct] = await host.transaction(async () => {
+      // This transaction's own function counts (superuser: the tests' role), read before its end.
+      await host.query(`SET LOCAL track_functions = 'pl'`);
+      await host.hold(UPDATE_NOTE, [1, 'x'], { rows: 1, mismatch: () => new Error('no note 1') });
+      await host.hold(LOG, [7, 'checked'], { rows: 1, mismatch: () => new Error('no log 7') });
+      const afterHeld = await calls();
+      // The control: a call is counted.
+      await host.query('SELECT petstore_expect_rows(0, 1, 1)');
+      return [afterHeld, await calls()];
+    });
+    expect(Number(held[0].n ?? 0)).toBe(0);
+    expect(direct).toEqual([{ n: '1' }]);
+  });
+
   it("a held write's constraint violation surfaces at the commit, translated, and rolls everything back", async () => {
     const outcome = await failure(
       host.transaction(async () => {
