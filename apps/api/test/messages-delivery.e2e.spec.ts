@@ -17,6 +17,7 @@ import { Message } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import {
   createDataSource,
+  DatabasePool,
   MESSAGE_DELIVERY_QUEUE,
   MessageDeliveryWorker,
   messageQueues,
@@ -28,7 +29,7 @@ import {
   PgBossWebhookFanOutQueue,
   PgEventOutbox,
   PgMessageRepository,
-  TypeOrmUnitOfWork,
+  PgUnitOfWork,
   webhookQueues,
 } from '@petstore/infrastructure';
 import { ApiEventPayloads } from '../src/events/event-payloads';
@@ -75,13 +76,13 @@ class Worker {
   readonly failures: DeliveryFailedError[] = [];
   jobs!: PgBossJobQueue;
 
-  private constructor(readonly dataSource: DataSource) {}
+  private constructor(readonly pool: DatabasePool) {}
 
   static async start(url: string, clock: Clock, settings: MessageDeliverySettings, supervise = true): Promise<Worker> {
-    const worker = new Worker(await createDataSource(url).initialize());
-    worker.jobs = new PgBossJobQueue(worker.dataSource, { supervise, maintenanceIntervalSeconds: 1 });
+    const worker = new Worker(new DatabasePool(url));
+    worker.jobs = new PgBossJobQueue(worker.pool, { supervise, maintenanceIntervalSeconds: 1 });
     await worker.jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
-    const host = new TransactionHost(worker.dataSource);
+    const host = new TransactionHost(worker.pool);
     const messages = new PgMessageRepository(host);
     // A delivery records its event (message.delivered) in the outbox, on the same transaction; webhooks subscribe.
     const consumers = new EventConsumers();
@@ -91,7 +92,7 @@ class Worker {
     const changes = new PgKeyRevocations(host, { url }).endpointChanges;
     const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
     new WebhookFanOut(consumers, subscribers, new PgBossWebhookFanOutQueue(host, worker.jobs), events);
-    const uow = new TypeOrmUnitOfWork(host);
+    const uow = new PgUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = {
       batchSize: 5,
@@ -105,13 +106,14 @@ class Worker {
 
   async stop(): Promise<void> {
     await this.jobs.stop(2_000);
-    await this.dataSource.destroy();
+    await this.pool.close();
   }
 }
 
 describe('message delivery on the pg-boss job queue (real database)', () => {
   let url: string;
   let dataSource: DataSource;
+  let pool: DatabasePool;
   let host: TransactionHost;
   let messages: PgMessageRepository;
   let jobs: PgBossJobQueue;
@@ -130,13 +132,14 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
   beforeAll(async () => {
     url = await testDatabaseUrl();
     dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
+    pool = new DatabasePool(url);
+    host = new TransactionHost(pool);
     messages = new PgMessageRepository(host);
     // The sending side (an API instance without a worker): creates the schema and the queues.
-    jobs = new PgBossJobQueue(dataSource, { supervise: false });
+    jobs = new PgBossJobQueue(pool, { supervise: false });
     await jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
     clock = new TestClock(new Date('2030-06-15T12:00:00.000Z'));
-    queueMessage = new QueueMessage(new TypeOrmUnitOfWork(host), messages, new PgBossMessageQueue(jobs, host), clock);
+    queueMessage = new QueueMessage(new PgUnitOfWork(host), messages, new PgBossMessageQueue(jobs, host), clock);
   });
 
   beforeEach(async () => {
@@ -155,6 +158,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
 
   afterAll(async () => {
     await jobs.stop(1_000);
+    await pool.close();
     await dataSource.destroy();
   });
 
@@ -198,7 +202,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
   });
 
   it("queues the job in the message's transaction: a rollback leaves neither, a commit both", async () => {
-    const uow = new TypeOrmUnitOfWork(host);
+    const uow = new PgUnitOfWork(host);
     let rolledBack = '';
     await expect(
       uow.run(async () => {

@@ -1,6 +1,9 @@
 export * from './database/data-source';
+export * from './database/database-pool';
 export * from './database/migrator';
 export * from './database/transaction-host';
+export { heldWrite } from './database/session/held-write';
+export type { HeldWrite } from './database/session/held-write';
 export * from './persistence/category/pg-category.repository';
 export * from './persistence/account/pg-account.repository';
 export * from './persistence/pet/pg-pet.repository';

@@ -2,24 +2,28 @@ import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicatio
 import { Clock, UnitOfWork } from '@petstore/application';
 import {
   DEFAULT_POOL_LIMITS,
+  DatabasePool,
+  PgUnitOfWork,
   PoolLimits,
   SystemClock,
   TransactionHost,
   TransactionPreamble,
-  TypeOrmUnitOfWork,
-  createDataSource,
+  openDatabasePool,
   poolBoundsHold,
   transactionBoundsSql,
 } from '@petstore/infrastructure';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 
+/**
+ * Closes the pool when the application closes, after every BeforeApplicationShutdown hook (the job queue stops its
+ * workers first) and the HTTP drain. `DatabasePool.close` ends it once, however often it is called.
+ */
 @Injectable()
-class DataSourceCloser implements OnApplicationShutdown {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+class DatabasePoolCloser implements OnApplicationShutdown {
+  constructor(@Inject(DatabasePool) private readonly pool: DatabasePool) {}
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.pool.close();
   }
 }
 
@@ -31,7 +35,7 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       providers: [
-        { provide: DataSource, useFactory: () => openPool(databaseUrl, poolLimits(config)) },
+        { provide: DatabasePool, useFactory: () => openPool(databaseUrl, poolLimits(config)) },
         // Behind a pooler every transaction starts by setting its bounds (PoolLimits.viaPooler).
         ...(poolLimits(config).viaPooler
           ? [
@@ -41,12 +45,12 @@ export class DatabaseModule {
               },
             ]
           : []),
-        DataSourceCloser,
+        DatabasePoolCloser,
         TransactionHost,
-        { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
+        { provide: UnitOfWork, useClass: PgUnitOfWork },
         { provide: Clock, useClass: SystemClock },
       ],
-      exports: [DataSource, TransactionHost, UnitOfWork, Clock],
+      exports: [DatabasePool, TransactionHost, UnitOfWork, Clock],
     };
   }
 }
@@ -70,11 +74,12 @@ export function poolLimits({ database }: AppConfig): PoolLimits {
  * Through a pooler, sessions it opened before start-up set the role's defaults keep their old values until it
  * renews them; each transaction sets its own, so that is said, not refused.
  */
-async function openPool(url: string, limits: PoolLimits): Promise<DataSource> {
-  const dataSource = await createDataSource(url, {}, limits).initialize();
-  const wrong = await poolBoundsHold(dataSource, limits).catch(() => null);
+async function openPool(url: string, limits: PoolLimits): Promise<DatabasePool> {
+  const pool = await openDatabasePool(url, limits);
+  const session = { query: async (sql: string) => (await pool.query(sql)).rows };
+  const wrong = await poolBoundsHold(session, limits).catch(() => null);
   if (wrong && !limits.viaPooler) {
-    await dataSource.destroy();
+    await pool.close();
     throw new Error(
       `DATABASE_URL's sessions lack the server-side bounds (${wrong}): a connection pooler ignoring start-up ` +
         'parameters? Set DATABASE_DIRECT_URL to a direct connection; see docs/operations.md.',
@@ -85,5 +90,5 @@ async function openPool(url: string, limits: PoolLimits): Promise<DataSource> {
       `A pooled session has other bounds (${wrong}): it predates the role's defaults; transactions set their own.`,
     );
   }
-  return dataSource;
+  return pool;
 }

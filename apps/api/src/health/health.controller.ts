@@ -1,7 +1,7 @@
 import { Controller, Get, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiSchema, ApiTags } from '@nestjs/swagger';
 import Redis from 'ioredis';
-import { DataSource } from 'typeorm';
+import { TransactionHost } from '@petstore/infrastructure';
 import { Public } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
 import { ConfigPart } from '../config/app-config';
@@ -89,7 +89,7 @@ export class RedisProbe implements OnApplicationShutdown {
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly host: TransactionHost,
     private readonly drain: Drain,
     private readonly redis: RedisProbe,
   ) {}
@@ -113,7 +113,7 @@ export class HealthController {
   @ApiOkResponse({ type: HealthDto })
   async ready(): Promise<HealthDto> {
     if (this.drain.isDraining) throw ApiError.shuttingDown('The service is shutting down.', 5);
-    const database = answers(this.dataSource.query('SELECT 1'));
+    const database = answers(this.host.query('SELECT 1'));
     const redis = this.redis.configured ? answers(this.redis.ping()) : undefined;
     if (!(await database)) throw unavailable('The database is not reachable.');
     if (redis === undefined) return { status: 'ok' };

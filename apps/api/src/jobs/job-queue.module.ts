@@ -9,8 +9,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { PgBossJobQueue, QueueDefinition, withStartupLock } from '@petstore/infrastructure';
-import { DataSource } from 'typeorm';
+import { DatabasePool, PgBossJobQueue, QueueDefinition, withStartupLock } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DrainModule } from '../common/drain/drain.module';
@@ -98,14 +97,14 @@ export class JobQueueModule {
       providers: [
         {
           provide: PgBossJobQueue,
-          useFactory: async (dataSource: DataSource) => {
-            const jobs = new PgBossJobQueue(dataSource, { supervise: options.supervise });
+          useFactory: async (pool: DatabasePool) => {
+            const jobs = new PgBossJobQueue(pool, { supervise: options.supervise });
             // Instances starting together would deadlock creating the same queues: they take turns, as for
             // the migrations.
             await withStartupLock(options.startupLockUrl, () => jobs.start(queues));
             return jobs;
           },
-          inject: [DataSource],
+          inject: [DatabasePool],
         },
         JobQueueCloser,
         ...(options.schedule ? [{ provide: SCHEDULED_JOBS, useValue: scheduled }, ScheduledJobsHost] : []),

@@ -11,7 +11,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { KeyRevocations } from '@petstore/application';
-import { DataSource } from 'typeorm';
+import { DatabasePool } from '@petstore/infrastructure';
 import { Metrics } from './metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -20,25 +20,13 @@ import { MetricsController } from './metrics.controller';
 /** Whether this process runs the LISTEN connection of ChangeSignalsModule (MetricsModule.register's `listens`). */
 const LISTENS_FOR_CHANGES = Symbol('LISTENS_FOR_CHANGES');
 
-/** The pool node-postgres keeps behind TypeORM's PostgreSQL driver. */
-interface PgPool {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
-
 /** Gauges of the connection pool: connections open, idle, and queries waiting for one. */
 @Injectable()
 export class DatabasePoolMetrics {
-  constructor(metrics: Metrics, @Inject(DataSource) dataSource: DataSource) {
-    const pool = () => (dataSource.driver as unknown as { master?: PgPool }).master;
-    metrics.gauge('db_pool_connections_total', 'Connections the pool holds.', () => pool()?.totalCount ?? 0);
-    metrics.gauge('db_pool_connections_idle', 'Pool connections not in use.', () => pool()?.idleCount ?? 0);
-    metrics.gauge(
-      'db_pool_waiting_requests',
-      'Queries waiting for a pool connection.',
-      () => pool()?.waitingCount ?? 0,
-    );
+  constructor(metrics: Metrics, @Inject(DatabasePool) pool: DatabasePool) {
+    metrics.gauge('db_pool_connections_total', 'Connections the pool holds.', () => pool.totalCount);
+    metrics.gauge('db_pool_connections_idle', 'Pool connections not in use.', () => pool.idleCount);
+    metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', () => pool.waitingCount);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, PoolConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { translateDriverErrors } from './driver-errors';
 import { MIGRATIONS } from './migrations';
@@ -34,9 +34,35 @@ export const DEFAULT_POOL_LIMITS: PoolLimits = {
 };
 
 /**
- * The one place that knows how the service talks to PostgreSQL. TypeORM's roles are the data source (the pool),
- * transactions (UnitOfWork) and migrations; the repositories run fixed SQL through TransactionHost, so there are no
- * entities. The schema comes only from the migrations listed in `./migrations` (never `synchronize`).
+ * The settings of every pooled connection (node-postgres's pool and client config, without the URL): the service's
+ * own pool (DatabasePool) and the migrations' data source are opened with them.
+ */
+export function poolSettings(limits: PoolLimits = DEFAULT_POOL_LIMITS): PoolConfig {
+  return {
+    max: limits.max,
+    // pg's pipeline mode (public: `pipeline` of pg's client config): a query is sent without waiting for the answer
+    // to the one before. The repositories still wait for each answer; TransactionHost sends a transaction's BEGIN
+    // and its held writes together with the statement or COMMIT that follows them, one round trip for all.
+    pipeline: true,
+    connectionTimeoutMillis: limits.acquireTimeoutMs,
+    // Direct: sent in each connection's start-up packet, so every pooled session has them. Through a
+    // pooler, which refuses them: the role's defaults and each transaction's SET LOCAL (see PoolLimits).
+    ...(limits.viaPooler
+      ? {}
+      : {
+          statement_timeout: limits.statementTimeoutMs,
+          idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+        }),
+    query_timeout: limits.queryTimeoutMs,
+    // TCP keep-alive: a peer gone without a word (a partition) is noticed on idle connections too.
+    keepAlive: true,
+  };
+}
+
+/**
+ * TypeORM's options, for the migrations (migrator.ts), the one role TypeORM has: the service's statements and
+ * transactions run on its own pool (DatabasePool, TransactionHost). The schema comes only from the migrations listed
+ * in `./migrations` (never `synchronize`); there are no entities.
  */
 export function dataSourceOptions(
   url: string,
@@ -51,25 +77,7 @@ export function dataSourceOptions(
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: {
-      max: limits.max,
-      // pg's pipeline mode: a query is sent without waiting for the answer to the one before. TypeORM and the
-      // repositories still wait for each answer; TransactionHost sends a transaction's BEGIN and its held writes
-      // together with the statement or COMMIT that follows them, one round trip for all.
-      pipeline: true,
-      connectionTimeoutMillis: limits.acquireTimeoutMs,
-      // Direct: sent in each connection's start-up packet, so every pooled session has them. Through a
-      // pooler, which refuses them: the role's defaults and each transaction's SET LOCAL (see PoolLimits).
-      ...(limits.viaPooler
-        ? {}
-        : {
-            statement_timeout: limits.statementTimeoutMs,
-            idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
-          }),
-      query_timeout: limits.queryTimeoutMs,
-      // TCP keep-alive: a peer gone without a word (a partition) is noticed on idle connections too.
-      keepAlive: true,
-    },
+    extra: poolSettings(limits),
     ...overrides,
   } as DataSourceOptions;
 }

@@ -8,6 +8,7 @@ import {
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource, DEFAULT_POOL_LIMITS } from './data-source';
+import { DatabasePool } from './database-pool';
 import { TransactionHost } from './transaction-host';
 import { nextClient } from '../../test/support/pool-spy';
 
@@ -24,17 +25,20 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 describe('driver errors are translated once, into the persistence errors (real PostgreSQL)', () => {
   let url: string;
   let dataSource: DataSource;
+  let pool: DatabasePool;
 
   beforeAll(async () => {
     url = await testDatabaseUrl();
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
+    pool = new DatabasePool(url);
     await dataSource.query(`CREATE TABLE IF NOT EXISTS driver_errors (
       id int PRIMARY KEY, n int CONSTRAINT driver_errors_n_ck CHECK (n > 0), note text)`);
   });
 
   afterAll(async () => {
     await dataSource.query('DROP TABLE IF EXISTS driver_errors');
+    await pool.close();
     await dataSource.destroy();
   });
 
@@ -123,8 +127,8 @@ describe('driver errors are translated once, into the persistence errors (real P
   });
 
   it('a connection lost in a transaction, even between statements', async () => {
-    const host = new TransactionHost(dataSource);
-    const taken = nextClient(dataSource);
+    const host = new TransactionHost(pool);
+    const taken = nextClient(pool);
     const lostBetween = await failure(
       host.transaction(async () => {
         const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
@@ -151,7 +155,8 @@ describe('driver errors are translated once, into the persistence errors (real P
   it('a read-only session (a demoted primary, 25006): 503-class, and the connection leaves the pool', async () => {
     const limits = { ...DEFAULT_POOL_LIMITS, max: 1 };
     const single = await createDataSource(url, {}, limits).initialize();
-    const host = new TransactionHost(single);
+    const singlePool = new DatabasePool(url, limits);
+    const host = new TransactionHost(singlePool);
     try {
       // The pool's one connection becomes read-only, as a demoted primary's sessions do.
       const [{ pid }] = await host.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, set_config($1, $2, false)', [
@@ -180,12 +185,13 @@ describe('driver errors are translated once, into the persistence errors (real P
       expect(viaRunner).toBeInstanceOf(StoreUnavailableError);
       await single.query('INSERT INTO driver_errors (id, n) VALUES (43, 1)');
     } finally {
+      await singlePool.close();
       await single.destroy();
     }
   });
 
   it('a connection lost while its COMMIT is on its way: the outcome is unknown, not "unavailable"', async () => {
-    const host = new TransactionHost(dataSource);
+    const host = new TransactionHost(pool);
     // A deferred constraint trigger runs at COMMIT: this one ends its own session there.
     await dataSource.query(`CREATE OR REPLACE FUNCTION driver_errors_die() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$`);
@@ -213,7 +219,7 @@ describe('driver errors are translated once, into the persistence errors (real P
 
   it('after a read-only answer, the pool closes every connection opened before it (stale sessions)', async () => {
     const limits = { ...DEFAULT_POOL_LIMITS, max: 3 };
-    const pooled = await createDataSource(url, {}, limits).initialize();
+    const pooled = new DatabasePool(url, limits);
     const host = new TransactionHost(pooled);
     try {
       // Three connections open at once, then idle in the pool: one of them turns read-only (25006).
@@ -244,7 +250,7 @@ describe('driver errors are translated once, into the persistence errors (real P
       );
       expect(after.filter((pid) => pids.includes(pid))).toEqual([]);
     } finally {
-      await pooled.destroy();
+      await pooled.close();
     }
   });
 

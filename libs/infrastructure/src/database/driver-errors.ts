@@ -13,6 +13,7 @@ import {
   QueryRunnerAlreadyReleasedError,
   QueryRunnerProviderAlreadyReleasedError,
 } from 'typeorm';
+import { destroySocket } from './session/pg-socket';
 
 /**
  * The one place that reads PostgreSQL and driver errors (SQLSTATE codes, and the messages of
@@ -33,14 +34,14 @@ export function translateDriverError(error: unknown): unknown {
     // The connection broke between two statements of a transaction: pg reported it, TypeORM released it.
     return new StoreUnavailableError('connection_lost', said('The database connection was lost'), options);
   }
-  if (code === '57014' || code === '55P03' || READ_TIMEOUT.test(message)) {
+  if (code === '57014' || code === '55P03' || message === READ_TIMEOUT) {
     // statement_timeout / lock_timeout (server side), query_timeout (client side).
     return new StoreUnavailableError('timeout', said('The database did not answer in time'), options);
   }
-  if (ACQUIRE_TIMEOUT.test(message)) {
+  if (message === ACQUIRE_TIMEOUT) {
     return new StoreUnavailableError('timeout', said('No database connection became available in time'), options);
   }
-  if (code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || CONNECTION_LOST.test(message)) {
+  if (code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || connectionLost(message)) {
     return new StoreUnavailableError('connection_lost', said('The database connection was lost'), options);
   }
   if (code === '25006') {
@@ -53,7 +54,7 @@ export function translateDriverError(error: unknown): unknown {
     code.startsWith('53') ||
     code.startsWith('55') ||
     code.startsWith('57') ||
-    POOL_CLOSED.test(message)
+    message === POOL_CLOSED
   ) {
     // Class 55 (55000 "database … is not currently accepting connections") and the rest of class 57 (operator
     // intervention, the database dropped): the database is there but refuses work for now.
@@ -105,11 +106,15 @@ const CONSTRAINT_KINDS = new Map<string, ConstraintViolationError['constraintKin
   ['23502', 'not_null'],
   ['23P01', 'exclusion'],
 ]);
-// pg's own errors have no code, only these messages.
-const READ_TIMEOUT = /^Query read timeout$/;
-const ACQUIRE_TIMEOUT = /^timeout exceeded when trying to connect$/;
-const CONNECTION_LOST = /^Connection terminated|is not queryable$/;
-const POOL_CLOSED = /^Cannot use a pool after calling end on the pool$/;
+// pg's own errors have no code, only these messages (compared as they are, no pattern).
+const READ_TIMEOUT = 'Query read timeout';
+const ACQUIRE_TIMEOUT = 'timeout exceeded when trying to connect';
+const POOL_CLOSED = 'Cannot use a pool after calling end on the pool';
+
+/** pg's words for a connection that ended ("Connection terminated unexpectedly", "Client … is not queryable"). */
+function connectionLost(message: string): boolean {
+  return message.startsWith('Connection terminated') || message.endsWith('is not queryable');
+}
 
 /**
  * Makes every query runner of the data source throw translated errors. TypeORM has no hook
@@ -154,10 +159,8 @@ export function dropsConnection(translated: unknown): boolean {
 /** A reply that pg gave up waiting for (`query_timeout`): the connection is still busy with the statement. */
 export function isClientReadTimeout(error: unknown): boolean {
   const driverError = error instanceof QueryFailedError ? error.driverError : error;
-  return READ_TIMEOUT.test((driverError as { message?: string } | null)?.message ?? '');
+  return (driverError as { message?: unknown } | null)?.message === READ_TIMEOUT;
 }
-
-type PgClient = NodeJS.EventEmitter & { connection?: { stream?: { destroy(): void } } };
 
 /**
  * Closes the runner's connection and waits until pg has reported it lost: by then TypeORM has
@@ -166,14 +169,13 @@ type PgClient = NodeJS.EventEmitter & { connection?: { stream?: { destroy(): voi
 export async function dropConnection(runner: QueryRunner): Promise<void> {
   if (runner.isReleased) return;
   // connect() resolves at once with the runner's pg client.
-  const client = (await runner.connect().catch(() => undefined)) as PgClient | undefined;
-  if (!client?.connection?.stream) return;
+  const client = (await runner.connect().catch(() => undefined)) as NodeJS.EventEmitter | undefined;
+  if (!client) return;
   const ended = new Promise<void>((resolve) => {
     client.once('end', () => resolve());
     setTimeout(resolve, 1000).unref();
   });
-  client.connection.stream.destroy();
-  await ended;
+  if (destroySocket(client)) await ended;
 }
 
 /** Whether `error` is a violation of a constraint of this kind (and name, when given): for repositories. */

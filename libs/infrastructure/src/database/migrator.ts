@@ -307,11 +307,13 @@ async function tableExists(queryRunner: QueryRunner, table: string): Promise<boo
 
 /** Semantic versions compared by their numbers (`1.10.0` > `1.9.2`); pre-release tags are ignored. */
 export function compareVersions(a: string, b: string): number {
-  const parts = (version: string) =>
-    version
-      .split(/[-+]/)[0]
+  const parts = (version: string) => {
+    const end = [version.indexOf('-'), version.indexOf('+')].filter((at) => at >= 0);
+    return version
+      .slice(0, end.length ? Math.min(...end) : undefined)
       .split('.')
       .map((part) => Number(part) || 0);
+  };
   const [x, y] = [parts(a), parts(b)];
   for (let i = 0; i < Math.max(x.length, y.length); i++) {
     const difference = (x[i] ?? 0) - (y[i] ?? 0);
@@ -324,18 +326,42 @@ export function compareVersions(a: string, b: string): number {
 function sqlstateOf(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
     const fields = current as { code?: unknown; driverError?: { code?: unknown }; cause?: unknown };
-    if (typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code)) return fields.code;
+    if (typeof fields.code === 'string' && isSqlstate(fields.code)) return fields.code;
     if (typeof fields.driverError?.code === 'string') return fields.driverError.code;
     current = fields.cause;
   }
   return undefined;
 }
 
+/** Five digits or capital letters: a SQLSTATE (pg's network errors carry Node's codes, ECONNREFUSED and the like). */
+function isSqlstate(code: string): boolean {
+  if (code.length !== 5) return false;
+  for (const c of code) if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'))) return false;
+  return true;
+}
+
+/** `text` on one line: each run of whitespace one space, trimmed, at most `max` characters. */
+function oneLine(text: string, max: number): string {
+  let line = '';
+  let space = false;
+  for (const c of text) {
+    if (c === ' ' || c === '\n' || c === '\t' || c === '\r') {
+      space = line.length > 0;
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+    if (line.length >= max) break;
+  }
+  return line.slice(0, max);
+}
+
 /** The statement that failed (TypeORM's QueryFailedError carries it), cut to a log line's length. */
 function statementOf(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
     const query = (current as { query?: unknown }).query;
-    if (typeof query === 'string') return query.replace(/\s+/g, ' ').trim().slice(0, 300);
+    if (typeof query === 'string') return oneLine(query, 300);
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
@@ -352,7 +378,7 @@ function typeOrmLogger(log: (entry: MigrationLogEntry) => void): TypeOrmLogger {
     logQuerySlow: () => undefined,
     logSchemaBuild: (message: string) => log({ level: 'debug', msg: message }),
     logMigration: (message: string) => {
-      if (!/failed/i.test(message)) log({ level: 'debug', msg: message });
+      if (!message.toLowerCase().includes('failed')) log({ level: 'debug', msg: message });
     },
     log: () => undefined,
   };

@@ -2,8 +2,10 @@ import { ConstraintViolationError, StoreUnavailableError } from '@petstore/appli
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { createDataSource, DEFAULT_POOL_LIMITS, transactionBoundsSql } from './data-source';
+import { DatabasePool } from './database-pool';
 import { violated } from './driver-errors';
 import { SequenceBlocks } from './next-id';
+import { heldWrite } from './session/held-write';
 import { TransactionHost, TransactionPreamble } from './transaction-host';
 import { nextClient, spyOnClient } from '../../test/support/pool-spy';
 
@@ -20,18 +22,21 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 describe('TransactionHost.query/execute: straight on pg, with the errors of manager.query (real PostgreSQL)', () => {
   let url: string;
   let dataSource: DataSource;
+  let pool: DatabasePool;
   let host: TransactionHost;
 
   beforeAll(async () => {
     url = await testDatabaseUrl();
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
+    pool = new DatabasePool(url);
+    host = new TransactionHost(pool);
     await dataSource.query(`CREATE TABLE IF NOT EXISTS host_statements (id int PRIMARY KEY, note text)`);
   });
 
   afterAll(async () => {
     await dataSource.query('DROP TABLE IF EXISTS host_statements');
+    await pool.close();
     await dataSource.destroy();
   });
 
@@ -90,14 +95,14 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
   });
 
   it('a constraint violation keeps its pooled connection (pool.query would drop it)', async () => {
-    const single = await createDataSource(url, {}, { ...DEFAULT_POOL_LIMITS, max: 1 }).initialize();
+    const single = new DatabasePool(url, { ...DEFAULT_POOL_LIMITS, max: 1 });
     try {
       const one = new TransactionHost(single);
       const before = await pid(one);
       await failure(one.query(`INSERT INTO host_statements (id) VALUES (20)`));
       expect(await pid(one)).toBe(before);
     } finally {
-      await single.destroy();
+      await single.close();
     }
   });
 
@@ -117,7 +122,7 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
     expect(lostDuring).toBeInstanceOf(StoreUnavailableError);
     expect(lostDuring).toMatchObject({ reason: 'connection_lost' });
 
-    const taken = nextClient(dataSource);
+    const taken = nextClient(pool);
     const lostBetween = await failure(
       host.transaction(async () => {
         const backend = await pid(host);
@@ -135,7 +140,7 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
 
   it('a reply over query_timeout, outside and inside a transaction: its connection is dropped', async () => {
     const limits = { ...DEFAULT_POOL_LIMITS, max: 1, statementTimeoutMs: 10_000, queryTimeoutMs: 200 };
-    const bounded = await createDataSource(url, {}, limits).initialize();
+    const bounded = new DatabasePool(url, limits);
     try {
       const one = new TransactionHost(bounded);
       const first = await pid(one);
@@ -146,19 +151,40 @@ describe('TransactionHost.query/execute: straight on pg, with the errors of mana
       expect(inside).toMatchObject({ reason: 'timeout' });
       expect(await pid(one)).not.toBe(second);
     } finally {
-      await bounded.destroy();
+      await bounded.close();
     }
   });
 });
 
+const UPDATE_NOTE = heldWrite({
+  verb: 'update',
+  table: 'held_notes',
+  params: 2,
+  sql: (p) => `UPDATE held_notes SET note = ${p(2)} WHERE id = ${p(1)}`,
+});
+const APPEND_TO_NOTE = heldWrite({
+  verb: 'update',
+  table: 'held_notes',
+  params: 2,
+  sql: (p) => `UPDATE held_notes SET note = note || ${p(2)} WHERE id = ${p(1)}`,
+});
+const LOG = heldWrite({
+  verb: 'insert',
+  table: 'held_log',
+  params: 2,
+  sql: (p) => `INSERT INTO held_log (id, what) VALUES (${p(1)}, ${p(2)})`,
+});
+
 describe('TransactionHost.hold: writes sent together, in one statement, before the next statement or commit', () => {
   let dataSource: DataSource;
+  let pool: DatabasePool;
   let host: TransactionHost;
 
   beforeAll(async () => {
     const url = await testDatabaseUrl();
     dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
+    pool = new DatabasePool(url);
+    host = new TransactionHost(pool);
     await dataSource.query(`CREATE TABLE IF NOT EXISTS held_notes (id int PRIMARY KEY, note text NOT NULL)`);
     await dataSource.query(`CREATE TABLE IF NOT EXISTS held_log (id int PRIMARY KEY, what text NOT NULL)`);
   });
@@ -170,6 +196,7 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
 
   afterAll(async () => {
     await dataSource.query('DROP TABLE IF EXISTS held_notes, held_log');
+    await pool.close();
     await dataSource.destroy();
   });
 
@@ -182,7 +209,7 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
   }
 
   async function sentBy(work: () => Promise<void>): Promise<{ texts: string[]; socketWrites: number }> {
-    const taken = nextClient(dataSource);
+    const taken = nextClient(pool);
     let spy: ReturnType<typeof spyOnClient> | undefined;
     try {
       await host.transaction(async () => {
@@ -199,12 +226,12 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
 
   it('three writes of an order (an update checked, two inserts) are one statement, sent at the commit', async () => {
     const sent = await statementsOf(async () => {
-      await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [1, 'x'], {
+      await host.hold(UPDATE_NOTE, [1, 'x'], {
         rows: 1,
         mismatch: () => new Error('no note 1'),
       });
-      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [1, 'first']);
-      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [2, 'second']);
+      await host.hold(LOG, [1, 'first']);
+      await host.hold(LOG, [2, 'second']);
       // Nothing sent yet: a concurrent reader still sees the note as it was.
       expect(await dataSource.query(`SELECT note FROM held_notes WHERE id = 1`)).toEqual([{ note: 'a' }]);
     });
@@ -223,11 +250,11 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
   it("an order's shape is two writes to the socket: BEGIN with the lock, the held writes with COMMIT", async () => {
     const { texts, socketWrites } = await sentBy(async () => {
       expect(await host.query(`SELECT note FROM held_notes WHERE id = $1 FOR UPDATE`, [1])).toEqual([{ note: 'a' }]);
-      await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [1, 'x'], {
+      await host.hold(UPDATE_NOTE, [1, 'x'], {
         rows: 1,
         mismatch: () => new Error('no note 1'),
       });
-      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [1, 'ordered']);
+      await host.hold(LOG, [1, 'ordered']);
     });
     expect(texts).toEqual([
       'BEGIN',
@@ -242,7 +269,7 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
 
   it('a transaction of held writes only is one write: BEGIN, the writes and COMMIT together', async () => {
     const { texts, socketWrites } = await sentBy(async () => {
-      await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [1, 'alone']);
+      await host.hold(LOG, [1, 'alone']);
     });
     expect(texts).toEqual(['BEGIN', 'INSERT INTO held_log (id, what) VALUES ($1, $2)', 'COMMIT']);
     expect(socketWrites).toBe(1);
@@ -250,7 +277,7 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
   });
 
   it('a failing first statement, sent with BEGIN: nothing stays and the connection serves the next one', async () => {
-    const single = await createDataSource(await testDatabaseUrl(), {}, { ...DEFAULT_POOL_LIMITS, max: 1 }).initialize();
+    const single = new DatabasePool(await testDatabaseUrl(), { ...DEFAULT_POOL_LIMITS, max: 1 });
     try {
       const one = new TransactionHost(single);
       const outcome = await failure(
@@ -262,13 +289,13 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
       expect(await one.transaction(() => one.query(`SELECT count(*)::int AS n FROM held_notes`))).toEqual([{ n: 2 }]);
       expect(await one.query(`SELECT pg_current_xact_id_if_assigned() IS NULL AS idle`)).toEqual([{ idle: true }]);
     } finally {
-      await single.destroy();
+      await single.close();
     }
   });
 
   it('a statement after held writes sees them: they are sent first', async () => {
     const seen = await host.transaction(async () => {
-      await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [2, 'y']);
+      await host.hold(UPDATE_NOTE, [2, 'y']);
       return host.query(`SELECT note FROM held_notes WHERE id = 2`);
     });
     expect(seen).toEqual([{ note: 'y' }]);
@@ -276,8 +303,8 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
 
   it('a write to a table another held write updates sends the batch first, so it sees that update', async () => {
     const sent = await statementsOf(async () => {
-      await host.hold(`UPDATE held_notes SET note = note || $2 WHERE id = $1`, [1, 'b']);
-      await host.hold(`UPDATE held_notes SET note = note || $2 WHERE id = $1`, [1, 'c']);
+      await host.hold(APPEND_TO_NOTE, [1, 'b']);
+      await host.hold(APPEND_TO_NOTE, [1, 'c']);
     });
     expect(sent).toHaveLength(2);
     expect((await notes())[0]).toEqual({ id: 1, note: 'abc' });
@@ -286,8 +313,8 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
   it('a checked write that writes another count of rows fails the transaction; nothing stays', async () => {
     const outcome = await failure(
       host.transaction(async () => {
-        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [3, 'kept?']);
-        await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [99, 'z'], {
+        await host.hold(LOG, [3, 'kept?']);
+        await host.hold(UPDATE_NOTE, [99, 'z'], {
           rows: 1,
           mismatch: () => new Error('no note 99'),
         });
@@ -297,12 +324,31 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM held_log`)).toEqual([{ n: 0 }]);
   });
 
+  it('the row check costs nothing when the count matches: petstore_expect_rows runs only on another', async () => {
+    const calls = () =>
+      host.query<{ n: string | null }>(
+        `SELECT pg_stat_get_xact_function_calls('petstore_expect_rows(int, bigint, bigint)'::regprocedure) AS n`,
+      );
+    const [held, direct] = await host.transaction(async () => {
+      // This transaction's own function counts (superuser: the tests' role), read before its end.
+      await host.query(`SET LOCAL track_functions = 'pl'`);
+      await host.hold(UPDATE_NOTE, [1, 'x'], { rows: 1, mismatch: () => new Error('no note 1') });
+      await host.hold(LOG, [7, 'checked'], { rows: 1, mismatch: () => new Error('no log 7') });
+      const afterHeld = await calls();
+      // The control: a call is counted.
+      await host.query('SELECT petstore_expect_rows(0, 1, 1)');
+      return [afterHeld, await calls()];
+    });
+    expect(Number(held[0].n ?? 0)).toBe(0);
+    expect(direct).toEqual([{ n: '1' }]);
+  });
+
   it("a held write's constraint violation surfaces at the commit, translated, and rolls everything back", async () => {
     const outcome = await failure(
       host.transaction(async () => {
-        await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [1, 'changed']);
-        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [4, 'one']);
-        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [4, 'same id']);
+        await host.hold(UPDATE_NOTE, [1, 'changed']);
+        await host.hold(LOG, [4, 'one']);
+        await host.hold(LOG, [4, 'same id']);
       }),
     );
     expect(outcome).toBeInstanceOf(ConstraintViolationError);
@@ -311,23 +357,34 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
   });
 
   it('outside a transaction a held write runs at once', async () => {
-    await host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [2, 'now']);
+    await host.hold(UPDATE_NOTE, [2, 'now']);
     expect((await notes())[1]).toEqual({ id: 2, note: 'now' });
     await expect(
-      host.hold(`UPDATE held_notes SET note = $2 WHERE id = $1`, [42, 'x'], {
+      host.hold(UPDATE_NOTE, [42, 'x'], {
         rows: 1,
         mismatch: () => new Error('no note 42'),
       }),
     ).rejects.toThrow('no note 42');
   });
 
-  it('refuses what is not a plain INSERT, UPDATE or DELETE', async () => {
-    await expect(
-      host.transaction(async () => {
-        await host.hold(`INSERT INTO held_log (id, what) VALUES ($1, $2)`, [5, 'x']);
-        await host.hold(`SELECT 1`, []);
-      }),
-    ).rejects.toThrow('Not a plain INSERT, UPDATE or DELETE');
+  it('a held write is declared with its verb and parameters: a text or values that differ are refused', () => {
+    const declare = (verb: 'insert' | 'update', params: number, sql: (p: (n: number) => string) => string) => () =>
+      heldWrite({ verb, table: 'held_log', params, sql });
+    expect(declare('update', 2, (p) => `INSERT INTO held_log (id, what) VALUES (${p(1)}, ${p(2)})`)).toThrow(
+      'declared update',
+    );
+    expect(declare('insert', 2, (p) => `INSERT INTO held_log (id, what) VALUES (${p(1)}, ${p(3)})`)).toThrow(
+      'parameter 3 of 2',
+    );
+    expect(declare('insert', 3, (p) => `INSERT INTO held_log (id, what) VALUES (${p(1)}, ${p(2)})`)).toThrow(
+      'declares 3 parameters, uses 2',
+    );
+    return expect(host.transaction(() => host.hold(LOG, [5]))).rejects.toThrow('takes 2 parameters, not 1');
+  });
+
+  it('numbers each write of a combined statement after the ones before it, and checks counts after them', () => {
+    expect(LOG.text).toBe('INSERT INTO held_log (id, what) VALUES ($1, $2)');
+    expect(UPDATE_NOTE.textAfter(4)).toBe('UPDATE held_notes SET note = $6 WHERE id = $5');
   });
 });
 
@@ -339,7 +396,7 @@ describe('TransactionHost names its statements (parsed and planned once per conn
 
   it('a statement sent twice on a connection is prepared there once, by name', async () => {
     const url = await testDatabaseUrl();
-    const single = await createDataSource(url, {}, { ...DEFAULT_POOL_LIMITS, max: 1 }).initialize();
+    const single = new DatabasePool(url, { ...DEFAULT_POOL_LIMITS, max: 1 });
     try {
       const host = new TransactionHost(single);
       const text = `SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`;
@@ -348,36 +405,39 @@ describe('TransactionHost names its statements (parsed and planned once per conn
       const statements = (await named(host)).map((row) => row.statement);
       expect(statements.filter((statement) => statement === text)).toHaveLength(1);
     } finally {
-      await single.destroy();
+      await single.close();
     }
   });
 
   it('behind a transaction pooler (a preamble given) every statement goes unnamed', async () => {
     const url = await testDatabaseUrl();
-    const single = await createDataSource(url, {}, { ...DEFAULT_POOL_LIMITS, max: 1 }).initialize();
+    const single = new DatabasePool(url, { ...DEFAULT_POOL_LIMITS, max: 1 });
     try {
       const host = new TransactionHost(single, new TransactionPreamble(`SET LOCAL statement_timeout = 5000`));
       await host.query(`SELECT 2 AS two WHERE $1::int = 1`, [1]);
       expect(await named(host)).toEqual([]);
     } finally {
-      await single.destroy();
+      await single.close();
     }
   });
 });
 
 describe('SequenceBlocks: ids from a sequence in blocks (pooled-lo)', () => {
   let dataSource: DataSource;
+  let pool: DatabasePool;
   let host: TransactionHost;
 
   beforeAll(async () => {
     dataSource = await createDataSource(await testDatabaseUrl()).initialize();
-    host = new TransactionHost(dataSource);
+    pool = new DatabasePool(await testDatabaseUrl());
+    host = new TransactionHost(pool);
     await dataSource.query(`DROP TABLE IF EXISTS blocked_ids`);
     await dataSource.query(`CREATE TABLE blocked_ids (id bigserial PRIMARY KEY)`);
   });
 
   afterAll(async () => {
     await dataSource.query('DROP TABLE IF EXISTS blocked_ids');
+    await pool.close();
     await dataSource.destroy();
   });
 
@@ -419,7 +479,7 @@ describe('TransactionHost behind a transaction pooler (PoolLimits.viaPooler): th
       idleInTransactionTimeoutMs: 4321,
       viaPooler: true,
     };
-    const pooled = await createDataSource(url, {}, limits).initialize();
+    const pooled = new DatabasePool(url, limits);
     const host = new TransactionHost(pooled, new TransactionPreamble(transactionBoundsSql(limits)));
     const bounds = (on: TransactionHost) =>
       on.query<{ name: string; setting: string }>(
@@ -440,7 +500,7 @@ describe('TransactionHost behind a transaction pooler (PoolLimits.viaPooler): th
       // And it is enforced: a statement over the bound is cancelled inside a transaction.
       await expect(host.transaction(() => host.query('SELECT pg_sleep(2)'))).rejects.toThrow();
     } finally {
-      await pooled.destroy();
+      await pooled.close();
     }
   });
 });

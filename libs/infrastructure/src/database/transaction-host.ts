@@ -1,9 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { OutcomeUnknownError, UnitOfWork, WorkScope } from '@petstore/application';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
+import { DatabasePool } from './database-pool';
 import { dropsConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
+import { combinedText, ExpectedRows, HeldWrite, mismatchOf, overlaps, PendingWrite } from './session/held-write';
+import { destroySocket, inOneWrite } from './session/pg-socket';
 
 /** What a statement run through `TransactionHost.execute` returns. */
 export interface StatementResult<T> {
@@ -22,22 +25,13 @@ export class TransactionPreamble {
 }
 
 /**
- * A write held back by `TransactionHost.hold` until the transaction's next statement or its commit. `expect`: how many
- * rows it must write, checked by the statement that sends it (see `combined`); `mismatch` makes the error.
- */
-interface HeldWrite {
-  sql: string;
-  params: unknown[];
-  expect?: { rows: number; mismatch: () => Error };
-}
-
-/**
  * The transaction in progress, on a client of the pool. Its `BEGIN` and its held writes are not sent on their own:
  * they go with the transaction's next statement or with its `COMMIT`, in one write and one round trip (`send`).
  */
 interface Transaction {
   client: PoolClient;
-  held: HeldWrite[];
+  /** Writes held back by `TransactionHost.hold` until the transaction's next statement or its commit. */
+  held: PendingWrite[];
   /** `BEGIN` (and the preamble) sent. */
   begun: boolean;
   /** `COMMIT` sent: whatever it answers, the transaction is over (PostgreSQL rolls back one that failed). */
@@ -49,7 +43,7 @@ interface Transaction {
 /** One query of those `send` writes together; `writes`: the held writes it carries (their row checks). */
 interface Piped {
   config: QueryConfig;
-  writes?: HeldWrite[];
+  writes?: PendingWrite[];
 }
 
 /** The names given to statement texts (`TransactionHost.prepared`): one per text, for every host of the process. */
@@ -57,13 +51,13 @@ const statementNames = new Map<string, string>();
 const MAX_NAMED_STATEMENTS = 500;
 
 /**
- * Holds the transaction of the command being run, so that every repository called
- * inside `UnitOfWork.run` uses the same connection without passing it around.
+ * The database session of the command being run: holds its transaction, so that every repository called inside
+ * `UnitOfWork.run` uses the same connection without passing it around.
  *
- * Repositories run their fixed SQL through `query`/`execute`: on the pg client the transaction took from the pool
- * TypeORM owns, or outside a transaction on a client of that pool, without TypeORM's per-statement machinery (a
- * query runner per statement, logger and broadcaster on every statement). The errors are those of `manager.query`:
- * pg's error wrapped in a QueryFailedError, then translated (driver-errors.ts).
+ * Repositories run their fixed SQL through `query`/`execute`: on the pg client the transaction took from the
+ * service's pool (DatabasePool), or outside a transaction on a client of that pool; pg's public API throughout (its
+ * pipeline mode), but for the one write per batch to the socket (session/pg-socket.ts). The errors are pg's error
+ * wrapped in a QueryFailedError (as TypeORM's `manager.query` threw them), then translated (driver-errors.ts).
  */
 @Injectable()
 export class TransactionHost {
@@ -72,16 +66,23 @@ export class TransactionHost {
   private readonly begin: QueryConfig[];
 
   constructor(
-    private readonly dataSource: DataSource,
+    @Inject(DatabasePool) private readonly pool: Pool,
     @Optional() private readonly preamble?: TransactionPreamble,
   ) {
-    const extra = (dataSource.options as { extra?: { pipeline?: boolean } }).extra;
-    if (!extra?.pipeline) throw new Error('TransactionHost needs a pool in pipeline mode (see dataSourceOptions).');
+    if (!pool.options.pipeline) throw new Error('TransactionHost needs a pool in pipeline mode (see poolSettings).');
     this.begin = preamble ? [{ text: 'BEGIN' }, { text: preamble.sql }] : [{ text: 'BEGIN' }];
   }
 
   get inTransaction(): boolean {
     return this.current.getStore() !== undefined;
+  }
+
+  /**
+   * Refuses to go on outside `UnitOfWork.run`: for what only means something in a transaction (a row lock, a write
+   * that must commit with the rest). `what`: the operation, for the message.
+   */
+  requireTransaction(what: string): void {
+    if (this.current.getStore() === undefined) throw new Error(`${what} needs a transaction (UnitOfWork.run).`);
   }
 
   /** Runs one statement (inside `UnitOfWork.run`, in its transaction) and returns its rows. */
@@ -104,22 +105,25 @@ export class TransactionHost {
    *
    * Only for writes that cannot fail but by a bug or an outage: a failure surfaces where the batch is sent (a later
    * statement, or the commit), not at the caller's line, so a write whose error the caller turns into an answer
-   * (a unique name, a missing reference) runs with `query`. One plain INSERT, UPDATE or DELETE, a constant text (the
-   * combined statements are cached by text) with `$n` parameters,
-   * no RETURNING, no `$` in literals. The writes of one batch see the database as it was before the batch (one
-   * statement, one snapshot): a write that would change a table another held UPDATE or DELETE changes (or update a
-   * table with an INSERT held) sends the batch first, so it sees what they wrote.
+   * (a unique name, a missing reference) runs with `query`. `write` is a constant declared with `heldWrite` (its
+   * verb, table and parameters: session/held-write.ts); the combined statements are cached by those constants. The
+   * writes of one batch see the database as it was before the batch (one statement, one snapshot): a write that would
+   * change a table another held UPDATE or DELETE changes (or update a table with an INSERT held) sends the batch
+   * first, so it sees what they wrote.
    */
-  async hold(sql: string, params: unknown[], expect?: HeldWrite['expect']): Promise<void> {
+  async hold(write: HeldWrite, params: unknown[], expect?: ExpectedRows): Promise<void> {
+    if (params.length !== write.params) {
+      throw new Error(`A held write on ${write.table} takes ${write.params} parameters, not ${params.length}.`);
+    }
     const transaction = this.current.getStore();
-    if (!transaction) return this.transaction(() => this.hold(sql, params, expect));
-    if (transaction.held.some((held) => overlaps(held.sql, sql))) await this.send(transaction);
-    transaction.held.push({ sql, params, expect });
+    if (!transaction) return this.transaction(() => this.hold(write, params, expect));
+    if (transaction.held.some((held) => overlaps(held.write, write))) await this.send(transaction);
+    transaction.held.push({ write, params, expect });
   }
 
   /**
-   * Runs `work` in a transaction on one connection of the pool (the pg client's own, not TypeORM's query runner:
-   * its `BEGIN` and `COMMIT` would be a round trip each). Nested calls join the transaction in progress.
+   * Runs `work` in a transaction on one connection of the pool: its `BEGIN` goes with its first statement and its
+   * `COMMIT` with its held writes (`send`). Nested calls join the transaction in progress.
    */
   transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return work();
@@ -177,8 +181,8 @@ export class TransactionHost {
   /**
    * Sends what the transaction has pending (its `BEGIN`, its held writes as one statement) and then `last`, in one
    * write to the socket: the pool's clients are in pg's pipeline mode, which sends a query without waiting for the
-   * answer to the one before, and the socket is corked meanwhile. PostgreSQL runs them in order; once one fails
-   * the rest fail with it (the transaction is aborted), and a `COMMIT` among them rolls back. Resolves with every
+   * answer to the one before, and `inOneWrite` corks the socket meanwhile. PostgreSQL runs them in order; once one
+   * fails the rest fail with it (the transaction is aborted), and a `COMMIT` among them rolls back. Resolves with every
    * answer, or rejects with the first failure, translated, once all have answered (the connection is idle again).
    */
   private async send(transaction: Transaction, last?: QueryConfig, ends = false): Promise<QueryResult[]> {
@@ -197,14 +201,7 @@ export class TransactionHost {
     if (ends) transaction.ended = true;
 
     const { client } = transaction;
-    const stream = (client as PoolClient & PgConnection).connection?.stream;
-    stream?.cork?.();
-    let answers: Array<Promise<QueryResult>>;
-    try {
-      answers = queries.map(({ config }) => client.query(config));
-    } finally {
-      stream?.uncork?.();
-    }
+    const answers = inOneWrite(client, () => queries.map(({ config }) => client.query(config)));
     // From here a cut-off request's outcome is unknown: its COMMIT may hold.
     if (ends && scope) scope.commitsInFlight++;
     const settled = await Promise.allSettled(answers);
@@ -228,12 +225,14 @@ export class TransactionHost {
     throw translated;
   }
 
-  /** The held writes as one statement: alone if it is one whose rows are not checked, else `combined`. */
-  private batch(writes: HeldWrite[]): Piped {
-    if (writes.length === 1 && !writes[0].expect) return { config: this.prepared(writes[0].sql, writes[0].params) };
+  /** The held writes as one statement: alone if it is one whose rows are not checked, else `combinedText`. */
+  private batch(writes: PendingWrite[]): Piped {
+    if (writes.length === 1 && !writes[0].expect) {
+      return { config: this.prepared(writes[0].write.text, writes[0].params) };
+    }
     const params = writes.flatMap((write) => write.params);
     for (const { expect } of writes) if (expect) params.push(expect.rows);
-    return { config: this.prepared(combined(writes), params), writes };
+    return { config: this.prepared(combinedText(writes), params), writes };
   }
 
   /**
@@ -262,15 +261,10 @@ export class TransactionHost {
     if ((error as { code?: string } | null)?.code === '25006') demoted.set(this.pool, performance.now());
   }
 
-  /** The pool TypeORM's postgres driver created (with the options of `dataSourceOptions`). */
-  private get pool(): Pool {
-    return (this.dataSource.driver as unknown as { master: Pool }).master;
-  }
-
   /**
    * One statement on a pooled client. Not `pool.query`: that discards the connection after any
-   * error, a unique violation too, where TypeORM keeps it; here only a connection lost and one whose
-   * reply timed out (still busy with the statement) are dropped.
+   * error, a unique violation too; here only a connection lost and one whose reply timed out (still busy with the
+   * statement) are dropped.
    */
   private async pooledStatement(sql: string, params?: unknown[]): Promise<QueryResult> {
     const cutOff = WorkScope.current()?.cutOff;
@@ -286,7 +280,7 @@ export class TransactionHost {
       const translated = translateDriverError(new QueryFailedError(sql, params, error as Error));
       if (isClientReadTimeout(error)) {
         broken = error as Error;
-        (client as PoolClient & PgConnection).connection?.stream?.destroy();
+        destroySocket(client);
       } else if (dropsConnection(translated)) {
         // The server ended the session (57P01…), pg may not have seen the socket close yet; or it is read-only.
         broken = error as Error;
@@ -313,90 +307,9 @@ function watchConnections(pool: Pool): void {
   pool.on('connect', (client) => ((client as Born)[BORN] = performance.now()));
 }
 
-/**
- * The error of a held write that wrote another count of rows than it expected: the combined statement raises it
- * (see `combined`) as a failed cast whose text names the write.
- */
-function mismatchOf(writes: HeldWrite[] | undefined, error: Error): Error | undefined {
-  if (!writes || (error as { code?: string }).code !== '22P02') return undefined;
-  const match = /"held write (\d+) wrote \d+ rows"/.exec(error.message);
-  return match ? writes[Number(match[1])]?.expect?.mismatch() : undefined;
-}
-
-/**
- * The writes as one statement: `WITH w0 AS (…), w1 AS (…) SELECT`, each write's `$n` renumbered after the
- * parameters of those before it, then one parameter per checked write: the rows it must write. A checked write that
- * wrote another count fails the statement, so a `COMMIT` sent behind it rolls back: plain SQL has no RAISE, and a
- * cast of a text that is not a number fails with that text in its message ("held write 1 wrote 0 rows", read by
- * `mismatchOf`; the text depends on `count(*)`, so PostgreSQL does not evaluate it unless the count differs). The
- * few shapes a process sends (an order's three writes, say) are built once: the cache is a tree keyed by the SQL
- * texts, which are the repositories' constants.
- */
-function combined(writes: HeldWrite[]): string {
-  let node = combinedCache;
-  for (const { sql, expect } of writes) {
-    const next = expect ? node.checked : node.unchecked;
-    let child = next.get(sql);
-    if (!child) next.set(sql, (child = { checked: new Map(), unchecked: new Map() }));
-    node = child;
-  }
-  if (node.text === undefined) {
-    let offset = 0;
-    const parts = writes.map(({ sql, params, expect }, i) => {
-      const base = offset;
-      offset += params.length;
-      const renumbered = sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + base}`);
-      return `w${i} AS (${renumbered}${expect ? ' RETURNING 1' : ''})`;
-    });
-    const checks = writes.flatMap(({ expect }, i) => {
-      if (!expect) return [];
-      const rows = `$${++offset}`;
-      const failure = `('held write ${i} wrote ' || count(*) || ' rows')::int`;
-      return [`(SELECT CASE count(*) WHEN ${rows} THEN 0 ELSE ${failure} END FROM w${i}) AS w${i}`];
-    });
-    node.text = `WITH ${parts.join(', ')} SELECT ${checks.join(', ') || '1'}`;
-  }
-  return node.text;
-}
-
-interface CombinedNode {
-  checked: Map<string, CombinedNode>;
-  unchecked: Map<string, CombinedNode>;
-  text?: string;
-}
-
-const combinedCache: CombinedNode = { checked: new Map(), unchecked: new Map() };
-
-/**
- * Whether `next` must see what `held` writes: one of them updates or deletes in a table the other writes to. Two
- * INSERTs into one table add different rows and may share a statement.
- */
-function overlaps(held: string, next: string): boolean {
-  const a = writeTarget(held);
-  const b = writeTarget(next);
-  return a.table === b.table && (a.verb !== 'INSERT' || b.verb !== 'INSERT');
-}
-
-/** What each SQL text writes, read once per text (they are the repositories' constants). */
-const writeTargets = new Map<string, { verb: string; table: string }>();
-
-function writeTarget(sql: string): { verb: string; table: string } {
-  let target = writeTargets.get(sql);
-  if (!target) writeTargets.set(sql, (target = readWriteTarget(sql)));
-  return target;
-}
-
-function readWriteTarget(sql: string): { verb: string; table: string } {
-  const match = /^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+("?[\w.]+"?)/i.exec(sql);
-  if (!match) throw new Error(`Not a plain INSERT, UPDATE or DELETE: ${sql.slice(0, 60)}`);
-  return { verb: match[1].split(/\s/)[0].toUpperCase(), table: match[2].replace(/"/g, '').toLowerCase() };
-}
-
-/** pg's connection under a client: its socket, corked while `send` writes, destroyed when a reply timed out. */
-type PgConnection = { connection?: { stream?: { destroy(): void; cork?(): void; uncork?(): void } } };
-
+/** The UnitOfWork port on PostgreSQL: a use case's transaction is TransactionHost's. */
 @Injectable()
-export class TypeOrmUnitOfWork extends UnitOfWork {
+export class PgUnitOfWork extends UnitOfWork {
   constructor(private readonly host: TransactionHost) {
     super();
   }

@@ -1,12 +1,7 @@
 import { Logger } from '@nestjs/common';
 import PgBoss from 'pg-boss';
-import type { DataSource } from 'typeorm';
+import type { Pool } from 'pg';
 import { TransactionHost } from '../database/transaction-host';
-
-/** The node-postgres pool behind TypeORM's PostgreSQL driver. */
-interface PgPool {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-}
 
 export interface JobQueueOptions {
   /**
@@ -39,9 +34,9 @@ const RETENTION_MINUTES = 365 * 24 * 60;
 /**
  * The job queue: pg-boss (SKIP LOCKED fetching, leases that expire, retries with back-off, dead
  * letters, cron schedules run once across instances) in its own schema, `pgboss`, of the service's
- * database, created or migrated at start-up under pg-boss's advisory lock. It runs its SQL on
- * TypeORM's connection pool, so the process has one pool, and a job can be sent on the connection
- * of the caller's transaction (`sendInTransaction`).
+ * database, created or migrated at start-up under pg-boss's advisory lock. It runs its SQL on the service's
+ * connection pool (DatabasePool), so the process has one pool, and a job can be sent on the connection of the
+ * caller's transaction (`sendInTransaction`).
  */
 export class PgBossJobQueue {
   readonly boss: PgBoss;
@@ -49,8 +44,7 @@ export class PgBossJobQueue {
   private readonly queues = new Map<string, QueueDefinition>();
   private started = false;
 
-  constructor(dataSource: DataSource, options: JobQueueOptions) {
-    const pool = (dataSource.driver as unknown as { master: PgPool }).master;
+  constructor(pool: Pool, options: JobQueueOptions) {
     const db: PgBoss.Db = { executeSql: (text, values) => pool.query(text, values) as Promise<{ rows: any[] }> };
     this.boss = new PgBoss({
       db,
@@ -96,7 +90,7 @@ export class PgBossJobQueue {
     id: string,
     options: { startAfter?: Date } = {},
   ): Promise<void> {
-    if (!host.inTransaction) throw new Error(`A job for "${queue}" must be sent inside UnitOfWork.run.`);
+    host.requireTransaction(`A job for "${queue}"`);
     // Through the host, on the transaction's connection: the writes it holds back go first (TransactionHost.hold).
     const db: PgBoss.Db = { executeSql: async (text, values) => ({ rows: await host.query(text, values) }) };
     const sent = await this.boss.send(queue, data, { id, db, ...options });

@@ -1,12 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
-import type { DataSource } from 'typeorm';
 
 /**
- * The pg client the next checkout from the data source's pool hands out (TransactionHost takes one per
- * transaction): a spy on the pool's `connect`, which lets it do its work and takes itself off after one call.
+ * The pg client the next checkout from the pool hands out (TransactionHost takes one per transaction): a spy on the
+ * pool's `connect`, which lets it do its work and takes itself off after one call.
  */
-export function nextClient(dataSource: DataSource): Promise<PoolClient> {
-  const pool = (dataSource.driver as unknown as { master: Pool }).master;
+export function nextClient(pool: Pool): Promise<PoolClient> {
   const connect = pool.connect;
   return new Promise((resolve, reject) => {
     pool.connect = (async () => {

@@ -3,7 +3,8 @@ import type { Role } from '@petstore/domain';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/database/data-source';
-import { TransactionHost, TypeOrmUnitOfWork } from '../../src/database/transaction-host';
+import { DatabasePool } from '../../src/database/database-pool';
+import { PgUnitOfWork, TransactionHost } from '../../src/database/transaction-host';
 import { PgAccountRepository, PgApiKeyRepository } from '../../src/persistence/account/pg-account.repository';
 import { PgCategoryRepository } from '../../src/persistence/category/pg-category.repository';
 import { PgMessageRepository } from '../../src/persistence/message/pg-message.repository';
@@ -22,25 +23,32 @@ import { PgStockRepository } from '../../src/persistence/stock/pg-stock.reposito
 export interface TestDatabase {
   /** This jest worker's database (libs/testing). */
   readonly url: string;
+  /** The service's pool, as the service opens it: the one `host` runs on. */
+  readonly pool: DatabasePool;
+  /** A TypeORM data source on the same database, of its own pool: for the tests' own statements and sessions. */
   readonly dataSource: DataSource;
-  /** The TransactionHost on `dataSource`, as the repositories take it. */
+  /** The TransactionHost on `pool`, as the repositories take it. */
   readonly host: TransactionHost;
 }
 
 /**
- * This jest worker's test database for the enclosing describe: a data source opened before its tests
- * (beforeAll; with `reset`, every table emptied first) and destroyed after them (afterAll). Call it before
+ * This jest worker's test database for the enclosing describe: a pool and a data source opened before its tests
+ * (beforeAll; with `reset`, every table emptied first) and closed after them (afterAll). Call it before
  * the describe's own hooks, which then find it open; its fields are set from beforeAll on.
  */
 export function useTestDatabase(options: { reset?: boolean } = {}): TestDatabase {
-  const db = {} as { url: string; dataSource: DataSource; host: TransactionHost };
+  const db = {} as { url: string; pool: DatabasePool; dataSource: DataSource; host: TransactionHost };
   beforeAll(async () => {
     db.url = await testDatabaseUrl();
     if (options.reset) await resetDatabase(db.url);
     db.dataSource = await createDataSource(db.url).initialize();
-    db.host = new TransactionHost(db.dataSource);
+    db.pool = new DatabasePool(db.url);
+    db.host = new TransactionHost(db.pool);
   });
-  afterAll(() => db.dataSource?.destroy());
+  afterAll(async () => {
+    await db.pool?.close();
+    await db.dataSource?.destroy();
+  });
   return db;
 }
 
@@ -58,7 +66,7 @@ export function pgRepositories(host: TransactionHost) {
     stockLevels: new PgStockLevels(host),
     orders: new PgOrderRepository(host),
     messages: new PgMessageRepository(host),
-    uow: new TypeOrmUnitOfWork(host),
+    uow: new PgUnitOfWork(host),
   };
 }
 

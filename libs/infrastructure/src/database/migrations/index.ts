@@ -18,6 +18,7 @@ import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-k
 import { OrderIdBlocks1796000700000 } from './1796000700000-order-id-blocks';
 import { SchemaMigrationReleases1796000800000 } from './1796000800000-schema-migration-releases';
 import { WebhookQueueIndexes1796000810000 } from './1796000810000-webhook-queue-indexes';
+import { HeldWriteRowCheck1796000850000 } from './1796000850000-held-write-row-check';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   OrderIdBlocks1796000700000,
   SchemaMigrationReleases1796000800000,
   WebhookQueueIndexes1796000810000,
+  HeldWriteRowCheck1796000850000,
 ];

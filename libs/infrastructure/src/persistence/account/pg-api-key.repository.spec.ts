@@ -3,6 +3,7 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
+import { DatabasePool } from '../../database/database-pool';
 import { TransactionHost } from '../../database/transaction-host';
 import { FIND_API_KEY_BY_HASH_SQL, PgApiKeyRepository } from './pg-account.repository';
 
@@ -19,6 +20,7 @@ const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).fla
 
 describe(`PgApiKeyRepository with ${KEYS} keys (real database)`, () => {
   let dataSource: DataSource;
+  let pool: DatabasePool;
   let keys: PgApiKeyRepository;
   let accountId: number;
 
@@ -26,7 +28,8 @@ describe(`PgApiKeyRepository with ${KEYS} keys (real database)`, () => {
     const url = await testDatabaseUrl();
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
-    keys = new PgApiKeyRepository(new TransactionHost(dataSource));
+    pool = new DatabasePool(url);
+    keys = new PgApiKeyRepository(new TransactionHost(pool));
     const [account] = await dataSource.query(
       `INSERT INTO accounts (name, role) VALUES ('Many keys', 'customer') RETURNING id`,
     );
@@ -48,7 +51,10 @@ describe(`PgApiKeyRepository with ${KEYS} keys (real database)`, () => {
       await seeder.end();
     }
   });
-  afterAll(() => dataSource.destroy());
+  afterAll(async () => {
+    await pool.close();
+    await dataSource.destroy();
+  });
 
   it('finds a key and its account by hash, revoked or not, and nothing for an unknown hash', async () => {
     const found = await keys.findByHash(sha256('123457'));

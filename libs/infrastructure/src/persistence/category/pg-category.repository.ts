@@ -40,7 +40,7 @@ export class PgCategoryRepository extends CategoryRepository {
   }
 
   async lockById(id: number): Promise<Category | null> {
-    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('lockById');
     const [row] = await this.host.query<CategoryRow>(LOCK_BY_ID, [id]);
     return row ? toCategory(row) : null;
   }

@@ -3,6 +3,7 @@ import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
+import { DatabasePool } from '../../database/database-pool';
 import { TransactionHost } from '../../database/transaction-host';
 import { KEY_REVOCATIONS_CHANNEL, PgKeyRevocations } from './pg-key-revocations';
 
@@ -40,6 +41,7 @@ const hash = (n: number) => n.toString(16).padStart(64, '0');
 describe('PgKeyRevocations (real database)', () => {
   let url: string;
   let dataSource: DataSource;
+  let pool: DatabasePool;
   let host: TransactionHost;
   let revocations: PgKeyRevocations;
   let subscriber: Recorder;
@@ -48,9 +50,13 @@ describe('PgKeyRevocations (real database)', () => {
     url = await testDatabaseUrl();
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
+    pool = new DatabasePool(url);
+    host = new TransactionHost(pool);
   });
-  afterAll(() => dataSource.destroy());
+  afterAll(async () => {
+    await pool.close();
+    await dataSource.destroy();
+  });
 
   beforeEach(async () => {
     revocations = new PgKeyRevocations(host, { url, minReconnectDelayMs: 20, maxReconnectDelayMs: 50 });
@@ -149,14 +155,14 @@ describe('PgKeyRevocations: a connection that LISTENs but does not receive (as t
   it('never counts as listening, and says so once', async () => {
     const url = await testDatabaseUrl();
     await resetDatabase(url);
-    const dataSource = await createDataSource(url).initialize();
+    const pool = new DatabasePool(url);
     // NOTIFY reaches the sessions of its own database only: a listener on another database LISTENs without
     // error, answers every query, and never receives what this pool announces, as behind a pooler.
     const elsewhere = new URL(url);
     elsewhere.pathname = '/postgres';
     const errors: string[] = [];
     let recovered = 0;
-    const deaf = new PgKeyRevocations(new TransactionHost(dataSource), {
+    const deaf = new PgKeyRevocations(new TransactionHost(pool), {
       url: elsewhere.toString(),
       pingEveryMs: 50,
       timeoutMs: 100,
@@ -178,7 +184,7 @@ describe('PgKeyRevocations: a connection that LISTENs but does not receive (as t
       expect(recovered).toBe(0);
     } finally {
       await deaf.close();
-      await dataSource.destroy();
+      await pool.close();
     }
   });
 });

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EventName, EventOutbox, OutboxEvent } from '@petstore/application';
+import { heldWrite } from '../../database/session/held-write';
 import { TransactionHost } from '../../database/transaction-host';
+
+/** An event of the outbox, held (TransactionHost.hold). */
+const INSERT = heldWrite({
+  verb: 'insert',
+  table: 'webhook_events',
+  params: 6,
+  sql: (p) => `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
+       VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)})`,
+});
 
 /*
  * Fixed SQL run straight on pg by the transaction host: rows map straight to events. The table (`webhook_events`,
@@ -46,13 +56,15 @@ export class PgEventOutbox extends EventOutbox {
    * (webhooks' fan-out job) follow in the same transaction.
    */
   async add(event: OutboxEvent): Promise<void> {
-    if (!this.host.inTransaction) throw new Error('A webhook event must be recorded inside UnitOfWork.run.');
-    // The statement stays inline (not a named constant) while TransactionHost.hold's signature changes elsewhere.
-    await this.host.hold(
-      `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
-    );
+    this.host.requireTransaction('An event is recorded');
+    await this.host.hold(INSERT, [
+      event.id,
+      event.type,
+      event.subjectOwnerId,
+      event.endpointId,
+      event.body,
+      event.createdAt,
+    ]);
   }
 
   async findById(id: string): Promise<OutboxEvent | null> {

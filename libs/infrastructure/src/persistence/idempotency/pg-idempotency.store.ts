@@ -22,7 +22,7 @@ export class PgIdempotencyStore extends IdempotencyStore {
   }
 
   async tryLock(owner: IdempotencyOwner, key: string): Promise<boolean> {
-    if (!this.host.inTransaction) throw new Error('IdempotencyStore.tryLock needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('IdempotencyStore.tryLock');
     const rows = await this.host.query<{ locked: boolean }>(
       `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0)) AS locked`,
       [owner ?? 0, this.peppers.current(key)],

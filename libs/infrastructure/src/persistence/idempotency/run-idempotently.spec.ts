@@ -10,7 +10,8 @@ import {
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
-import { TransactionHost, TypeOrmUnitOfWork } from '../../database/transaction-host';
+import { DatabasePool } from '../../database/database-pool';
+import { PgUnitOfWork, TransactionHost } from '../../database/transaction-host';
 import { HkdfResultSealer } from '../../security/hkdf-result-sealer';
 import { IdempotencyKeyPeppers } from '../../security/idempotency-key-peppers';
 import { keyHash, PgIdempotencyStore } from './pg-idempotency.store';
@@ -26,6 +27,7 @@ class FixedClock extends Clock {
 
 describe('RunIdempotently with the PostgreSQL store (real database)', () => {
   let dataSource: DataSource;
+  let pool: DatabasePool;
   let host: TransactionHost;
   let store: PgIdempotencyStore;
   let clock: FixedClock;
@@ -36,10 +38,11 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     const url = await testDatabaseUrl();
     await resetDatabase(url);
     dataSource = await createDataSource(url).initialize();
-    host = new TransactionHost(dataSource);
+    pool = new DatabasePool(url);
+    host = new TransactionHost(pool);
     store = new PgIdempotencyStore(host);
     clock = new FixedClock(new Date('2026-11-21T10:00:00Z'));
-    run = new RunIdempotently(new TypeOrmUnitOfWork(host), store, clock, new HkdfResultSealer());
+    run = new RunIdempotently(new PgUnitOfWork(host), store, clock, new HkdfResultSealer());
     const rows: Array<{ id: string }> = await dataSource.query(
       `INSERT INTO accounts (name, role) VALUES ('Idem', 'customer') RETURNING id`,
     );
@@ -49,6 +52,7 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
 
   afterAll(async () => {
     await dataSource.query(`DROP TABLE IF EXISTS idem_effects`);
+    await pool.close();
     await dataSource.destroy();
   });
 
@@ -213,7 +217,7 @@ describe('RunIdempotently with the PostgreSQL store (real database)', () => {
     const running = (peppers: string[]) => {
       const keyed = new IdempotencyKeyPeppers(peppers);
       const sealer = new HkdfResultSealer(keyed);
-      return new RunIdempotently(new TypeOrmUnitOfWork(host), new PgIdempotencyStore(host, keyed), clock, sealer);
+      return new RunIdempotently(new PgUnitOfWork(host), new PgIdempotencyStore(host, keyed), clock, sealer);
     };
     const hmac = (pepper: string, key: string) => createHmac('sha256', pepper).update(key, 'utf8').digest('hex');
     const rowOf = async (hash: string) =>

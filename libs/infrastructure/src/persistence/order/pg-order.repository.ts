@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OrderFilter, OrderRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Order, OrderStatus } from '@petstore/domain';
 import { SequenceBlocks } from '../../database/next-id';
+import { heldWrite } from '../../database/session/held-write';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -20,10 +21,21 @@ const LIST =
   ` AND ($3::bigint IS NULL OR pet_id = $3) AND ($4::boolean IS NULL OR complete = $4)` +
   ` AND ($5::text[] IS NULL OR status = ANY($5)) ORDER BY id LIMIT $6`;
 /** `complete` is written from the status (a CHECK holds them equal). */
-const INSERT = `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, status, complete, created_at,
-  status_changed_at) VALUES ($1, $2, $3, $4, $5, $6::text, $6::text = 'completed', $7, $8)`;
-const UPDATE = `UPDATE orders
-  SET ship_date = $2, status = $3::text, complete = ($3::text = 'completed'), status_changed_at = $4 WHERE id = $1`;
+const INSERT = heldWrite({
+  verb: 'insert',
+  table: 'orders',
+  params: 8,
+  sql: (p) => `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, status, complete, created_at,
+  status_changed_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::text, ${p(6)}::text = 'completed',
+  ${p(7)}, ${p(8)})`,
+});
+const UPDATE = heldWrite({
+  verb: 'update',
+  table: 'orders',
+  params: 4,
+  sql: (p) => `UPDATE orders SET ship_date = ${p(2)}, status = ${p(3)}::text,
+  complete = (${p(3)}::text = 'completed'), status_changed_at = ${p(4)} WHERE id = ${p(1)}`,
+});
 /** "Open" is `status = 'placed'`: the partial indexes of the open orders answer these. */
 const COUNT_OPEN_FOR_PET = `SELECT count(*)::int AS count FROM orders
   WHERE pet_id = $1 AND status = 'placed' AND ($2::bigint IS NULL OR id <> $2::bigint)`;
@@ -71,7 +83,7 @@ export class PgOrderRepository extends OrderRepository {
   }
 
   async lockById(id: number): Promise<Order | null> {
-    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('lockById');
     const [row] = await this.host.query<OrderRow>(LOCK_BY_ID, [id]);
     return row ? toOrder(row) : null;
   }
@@ -98,7 +110,7 @@ export class PgOrderRepository extends OrderRepository {
    * started with, so only a count read after the lock is granted sees the orders committed meanwhile.
    */
   async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
-    if (!this.host.inTransaction) throw new Error('lockOwnerAndCountOpenUnits needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('lockOwnerAndCountOpenUnits');
     await this.host.query(LOCK_OWNER, [ownerId]);
     const [{ units }] = await this.host.query<{ units: number }>(COUNT_OPEN_UNITS, [ownerId]);
     return units;

@@ -62,7 +62,7 @@ export class PgPetRepository extends PetRepository {
   }
 
   async lockById(id: number): Promise<Pet | null> {
-    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('lockById');
     const [row] = await this.host.query<PetRow>(LOCK_BY_ID, [id]);
     return row ? toPet(row) : null;
   }

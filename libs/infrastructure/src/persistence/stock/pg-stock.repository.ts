@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { StockRepository } from '@petstore/application';
 import { Pet, PetStatus, Stock } from '@petstore/domain';
+import { heldWrite } from '../../database/session/held-write';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -15,7 +16,12 @@ const INSERT = `INSERT INTO stock (pet_id, quantity) VALUES ($1, $2)`;
  */
 const LOCK_WITH_PET = `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
   FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`;
-const UPDATE = `UPDATE stock SET quantity = $2 WHERE pet_id = $1`;
+const UPDATE = heldWrite({
+  verb: 'update',
+  table: 'stock',
+  params: 2,
+  sql: (p) => `UPDATE stock SET quantity = ${p(2)} WHERE pet_id = ${p(1)}`,
+});
 
 /** A pet with its entry's quantity, as pg returns it (bigint as text). */
 interface PetStockRow {
@@ -40,7 +46,7 @@ export class PgStockRepository extends StockRepository {
   }
 
   async lockWithPet(petId: number): Promise<{ pet: Pet; stock: Stock } | null> {
-    if (!this.host.inTransaction) throw new Error('lockWithPet needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('lockWithPet');
     const [row] = await this.host.query<PetStockRow>(LOCK_WITH_PET, [petId]);
     if (!row) return null;
     const id = Number(row.id);

@@ -110,13 +110,13 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async lockById(id: number): Promise<WebhookEndpoint | null> {
-    if (!this.host.inTransaction) throw new Error('lockById needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('lockById');
     const [row] = await this.host.query<EndpointRow>(LOCK_BY_ID, [id]);
     return row ? toEndpoint(row) : null;
   }
 
   async lockWithOwner(id: number): Promise<WebhookSubscriber | null> {
-    if (!this.host.inTransaction) throw new Error('lockWithOwner needs a transaction (UnitOfWork.run).');
+    this.host.requireTransaction('lockWithOwner');
     const [row] = await this.host.query<EndpointWithOwnerRow>(LOCK_WITH_OWNER, [id]);
     return row ? toSubscriber(row) : null;
   }
