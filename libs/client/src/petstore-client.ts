@@ -6,43 +6,44 @@ import type { Schemas, Sent } from './sent.js';
 export type { Schemas } from './sent.js';
 export type ApiErrorBody = Schemas['Error'];
 
+/** Every option may also be given as `undefined` (the default): `apiKey: process.env['PETSTORE_KEY']` compiles. */
 export interface PetstoreClientOptions {
   /** Where the API answers, e.g. `https://petstore.example.com` (no trailing path). */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>`; omit for the public operations (sign-up, health). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * Retries of a request answered 429 or 503 (each after its `Retry-After`), or 409 `idempotency_key_in_use` (the
    * same key still running: after a backoff), default 3.
    */
-  retries?: number;
+  retries?: number | undefined;
   /**
    * Retries of a request that got no response: the connection failed or was lost, or `timeoutMs` passed (default 2).
    * Only requests that cannot be applied twice: a GET (or HEAD), and a POST, which always has its `Idempotency-Key`
    * (the same key again: the service replays what it did). A PUT, PATCH or DELETE whose response was lost is not
    * sent again: the error says it may have been done. Each waits a random time up to 0.5 s, 1 s, 2 s… (at most 8 s).
    */
-  maxNetworkRetries?: number;
+  maxNetworkRetries?: number | undefined;
   /** How long one attempt may wait for its response before it counts as lost (default 60 s; 0: no limit). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** A `Retry-After` longer than this (default 60 s) is not waited for: the 429/503 is returned as an error. */
-  maxRetryDelayMs?: number;
+  maxRetryDelayMs?: number | undefined;
   /**
    * The most one call waits in all its retries (default 60 s): a retry whose wait would take the total past it is
    * not made, and the last 429/503 is the error.
    */
-  maxTotalRetryMs?: number;
+  maxTotalRetryMs?: number | undefined;
   /**
    * The key of a POST that gives none (default: a random UUID). One call gives its own with
    * `params: { header: { 'Idempotency-Key': key } }`; the key used is the result's (or the error's) `idempotencyKey`.
    */
-  idempotencyKey?: () => string;
+  idempotencyKey?: (() => string) | undefined;
   /** Default: the global fetch. */
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: ((request: Request) => Promise<Response>) | undefined;
   /** How to wait between retries (default: a timer); tests may record the delays instead. */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
   /** A number in [0, 1): the jitter of the retries (default: Math.random); tests fix it. */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 /** A response other than 2xx, after the retries: the API's `Error` body with the request id to quote. */

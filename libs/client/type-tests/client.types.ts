@@ -13,7 +13,8 @@ import {
   type Schemas,
 } from '../src/index.js';
 
-const api = createPetstoreClient({ baseUrl: 'http://localhost:3000', apiKey: 'psk_test' });
+// An option given as possibly undefined (an environment variable) compiles under exactOptionalPropertyTypes.
+const api = createPetstoreClient({ baseUrl: 'http://localhost:3000', apiKey: process.env['PETSTORE_KEY'] });
 
 /** 1. A conditional GET is a discriminated union: a 304 has no body, and the types say so. */
 export async function conditionalGet(categoryId: number, tag: string): Promise<string> {
