@@ -357,6 +357,9 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
 
   beforeAll(async () => {
     ensureBuilt();
+    // The service's start (database, seed, process) while the client is packed, installed and compiled.
+    const service = startService().then((started) => (server = started));
+    service.catch(() => undefined); // awaited below, after the compilation
     scratch = mkdtempSync(join(tmpdir(), 'petstore-client-'));
     // The documented command (`npm run client:pack`): it builds dist/libs/client and prints the tarball's path, last.
     const { stdout } = await run(process.execPath, [join(ROOT, 'libs/client/pack.mjs'), scratch], { cwd: ROOT });
@@ -366,8 +369,6 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true }, null, 2));
     installedWith = await install(scratch, join(scratch, packed.filename.replace(/^@petstore\//, 'petstore-')));
     await writeProjects();
-    // The compiler and the service's start (database, seed, process) at once: neither waits for the other.
-    const service = startService().then((started) => (server = started));
     compileFailure = await compileProjects();
     await service;
   });
