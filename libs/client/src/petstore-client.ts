@@ -357,26 +357,32 @@ async function attempt(
   request: Request,
   timeoutMs: number,
 ): Promise<Response | Lost> {
-  const timeout = new AbortController();
-  const signal = timeoutMs > 0 ? AbortSignal.any([request.signal, timeout.signal]) : request.signal;
+  // One signal for the attempt: the caller's abort or the timeout (by hand: AbortSignal.any needs Node.js 20.3).
+  const controller = new AbortController();
+  const callerAborted = () => controller.abort(request.signal.reason);
+  if (request.signal.aborted) callerAborted();
+  else request.signal.addEventListener('abort', callerAborted, { once: true });
+  let timedOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
+  const timeout = new Promise<never>((_, reject) => {
     if (timeoutMs > 0) {
       timer = setTimeout(() => {
+        timedOut = true;
         const error = new DOMException(`No response within ${timeoutMs} ms`, 'TimeoutError');
-        timeout.abort(error);
+        controller.abort(error);
         reject(error);
       }, timeoutMs);
     }
   });
   try {
-    return await Promise.race([fetchOnce(new Request(request.clone(), { signal })), timedOut]);
+    return await Promise.race([fetchOnce(new Request(request.clone(), { signal: controller.signal })), timeout]);
   } catch (error) {
     if (request.signal.aborted) return { kind: 'aborted', error };
-    return { kind: timeout.signal.aborted ? 'timeout' : 'connection_error', error };
+    return { kind: timedOut ? 'timeout' : 'connection_error', error };
   } finally {
     clearTimeout(timer);
-    timedOut.catch(() => undefined);
+    request.signal.removeEventListener('abort', callerAborted);
+    timeout.catch(() => undefined);
   }
 }
 
