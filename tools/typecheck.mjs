@@ -10,6 +10,7 @@ const configs = ['apps', 'libs']
   .concat('tools/plugin/tsconfig.lib.json', 'tools/plugin/tsconfig.spec.json') // the workspace's generators
   .concat('tools/openapi/tsconfig.json') // the OpenAPI generator
   .concat('tools/compat/tsconfig.json') // the previous-release and restore checks
+  .concat('libs/client/type-tests/tsconfig.json') // the client's type-level tests (issue 33)
   .filter((config) => existsSync(config));
 
 let failed = false;

@@ -2,9 +2,10 @@
 // the workspace's TypeScript, as ES modules (esm/, `import`) and as CommonJS (cjs/, `require`), each with its
 // declarations, beside the package.json and README. Two tsc runs rather than a bundler: the package is a few files
 // with two dependencies (openapi-fetch and standardwebhooks, left external), tsc already type-checks them, and its
-// declarations are exact for both formats; each folder gets a package.json with its `type`, so Node and TypeScript
-// read each as it is. `npm run client:pack` (libs/client/pack.mjs) builds and packs it in one command.
-import { execFileSync } from 'node:child_process';
+// declarations are exact for both formats (the two runs go at once); each folder gets a package.json with its
+// `type`, so Node and TypeScript read each as it is. `npm run client:pack` (libs/client/pack.mjs) builds and packs
+// it in one command.
+import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,16 +24,24 @@ const formats = [
   ['esm', 'module', ['--module', 'esnext', '--moduleResolution', 'bundler']],
   ['cjs', 'commonjs', ['--module', 'nodenext', '--moduleResolution', 'nodenext']],
 ];
-for (const [dir, type, options] of formats) {
-  execFileSync(
-    process.execPath,
-    [tsc, '-p', join(lib, 'tsconfig.build.json'), '--outDir', join(out, dir), ...options],
-    {
-      stdio: 'inherit',
-    },
-  );
-  writeFileSync(join(out, dir, 'package.json'), `${JSON.stringify({ type }, null, 2)}\n`);
-}
+// The two compilations at once (each is one process, one core): the build takes about as long as one of them.
+await Promise.all(
+  formats.map(async ([dir, type, options]) => {
+    await new Promise((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [tsc, '-p', join(lib, 'tsconfig.build.json'), '--outDir', join(out, dir), ...options],
+        (error, stdout, stderr) => {
+          process.stdout.write(stdout);
+          process.stderr.write(stderr);
+          if (error) reject(new Error(`tsc (${dir}) failed: ${stdout}${stderr}`));
+          else resolve();
+        },
+      );
+    });
+    writeFileSync(join(out, dir, 'package.json'), `${JSON.stringify({ type }, null, 2)}\n`);
+  }),
+);
 mkdirSync(out, { recursive: true });
 copyFileSync(join(lib, 'package.json'), join(out, 'package.json'));
 copyFileSync(join(lib, 'README.md'), join(out, 'README.md'));

@@ -141,7 +141,8 @@ export function listen(secret: string, port: number) {
 /**
  * The features beyond the quickstart, as a consumer of the packed client uses them (issue 22): the events list,
  * conditional requests (an ETag, a 304, a 412), a restricted expiring key, and a webhook endpoint changed with
- * PATCH and its secret rotated. No `!` but where the specification leaves a field optional (an Order's id).
+ * PATCH and its secret rotated. No `!`: an Order's id is there (the client types orders as the service sends them),
+ * and so is a single resource's ETag.
  */
 const FEATURES = `import { createPetstoreClient, PetstoreApiError } from '@petstore/client';
 
@@ -158,17 +159,17 @@ for await (const pet of api.list('/pets', { status: ['available'], limit: 1 })) 
   break;
 }
 const { data: placed } = await api.POST('/store/orders', { body: { petId, quantity: 1 } });
-const orderId = placed.id!;
+const orderId = placed.id;
 const read = await api.GET('/store/orders/{orderId}', { params: { path: { orderId } } });
 const unchanged = await api.GET('/store/orders/{orderId}', {
-  params: { path: { orderId }, header: { 'If-None-Match': read.etag ?? '' } },
+  params: { path: { orderId }, header: { 'If-None-Match': read.etag } },
 });
 const stale = await api
   .DELETE('/store/orders/{orderId}', {
     params: { path: { orderId }, header: { 'If-Match': '"AAAAAAAAAAAAAAAAAAAAAA"' } },
   })
   .then(() => ['deleted'], failureOf);
-await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId }, header: { 'If-Match': read.etag ?? '' } } });
+await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId }, header: { 'If-Match': read.etag } } });
 const { data: cancelled } = await api.GET('/store/orders/{orderId}', { params: { path: { orderId } } });
 
 // The events of this account: the order placed, then cancelled, newest first; one read by its id.
@@ -217,6 +218,12 @@ console.log(
 );
 `;
 
+/**
+ * The consumers' compiler options: TypeScript strict, NodeNext. One tsconfig at the scratch directory's root compiles
+ * the three projects in one tsc run (each file's module format is its project's package.json `type`, as NodeNext
+ * reads it), emitting the JavaScript beside its source: one program checks the client's declarations and
+ * @types/node once, not once per project.
+ */
 const TSCONFIG = {
   compilerOptions: {
     strict: true,
@@ -224,11 +231,9 @@ const TSCONFIG = {
     module: 'nodenext',
     moduleResolution: 'nodenext',
     types: ['node'],
-    outDir: 'dist',
-    rootDir: 'src',
     skipLibCheck: false,
   },
-  include: ['src'],
+  include: ['esm/src', 'cjs/src', 'receiver/src'],
 };
 
 /**
@@ -266,11 +271,11 @@ async function install(project: string, tarball: string): Promise<string> {
 /**
  * A project outside the workspace, as a third party would have: the client installed from the tarball `npm pack`
  * made, TypeScript strict with NodeNext resolution, in an ES module project and in a CommonJS one. Each type-checks
- * the README's quickstart (no `!` but the Order id the specification leaves optional) and the typed error codes
- * (per operation, and open to codes added later), and runs the quickstart against the built
- * service on the seeded demo catalogue, one after the other: the second run finds the pet the first one ordered
- * available again. A third project type-checks the docs' webhook verification blocks (node:http and Fastify) and a
- * receiver written against openapi-typescript's output for docs/openapi.json with openapi-fetch.
+ * the README's quickstart and the typed error codes (per operation, and open to codes added later), and runs the
+ * quickstart against the built service on the seeded demo catalogue, one after the other: the second run finds the
+ * pet the first one ordered available again. A third project type-checks the docs' webhook verification blocks
+ * (node:http and Fastify) and a receiver written against openapi-typescript's output for docs/openapi.json with
+ * openapi-fetch. Packed and installed once; the three projects compiled by one tsc run, while the service starts.
  */
 describe('@petstore/client as a package, in a project outside the workspace', () => {
   let server: ApiProcess | undefined;
@@ -278,9 +283,83 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
   let packed: { filename: string; files: { path: string }[] };
   /** How the scratch project got its packages (the registry, or the workspace's when npm could not install). */
   let installedWith: string;
+  /** The installed TypeScript's `--version`. */
+  let tscVersion: string;
+  /** Why the one tsc run over the three projects failed (each test that needs it reports it), or undefined. */
+  let compileFailure: Error | undefined;
+  let snippets: { file: string; code: string }[];
+  const formats = ['esm', 'cjs'] as const;
+
+  /** Writes the three projects: the quickstart (ESM, CommonJS), the features (ESM), the receiver (ESM). */
+  async function writeProjects(): Promise<void> {
+    const { imports, body } = readmeQuickstart();
+    const sources = {
+      esm: `${imports}\n${REPORT_IMPORTS}\n\n${body}${REPORT}`,
+      // No top-level await in CommonJS: the same lines inside a function.
+      cjs: `${imports}\n${REPORT_IMPORTS}\n\nasync function main() {\n${body}${REPORT}}\n\nvoid main();\n`,
+    };
+    for (const format of formats) {
+      const project = join(scratch, format);
+      mkdirSync(join(project, 'src'), { recursive: true });
+      const type = format === 'esm' ? 'module' : 'commonjs';
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${format}`, private: true, type }));
+      writeFileSync(join(project, 'src/quickstart.ts'), sources[format]);
+      writeFileSync(join(project, 'src/codes.ts'), CODES);
+      if (format === 'esm') writeFileSync(join(project, 'src/features.ts'), FEATURES);
+    }
+
+    const receiver = join(scratch, 'receiver');
+    mkdirSync(join(receiver, 'src'), { recursive: true });
+    writeFileSync(join(receiver, 'package.json'), JSON.stringify({ name: 'receiver', private: true, type: 'module' }));
+    snippets = SNIPPET_FILES.flatMap((file) => verificationSnippets(file).map((code) => ({ file, code })));
+    // The docs show it under both servers; each block is its own module, as a reader would paste it.
+    snippets.forEach(({ file, code }, i) => {
+      writeFileSync(join(receiver, `src/${file.replace(/[^A-Za-z0-9]+/g, '-')}-${i + 1}.ts`), code);
+    });
+    writeFileSync(join(receiver, 'src/typed-event.ts'), TYPED_EVENT);
+    // openapi-typescript, as a third party would run it on the published description.
+    const cli = join(scratch, 'node_modules/openapi-typescript/bin/cli.js');
+    await run(process.execPath, [cli, join(ROOT, 'docs/openapi.json'), '-o', join(receiver, 'src/petstore.ts')]);
+    writeFileSync(join(receiver, 'src/receiver.ts'), GENERATED_RECEIVER);
+    writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
+  }
+
+  /** The one tsc run (the installed TypeScript 6) over the three projects; its failure is kept, not thrown. */
+  async function compileProjects(): Promise<Error | undefined> {
+    const tsc = join(scratch, 'node_modules/typescript/bin/tsc');
+    tscVersion = (await run(process.execPath, [tsc, '--version'])).stdout;
+    return run(process.execPath, [tsc, '-p', scratch]).then(
+      () => undefined,
+      (error: { stdout?: string }) =>
+        new Error(
+          `the consumers (the quickstart, ESM and CommonJS; the features; the verification snippets of ` +
+            `${[...new Set(snippets.map((s) => s.file))].join(', ')} and the receiver) do not type-check ` +
+            `(${installedWith}):\n${error.stdout}`,
+        ),
+    );
+  }
+
+  /** The built service on a fresh, seeded database. */
+  async function startService(): Promise<ApiProcess> {
+    const databaseUrl = await testDatabaseUrl();
+    await resetDatabase(databaseUrl);
+    await run(process.execPath, [BUILT_MAIN, '--seed'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    });
+    return ApiProcess.start({
+      DATABASE_URL: databaseUrl,
+      MESSAGE_WORKER: 'true',
+      LOG_LEVEL: 'warn',
+      // The features run subscribes a local URL (nothing is delivered to it that matters here).
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+    });
+  }
 
   beforeAll(async () => {
     ensureBuilt();
+    // The service's start (database, seed, process) while the client is packed, installed and compiled.
+    const service = startService().then((started) => (server = started));
+    service.catch(() => undefined); // awaited below, after the compilation
     scratch = mkdtempSync(join(tmpdir(), 'petstore-client-'));
     // The documented command (`npm run client:pack`): it builds dist/libs/client and prints the tarball's path, last.
     const { stdout } = await run(process.execPath, [join(ROOT, 'libs/client/pack.mjs'), scratch], { cwd: ROOT });
@@ -289,6 +368,9 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
     packed = { filename: basename(tarball), files: listed.map((path) => ({ path: path.replace(/^package\//, '') })) };
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true }, null, 2));
     installedWith = await install(scratch, join(scratch, packed.filename.replace(/^@petstore\//, 'petstore-')));
+    await writeProjects();
+    compileFailure = await compileProjects();
+    await service;
   });
 
   afterAll(async () => {
@@ -296,14 +378,10 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** Type-checks a project of the scratch directory with the installed TypeScript 6. */
-  async function typeCheck(project: string, what: string): Promise<void> {
-    const tsc = join(scratch, 'node_modules/typescript/bin/tsc');
-    const version = (await run(process.execPath, [tsc, '--version'])).stdout;
-    expect(version).toMatch(/^Version 6\./);
-    await run(process.execPath, [tsc, '-p', project]).catch((error: { stdout?: string }) => {
-      throw new Error(`${what} does not type-check (${installedWith}):\n${error.stdout}`);
-    });
+  /** That the projects type-checked, with the installed TypeScript 6. */
+  function expectCompiled(): void {
+    expect(tscVersion).toMatch(/^Version 6\./);
+    if (compileFailure) throw compileFailure;
   }
 
   it('packs, installs, type-checks (ESM and CommonJS) and runs the quickstart on the seeded data', async () => {
@@ -318,40 +396,12 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
       name: '@petstore/client',
       dependencies: { 'openapi-fetch': expect.any(String), standardwebhooks: expect.any(String) },
     });
+    expectCompiled();
+    if (!server) throw new Error('the service did not start');
 
-    const { imports, body } = readmeQuickstart();
-    const formats = {
-      esm: `${imports}\n${REPORT_IMPORTS}\n\n${body}${REPORT}`,
-      // No top-level await in CommonJS: the same lines inside a function.
-      cjs: `${imports}\n${REPORT_IMPORTS}\n\nasync function main() {\n${body}${REPORT}}\n\nvoid main();\n`,
-    };
-    for (const [format, source] of Object.entries(formats)) {
-      const project = join(scratch, format);
-      mkdirSync(join(project, 'src'), { recursive: true });
-      const type = format === 'esm' ? 'module' : 'commonjs';
-      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${format}`, private: true, type }));
-      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
-      writeFileSync(join(project, 'src/quickstart.ts'), source);
-      writeFileSync(join(project, 'src/codes.ts'), CODES);
-      if (format === 'esm') writeFileSync(join(project, 'src/features.ts'), FEATURES);
-      await typeCheck(project, `${format}: the quickstart`);
-    }
-
-    const databaseUrl = await testDatabaseUrl();
-    await resetDatabase(databaseUrl);
-    await run(process.execPath, [BUILT_MAIN, '--seed'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-    });
-    server = await ApiProcess.start({
-      DATABASE_URL: databaseUrl,
-      MESSAGE_WORKER: 'true',
-      LOG_LEVEL: 'warn',
-      // The features run subscribes a local URL (nothing is delivered to it that matters here).
-      WEBHOOKS_ALLOW_PRIVATE: 'true',
-    });
     const reports = [];
-    for (const format of Object.keys(formats)) {
-      const { stdout } = await run(process.execPath, [join(scratch, format, 'dist/quickstart.js')], {
+    for (const format of formats) {
+      const { stdout } = await run(process.execPath, [join(scratch, format, 'src/quickstart.js')], {
         env: { ...process.env, PETSTORE_URL: server.baseUrl },
         timeout: 60_000,
       });
@@ -371,8 +421,9 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
   });
 
   it('runs the features beyond the quickstart with the packed client: events, ETags, read keys, webhooks', async () => {
-    if (!server) throw new Error('the quickstart test starts the service');
-    const { stdout } = await run(process.execPath, [join(scratch, 'esm', 'dist/features.js')], {
+    expectCompiled();
+    if (!server) throw new Error('the service did not start');
+    const { stdout } = await run(process.execPath, [join(scratch, 'esm', 'src/features.js')], {
       env: { ...process.env, PETSTORE_URL: server.baseUrl },
       timeout: 60_000,
     });
@@ -394,24 +445,11 @@ describe('@petstore/client as a package, in a project outside the workspace', ()
     });
   });
 
-  it("type-checks the docs' webhook verification (node:http, Fastify) and an openapi-typescript receiver", async () => {
-    const project = join(scratch, 'receiver');
-    mkdirSync(join(project, 'src'), { recursive: true });
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'receiver', private: true, type: 'module' }));
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
-    const snippets = SNIPPET_FILES.flatMap((file) => verificationSnippets(file).map((code) => ({ file, code })));
+  it("type-checks the docs' webhook verification (node:http, Fastify) and an openapi-typescript receiver", () => {
     // The docs show it under both servers; each block is its own module, as a reader would paste it.
     expect(snippets.filter(({ code }) => code.includes("from 'node:http'")).length).toBeGreaterThan(0);
     expect(snippets.filter(({ code }) => code.includes("from 'fastify'")).length).toBeGreaterThan(0);
-    snippets.forEach(({ file, code }, i) => {
-      writeFileSync(join(project, `src/${file.replace(/[^A-Za-z0-9]+/g, '-')}-${i + 1}.ts`), code);
-    });
-    writeFileSync(join(project, 'src/typed-event.ts'), TYPED_EVENT);
-    // openapi-typescript, as a third party would run it on the published description.
-    const cli = join(scratch, 'node_modules/openapi-typescript/bin/cli.js');
-    await run(process.execPath, [cli, join(ROOT, 'docs/openapi.json'), '-o', join(project, 'src/petstore.ts')]);
-    writeFileSync(join(project, 'src/receiver.ts'), GENERATED_RECEIVER);
     expect(GENERATED_RECEIVER).not.toMatch(/timestamp: string|type: '/); // no event typed by hand
-    await typeCheck(project, `the verification snippets (${snippets.map((s) => s.file).join(', ')}) or the receiver`);
+    expectCompiled();
   });
 });

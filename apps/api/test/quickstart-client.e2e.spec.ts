@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPetstoreClient, PetstoreApiError, unwrap } from '@petstore/client';
+import { createPetstoreClient, ORDER_FIELDS_ALWAYS_SENT, PetstoreApiError, unwrap } from '@petstore/client';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { ApiProcess, ensureBuilt } from './support/built-app';
 
@@ -24,8 +24,7 @@ async function quickstart() {
     await new Promise((resolve) => setTimeout(resolve, 250));
     ({ data: message } = await api.GET('/messages/{messageId}', { params: { path: { messageId: message.id } } }));
   }
-  // The specification leaves every Order field optional; this service always sends the id.
-  await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId: order.id! } } }); // available again
+  await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId: order.id } } }); // available again
   // --- end of the quickstart ---
   return { signUp, pets, order, message };
 }
@@ -109,6 +108,51 @@ describe('the quickstart through the typed client, against the built service', (
     expect(rex).toMatchObject({ quantity: 1 });
     expect(runs[1].order.id).not.toBe(runs[0].order.id);
   });
+
+  /**
+   * Issue 33: a POST whose response is lost, sent again by the client with the same Idempotency-Key, places ONE
+   * order. The fetch sends each request to the real service; the first POST's answer is then dropped (read and thrown
+   * away, as a connection cut after the server answered), or the request is dropped at once while the service still
+   * works on it (the retry may find its key in use: 409 idempotency_key_in_use, retried too).
+   */
+  it.each(['after its answer', 'while the service works on it'] as const)(
+    'places one order when the response is lost %s: the retry sends the same Idempotency-Key',
+    async (when) => {
+      const baseUrl = server.baseUrl;
+      const { data: signUp } = await createPetstoreClient({ baseUrl }).POST('/accounts', { body: { name: 'Lost' } });
+      const sent: string[] = [];
+      let dropped = false;
+      const api = createPetstoreClient({
+        baseUrl,
+        apiKey: signUp.apiKey.key,
+        fetch: async (request) => {
+          if (request.method === 'POST') sent.push(request.headers.get('idempotency-key') ?? '');
+          if (request.method !== 'POST' || dropped) return fetch(request);
+          dropped = true;
+          const answer = fetch(request).then((response) => response.arrayBuffer());
+          if (when === 'after its answer') await answer;
+          else void answer.catch(() => undefined);
+          throw new TypeError('fetch failed', { cause: new Error('ECONNRESET: the response was lost') });
+        },
+      });
+      let petId = 0;
+      for await (const pet of api.list('/pets', { name: 'Laika' })) petId = pet.id;
+      const placed = await api.POST('/store/orders', { body: { petId, quantity: 1 } });
+
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(sent)).toEqual(new Set([placed.idempotencyKey]));
+      const orders = [];
+      for await (const order of api.list('/store/orders')) orders.push(order);
+      expect(orders.map((order) => order.id)).toEqual([placed.data.id]);
+      if (when === 'after its answer') expect(placed.response.headers.get('idempotent-replayed')).toBe('true');
+      // The response types say these fields are always there (libs/client/src/sent.ts): the service's order has them.
+      const raw: Record<string, unknown> = { ...placed.data };
+      for (const field of ORDER_FIELDS_ALWAYS_SENT) expect(raw[field]).toBeDefined();
+      expect(placed.data).toMatchObject({ status: 'placed', petId, quantity: 1, complete: false });
+      // Laika available again for the next run.
+      await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId: placed.data.id } } });
+    },
+  );
 
   it('rejects a call without a valid key with a typed error carrying the code, status and request id', async () => {
     const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_not-a-key' });

@@ -129,8 +129,13 @@ describe('webhook event schemas, against real deliveries of the built service', 
     const problems: string[] = [];
     for (const delivery of deliveries) {
       const event = verifyWebhook(delivery.body, delivery.headers, secret); // node:http's headers, the raw body
-      const body: unknown = JSON.parse(delivery.body.toString('utf8'));
-      expect(event).toEqual(body);
+      const body = JSON.parse(delivery.body.toString('utf8')) as Record<string, unknown>;
+      // The body, and its id: the delivery's webhook-id, which is the event's id in the event log.
+      expect(event).toEqual({ ...body, id: delivery.headers['webhook-id'] });
+      if (event.type !== 'ping') {
+        const logged = await ok(api.request('GET', `/events/${event.id}`, { key }), 200);
+        expect(logged).toEqual({ ...body, id: event.id });
+      }
       problems.push(...described.checkSchema(eventSchemaName(event.type), body));
       problems.push(...described.checkSchema(WEBHOOK_EVENT_SCHEMA, body));
     }

@@ -4,10 +4,18 @@ import type { components, paths } from './generated/schema.js';
 export type KnownErrorCode = components['schemas']['ErrorCode'];
 
 /**
- * The `code` of an error: one the API documents, or one added after this version of the client, which a `switch`
- * must leave to its `default` (`(string & {})` keeps the known ones suggested while any string is accepted).
+ * The codes the client itself gives a `PetstoreApiError`, where the API gave none: `http_error` (a non-2xx whose body
+ * is not the API's JSON `Error`, say a proxy's HTML page), `empty_response` (`unwrap` of a 2xx without its body),
+ * `connection_error` and `timeout` (no response at all, after the retries: a `PetstoreConnectionError`).
  */
-export type ErrorCode = KnownErrorCode | (string & {});
+export type ClientErrorCode = 'http_error' | 'empty_response' | 'connection_error' | 'timeout';
+
+/**
+ * The `code` of an error: one the API documents, one the client gives (`ClientErrorCode`), or one added after this
+ * version of the client, which a `switch` must leave to its `default` (`(string & {})` keeps the known ones
+ * suggested while any string is accepted).
+ */
+export type ErrorCode = KnownErrorCode | ClientErrorCode | (string & {});
 
 type ErrorStatus = `${4 | 5}${number}`;
 /** The JSON bodies of an operation's error responses (4xx, 5xx). */

@@ -1,21 +1,36 @@
 export type { components, operations, paths } from './generated/schema.js';
-export type { ErrorCode, KnownErrorCode, OperationErrorCode } from './error-codes.js';
+export type { ClientErrorCode, ErrorCode, KnownErrorCode, OperationErrorCode } from './error-codes.js';
+export {
+  ORDER_FIELDS_ALWAYS_SENT,
+  type EventLogEntry,
+  type Sent,
+  type SentOrder,
+  type SentWebhookEvent,
+} from './sent.js';
 export {
   conditionalOf,
   createPetstoreClient,
   nextPage,
   PetstoreApiError,
+  PetstoreConnectionError,
   retryAfterMs,
   unwrap,
   type ApiErrorBody,
+  type CallInit,
   type Conditional,
+  type ETagOf,
+  type IdempotencyKeyOf,
+  type ListArgs,
   type ListItem,
+  type ListPathParams,
   type ListPath,
   type ListQuery,
   type PetstoreClient,
   type PetstoreClientOptions,
+  type Revalidated,
   type Schemas,
   type SucceedingMethod,
+  type SuccessBody,
   type Success,
   type SuccessData,
 } from './petstore-client.js';
@@ -25,5 +40,6 @@ export {
   type WebhookEvent,
   type WebhookEventOf,
   type WebhookEventType,
+  type VerifiedWebhookEvent,
   type WebhookHeaders,
 } from './webhooks.js';

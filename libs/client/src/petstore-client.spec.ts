@@ -1,8 +1,14 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ErrorCode, KnownErrorCode, OperationErrorCode } from './error-codes';
+import type { ClientErrorCode, ErrorCode, KnownErrorCode, OperationErrorCode } from './error-codes';
 import type { components } from './generated/schema';
-import { createPetstoreClient, PetstoreApiError, retryAfterMs, unwrap } from './petstore-client';
+import {
+  createPetstoreClient,
+  PetstoreApiError,
+  PetstoreConnectionError,
+  retryAfterMs,
+  unwrap,
+} from './petstore-client';
 
 interface Seen {
   method: string;
@@ -380,6 +386,140 @@ describe('the Petstore client', () => {
       expect([again.notModified, again.etag, again.data, again.response.status]).toEqual([true, TAG, undefined, 304]);
       expect(server.seen).toHaveLength(1);
     });
+  });
+
+  describe('safe retries of a request that got no response', () => {
+    /** The global fetch, but the first `failures` attempts throw as a lost connection does: after sending, or not. */
+    function losing(failures: number, how: 'after sending' | 'before sending' | 'hanging') {
+      let attempts = 0;
+      return async (request: Request): Promise<Response> => {
+        if (attempts++ >= failures) return fetch(request);
+        if (how === 'hanging') return new Promise<Response>(() => undefined);
+        if (how === 'after sending') await (await fetch(request)).arrayBuffer();
+        throw new TypeError('fetch failed', { cause: new Error('ECONNRESET') });
+      };
+    }
+
+    it('sends a POST whose response was lost again with the same key, after a full-jitter wait', async () => {
+      server = await ScriptedServer.start(() => ({ status: 202, body: MESSAGE }));
+      const delays: number[] = [];
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        fetch: losing(2, 'after sending'),
+        sleep: async (ms) => void delays.push(ms),
+        random: () => 0.5,
+      });
+      const result = await api.POST('/messages', { body: { message: 'hi' } });
+      expect(result.data).toEqual(MESSAGE);
+      const keys = server.seen.map((s) => s.headers['idempotency-key']);
+      expect(keys).toHaveLength(3);
+      expect(new Set(keys).size).toBe(1);
+      expect(result.idempotencyKey).toBe(keys[0]);
+      // Half of 0.5 s, then half of 1 s: a random wait up to a doubling bound.
+      expect(delays).toEqual([250, 500]);
+    });
+
+    it('gives up after maxNetworkRetries with a PetstoreConnectionError carrying the key to send again', async () => {
+      server = await ScriptedServer.start(() => ({ status: 202, body: MESSAGE }));
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        fetch: losing(5, 'before sending'),
+        maxNetworkRetries: 1,
+        sleep: async () => undefined,
+      });
+      const failure = await api
+        .POST('/messages', { body: { message: 'hi' }, params: { header: { 'Idempotency-Key': 'mine' } } })
+        .catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(PetstoreConnectionError);
+      expect(failure).toBeInstanceOf(PetstoreApiError);
+      expect(failure).toMatchObject({ status: 0, code: 'connection_error', idempotencyKey: 'mine', requestId: null });
+      expect((failure as Error).cause).toBeInstanceOf(TypeError);
+      // The same key again, once the connection is back: what the service did (if anything) is replayed.
+      const again = createPetstoreClient({ baseUrl: server.baseUrl });
+      const { idempotencyKey } = await again.POST('/messages', {
+        body: { message: 'hi' },
+        params: { header: { 'Idempotency-Key': (failure as PetstoreConnectionError).idempotencyKey ?? '' } },
+      });
+      expect(idempotencyKey).toBe('mine');
+    });
+
+    it('times an attempt out after timeoutMs and retries it; `timeout` when none answers', async () => {
+      server = await ScriptedServer.start(() => ({ status: 200, body: [] }));
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, fetch: losing(1, 'hanging'), timeoutMs: 50 });
+      const { data } = await api.GET('/messages');
+      expect(data).toEqual([]);
+      const never = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        fetch: losing(9, 'hanging'),
+        timeoutMs: 20,
+        maxNetworkRetries: 1,
+        sleep: async () => undefined,
+      });
+      await expect(never.GET('/messages')).rejects.toMatchObject({ code: 'timeout', status: 0 });
+    });
+
+    it('does not send a PATCH, PUT or DELETE again (it may have been done), nor one the caller aborted', async () => {
+      server = await ScriptedServer.start(() => ({ status: 200, body: MESSAGE }));
+      const api = createPetstoreClient({ baseUrl: server.baseUrl, fetch: losing(1, 'after sending') });
+      const failure = await api
+        .DELETE('/store/orders/{orderId}', { params: { path: { orderId: 1 } } })
+        .catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: 'connection_error', idempotencyKey: undefined });
+      expect((failure as Error).message).toMatch(/may have been done/);
+      expect(server.seen).toHaveLength(1);
+
+      const aborted = new AbortController();
+      aborted.abort(new Error('the caller gave up'));
+      const patient = createPetstoreClient({ baseUrl: server.baseUrl, sleep: async () => undefined });
+      await expect(patient.GET('/messages', { signal: aborted.signal })).rejects.not.toBeInstanceOf(PetstoreApiError);
+      expect(server.seen).toHaveLength(1);
+    });
+
+    it('retries 409 idempotency_key_in_use with the same key; no other 409', async () => {
+      server = await ScriptedServer.start((request, index) =>
+        request.url === '/messages'
+          ? index === 0
+            ? error(409, 'idempotency_key_in_use')
+            : { status: 202, body: MESSAGE }
+          : error(409, 'pet_not_available'),
+      );
+      const delays: number[] = [];
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        sleep: async (ms) => void delays.push(ms),
+        random: () => 1 - Number.EPSILON,
+      });
+      const { data, idempotencyKey } = await api.POST('/messages', { body: { message: 'hi' } });
+      expect(data).toEqual(MESSAGE);
+      expect(server.seen.map((s) => s.headers['idempotency-key'])).toEqual([idempotencyKey, idempotencyKey]);
+      expect(delays).toEqual([500]);
+      const refused = await api.POST('/store/orders', { body: { petId: 1, quantity: 1 } }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ status: 409, code: 'pet_not_available', idempotencyKey: expect.any(String) });
+      expect(server.seen).toHaveLength(3);
+    });
+  });
+
+  it('gives a non-JSON error the client code http_error (a ClientErrorCode)', async () => {
+    server = await ScriptedServer.start(() => ({ status: 502, body: undefined }));
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    const failure = await api.GET('/messages').then(
+      () => undefined,
+      (e: PetstoreApiError) => e,
+    );
+    const code: ClientErrorCode | KnownErrorCode | undefined = failure?.code as ClientErrorCode | undefined;
+    expect([failure?.status, code]).toEqual([502, 'http_error']);
+  });
+
+  it('lists the items under a resource with its path parameters', async () => {
+    server = await ScriptedServer.start(() => ({ status: 200, body: [] }));
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    for await (const delivery of api.list(
+      '/webhooks/endpoints/{endpointId}/deliveries',
+      { limit: 5 },
+      { endpointId: 3 },
+    ))
+      void delivery;
+    expect(server.seen.map((s) => s.url)).toEqual(['/webhooks/endpoints/3/deliveries?limit=5']);
   });
 
   it('reads Retry-After as seconds or as an HTTP-date', () => {

@@ -48,9 +48,11 @@ async function receivedByNodeHttp(delivery: ReturnType<typeof signed>) {
 describe('verifyWebhook', () => {
   it("verifies node:http's IncomingHttpHeaders and raw Buffer, and returns the typed event", async () => {
     const event = { type: 'order.placed', timestamp: '2026-11-23T10:00:00.000Z', data: ORDER };
-    const { body, headers } = await receivedByNodeHttp(signed(event));
+    const delivery = signed(event);
+    const { body, headers } = await receivedByNodeHttp(delivery);
     const verified: WebhookEvent = verifyWebhook(body, headers, SECRET);
-    expect(verified).toEqual(event);
+    // The event, and its id: the `webhook-id` (the service signs each delivery with its event's id).
+    expect(verified).toEqual({ ...event, id: delivery.headers['webhook-id'] });
     // The union narrows on `type`: data is an Order here, a Pet there (compile-time checks as much as runtime).
     if (verified.type !== 'order.placed') throw new Error('not narrowed');
     const order: components['schemas']['Order'] = verified.data;
@@ -72,7 +74,7 @@ describe('verifyWebhook', () => {
       [body, asList],
     ] as const) {
       const verified = verifyWebhook(payload, given, SECRET);
-      expect(verified).toEqual(event);
+      expect(verified).toEqual({ ...event, id: headers['webhook-id'] });
       if (verified.type === 'ping') expect(verified.data.endpointId).toBe(3);
     }
   });
@@ -84,7 +86,10 @@ describe('verifyWebhook', () => {
     const both = `${new Webhook(other).sign(delivery.headers['webhook-id'], new Date(), delivery.body)} ${
       delivery.headers['webhook-signature']
     }`;
-    expect(verifyWebhook(delivery.body, { ...delivery.headers, 'webhook-signature': both }, SECRET)).toEqual(event);
+    expect(verifyWebhook(delivery.body, { ...delivery.headers, 'webhook-signature': both }, SECRET)).toEqual({
+      ...event,
+      id: delivery.headers['webhook-id'],
+    });
   });
 
   it('throws a WebhookVerificationError for another secret, a changed body, an old timestamp, missing headers', () => {

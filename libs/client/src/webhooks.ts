@@ -1,13 +1,19 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { components } from './generated/schema.js';
+import type { SentWebhookEvent } from './sent.js';
 
 export { WebhookVerificationError };
 
 /**
- * A body the service POSTs to a webhook endpoint (`WebhookEvent` in its OpenAPI description): a union discriminated
- * by `type`, so that `switch (event.type)` narrows `data` to the Order, Pet, Message or ping it carries.
+ * A body the service POSTs to a webhook endpoint (`WebhookEvent` in its OpenAPI description, its Orders as sent):
+ * a union discriminated by `type`, so that `switch (event.type)` narrows `data` to the Order, Pet, Message or ping
+ * it carries.
  */
-export type WebhookEvent = components['schemas']['WebhookEvent'];
+export type WebhookEvent = SentWebhookEvent;
+/**
+ * What `verifyWebhook` returns: the event, with its `id` (the delivery's `webhook-id` header: the event's id, the
+ * same on every attempt and in the event log, `GET /events/{eventId}`): deduplicate by it.
+ */
+export type VerifiedWebhookEvent = WebhookEvent & { id: string };
 /** `'order.placed' | 'order.completed' | … | 'ping'`. */
 export type WebhookEventType = WebhookEvent['type'];
 /** The body of one event type: `WebhookEventOf<'order.placed'>['data']` is an Order. */
@@ -37,14 +43,20 @@ function isFetchHeaders(headers: WebhookHeaders): headers is FetchHeaders {
 /**
  * Checks a delivery's Standard Webhooks signature (`webhook-id`, `webhook-timestamp` within 5 minutes of now,
  * `webhook-signature` by `secret`, the `whsec_…` that creating the endpoint answered) over the raw body, exactly as
- * received (not a re-serialised object), and returns the event. Throws `WebhookVerificationError` unless genuine.
+ * received (not a re-serialised object), and returns the event with its `id` (the `webhook-id`: deduplicate by it;
+ * it is the event's id in the event log). Throws `WebhookVerificationError` unless genuine.
  *
  * Built on the `standardwebhooks` package; what it adds is reading the headers as node:http and Fastify give them
  * (its own `verify` wants a `Record<string, string>`) and typing the result. A signed body comes from the service,
  * so it is not validated again; `event.type` may still be one this version of the client does not know (a newer
  * service): leave those to a `default`.
  */
-export function verifyWebhook(body: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookEvent {
+export function verifyWebhook(
+  body: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+): VerifiedWebhookEvent {
+  const id = header(headers, 'webhook-id');
   const signed = Object.fromEntries(SIGNED_HEADERS.map((name) => [name, header(headers, name)]));
   // standardwebhooks signs a string or a Node.js Buffer (it checks the constructor's name): decode any other bytes.
   const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
@@ -52,5 +64,6 @@ export function verifyWebhook(body: string | Uint8Array, headers: WebhookHeaders
   if (!event || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') {
     throw new WebhookVerificationError('The body is not an event');
   }
-  return event as WebhookEvent;
+  // The signed `webhook-id` is the event's id (the service signs each delivery with its event's id).
+  return { ...(event as WebhookEvent), id };
 }

@@ -728,7 +728,7 @@ export interface components {
        *       "full"
        *     ]
        */
-      scopes: components['schemas']['ApiKeyScope'][];
+      scopes?: components['schemas']['ApiKeyScope'][];
       /**
        * Format: date-time
        * @description When the key stops working (`401 api_key_expired` from then on): in the future, at most 366 days

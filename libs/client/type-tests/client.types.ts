@@ -1,0 +1,148 @@
+// Type-level tests of @petstore/client (issue 33): each `@ts-expect-error` line must be an error, and each typed
+// declaration must compile. libs/client/src/types.spec.ts runs tsc over this folder (its tsconfig.json is as strict as
+// the strictest consumer: noUncheckedIndexedAccess, exactOptionalPropertyTypes, NodeNext).
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  createPetstoreClient,
+  PetstoreApiError,
+  PetstoreConnectionError,
+  verifyWebhook,
+  type ClientErrorCode,
+  type EventLogEntry,
+  type KnownErrorCode,
+  type Schemas,
+} from '../src/index.js';
+
+// An option given as possibly undefined (an environment variable) compiles under exactOptionalPropertyTypes.
+const api = createPetstoreClient({ baseUrl: 'http://localhost:3000', apiKey: process.env['PETSTORE_KEY'] });
+
+/** 1. A conditional GET is a discriminated union: a 304 has no body, and the types say so. */
+export async function conditionalGet(categoryId: number, tag: string): Promise<string> {
+  const raw = await api.GET('/categories/{categoryId}', {
+    params: { path: { categoryId }, header: { 'If-None-Match': tag } },
+  });
+  // @ts-expect-error a 304 has no body: `data` is undefined when notModified is true
+  void raw.data.name;
+  if (raw.notModified) {
+    const nothing: undefined = raw.data;
+    const stillTagged: string = raw.etag;
+    void nothing;
+    return stillTagged;
+  }
+  const name: string = raw.data.name;
+  // Without If-None-Match there is no 304: the body, and `notModified` is false.
+  const plain = await api.GET('/categories/{categoryId}', { params: { path: { categoryId } } });
+  const never304: false = plain.notModified;
+  void never304;
+  return `${name} ${plain.data.name}`;
+}
+
+/** 3. `list()` takes only the paginated lists, with their path parameters. */
+export async function lists(endpointId: number): Promise<number> {
+  // @ts-expect-error the deliveries of an endpoint need its endpointId (a 400 otherwise)
+  void api.list('/webhooks/endpoints/{endpointId}/deliveries', {});
+  let attempts = 0;
+  for await (const delivery of api.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { endpointId })) {
+    attempts += delivery.attempts;
+  }
+  return attempts;
+}
+
+/** 4. A request field with a default is optional (NewApiKey.scopes defaults to ['full']). */
+export async function defaults(expiresAt: string): Promise<string> {
+  const { data: key } = await api.POST('/accounts/me/api-keys', { body: { name: 'ci', expiresAt } });
+  return key.key;
+}
+
+/** 8. Responses as the service sends them: an Order's id, quantity, complete always; its petId while placed. */
+export async function orders(petId: number): Promise<number> {
+  const { data: order } = await api.POST('/store/orders', { body: { petId, quantity: 1 } });
+  const id: number = order.id;
+  const quantity: number = order.quantity;
+  const complete: boolean = order.complete;
+  const total = id + quantity + Number(complete);
+  if (order.status === 'placed') {
+    const pet: number = order.petId;
+    return total + pet;
+  }
+  return total;
+}
+
+/** 8. Misspelt fields are compile errors in object literals (request bodies, and the call's own options). */
+export async function misspelt(petId: number): Promise<void> {
+  // @ts-expect-error `shipdate` is not a field of NewOrder (it is `shipDate`)
+  await api.POST('/store/orders', { body: { petId, quantity: 1, shipdate: '2026-12-01T00:00:00Z' } });
+  // @ts-expect-error `parms` is not an option of a call (it is `params`)
+  await api.GET('/pets', { parms: { query: { limit: 1 } } });
+  // @ts-expect-error the client reads JSON: another `parseAs` would make `data` a string the types do not say
+  await api.GET('/pets', { parseAs: 'text' });
+}
+
+/** 8. `etag` is a string where the service always sends one (single resources, their PATCH), else null. */
+export async function etags(petId: number): Promise<string> {
+  const { data: pet, etag } = await api.GET('/pets/{petId}', { params: { path: { petId } } });
+  const changed = await api.PATCH('/pets/{petId}', {
+    params: { path: { petId }, header: { 'If-Match': etag } },
+    body: { name: `${pet.name}!` },
+  });
+  const lists: null = (await api.GET('/pets')).etag;
+  void lists;
+  return changed.etag;
+}
+
+/** 5. The event log's entries are the union of the event types, with their id; verifyWebhook returns the id. */
+export async function events(body: Buffer, headers: IncomingHttpHeaders, secret: string): Promise<string[]> {
+  const seen: string[] = [];
+  for await (const entry of api.list('/events')) {
+    const logged: EventLogEntry = entry;
+    if (logged.type === 'order.placed') {
+      const orderId: number = logged.data.id;
+      seen.push(`${logged.id}:${orderId}`);
+    }
+  }
+  const { data: one } = await api.GET('/events/{eventId}', { params: { path: { eventId: 'e' } } });
+  if (one.type === 'message.delivered') seen.push(one.data.message);
+  const event = verifyWebhook(body, headers, secret);
+  const eventId: string = event.id;
+  seen.push(eventId);
+  return seen;
+}
+
+/** 8. Every code the client itself can produce is named (an exhaustive switch over the known ones compiles). */
+export function describe(error: PetstoreApiError): string {
+  const own: ClientErrorCode[] = ['http_error', 'empty_response', 'connection_error', 'timeout'];
+  const code = error.code as KnownErrorCode | ClientErrorCode;
+  switch (code) {
+    case 'http_error':
+    case 'empty_response':
+      return 'not the API';
+    case 'connection_error':
+    case 'timeout':
+      return `no response (${own.length} client codes)`;
+    default:
+      return code;
+  }
+}
+
+/** 2. Safe retries: the options, a per-call key, and the key used on results and errors. */
+export async function retries(petId: number): Promise<string | undefined> {
+  const patient = createPetstoreClient({ baseUrl: 'http://localhost:3000', maxNetworkRetries: 4, timeoutMs: 10_000 });
+  const placed = await patient.POST('/store/orders', {
+    params: { header: { 'Idempotency-Key': 'order-of-the-day' } },
+    body: { petId, quantity: 1 },
+  });
+  const key: string = placed.idempotencyKey;
+  const read = await patient.GET('/store/orders/{orderId}', { params: { path: { orderId: placed.data.id } } });
+  const none: undefined = read.idempotencyKey;
+  void none;
+  try {
+    await patient.POST('/messages', { body: { message: 'hi' } });
+  } catch (error) {
+    if (error instanceof PetstoreConnectionError) return error.idempotencyKey;
+    if (error instanceof PetstoreApiError) return error.idempotencyKey;
+  }
+  return key;
+}
+
+/** `Schemas` are the response shapes: `Schemas['Order']` has its id. */
+export const orderId = (order: Schemas['Order']): number => order.id;
