@@ -57,8 +57,8 @@ const layerRules = ({ testsMayUseTesting }) => [
  * apps/api/src/<api>. The directions allowed:
  *   catalogue, ordering, messaging, accounts -> events (the EventRecorder port)    webhooks -> events
  *   anything -> webhooks: refused, but for webhooks itself and the assembly (apps/api/src/assembly, untagged)
- *   events -> any other slice: refused (events know no consumer); the api's events folder reads the slices' DTO
- *   files alone (its payload map: the `data` of an event is the resource as the API shows it)
+ *   events -> any other slice: refused (events know no consumer); the api's payload map (the `data` of an event
+ *   is the resource as the API shows it) reads the DTOs in apps/api/src/resources, below every slice
  * Slices import one another relatively (the libraries' barrels are not told apart): the patterns match a path
  * segment. A flat config's later `no-restricted-imports` replaces an earlier one for the same file, so each block
  * repeats the layer's own patterns (APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES) before the slice's.
@@ -76,8 +76,9 @@ const EVENTS_KNOW_NO_SLICE = [
     message: 'events depend on no slice: the slices record facts through EventRecorder, consumers subscribe.',
   },
   {
-    regex: '^(\\.{1,2}/)+(.*/)?(catalogue|ordering|messages)/(?!.*\\.dto$)',
-    message: "events read the slices' DTO files alone (the payload map), nothing else of them.",
+    regex: '^(\\.{1,2}/)+(.*/)?(catalogue|ordering|messages)(/|$)',
+    message:
+      'events import no slice: the payload map reads the resources as the API shows them (apps/api/src/resources).',
   },
 ];
 const SLICES = [
@@ -138,6 +139,9 @@ export const APP_FOLDER_RANKS = {
   metrics: 2,
   idempotency: 2,
   openapi: 3,
+  // The request and response DTOs of the resources whose changes are events: the slices' controllers and the events'
+  // payload map both use them, so they sit below both (in a slice, the events would import it: a cycle).
+  resources: 3,
   accounts: 4,
   catalogue: 4,
   ordering: 4,

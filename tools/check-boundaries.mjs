@@ -66,6 +66,9 @@ const forbidden = [
   probe('apps/api/src/accounts/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
   probe('apps/api/src/events/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
   probe('apps/api/src/events/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
+  probe('apps/api/src/events/probe.ts', 'PetListQueryDto', '../catalogue/pet-list.query.dto'),
+  // resources (the DTOs) sit below the slices: they import none.
+  probe('apps/api/src/resources/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
   // Folders of apps/api/src: common/ folders import only lower ones (http-kit nothing), and common/ no folder above it.
   probe('apps/api/src/common/errors/probe.ts', 'requestId', '../http/request-id'),
   probe('apps/api/src/common/http-kit/probe.ts', 'ApiError', '../errors/api-error'),
@@ -100,7 +103,8 @@ const allowed = [
   probe('apps/api/src/ordering/probe.ts', 'EventsModule', '../events/events.module'),
   probe('apps/api/src/webhooks/probe.ts', 'EventsModule', '../events/events.module'),
   probe('apps/api/src/assembly/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
-  probe('apps/api/src/events/probe.ts', 'PetDto', '../catalogue/pet.dto'),
+  probe('apps/api/src/events/probe.ts', 'PetDto', '../resources/pet.dto'),
+  probe('apps/api/src/catalogue/probe.ts', 'PetDto', '../resources/pet.dto'),
   probe('apps/api/src/common/http/probe.ts', 'ApiError', '../errors/api-error'),
   probe('apps/api/src/common/rate-limit/probe.ts', 'routeOf', '../http-kit/route-label'),
   probe('apps/api/src/openapi/probe.ts', 'describeIdempotency', '../idempotency/idempotency.openapi'),

@@ -37,9 +37,16 @@ describe('the committed OpenAPI description (docs/openapi.json) and client types
     const dir = mkdtempSync(join(tmpdir(), 'petstore-client-types-'));
     try {
       const out = join(dir, 'schema.ts');
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), COMMITTED, '-o', out], {
-        stdio: 'pipe',
-      });
+      // The options of `npm run client:generate` itself (package.json), so that the two cannot differ.
+      const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['client:generate'] as string;
+      const [command, input, ...rest] = script.split('&&')[0].trim().split(/\s+/);
+      expect([command, input]).toEqual(['openapi-typescript', 'docs/openapi.json']);
+      const options = rest.slice(0, rest.indexOf('-o'));
+      execFileSync(
+        process.execPath,
+        [join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), COMMITTED, ...options, '-o', out],
+        { stdio: 'pipe' },
+      );
       // As `npm run client:generate` does: the long description lines wrapped at 120 characters.
       execFileSync(process.execPath, [join(ROOT, 'tools/openapi/wrap-comments.mjs'), out], { stdio: 'pipe' });
       const same = readFileSync(out, 'utf8') === readFileSync(GENERATED_TYPES, 'utf8');

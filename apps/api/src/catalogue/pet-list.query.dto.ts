@@ -5,7 +5,7 @@ import { ArrayMaxSize, IsIn, IsOptional, IsString, Length } from 'class-validato
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { IsPositiveInt64String } from '../common/validation/int64';
 import { QueryList } from '../common/validation/query-transforms';
-import { PET_STATUS_PROPERTY } from './pet.dto';
+import { PET_STATUS_PROPERTY } from '../resources/pet.dto';
 
 /** `GET /pets`: the page and the filters, all of which must hold. */
 export class PetListQueryDto extends PageQueryDto {

@@ -18,7 +18,7 @@ import { ApiErrors } from '../openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { NewPetDto, PetDto, PetUpdateDto } from './pet.dto';
+import { NewPetDto, PetDto, PetUpdateDto } from '../resources/pet.dto';
 import { PetListQueryDto } from './pet-list.query.dto';
 
 /**

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EventPayloads, EventSubjectMap, EventSubjects } from '@petstore/application';
 import type { WebhookEventType } from '@petstore/domain';
-import { PetDto } from '../catalogue/pet.dto';
-import { MessageDto } from '../messages/message.dto';
-import { OrderDto } from '../ordering/order.dto';
+import { PetDto } from '../resources/pet.dto';
+import { MessageDto } from '../resources/message.dto';
+import { OrderDto } from '../resources/order.dto';
 
 /**
  * An event's `data` is its subject exactly as the API's own responses show it: one entry per event type, declared

@@ -8,7 +8,7 @@ import { Conditional } from '../common/conditional/conditional.decorator';
 import { Stability } from '../openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
-import { MessageDto, MessageListQueryDto, NewMessageDto } from './message.dto';
+import { MessageDto, MessageListQueryDto, NewMessageDto } from '../resources/message.dto';
 import { ParseMessageIdPipe } from './parse-message-id.pipe';
 
 @ApiTags('messages')

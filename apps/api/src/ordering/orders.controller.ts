@@ -10,7 +10,7 @@ import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { defaultOf } from '../config/app-config';
-import { NewOrderDto, OrderDto, OrderQueryDto, OrderUpdateDto } from './order.dto';
+import { NewOrderDto, OrderDto, OrderQueryDto, OrderUpdateDto } from '../resources/order.dto';
 
 @ApiTags('store')
 @Auth()
