@@ -1,5 +1,5 @@
 import { Clock, ExpireHeldOrders, IdempotencyStore } from '@petstore/application';
-import { keyHash, PgBossJobQueue } from '@petstore/infrastructure';
+import { keyHash, PgBossJobQueue, PgKeyRevocations } from '@petstore/infrastructure';
 import { loadConfig, withConfig } from '../src/config/app-config';
 import { JobQueueCloser } from '../src/jobs/job-queue.module';
 import { createWorker, scheduledJobs } from '../src/assembly/assembly';
@@ -22,6 +22,12 @@ describe('scheduled jobs on the job queue (HTTP app, real PostgreSQL)', () => {
   afterAll(async () => {
     await two.close();
     await one.close();
+  });
+
+  // Issue 32: not global, but static modules imported by every module that uses them; Nest makes one instance of each.
+  it('has one pg-boss and one change listener in a process, however many modules import them', () => {
+    expect(one.app.get(PgBossJobQueue, { strict: false, each: true })).toHaveLength(1);
+    expect(one.app.get(PgKeyRevocations, { strict: false, each: true })).toHaveLength(1);
   });
 
   it('registers each scheduled use case with pg-boss, once however many instances start', async () => {

@@ -11,15 +11,17 @@ import {
 } from '@petstore/application';
 import { CryptoApiKeySecrets, PgAccountRepository, PgApiKeyRepository } from '@petstore/infrastructure';
 import { BearerStrategy } from '../common/auth/bearer.strategy';
+import { ChangeSignalsModule } from '../change-signals/change-signals.module';
 import { MyAccountController, SignUpController } from './accounts.controller';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /**
  * Accounts, their API keys and authentication (the bearer strategy the guard uses). The key cache and the
- * revocation signal are the process's ChangeSignalsModule. Its controllers are AccountsHttpModule, which the
- * assembly adds for the `http` role; the seed uses EnsureAdministrator.
+ * revocation signal are ChangeSignalsModule's (one per process, however many import it). Its controllers are
+ * AccountsHttpModule, which the assembly adds for the `http` role; the seed uses EnsureAdministrator.
  */
 @Module({
+  imports: [ChangeSignalsModule],
   providers: [
     { provide: AccountRepository, useClass: PgAccountRepository },
     { provide: ApiKeyRepository, useClass: PgApiKeyRepository },

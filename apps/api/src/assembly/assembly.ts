@@ -66,7 +66,8 @@ export function scheduledJobs(config: AppConfig): ScheduledJob[] {
 
 /**
  * The one assembly: what a process runs, decided here from its roles. The process-wide modules (configuration,
- * database, job queue, change signals, metrics) and, per role, the slices — catalogue, ordering, accounts,
+ * database, metrics: global; the job queue and the change signals: static, with their settings for this process
+ * handed through the configuration) and, per role, the slices — catalogue, ordering, accounts,
  * messaging, events, webhooks — with their HTTP controllers (`http`), their workers (`worker`), the scheduled jobs
  * (`scheduler`), or the seed (`seed`). main.ts (the API, `--worker-only`, `--seed`), createApp and the tests
  * are calls of it; `--migrate-only` needs no module at all (main.ts opens, migrates and stops).
@@ -83,20 +84,27 @@ export class ProcessModule {
     return {
       module: ProcessModule,
       imports: [
-        ConfigModule.forRoot(config),
+        // The configuration, and what this process's roles make of the job queue and the change signals: both are
+        // static modules, imported by the slices that use them (one instance each), reading their settings here.
+        ConfigModule.forRoot(config, [
+          JobQueueModule.settings({
+            slices: sliceJobs(config),
+            supervise: roles.worksJobs,
+            schedule: roles.has('scheduler'),
+            startupLockUrl: directUrl,
+          }),
+          // Only a process that serves HTTP keeps caches (API keys, webhook subscribers), so only it listens.
+          ChangeSignalsModule.settings({ databaseUrl: directUrl, listen: listens }),
+        ]),
         DatabaseModule.forRoot(databaseUrl, config),
         DrainModule, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
-        JobQueueModule.forRoot({
-          slices: sliceJobs(config),
-          supervise: roles.worksJobs,
-          schedule: roles.has('scheduler'),
-          startupLockUrl: directUrl,
-        }),
-        // Only a process that serves HTTP keeps caches (API keys, webhook subscribers), so only it listens.
-        ChangeSignalsModule.register(directUrl, listens),
+        // Every process runs both, whatever its slices: the queue's schema and queues are created at start-up, and
+        // the API key guard reads the key cache.
+        JobQueueModule,
+        ChangeSignalsModule,
         ...(runsSlices
           ? [
-              MetricsModule.register(config, { http, listens }),
+              MetricsModule.register(config, { http }),
               CatalogueModule,
               OrderingModule,
               MessagingModule,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, Provider } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional, Provider } from '@nestjs/common';
 import {
   Clock,
   KeyRevocations,
@@ -9,6 +9,8 @@ import {
 import { PgKeyRevocations, TransactionHost } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
+import { Metrics } from '../metrics/metrics';
+import { ChangeSignalsSettings } from './change-signals.settings';
 
 /** Stops listening for revocations when the application closes (app.close, shutdown signals). */
 @Injectable()
@@ -21,21 +23,45 @@ class KeyRevocationsCloser implements OnApplicationShutdown {
 }
 
 /**
+ * Whether this process receives the signals between instances (its LISTEN connection proves itself with a
+ * heartbeat): 0 means the key and webhook-subscriber caches are off, from a lost connection or a pooler between
+ * the listener and PostgreSQL (DATABASE_DIRECT_URL), and every request looks its key up. Only a process that
+ * listens has it (the assembly: the `http` role): a `--worker-only` process runs no listener and keeps no cache,
+ * and its `0` forever was a false alarm. Nor has a process without the metrics registry (the seed).
+ */
+@Injectable()
+class ChangeListenerMetrics {
+  constructor(
+    @Inject(ChangeSignalsSettings) settings: ChangeSignalsSettings,
+    @Inject(PgKeyRevocations) revocations: PgKeyRevocations,
+    @Optional() metrics?: Metrics,
+  ) {
+    if (!metrics || !settings.listen) return;
+    metrics.gauge(
+      'db_change_listener_up',
+      'Whether the LISTEN connection receives (its own heartbeat comes back): 1 yes, 0 no (caches off).',
+      () => (revocations.listening ? 1 : 0),
+    );
+  }
+}
+
+/**
  * The cache of verified keys and the signals between instances (PostgreSQL LISTEN/NOTIFY on the
  * service's database, one connection): key revocations, and webhook endpoint changes (for
- * WebhooksModule's SubscriberCache). `listen` false (the seed, a worker-only process): changes
- * are announced to the running instances, but this process caches nothing and listens to nothing.
+ * WebhooksModule's SubscriberCache). ChangeSignalsSettings `listen` false (the seed, a worker-only process):
+ * changes are announced to the running instances, but this process caches nothing and listens to nothing.
  */
-export function keyRevocationProviders(databaseUrl: string, listen: boolean): Provider[] {
+export function keyRevocationProviders(): Provider[] {
   return [
     {
       provide: VerifiedKeyCacheSettings,
-      useFactory: (auth: ConfigPart<'auth'>) => new VerifiedKeyCacheSettings(listen ? auth.apiKeyCacheSeconds : 0),
-      inject: [configToken('auth')],
+      useFactory: (auth: ConfigPart<'auth'>, { listen }: ChangeSignalsSettings) =>
+        new VerifiedKeyCacheSettings(listen ? auth.apiKeyCacheSeconds : 0),
+      inject: [configToken('auth'), ChangeSignalsSettings],
     },
     {
       provide: PgKeyRevocations,
-      useFactory: async (host: TransactionHost) => {
+      useFactory: async (host: TransactionHost, { databaseUrl, listen }: ChangeSignalsSettings) => {
         const logger = new Logger('KeyRevocations');
         const revocations = new PgKeyRevocations(host, {
           url: databaseUrl,
@@ -47,7 +73,7 @@ export function keyRevocationProviders(databaseUrl: string, listen: boolean): Pr
         if (listen) await revocations.listen();
         return revocations;
       },
-      inject: [TransactionHost],
+      inject: [TransactionHost, ChangeSignalsSettings],
     },
     { provide: KeyRevocations, useExisting: PgKeyRevocations },
     {
@@ -56,6 +82,7 @@ export function keyRevocationProviders(databaseUrl: string, listen: boolean): Pr
       inject: [PgKeyRevocations],
     },
     KeyRevocationsCloser,
+    ChangeListenerMetrics,
     {
       provide: VerifiedKeyCache,
       useFactory: (revocations: KeyRevocations, clock: Clock, settings: VerifiedKeyCacheSettings) =>

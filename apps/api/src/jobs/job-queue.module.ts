@@ -1,12 +1,11 @@
 import {
   BeforeApplicationShutdown,
-  DynamicModule,
-  Global,
   Inject,
   Injectable,
   Logger,
   Module,
   OnApplicationBootstrap,
+  ValueProvider,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { DatabasePool, PgBossJobQueue, QueueDefinition, withStartupLock } from '@petstore/infrastructure';
@@ -16,29 +15,53 @@ import { DrainModule } from '../common/drain/drain.module';
 import { Drain } from '../common/drain/drain.service';
 import { ScheduledJob, SliceJobs } from './scheduled-jobs';
 
-const SCHEDULED_JOBS = Symbol('ScheduledJobs');
+/**
+ * What the job queue does in this process, decided by the assembly from its roles and handed to it through the
+ * global ConfigModule (JobQueueModule.settings): the module is static, so every module that uses the queue imports
+ * it and Nest makes one instance of it, which reads these.
+ */
+export abstract class JobQueueSettings {
+  /** The slices' queues and scheduled jobs. */
+  abstract readonly slices: SliceJobs[];
+  /** Whether this process works jobs: pg-boss supervises (maintenance, cron) (the `worker` or `scheduler` role). */
+  abstract readonly supervise: boolean;
+  /** Whether this process runs the scheduled jobs (the `scheduler` role). */
+  abstract readonly schedule: boolean;
+  /** A direct session's URL: pg-boss creates its schema and queues under the start-up lock there. */
+  abstract readonly startupLockUrl: string;
+}
+
+function scheduledJobsOf(settings: JobQueueSettings): ScheduledJob[] {
+  return settings.slices.flatMap((slice) => slice.scheduled ?? []);
+}
 
 /** A scheduled run that fails is not retried: the next tick runs it again. */
 function scheduledQueue(job: ScheduledJob): QueueDefinition {
   return { name: job.name, retryLimit: 0, retryDelaySeconds: 0, expireInSeconds: 15 * 60 };
 }
 
+/** Every queue the slices declare, and one per scheduled job. */
+function queuesOf(settings: JobQueueSettings): QueueDefinition[] {
+  return [...settings.slices.flatMap((slice) => slice.queues ?? []), ...scheduledJobsOf(settings).map(scheduledQueue)];
+}
+
 /**
  * Runs the slices' scheduled use cases in a process with the `scheduler` role: each cron tick sends one job,
- * across all instances, and one such process runs it.
+ * across all instances, and one such process runs it. In any other process it does nothing.
  */
 @Injectable()
 export class ScheduledJobsHost implements OnApplicationBootstrap {
   private readonly logger = new Logger('ScheduledJobs');
 
   constructor(
-    @Inject(SCHEDULED_JOBS) private readonly scheduled: ScheduledJob[],
+    @Inject(JobQueueSettings) private readonly settings: JobQueueSettings,
     private readonly jobs: PgBossJobQueue,
     private readonly moduleRef: ModuleRef,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const job of this.scheduled) {
+    if (!this.settings.schedule) return;
+    for (const job of scheduledJobsOf(this.settings)) {
       const useCase = this.moduleRef.get(job.useCase, { strict: false });
       await this.jobs.work(job.name, { batchSize: 1, pollingIntervalSeconds: 5 }, async () => {
         const result = await useCase.execute();
@@ -75,41 +98,34 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
 
 /**
  * The job queue (pg-boss, in the service's database): started with the application, its schema and the
- * slices' queues created if need be. Global because it is process-wide, as the database it lives in is: one
- * pg-boss per process, which the slices' adapters send to. It knows no feature: the assembly hands it the
- * slices' queues and scheduled jobs, and says whether this process works jobs.
+ * slices' queues created if need be. Process-wide, as the database it lives in is: one pg-boss per process, which
+ * the slices' adapters send to. Not global: a static module, imported by the modules whose adapters and workers use
+ * it (messaging, webhooks) and by the assembly, one instance however many import it. It knows no feature: the
+ * assembly hands it the slices' queues and scheduled jobs, and says whether this process works jobs, as
+ * JobQueueSettings through the configuration (JobQueueModule.settings).
  */
-@Global()
-@Module({})
+@Module({
+  imports: [DrainModule],
+  providers: [
+    {
+      provide: PgBossJobQueue,
+      useFactory: async (pool: DatabasePool, settings: JobQueueSettings) => {
+        const jobs = new PgBossJobQueue(pool, { supervise: settings.supervise });
+        // Instances starting together would deadlock creating the same queues: they take turns, as for
+        // the migrations.
+        await withStartupLock(settings.startupLockUrl, () => jobs.start(queuesOf(settings)));
+        return jobs;
+      },
+      inject: [DatabasePool, JobQueueSettings],
+    },
+    JobQueueCloser,
+    ScheduledJobsHost,
+  ],
+  exports: [PgBossJobQueue],
+})
 export class JobQueueModule {
-  static forRoot(options: {
-    slices: SliceJobs[];
-    supervise: boolean;
-    schedule: boolean;
-    /** A direct session's URL: pg-boss creates its schema and queues under the start-up lock there. */
-    startupLockUrl: string;
-  }): DynamicModule {
-    const scheduled = options.slices.flatMap((slice) => slice.scheduled ?? []);
-    const queues = [...options.slices.flatMap((slice) => slice.queues ?? []), ...scheduled.map(scheduledQueue)];
-    return {
-      module: JobQueueModule,
-      imports: [DrainModule],
-      providers: [
-        {
-          provide: PgBossJobQueue,
-          useFactory: async (pool: DatabasePool) => {
-            const jobs = new PgBossJobQueue(pool, { supervise: options.supervise });
-            // Instances starting together would deadlock creating the same queues: they take turns, as for
-            // the migrations.
-            await withStartupLock(options.startupLockUrl, () => jobs.start(queues));
-            return jobs;
-          },
-          inject: [DatabasePool],
-        },
-        JobQueueCloser,
-        ...(options.schedule ? [{ provide: SCHEDULED_JOBS, useValue: scheduled }, ScheduledJobsHost] : []),
-      ],
-      exports: [PgBossJobQueue],
-    };
+  /** This process's settings, for ConfigModule.forRoot (the assembly). */
+  static settings(settings: JobQueueSettings): ValueProvider<JobQueueSettings> {
+    return { provide: JobQueueSettings, useValue: settings };
   }
 }

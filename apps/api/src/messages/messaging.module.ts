@@ -22,6 +22,7 @@ import { Metrics } from '../metrics/metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
+import { JobQueueModule } from '../jobs/job-queue.module';
 import { EventsModule } from '../events/events.module';
 import { MessagesController } from './messages.controller';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -62,7 +63,7 @@ export class MessageQueueMetrics {
  * `worker` roles.
  */
 @Module({
-  imports: [EventsModule],
+  imports: [EventsModule, JobQueueModule], // PgBossMessageQueue sends to the job queue
   providers: [
     {
       provide: MessageDeliverySettings,
@@ -106,5 +107,5 @@ export class MessageWorkerHost implements OnApplicationBootstrap {
 }
 
 /** The message workers (the `worker` role). */
-@Module({ imports: [MessagingModule], providers: [MessageWorkerHost] })
+@Module({ imports: [MessagingModule, JobQueueModule], providers: [MessageWorkerHost] })
 export class MessagingWorkerModule {}

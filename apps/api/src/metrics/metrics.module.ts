@@ -8,17 +8,12 @@ import {
   Module,
   OnApplicationBootstrap,
   OnApplicationShutdown,
-  Optional,
 } from '@nestjs/common';
-import { KeyRevocations } from '@petstore/application';
 import { DatabasePool } from '@petstore/infrastructure';
 import { Metrics } from './metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { MetricsController } from './metrics.controller';
-
-/** Whether this process runs the LISTEN connection of ChangeSignalsModule (MetricsModule.register's `listens`). */
-const LISTENS_FOR_CHANGES = Symbol('LISTENS_FOR_CHANGES');
 
 /** Gauges of the connection pool: connections open, idle, and queries waiting for one. */
 @Injectable()
@@ -27,29 +22,6 @@ export class DatabasePoolMetrics {
     metrics.gauge('db_pool_connections_total', 'Connections the pool holds.', () => pool.totalCount);
     metrics.gauge('db_pool_connections_idle', 'Pool connections not in use.', () => pool.idleCount);
     metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', () => pool.waitingCount);
-  }
-}
-
-/**
- * Whether this process receives the signals between instances (its LISTEN connection proves itself with a
- * heartbeat): 0 means the key and webhook-subscriber caches are off, from a lost connection or a pooler between
- * the listener and PostgreSQL (DATABASE_DIRECT_URL), and every request looks its key up. Only a process that
- * listens has it (the assembly: the `http` role): a `--worker-only` process runs no listener and keeps no cache,
- * and its `0` forever was a false alarm.
- */
-@Injectable()
-export class ChangeListenerMetrics {
-  constructor(
-    metrics: Metrics,
-    @Inject(LISTENS_FOR_CHANGES) listens: boolean,
-    @Optional() revocations?: KeyRevocations,
-  ) {
-    if (!revocations || !listens) return;
-    metrics.gauge(
-      'db_change_listener_up',
-      'Whether the LISTEN connection receives (its own heartbeat comes back): 1 yes, 0 no (caches off).',
-      () => (revocations.listening ? 1 : 0),
-    );
   }
 }
 
@@ -105,18 +77,12 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 @Global()
 @Module({})
 export class MetricsModule {
-  /** `listens`: whether the process runs the LISTEN connection (ChangeSignalsModule.register's `listen`). */
-  static register(config: AppConfig, options: { http: boolean; listens: boolean }): DynamicModule {
+  /** `http`: whether the process serves the API (GET /metrics on its port unless METRICS_PORT is set). */
+  static register(config: AppConfig, options: { http: boolean }): DynamicModule {
     return {
       module: MetricsModule,
       controllers: options.http && config.observability.metricsPort === null ? [MetricsController] : [],
-      providers: [
-        { provide: Metrics, useFactory: () => new Metrics() },
-        { provide: LISTENS_FOR_CHANGES, useValue: options.listens },
-        DatabasePoolMetrics,
-        ChangeListenerMetrics,
-        MetricsServer,
-      ],
+      providers: [{ provide: Metrics, useFactory: () => new Metrics() }, DatabasePoolMetrics, MetricsServer],
       exports: [Metrics],
     };
   }

@@ -41,6 +41,8 @@ import {
 } from '@petstore/infrastructure';
 import { Counter } from 'prom-client';
 import { Metrics } from '../metrics/metrics';
+import { JobQueueModule } from '../jobs/job-queue.module';
+import { ChangeSignalsModule } from '../change-signals/change-signals.module';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
@@ -133,7 +135,8 @@ export class WebhookQueueMetrics {
  * the `http` and `worker` roles.
  */
 @Module({
-  imports: [EventsModule],
+  // The job queue (its adapters send fan-out and delivery jobs); the endpoint changes between instances.
+  imports: [EventsModule, JobQueueModule, ChangeSignalsModule],
   providers: [
     UnsafeWebhookNetworkWarning,
     {
@@ -225,5 +228,5 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
 }
 
 /** The webhook workers (the `worker` role). */
-@Module({ imports: [WebhooksModule], providers: [WebhookWorkerHost] })
+@Module({ imports: [WebhooksModule, JobQueueModule], providers: [WebhookWorkerHost] })
 export class WebhooksWorkerModule {}
