@@ -14,6 +14,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import plans from 'pg-boss/src/plans.js';
+// The service's own statements, held equal to what it sends by apps/api/test/bench-mirrored-sql.e2e.spec.ts.
+import SQL from './mirrored-sql.cjs';
 
 const PAGE_DEFAULT = 20;
 const PAGE_MAX = 100;
@@ -54,25 +56,29 @@ app.addHook('onRequest', async (request) => {
   const presented = header.startsWith('Bearer ') ? header.slice(7) : '';
   if (!presented) throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
   const hash = createHash('sha256').update(presented, 'utf8').digest('hex');
-  const { rows } = await pool.query(
-    `SELECT k.id AS key_id, a.id AS account_id, a.role
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id
-      WHERE k.hash = $1 AND k.revoked_at IS NULL`,
-    [hash],
-  );
-  if (rows.length === 0) throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
-  const keyId = Number(rows[0].key_id);
-  request.account = { id: Number(rows[0].account_id), role: rows[0].role };
-  if (MINIMAL) return;
+  if (MINIMAL) {
+    const { rows } = await pool.query(
+      `SELECT k.id AS key_id, a.id AS account_id, a.role
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.hash = $1 AND k.revoked_at IS NULL`,
+      [hash],
+    );
+    if (rows.length === 0) throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
+    request.account = { id: Number(rows[0].account_id), role: rows[0].role };
+    return;
+  }
+  // As the service: the key by its hash, then revoked and expired keys refused in code.
+  const [key] = (await pool.query(SQL.keyByHash, [hash])).rows;
+  if (!key || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= new Date())) {
+    throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
+  }
+  const keyId = Number(key.id);
+  request.account = { id: Number(key.account_id), role: key.account_role };
   const now = Date.now();
   const previous = lastTouched.get(keyId);
   if (previous === undefined || now - previous >= TOUCH_EVERY_MS) {
     lastTouched.set(keyId, now);
-    await pool.query(
-      `UPDATE api_keys SET last_used_at = $2
-        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
-      [keyId, new Date(now)],
-    );
+    await pool.query(SQL.touchKey, [keyId, new Date(now)]);
   }
 });
 
@@ -111,7 +117,9 @@ const toPet = (row) => ({
 app.get('/categories', async (request, reply) => {
   const { limit, afterId } = page(request.query);
   const { rows } = await pool.query(
-    `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id ASC LIMIT $2`,
+    MINIMAL
+      ? `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id ASC LIMIT $2`
+      : SQL.categoriesPage,
     [afterId, limit + 1],
   );
   return sendPage(
@@ -147,18 +155,30 @@ app.get('/pets', async (request, reply) => {
     where.push(`status = ANY($${params.push(statuses)})`);
   }
   const { rows } = await pool.query(
-    `SELECT id, name, category_id, status, created_at FROM pets ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY id ASC LIMIT $${params.push(limit + 1)}`,
-    params,
+    mirroredPetsQuery(where.length, afterId !== null, request.query) ??
+      `SELECT id, name, category_id, status, created_at FROM pets ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY id ASC LIMIT $${params.length + 1}`,
+    [...params, limit + 1],
   );
   return sendPage(request, reply, rows.map(toPet), limit, (p) => p.id);
 });
+
+/** The service's text for the filters the bench uses (ids; status; a cursor and status), else null. */
+function mirroredPetsQuery(filters, after, query) {
+  if (MINIMAL) return null;
+  const ids = query.ids !== undefined;
+  const status = query.status !== undefined;
+  if (filters === 1 && ids) return SQL.petsByIds;
+  if (filters === 1 && status) return SQL.petsByStatus;
+  if (filters === 2 && after && status) return SQL.petsByStatusAfter;
+  return null;
+}
 
 app.get('/pets/:petId', async (request) => {
   const id = Number(request.params.petId);
   if (!Number.isSafeInteger(id) || id < 1) throw new HttpError(400, 'validation', 'bad petId');
   const { rows } = await pool.query(
-    `SELECT id, name, category_id, status, created_at FROM pets WHERE id = $1 LIMIT 1`,
+    MINIMAL ? `SELECT id, name, category_id, status, created_at FROM pets WHERE id = $1 LIMIT 1` : SQL.petById,
     [id],
   );
   if (rows.length === 0) throw new HttpError(404, 'not_found', 'No such pet.');
@@ -167,12 +187,14 @@ app.get('/pets/:petId', async (request) => {
 
 app.get('/store/inventory', async (request, reply) => {
   const { limit, afterId } = page(request.query);
-  const { rows } = await pool.query(
-    `SELECT stock.pet_id, stock.quantity, pet.status FROM stock
-       INNER JOIN pets pet ON pet.id = stock.pet_id
-      WHERE ($1::bigint IS NULL OR stock.pet_id > $1) ORDER BY stock.pet_id ASC LIMIT $2`,
-    [afterId, limit + 1],
-  );
+  const { rows } = MINIMAL
+    ? await pool.query(
+        `SELECT stock.pet_id, stock.quantity, pet.status FROM stock
+           INNER JOIN pets pet ON pet.id = stock.pet_id
+          WHERE ($1::bigint IS NULL OR stock.pet_id > $1) ORDER BY stock.pet_id ASC LIMIT $2`,
+        [afterId, limit + 1],
+      )
+    : await pool.query(SQL.inventoryPage, [afterId, null, limit + 1]);
   const levels = rows.map((r) => ({
     petId: Number(r.pet_id),
     quantity: r.quantity,
@@ -190,32 +212,12 @@ app.get('/store/inventory', async (request, reply) => {
 const ids = { next: 0, end: 0 };
 async function nextOrderId(client) {
   if (ids.next >= ids.end) {
-    const [row] = (
-      await client.query(
-        `SELECT nextval(s.id) AS start, q.seqincrement AS size
-           FROM (SELECT pg_get_serial_sequence($1, 'id')::regclass AS id) s JOIN pg_sequence q ON q.seqrelid = s.id`,
-        ['orders'],
-      )
-    ).rows;
+    const [row] = (await client.query(SQL.orderIdBlock, ['orders'])).rows;
     ids.next = Number(row.start);
     ids.end = ids.next + Math.max(1, Number(row.size));
   }
   return ids.next++;
 }
-const WITH_STOCK_AND_EVENT = `WITH w0 AS (UPDATE stock SET quantity = $2 WHERE pet_id = $1 RETURNING 1),
-  w1 AS (INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
-         VALUES ($3, $4, $5, NULL, $6, $7)) SELECT (SELECT count(*)::int FROM w0) AS w0`;
-const ORDER_COLUMNS = `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, status, complete, created_at,
-  status_changed_at)`;
-const WITH_STOCK_ORDER_AND_EVENT = `WITH w0 AS (UPDATE stock SET quantity = $2 WHERE pet_id = $1 RETURNING 1),
-  w1 AS (${ORDER_COLUMNS} VALUES ($3, $4, $5, $6, $7, $8::text, $8::text = 'completed', $9, $10)),
-  w2 AS (INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
-         VALUES ($11, $12, $13, NULL, $14, $15)) SELECT (SELECT count(*)::int FROM w0) AS w0`;
-const WITH_ORDER_AND_EVENT = `WITH w0 AS (${ORDER_COLUMNS}
-  VALUES ($1, $2, $3, $4, $5, $6::text, $6::text = 'completed', $7, $8)),
-  w1 AS (INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
-         VALUES ($9, $10, $11, NULL, $12, $13)) SELECT 1`;
-
 app.post('/store/orders', async (request, reply) => {
   const { petId, quantity } = request.body ?? {};
   if (!Number.isSafeInteger(petId) || petId < 1 || !Number.isInteger(quantity) || quantity < 1 || quantity > 1000) {
@@ -225,13 +227,7 @@ app.post('/store/orders', async (request, reply) => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const pet = (
-      await client.query(
-        `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
-           FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`,
-        [petId],
-      )
-    ).rows[0];
+    const pet = (await client.query(SQL.lockPetAndStock, [petId])).rows[0];
     if (!pet) throw new HttpError(422, 'unknown_pet', 'No such pet.');
     const stock = { quantity: pet.quantity };
     const id = await nextOrderId(client);
@@ -242,20 +238,18 @@ app.post('/store/orders', async (request, reply) => {
     const at = now.toISOString();
     const order = { id, petId, quantity, complete: false, status: 'placed', createdAt: at, statusChangedAt: at };
     const orderRow = [id, petId, request.account.id, quantity, null, 'placed', now, now];
-    const orderEvent = [randomUUID(), 'order.placed', request.account.id, event('order.placed', now, order), now];
+    // The event rows: id, type, subject owner, endpoint (none), body, time.
+    const orderEvent = [randomUUID(), 'order.placed', request.account.id, null, event('order.placed', now, order), now];
+    // The stock entry's update must write one row (the service's held-write check).
+    const oneRow = 1;
     if (left === 0) {
       const body = { ...toPet(pet), status: 'pending' };
-      const petEvent = [randomUUID(), 'pet.status_changed', null, event('pet.status_changed', now, body), now];
-      await client.query(WITH_STOCK_AND_EVENT, [petId, left, ...petEvent]);
-      await client.query(`UPDATE pets SET name = $2, category_id = $3, status = $4 WHERE id = $1`, [
-        petId,
-        pet.name,
-        pet.category_id,
-        'pending',
-      ]);
-      await client.query(WITH_ORDER_AND_EVENT, [...orderRow, ...orderEvent]);
+      const petEvent = [randomUUID(), 'pet.status_changed', null, null, event('pet.status_changed', now, body), now];
+      await client.query(SQL.stockAndEvent, [petId, left, ...petEvent, oneRow]);
+      await client.query(SQL.updatePet, [petId, pet.name, pet.category_id, 'pending']);
+      await client.query(SQL.orderAndEvent, [...orderRow, ...orderEvent]);
     } else {
-      await client.query(WITH_STOCK_ORDER_AND_EVENT, [petId, left, ...orderRow, ...orderEvent]);
+      await client.query(SQL.stockOrderAndEvent, [petId, left, ...orderRow, ...orderEvent, oneRow]);
     }
     await client.query('COMMIT');
     reply.code(201).header('Location', `/store/orders/${id}`);
@@ -315,11 +309,7 @@ app.post('/messages', async (request, reply) => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query(
-      `INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, last_error)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, NULL)`,
-      [id, request.account.id, text, 'queued', now, null],
-    );
+    await client.query(SQL.insertMessage, [id, request.account.id, text, 'queued', now, null]);
     const job = [id, MESSAGE_DELIVERY_QUEUE, { messageId: id }, ...Array(16).fill(null)];
     const { rows } = await client.query(INSERT_JOB, job);
     if (rows.length !== 1) throw new HttpError(500, 'error', 'the job was not queued');
