@@ -10,7 +10,7 @@ import { PgCategoryRepository } from '../../src/persistence/category/pg-category
 import { PgMessageRepository } from '../../src/persistence/message/pg-message.repository';
 import { PgOrderRepository } from '../../src/persistence/order/pg-order.repository';
 import { PgPetRepository } from '../../src/persistence/pet/pg-pet.repository';
-import { PgStockLevels } from '../../src/persistence/stock/pg-stock-levels';
+import { PgStockLevels } from '../../src/persistence/stock/pg-stock-levels.repository';
 import { PgStockRepository } from '../../src/persistence/stock/pg-stock.repository';
 
 /*

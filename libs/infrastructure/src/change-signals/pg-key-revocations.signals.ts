@@ -6,8 +6,8 @@ import {
 } from '@petstore/application';
 import { randomUUID } from 'node:crypto';
 import { Client, ClientConfig, Notification } from 'pg';
-import { TransactionHost } from '../../database/transaction-host';
-import { PgWebhookEndpointChanges, WEBHOOK_ENDPOINT_CHANGES_CHANNEL } from './pg-webhook-endpoint-changes';
+import { TransactionHost } from '../database/transaction-host';
+import { PgWebhookEndpointChanges, WEBHOOK_ENDPOINT_CHANGES_CHANNEL } from './pg-webhook-endpoint-changes.signals';
 
 /** The PostgreSQL channel revocations are announced on (one per database). */
 export const KEY_REVOCATIONS_CHANNEL = 'api_key_revocations';
