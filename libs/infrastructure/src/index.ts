@@ -6,6 +6,7 @@ export { heldWrite } from './database/session/held-write';
 export type { HeldWrite } from './database/session/held-write';
 export * from './persistence/category/pg-category.repository';
 export * from './persistence/account/pg-account.repository';
+export * from './persistence/account/pg-api-key.repository';
 export * from './persistence/pet/pg-pet.repository';
 export * from './persistence/stock/pg-stock.repository';
 export * from './persistence/order/pg-order.repository';
