@@ -469,7 +469,7 @@ describe('SequenceBlocks: ids from a sequence in blocks (pooled-lo)', () => {
     expect(await blocks.take(host)).toBe(plain + 1);
   });
 
-  it('at INCREMENT 1, reads the increment once: every later id is one plain nextval, and none waits for another', async () => {
+  it('at INCREMENT 1 reads the increment once: every later id is one plain nextval, none waits', async () => {
     await dataSource.query(`ALTER SEQUENCE blocked_ids_id_seq INCREMENT BY 1`);
     const blocks = new SequenceBlocks('blocked_ids');
     await blocks.take(host);
