@@ -218,7 +218,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
 
   it('refuses to queue a job outside a transaction (it could outlive a rolled-back message)', async () => {
     await expect(new PgBossMessageQueue(jobs, host).enqueue('3f2b8c1e-9d4a-4b7e-8c2d-1a2b3c4d5e6f')).rejects.toThrow(
-      /inside UnitOfWork\.run/,
+      /needs a transaction \(UnitOfWork\.run\)/,
     );
   });
 
