@@ -468,6 +468,25 @@ describe('SequenceBlocks: ids from a sequence in blocks (pooled-lo)', () => {
     expect(plain).toBe(first + 1);
     expect(await blocks.take(host)).toBe(plain + 1);
   });
+
+  it('at INCREMENT 1 reads the increment once: every later id is one plain nextval, none waits', async () => {
+    await dataSource.query(`ALTER SEQUENCE blocked_ids_id_seq INCREMENT BY 1`);
+    const blocks = new SequenceBlocks('blocked_ids');
+    await blocks.take(host);
+    const sent: string[] = [];
+    const query = host.query.bind(host);
+    const spy = jest.spyOn(host, 'query').mockImplementation((sql, params) => {
+      sent.push(sql);
+      return query(sql, params);
+    });
+    try {
+      const ids = await Promise.all(Array.from({ length: 5 }, () => blocks.take(host)));
+      expect(new Set(ids).size).toBe(5);
+      expect(sent).toEqual(Array(5).fill('SELECT nextval($1::regclass) AS start'));
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
 
 describe('TransactionHost behind a transaction pooler (PoolLimits.viaPooler): the bounds ride each transaction', () => {

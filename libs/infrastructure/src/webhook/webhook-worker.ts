@@ -7,7 +7,8 @@ import {
   WebhookSettings,
 } from '@petstore/application';
 import { PgBossJobQueue, QueueDefinition } from '../jobs/pg-boss-job-queue';
-import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_FAN_OUT_QUEUE, WebhookDeliveryJob } from '../jobs/pg-boss-webhook-queues';
+import { WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '../jobs/pg-boss-webhook-delivery-queue';
+import { WEBHOOK_FAN_OUT_QUEUE } from '../jobs/pg-boss-webhook-fan-out-queue';
 
 /** Dead letters: delivery jobs that broke on every run (the database failed for a long while). */
 export const WEBHOOK_GIVE_UP_QUEUE = 'webhook-delivery-given-up';

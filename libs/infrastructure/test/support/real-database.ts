@@ -5,12 +5,13 @@ import { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/database/data-source';
 import { DatabasePool } from '../../src/database/database-pool';
 import { PgUnitOfWork, TransactionHost } from '../../src/database/transaction-host';
-import { PgAccountRepository, PgApiKeyRepository } from '../../src/persistence/account/pg-account.repository';
+import { PgAccountRepository } from '../../src/persistence/account/pg-account.repository';
+import { PgApiKeyRepository } from '../../src/persistence/account/pg-api-key.repository';
 import { PgCategoryRepository } from '../../src/persistence/category/pg-category.repository';
 import { PgMessageRepository } from '../../src/persistence/message/pg-message.repository';
 import { PgOrderRepository } from '../../src/persistence/order/pg-order.repository';
 import { PgPetRepository } from '../../src/persistence/pet/pg-pet.repository';
-import { PgStockLevels } from '../../src/persistence/stock/pg-stock-levels';
+import { PgStockLevels } from '../../src/persistence/stock/pg-stock-levels.repository';
 import { PgStockRepository } from '../../src/persistence/stock/pg-stock.repository';
 
 /*

@@ -1,4 +1,4 @@
-import { keyHash } from '../../persistence/idempotency/pg-idempotency.store';
+import { keyHash } from '../../persistence/idempotency/pg-idempotency-store.repository';
 import { useTestDatabase } from '../../../test/support/real-database';
 import { IdempotencyKeyHashes1796000600000 } from './1796000600000-idempotency-key-hashes';
 

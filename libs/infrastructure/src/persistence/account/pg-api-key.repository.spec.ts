@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { createDataSource } from '../../database/data-source';
 import { DatabasePool } from '../../database/database-pool';
 import { TransactionHost } from '../../database/transaction-host';
-import { FIND_API_KEY_BY_HASH_SQL, PgApiKeyRepository } from './pg-account.repository';
+import { FIND_API_KEY_BY_HASH_SQL, PgApiKeyRepository } from './pg-api-key.repository';
 
 const KEYS = 200_000;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

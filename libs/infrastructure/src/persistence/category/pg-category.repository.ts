@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CategoryRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Category, CategoryInUseError, CategoryNameTakenError, nameKey } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
-import { nextSequenceId } from '../../database/next-id';
+import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
 const CATEGORIES_NAME_UNIQUE = 'categories_name_key_uq';
@@ -30,6 +30,8 @@ const toCategory = (row: CategoryRow): Category =>
 
 @Injectable()
 export class PgCategoryRepository extends CategoryRepository {
+  private readonly ids = new SequenceBlocks('categories');
+
   constructor(private readonly host: TransactionHost) {
     super();
   }
@@ -51,7 +53,7 @@ export class PgCategoryRepository extends CategoryRepository {
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host, 'categories');
+    return this.ids.take(this.host);
   }
 
   async add(category: Category): Promise<void> {

@@ -14,7 +14,7 @@ import { DatabasePool } from '../../database/database-pool';
 import { PgUnitOfWork, TransactionHost } from '../../database/transaction-host';
 import { HkdfResultSealer } from '../../security/hkdf-result-sealer';
 import { IdempotencyKeyPeppers } from '../../security/idempotency-key-peppers';
-import { keyHash, PgIdempotencyStore } from './pg-idempotency.store';
+import { keyHash, PgIdempotencyStore } from './pg-idempotency-store.repository';
 
 class FixedClock extends Clock {
   constructor(public at: Date) {

@@ -23,6 +23,17 @@ const FIND_BY_ID = `SELECT ${COLUMNS} FROM messages WHERE id = $1`;
 /** The inbox, in insertion order: `$1` the seq to continue after, `$2` the status or null for any, `$3` the rows. */
 const LIST = `SELECT ${COLUMNS} FROM messages
   WHERE ($1::bigint IS NULL OR seq > $1) AND ($2::varchar IS NULL OR status = $2) ORDER BY seq LIMIT $3`;
+/**
+ * Only a message still queued changes (a late duplicate attempt leaves a settled message as it is). A delivery
+ * clears the last error; a failure or a give-up without an error of its own keeps the previous one.
+ */
+const RECORD_ATTEMPT = `UPDATE messages
+  SET status = $2::varchar, delivered_at = $3, attempts = GREATEST(attempts, $4),
+      last_error = CASE WHEN $2::varchar = 'delivered' THEN NULL ELSE COALESCE($5, last_error) END
+  WHERE id = $1 AND status = 'queued'`;
+const QUEUE_STATS = `SELECT (SELECT count(*)::int FROM messages WHERE status = 'queued') AS queued,
+  (SELECT created_at FROM messages WHERE status = 'queued' ORDER BY seq LIMIT 1) AS oldest,
+  (SELECT count(*)::int FROM messages WHERE status = 'failed') AS failed`;
 
 /** A row of `messages` as pg returns it (bigint as text, timestamptz as a Date). */
 interface MessageRow {
@@ -73,25 +84,19 @@ export class PgMessageRepository extends MessageRepository {
 
   async recordAttempt(message: Message, attempt: { attempts: number; error: string | null }): Promise<boolean> {
     const { id, status, deliveredAt } = message.toSnapshot();
-    // One statement, no lock held beyond it; only a message still queued changes (a late duplicate
-    // attempt leaves a settled message as it is). A delivery clears the last error; a failure or
-    // a give-up without an error of its own keeps the previous one.
-    const { affected: updated } = await this.host.execute(
-      `UPDATE messages
-          SET status = $2::varchar, delivered_at = $3, attempts = GREATEST(attempts, $4),
-              last_error = CASE WHEN $2::varchar = 'delivered' THEN NULL ELSE COALESCE($5, last_error) END
-        WHERE id = $1 AND status = 'queued'`,
-      [id, status, deliveredAt, attempt.attempts, attempt.error],
-    );
+    // One statement, no lock held beyond it.
+    const { affected: updated } = await this.host.execute(RECORD_ATTEMPT, [
+      id,
+      status,
+      deliveredAt,
+      attempt.attempts,
+      attempt.error,
+    ]);
     return updated > 0;
   }
 
   async queueStats(): Promise<MessageQueueStats> {
-    const [row] = await this.host.query<{ queued: number; oldest: Date | null; failed: number }>(
-      `SELECT (SELECT count(*)::int FROM messages WHERE status = 'queued') AS queued,
-              (SELECT created_at FROM messages WHERE status = 'queued' ORDER BY seq LIMIT 1) AS oldest,
-              (SELECT count(*)::int FROM messages WHERE status = 'failed') AS failed`,
-    );
+    const [row] = await this.host.query<{ queued: number; oldest: Date | null; failed: number }>(QUEUE_STATS);
     return { queued: row.queued, oldestQueuedAt: row.oldest, failed: row.failed };
   }
 }

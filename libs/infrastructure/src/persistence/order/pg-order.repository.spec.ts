@@ -3,7 +3,7 @@ import { Order, Pet, PetStatus } from '@petstore/domain';
 import { resetDatabase } from '@petstore/testing';
 import { newAccountId, PgRepositories, pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { PgPetRepository } from '../pet/pg-pet.repository';
-import { PgStockLevels } from '../stock/pg-stock-levels';
+import { PgStockLevels } from '../stock/pg-stock-levels.repository';
 import { PgOrderRepository } from './pg-order.repository';
 
 describe('PgOrderRepository and PgStockLevels (real database)', () => {

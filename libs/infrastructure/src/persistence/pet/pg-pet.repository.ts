@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, PetFilter, PetRepository, pageFromRows } from '@petstore/application';
 import { Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
-import { nextSequenceId } from '../../database/next-id';
+import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
 /** The foreign key from pets to categories (migration PetsAndInventory). */
@@ -52,6 +52,8 @@ const toPet = (row: PetRow): Pet =>
 
 @Injectable()
 export class PgPetRepository extends PetRepository {
+  private readonly ids = new SequenceBlocks('pets');
+
   constructor(private readonly host: TransactionHost) {
     super();
   }
@@ -84,7 +86,7 @@ export class PgPetRepository extends PetRepository {
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host, 'pets');
+    return this.ids.take(this.host);
   }
 
   async add(pet: Pet): Promise<void> {

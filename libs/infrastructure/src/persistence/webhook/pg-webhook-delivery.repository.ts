@@ -144,6 +144,7 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
     deliveryId: number,
     now: () => Date,
   ): Promise<WebhookDelivery | 'pending' | 'not_found'> {
+    this.host.requireTransaction('requeue');
     const [current] = await this.host.query<{ status: string; next_attempt_at: Date | null }>(LOCK_FOR_REQUEUE, [
       deliveryId,
       endpointId,

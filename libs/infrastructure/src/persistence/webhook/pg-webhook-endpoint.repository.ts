@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, pageFromRows, WebhookEndpointRepository, WebhookSubscriber } from '@petstore/application';
 import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
-import { nextSequenceId } from '../../database/next-id';
+import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -82,11 +82,14 @@ const toSubscriber = (row: EndpointWithOwnerRow): WebhookSubscriber => ({
 
 @Injectable()
 export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
+  private readonly ids = new SequenceBlocks('webhook_endpoints');
+
   constructor(private readonly host: TransactionHost) {
     super();
   }
 
   async lockOwner(ownerId: number): Promise<void> {
+    this.host.requireTransaction('lockOwner');
     await this.host.query<unknown>(LOCK_OWNER, [ownerId]);
   }
 
@@ -96,7 +99,7 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   nextId(): Promise<number> {
-    return nextSequenceId(this.host, 'webhook_endpoints');
+    return this.ids.take(this.host);
   }
 
   async add(endpoint: WebhookEndpoint): Promise<void> {

@@ -113,6 +113,11 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
       `readonly servesFrom = '${previous}';`,
     );
     expect(await read('apps/api/src/assembly/assembly.ts')).toMatch(/HTTP_SLICES = \[[^\]]*\bSheltersModule\b/);
+    // The one persistence style (docs/architecture.md): named statements with their columns, SequenceBlocks ids.
+    const repository = await read('libs/infrastructure/src/persistence/shelter/pg-shelter.repository.ts');
+    expect(repository).toContain("private readonly ids = new SequenceBlocks('shelters');");
+    expect(repository).not.toMatch(/SELECT \*|nextSequenceId/);
+    expect(repository).not.toMatch(/this\.host\.(query|execute)[^(]*\(`/);
     expect(await read('apps/api/src/common/errors/error-codes.ts')).toMatch(
       /ERROR_CODES = \{[^}]*\bshelter_name_taken: \[409\],?\n\};/,
     );

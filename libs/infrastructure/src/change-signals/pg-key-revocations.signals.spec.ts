@@ -2,10 +2,10 @@ import { EndpointChangeSubscriber, RevocationSubscriber } from '@petstore/applic
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { createDataSource } from '../../database/data-source';
-import { DatabasePool } from '../../database/database-pool';
-import { TransactionHost } from '../../database/transaction-host';
-import { KEY_REVOCATIONS_CHANNEL, PgKeyRevocations } from './pg-key-revocations';
+import { createDataSource } from '../database/data-source';
+import { DatabasePool } from '../database/database-pool';
+import { TransactionHost } from '../database/transaction-host';
+import { KEY_REVOCATIONS_CHANNEL, PgKeyRevocations } from './pg-key-revocations.signals';
 
 /** What a subscriber was told, in order; `next()` resolves at the next call. */
 class Recorder implements RevocationSubscriber, EndpointChangeSubscriber {

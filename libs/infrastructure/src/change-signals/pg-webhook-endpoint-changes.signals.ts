@@ -1,5 +1,5 @@
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '@petstore/application';
-import { TransactionHost } from '../../database/transaction-host';
+import { TransactionHost } from '../database/transaction-host';
 
 /** The channel webhook endpoint changes are announced on, LISTENed on the key revocations' connection. */
 export const WEBHOOK_ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoint_changes';

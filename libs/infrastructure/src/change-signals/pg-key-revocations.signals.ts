@@ -6,8 +6,8 @@ import {
 } from '@petstore/application';
 import { randomUUID } from 'node:crypto';
 import { Client, ClientConfig, Notification } from 'pg';
-import { TransactionHost } from '../../database/transaction-host';
-import { PgWebhookEndpointChanges, WEBHOOK_ENDPOINT_CHANGES_CHANNEL } from './pg-webhook-endpoint-changes';
+import { TransactionHost } from '../database/transaction-host';
+import { PgWebhookEndpointChanges, WEBHOOK_ENDPOINT_CHANGES_CHANNEL } from './pg-webhook-endpoint-changes.signals';
 
 /** The PostgreSQL channel revocations are announced on (one per database). */
 export const KEY_REVOCATIONS_CHANNEL = 'api_key_revocations';
@@ -23,6 +23,8 @@ export const LISTENER_HEARTBEAT_CHANNEL = 'petstore_listener_heartbeat';
 
 /** Hashes per NOTIFY: 100 × 65 characters stays well under PostgreSQL's 8000-byte payload limit. */
 const HASHES_PER_NOTIFICATION = 100;
+/** `$1` the channel, `$2` the payload: delivered at the commit of the sending transaction, or at once outside one. */
+const NOTIFY = 'SELECT pg_notify($1, $2)';
 
 export interface KeyRevocationListenerOptions {
   /** The database to LISTEN on: a direct session (DATABASE_DIRECT_URL, else DATABASE_URL). */
@@ -92,7 +94,7 @@ export class PgKeyRevocations extends KeyRevocations {
   async announce(hashes: readonly string[]): Promise<void> {
     for (let i = 0; i < hashes.length; i += HASHES_PER_NOTIFICATION) {
       const payload = hashes.slice(i, i + HASHES_PER_NOTIFICATION).join(',');
-      await this.host.query('SELECT pg_notify($1, $2)', [KEY_REVOCATIONS_CHANNEL, payload]);
+      await this.host.query(NOTIFY, [KEY_REVOCATIONS_CHANNEL, payload]);
     }
   }
 
@@ -161,7 +163,7 @@ export class PgKeyRevocations extends KeyRevocations {
         return;
       }
       this.host
-        .query('SELECT pg_notify($1, $2)', [LISTENER_HEARTBEAT_CHANNEL, this.token])
+        .query(NOTIFY, [LISTENER_HEARTBEAT_CHANNEL, this.token])
         .catch((error: unknown) => this.lost(client, error));
     };
     this.pingTimer = setInterval(beat, pingEveryMs);
