@@ -6,4 +6,7 @@ export default async (): Promise<Config> => ({
   // Run as several projects, jest takes the test timeout from here, not from each project's config:
   // tests that start a PostgreSQL or a built process need more than the 5 s default on a busy machine.
   testTimeout: 30_000,
+  // Two workers even on two cores (jest's default there is one, in band): most of a test's time is spent waiting on
+  // PostgreSQL, a spawned process or a timer, so a second file runs in that time. Each worker has its own database.
+  maxWorkers: 2,
 });
