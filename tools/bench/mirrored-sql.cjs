@@ -31,8 +31,11 @@ module.exports = {
   // one statement (TransactionHost.hold): the stock entry (its row count checked), the order, its event.
   lockPetAndStock: `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
   FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`,
-  orderIdBlock: `SELECT nextval(s.id) AS start, q.seqincrement AS size
-       FROM (SELECT pg_get_serial_sequence($1, 'id')::regclass AS id) s JOIN pg_sequence q ON q.seqrelid = s.id`,
+  // The order's id: the first block resolves the sequence and its increment (50), a later one reads it again.
+  orderIdFirstBlock: `SELECT nextval(s.id) AS start, q.seqincrement AS size, s.id::text AS sequence
+  FROM (SELECT pg_get_serial_sequence($1, 'id')::regclass AS id) s JOIN pg_sequence q ON q.seqrelid = s.id`,
+  orderIdNextBlock: `SELECT nextval($1::regclass) AS start, q.seqincrement AS size
+  FROM pg_sequence q WHERE q.seqrelid = $1::regclass`,
   stockOrderAndEvent: `WITH w0 AS (UPDATE stock SET quantity = $2 WHERE pet_id = $1 RETURNING 1), w1 AS
   (${ORDER_INSERT} VALUES ($3, $4, $5, $6, $7, $8::text, $8::text = 'completed',
   $9, $10)), w2 AS (${EVENT_INSERT}

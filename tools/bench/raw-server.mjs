@@ -209,10 +209,15 @@ app.get('/store/inventory', async (request, reply) => {
 // order and its event (every change is in the event log, GET /events, whether or not anyone subscribes; the
 // service answers "does anyone subscribe?" from memory) held back and sent as one statement before the commit
 // (TransactionHost.hold); a pet's status change sends what is held first, then updates the pet.
-const ids = { next: 0, end: 0 };
+const ids = { next: 0, end: 0, sequence: null };
 async function nextOrderId(client) {
   if (ids.next >= ids.end) {
-    const [row] = (await client.query(SQL.orderIdBlock, ['orders'])).rows;
+    const [row] = (
+      ids.sequence === null
+        ? await client.query(SQL.orderIdFirstBlock, ['orders'])
+        : await client.query(SQL.orderIdNextBlock, [ids.sequence])
+    ).rows;
+    ids.sequence ??= row.sequence;
     ids.next = Number(row.start);
     ids.end = ids.next + Math.max(1, Number(row.size));
   }

@@ -9,6 +9,9 @@ import { ADMIN_KEY, TestApp } from './support/test-app';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 const MIRRORED = require('../../../tools/bench/mirrored-sql.cjs') as Record<string, string>;
 
+/** The order sequence's INCREMENT: SequenceBlocks hands out this many ids per `nextval`. */
+const ORDER_ID_BLOCK = 50;
+
 const normalised = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
 describe("the bench's mirrored baseline sends the service's statements (HTTP, real PostgreSQL)", () => {
@@ -35,7 +38,7 @@ describe("the bench's mirrored baseline sends the service's statements (HTTP, re
   });
 
   it('has every statement of the baseline among those the service sends for the same requests', async () => {
-    const plenty = await store.pet({ quantity: 10 });
+    const plenty = await store.pet({ quantity: 100 });
     const last = await store.pet({ quantity: 1 });
     const after = Buffer.from(JSON.stringify({ after: plenty })).toString('base64url');
     sent.clear();
@@ -50,8 +53,9 @@ describe("the bench's mirrored baseline sends the service's statements (HTTP, re
       '/store/inventory',
     ];
     for (const path of reads) expect([path, (await api.get(path, { key })).status]).toEqual([path, 200]);
-    // An order that leaves units, one that takes the last (the pet becomes pending), a message.
-    for (const petId of [plenty, last]) {
+    // Orders that leave units, past the first block of order ids (the sequence's increment, 50), then one that takes
+    // the last unit (the pet becomes pending), then a message.
+    for (const petId of [...Array<number>(ORDER_ID_BLOCK + 1).fill(plenty), last]) {
       expect((await api.post('/store/orders', { key, body: { petId, quantity: 1 } })).status).toBe(201);
     }
     expect((await api.post('/messages', { key: ADMIN_KEY, body: { message: 'Hello' } })).status).toBe(202);
