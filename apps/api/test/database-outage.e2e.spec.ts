@@ -136,7 +136,7 @@ describe('the database stops answering, loses a connection, restarts (dedicated 
         order(),
         call(api, 'GET', '/pets', customer),
       ]);
-      answers.forEach(expectUnavailable);
+      answers.forEach((answer) => expectUnavailable(answer));
       // And again, now that the pool has dropped the connections that timed out: new ones cannot open.
       expectUnavailable(await me());
       expect((await call(api, 'GET', '/health/ready')).status).toBe(503);
