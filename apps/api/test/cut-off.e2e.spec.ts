@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { Drain } from '../src/common/drain/drain.service';
 import { eventually } from './support/eventually';
 import { capturedLog } from './support/log-capture';
+import { lockWaiters, sessionsInTransaction } from './support/sessions';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
 /**
@@ -55,28 +56,18 @@ describe('a request cut off does not commit afterwards (HTTP, real PostgreSQL)',
 
   /** Resolves once some other session of this database waits for a lock. */
   async function someoneWaits(): Promise<void> {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const { rows } = await locker.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-      );
-      if (rows[0].n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error('no query ever waited for the lock');
+    await eventually(
+      () => lockWaiters(locker),
+      (n) => n > 0,
+    );
   }
 
   /** Waits until no session but ours is inside a transaction (the order's has ended, one way or the other). */
   async function transactionsEnded(): Promise<void> {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const { rows } = await locker.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid()`,
-      );
-      if (rows[0].n === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error('a transaction never ended');
+    await eventually(
+      () => sessionsInTransaction(locker),
+      (n) => n === 0,
+    );
   }
 
   function expectNotDone(answer: TestResponse): void {

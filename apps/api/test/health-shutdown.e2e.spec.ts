@@ -1,6 +1,8 @@
 import { Client } from 'pg';
 import { Drain } from '../src/common/drain/drain.service';
+import { eventually } from './support/eventually';
 import { capturedLog } from './support/log-capture';
+import { lockWaiters } from './support/sessions';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 
 // (other test files may leave their categories behind on this worker's database: a name of our own)
@@ -8,15 +10,10 @@ const CATEGORY = 'Kept through the drain';
 
 /** Resolves once a query of this database waits for a lock (the request is then surely in flight). */
 async function someoneWaitsForALock(client: Client): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const { rows } = await client.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-    );
-    if (rows[0].n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('no query ever waited for the lock');
+  await eventually(
+    () => lockWaiters(client),
+    (n) => n > 0,
+  );
 }
 
 describe('Health during shutdown, and readiness of the dependencies (HTTP, real PostgreSQL)', () => {
