@@ -69,7 +69,7 @@ export function registerReplicaReads(
     authenticate(request)
       .then((outcome) => replicas.scopeFor(outcome.account?.id ?? null))
       .then(
-        (scope) => (scope ? replicas.run(scope, done) : done()),
+        (scope) => replicas.run(scope, done),
         // The guard meets the same failure and answers for it.
         () => done(),
       );

@@ -77,6 +77,13 @@ export class ReadScope {
     /** The account's last write position (this process's and the shared store's). */
     readonly written: bigint,
   ) {}
+
+  /** A scope whose reads go to the primary. */
+  static onPrimary(account: number | null): ReadScope {
+    const scope = new ReadScope(account, 0n);
+    scope.target = PRIMARY;
+    return scope;
+  }
 }
 
 const MAX_ACCOUNTS = 100_000;
@@ -145,12 +152,12 @@ export class ReadReplicas {
   }
 
   /**
-   * The routing of a request by `account` (null: nobody), or undefined when no replica serves now (the request reads
-   * from the primary, as without replicas). Asks the shared store for the account's last write; when it does not
-   * answer, the primary it is.
+   * The routing of a request by `account` (null: nobody). Asks the shared store for the account's last write, unless
+   * no replica serves now (then the primary it is, and its reads are counted as the primary's); when the store does
+   * not answer, the primary too.
    */
-  async scopeFor(account: number | null): Promise<ReadScope | undefined> {
-    if (!this.replicas.some((replica) => replica.inUse)) return undefined;
+  async scopeFor(account: number | null): Promise<ReadScope> {
+    if (!this.replicas.some((replica) => replica.inUse)) return ReadScope.onPrimary(account);
     if (account === null) return new ReadScope(null, 0n);
     let written = this.accounts.get(account)?.written ?? 0n;
     if (this.options.shared) {
@@ -160,7 +167,7 @@ export class ReadReplicas {
         this.sharedUp();
       } catch (error) {
         this.sharedFailed(error);
-        return undefined;
+        return ReadScope.onPrimary(account);
       }
     }
     return new ReadScope(account, written);
