@@ -272,7 +272,8 @@ export class ReadReplicas {
     return reads;
   }
 
-  private async pollPrimary(): Promise<void> {
+  /** Polls the primary's WAL position (part of `poll`). */
+  async pollPrimary(): Promise<void> {
     if (this.primaryPolling) return;
     this.primaryPolling = true;
     const at = performance.now();
