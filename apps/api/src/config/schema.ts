@@ -284,7 +284,12 @@ export const CONFIG_SCHEMA = {
       'failed authentications a minute per client address',
     ),
     redisUrl: fromFile(
-      optional('REDIS_URL', url('redis', 'rediss'), 'share rate-limit counters between instances; unset = per process'),
+      optional(
+        'REDIS_URL',
+        url('redis', 'rediss'),
+        "share rate-limit counters (and, with `DATABASE_REPLICA_URLS`, each account's last write position) between " +
+          'instances; unset = per process',
+      ),
     ),
     redisKeyPrefix: setting(
       'REDIS_KEY_PREFIX',
