@@ -120,7 +120,8 @@ const MAX_LAG_MS = 1000;
     await eventually(standbyCommits, (commits) => commits - commitsBefore >= 300);
   });
 
-  it('with replay paused: the writer reads its order back at once, on either instance; another key sees a new pet once the standby is out, and it comes back when caught up', async () => {
+  it('with replay paused: the writer reads its order back at once, on either instance; another key sees a new pet once \
+the standby is out, and it comes back when caught up', async () => {
     const petId = await newPet('Paused pet', 10);
     const writer = await api.customer('Writer');
     await standbyCaughtUp();
@@ -172,7 +173,7 @@ const MAX_LAG_MS = 1000;
     expect(await reads(api, standbyLabel)).toBeGreaterThan(before);
   });
 
-  it('keeps answering reads with 200 while the standby is stopped, from the primary, and uses it again once back', async () => {
+  it('answers reads with 200 while the standby is stopped (from the primary), and uses it once back', async () => {
     const reader = (await api.customer('Outage reader')).key;
     const petId = await newPet('Outage pet');
     await standbyCaughtUp();

@@ -360,7 +360,7 @@ describe('loadConfig: read replicas', () => {
     });
   });
 
-  it('refuses a URL that is not PostgreSQL without repeating it, replicas without DATABASE_URL, and a bound past 60 s', () => {
+  it('refuses a URL not PostgreSQL (unrepeated), replicas without DATABASE_URL, and a bound past 60 s', () => {
     const bad = () =>
       loadConfig({
         DATABASE_URL: 'postgres://u@p/db',

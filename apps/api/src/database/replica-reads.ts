@@ -21,7 +21,7 @@ export function ReadsFromReplica(): MethodDecorator {
 /** Who a request comes from, as the bearer strategy verified it (once per request; the guard reuses it). */
 export type ReadAuthenticator = (request: FastifyRequest) => Promise<{ account: { id: number } | null }>;
 
-/** The replicas of DATABASE_REPLICA_URLS, polling from the start; shared write positions in Redis when REDIS_URL is set. */
+/** The replicas of DATABASE_REPLICA_URLS, polling from the start; the write positions in Redis with REDIS_URL. */
 export function openReadReplicas(primary: ConstructorParameters<typeof ReadReplicas>[0], config: AppConfig) {
   const { database, auth } = config;
   const logger = new Logger('ReadReplicas');

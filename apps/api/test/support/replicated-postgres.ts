@@ -13,8 +13,8 @@ const run = promisify(execFile);
 /**
  * Two PostgreSQL clusters with streaming replication, from the binaries of the embedded PostgreSQL package (initdb,
  * pg_ctl, postgres): a primary and a hot standby made from a clean copy of it (no pg_basebackup needed), replicating
- * synchronously by default (`synchronous_standby_names = '*'`: a COMMIT is acknowledged once the standby has flushed it,
- * so a promoted standby has every acknowledged transaction), or asynchronously (`{ synchronous: false }`: the read
+ * synchronously by default (`synchronous_standby_names = '*'`: a COMMIT is acknowledged once the standby has flushed
+ * it, so a promoted standby has every acknowledged transaction), or asynchronously (`{ synchronous: false }`: the read
  * replica tests, whose standby is paused and stopped). For the failover tests: `promote`, `crash`, and a TCP
  * proxy (`FailoverEndpoint`) as the one endpoint in front of whichever is primary. Run as root, the servers run as
  * the `postgres` OS user, as the embedded PostgreSQL does. Every process is stopped by `stop()`.

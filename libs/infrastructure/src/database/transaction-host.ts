@@ -69,7 +69,7 @@ export class TransactionHost {
   constructor(
     @Inject(DatabasePool) private readonly pool: Pool,
     @Optional() private readonly preamble?: TransactionPreamble,
-    /** DATABASE_REPLICA_URLS: where a statement outside a transaction, in a request that may, reads (pooledStatement). */
+    /** DATABASE_REPLICA_URLS: where a statement outside a transaction may read (pooledStatement). */
     @Optional() private readonly replicas?: ReadReplicas,
   ) {
     if (!pool.options.pipeline) throw new Error('TransactionHost needs a pool in pipeline mode (see poolSettings).');

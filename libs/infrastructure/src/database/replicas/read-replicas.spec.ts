@@ -26,7 +26,9 @@ class MemoryPositions implements SharedWritePositions {
     if (this.down) throw new Error('connection refused');
     if (lsn > (this.positions.get(account) ?? 0n)) this.positions.set(account, lsn);
   }
-  async close() {}
+  async close() {
+    this.positions.clear();
+  }
 }
 
 function replicasOf(count: number, shared?: SharedWritePositions) {
@@ -82,7 +84,7 @@ describe('ReadReplicas: routing (positions made up)', () => {
     await replicas.close();
   });
 
-  it('shares write positions: an account that wrote through another instance waits for the replica here too', async () => {
+  it('shares write positions: an account that wrote on another instance waits for the replica here too', async () => {
     const shared = new MemoryPositions();
     const here = replicasOf(1, shared);
     const there = replicasOf(1, shared);
@@ -118,7 +120,7 @@ describe('ReadReplicas: routing (positions made up)', () => {
     await replicas.close();
   });
 
-  it('never goes back in time for an account: after a read on the primary, only a replica that replayed as far', async () => {
+  it('never goes back in time for an account: after a read on a server, only one that replayed as far', async () => {
     const { primary, replicas } = replicasOf(2);
     const [a, b] = replicas.replicas;
     primary.lsn = 300n;
@@ -164,7 +166,7 @@ describe('ReadReplicas: routing (positions made up)', () => {
     await replicas.close();
   });
 
-  it('takes a replica that fails out at once, with one line, and retries on the primary; a write or a conflict only retries', async () => {
+  it('fails a replica over at once (one line) to the primary; a write or a conflict: a retry only', async () => {
     const { replicas, lines } = replicasOf(1);
     const [replica] = replicas.replicas;
     polled(replica, 10n);
