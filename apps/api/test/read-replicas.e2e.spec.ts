@@ -159,6 +159,24 @@ the standby is out, and it comes back when caught up', async () => {
       expect(await inUse(api)).toBe(0);
       // Never back in time: the same key keeps seeing it, from the primary, while the standby is out.
       expect((await api.get(`/pets/${newPetId}`, { key: reader })).status).toBe(200);
+
+      // Keys are looked up on the primary: a key revoked while the standby has not replayed the revocation is refused
+      // at once where it was revoked, and on the other instance (which had it cached) once the NOTIFY arrives.
+      const second = await api.post('/accounts/me/api-keys', { key: writer.key });
+      expect(second.status).toBe(201);
+      for (const app of [api, other]) {
+        if (app) expect((await app.get('/pets?limit=1', { key: second.body.key })).status).toBe(200);
+      }
+      expect((await api.delete(`/accounts/me/api-keys/${second.body.id}`, { key: writer.key })).status).toBe(204);
+      expect((await api.get('/pets?limit=1', { key: second.body.key })).status).toBe(401);
+      const elsewhere = other;
+      if (elsewhere) {
+        await eventually(
+          () => elsewhere.get('/pets?limit=1', { key: second.body.key }),
+          (answer) => answer.status === 401,
+          5000,
+        );
+      }
     } finally {
       await pair.standby.query('SELECT pg_wal_replay_resume()');
     }
