@@ -49,7 +49,9 @@ class DatabasePoolCloser implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(databaseUrl: string, config: AppConfig): DynamicModule {
+  /** `readReplicas`: whether this process may read from DATABASE_REPLICA_URLS (one that serves HTTP). */
+  static forRoot(databaseUrl: string, config: AppConfig, { readReplicas = false } = {}): DynamicModule {
+    const replicas = readReplicas && config.database.replicaUrls.length > 0;
     return {
       module: DatabaseModule,
       providers: [
@@ -64,7 +66,7 @@ export class DatabaseModule {
             ]
           : []),
         // Only when configured: unset, TransactionHost has no ReadReplicas and nothing polls nor counts.
-        ...(config.database.replicaUrls.length
+        ...(replicas
           ? [
               {
                 provide: ReadReplicas,
@@ -78,13 +80,7 @@ export class DatabaseModule {
         { provide: UnitOfWork, useClass: PgUnitOfWork },
         { provide: Clock, useClass: SystemClock },
       ],
-      exports: [
-        DatabasePool,
-        TransactionHost,
-        UnitOfWork,
-        Clock,
-        ...(config.database.replicaUrls.length ? [ReadReplicas] : []),
-      ],
+      exports: [DatabasePool, TransactionHost, UnitOfWork, Clock, ...(replicas ? [ReadReplicas] : [])],
     };
   }
 }
