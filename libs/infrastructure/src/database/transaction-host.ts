@@ -272,6 +272,9 @@ export class TransactionHost {
     const scope = this.replicas?.current();
     if (!scope) return this.statementOn(this.pool, sql, params);
     const replicas = this.replicas as ReadReplicas;
+    // A request already answered (cut off) sends nothing: its error is not the replica's failure.
+    const cutOff = WorkScope.current()?.cutOff;
+    if (cutOff) throw cutOff;
     const replica = replicas.pick(scope);
     if (replica) {
       try {

@@ -117,6 +117,7 @@ export class ReadReplicas {
   private primaryPolling = false;
   private next = 0;
   private sharedDown = false;
+  private closed = false;
 
   constructor(
     private readonly primary: Pool,
@@ -138,6 +139,7 @@ export class ReadReplicas {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.timer);
     this.timer = undefined;
     await Promise.all([
@@ -335,7 +337,8 @@ export class ReadReplicas {
   private out(replica: Replica, reason: string): void {
     replica.reason = reason;
     replica.inUse = false;
-    if (replica.reported === 'out') return;
+    // A poll that ends after `close` (its pool closed under it) says nothing.
+    if (replica.reported === 'out' || this.closed) return;
     replica.reported = 'out';
     this.options.logger?.warn(`Replica ${replica.label} out: ${reason}; its reads go to the primary`);
   }
