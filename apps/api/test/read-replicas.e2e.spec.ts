@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { migrateDatabase } from '@petstore/infrastructure';
 import { eventually } from './support/eventually';
+import { capturedLog } from './support/log-capture';
 import { freePort, ReplicatedPostgres } from './support/replicated-postgres';
 import { ADMIN_KEY, TestApp } from './support/test-app';
 
@@ -31,6 +32,9 @@ const MAX_LAG_MS = 1000;
   let other: TestApp | undefined;
   let standbyLabel: string;
   let categoryId: number;
+  /** Both instances' log (Nest's `new Logger(context)` lines reach the last app's logger: one capture for both). */
+  const log = capturedLog();
+  const instances = redisUrl ? 2 : 1;
 
   beforeAll(async () => {
     pair = await ReplicatedPostgres.create(
@@ -44,8 +48,8 @@ const MAX_LAG_MS = 1000;
       database: { replicaUrls: [pair.standby.url], replicaMaxLagMs: MAX_LAG_MS },
       ...(redisUrl ? { auth: { redisUrl, redisKeyPrefix: `test-replicas-${randomUUID()}:` } } : {}),
     };
-    api = await TestApp.startOn(pair.primary.url, overrides);
-    if (redisUrl) other = await TestApp.startOn(pair.primary.url, overrides);
+    api = await TestApp.startOn(pair.primary.url, overrides, { logger: log.logger });
+    if (redisUrl) other = await TestApp.startOn(pair.primary.url, overrides, { logger: log.logger });
     standbyLabel = `127.0.0.1:${pair.standby.port}/${DATABASE}`;
     const category = await api.post('/categories', { key: ADMIN_KEY, body: { name: 'Replicated kind' } });
     categoryId = category.body.id;
@@ -71,6 +75,15 @@ const MAX_LAG_MS = 1000;
   }
   const inUse = (app: TestApp) => metric(app, 'db_replica_in_use', 'replica', standbyLabel);
   const reads = (app: TestApp, target: string) => metric(app, 'db_replica_routed_reads_total', 'target', target);
+
+  /** The lines saying the standby went out or came back, since line `from` of the log. */
+  function transitions(from: number): string[] {
+    return log.lines
+      .slice(from)
+      .map((line) => String(line['msg']))
+      .filter((msg) => msg.startsWith(`Replica ${standbyLabel} `))
+      .map((msg) => (msg.includes(' out: ') ? 'out' : 'in'));
+  }
 
   async function standbyCommits(): Promise<number> {
     const [row] = await pair.standby.query<{ n: string }>(
@@ -195,6 +208,7 @@ the standby is out, and it comes back when caught up', async () => {
     const reader = (await api.customer('Outage reader')).key;
     const petId = await newPet('Outage pet');
     await standbyCaughtUp();
+    const from = log.lines.length;
     await pair.stopStandby();
     try {
       const primaryBefore = await reads(api, 'primary');
@@ -214,12 +228,21 @@ the standby is out, and it comes back when caught up', async () => {
     } finally {
       await pair.startStandby();
     }
-    await eventually(
-      () => inUse(api),
-      (up) => up === 1,
-    );
+    for (const app of [api, other])
+      if (app)
+        await eventually(
+          () => inUse(app),
+          (up) => up === 1,
+        );
     const before = await reads(api, standbyLabel);
     expect((await api.get(`/pets/${petId}`, { key: reader })).status).toBe(200);
     expect(await reads(api, standbyLabel)).toBeGreaterThan(before);
+    // One line per instance when it went out, one when it came back: not one per failed read or poll.
+    const said = transitions(from);
+    expect(said.filter((t) => t === 'out')).toHaveLength(instances);
+    expect(said.filter((t) => t === 'in')).toHaveLength(instances);
+    expect(log.lines.slice(from).find((line) => String(line['msg']).includes(' out: '))).toMatchObject({
+      level: 'warn',
+    });
   });
 });
