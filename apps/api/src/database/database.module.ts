@@ -71,7 +71,7 @@ export class DatabaseModule {
               {
                 provide: ReadReplicas,
                 inject: [DatabasePool],
-                useFactory: (pool: DatabasePool) => openReadReplicas(pool, config),
+                useFactory: (pool: DatabasePool) => openReadReplicas(pool, databaseUrl, config),
               },
             ]
           : []),

@@ -22,11 +22,16 @@ export function ReadsFromReplica(): MethodDecorator {
 export type ReadAuthenticator = (request: FastifyRequest) => Promise<{ account: { id: number } | null }>;
 
 /** The replicas of DATABASE_REPLICA_URLS, polling from the start; the write positions in Redis with REDIS_URL. */
-export function openReadReplicas(primary: ConstructorParameters<typeof ReadReplicas>[0], config: AppConfig) {
+export function openReadReplicas(
+  primary: ConstructorParameters<typeof ReadReplicas>[0],
+  primaryUrl: string,
+  config: AppConfig,
+) {
   const { database, auth } = config;
   const logger = new Logger('ReadReplicas');
   const replicas = new ReadReplicas(primary, {
     urls: [...database.replicaUrls],
+    primaryUrl,
     maxLagMs: database.replicaMaxLagMs,
     limits: {
       max: 10,

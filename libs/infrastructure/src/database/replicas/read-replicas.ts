@@ -19,6 +19,11 @@ export interface SharedWritePositions {
 
 export interface ReadReplicaOptions {
   urls: string[];
+  /**
+   * The primary's URL: its position is then polled on a connection of its own, so that a busy pool (requests waiting
+   * for a connection) cannot delay the polls and make every replica look late. Without it, on the pool.
+   */
+  primaryUrl?: string;
   /** A replica further behind than this serves no read (DATABASE_REPLICA_MAX_LAG_MS). */
   maxLagMs: number;
   /** How often each server's position is polled. */
@@ -109,6 +114,8 @@ export class ReadReplicas {
   onRead?: (target: string) => void;
   private readonly scopes = new AsyncLocalStorage<ReadScope>();
   private readonly primaryPositions: PrimaryPositions;
+  /** Where the primary's position is polled: a pool of one connection of its own (`primaryUrl`), else the pool. */
+  private readonly primaryPoll: Pool;
   private readonly accounts = new Map<number, AccountReads>();
   private readonly pollMs: number;
   private readonly pollTimeoutMs: number;
@@ -128,6 +135,9 @@ export class ReadReplicas {
     this.pollTimeoutMs = options.pollTimeoutMs ?? Math.min(1000, options.maxLagMs);
     this.primaryPositions = new PrimaryPositions(Math.max(5000, 4 * options.maxLagMs));
     this.replicas = options.urls.map((url) => new Replica(url, options.limits ?? DEFAULT_POOL_LIMITS));
+    this.primaryPoll = options.primaryUrl
+      ? new DatabasePool(options.primaryUrl, { ...(options.limits ?? DEFAULT_POOL_LIMITS), max: 1 })
+      : primary;
   }
 
   /** Starts polling (the first round at once: the primary first, so that the replicas are measured against it). */
@@ -144,6 +154,7 @@ export class ReadReplicas {
     this.timer = undefined;
     await Promise.all([
       ...this.replicas.map((replica) => replica.pool.close()),
+      this.primaryPoll instanceof DatabasePool && this.primaryPoll !== this.primary ? this.primaryPoll.close() : null,
       this.options.shared?.close().catch(() => undefined),
     ]);
   }
@@ -280,7 +291,7 @@ export class ReadReplicas {
     this.primaryPolling = true;
     const at = performance.now();
     try {
-      const { rows } = await this.primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+      const { rows } = await this.primaryPoll.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
       this.primaryPositions.add({ at, lsn: parseLsn(rows[0].lsn) });
     } catch {
       // The primary's own failures show in every request; without new positions, the replicas' staleness grows.
