@@ -330,6 +330,34 @@ describe('the Petstore client', () => {
     expect(server.seen[1].url).toBe('/events?type=order.placed&cursor=e1&limit=1');
   });
 
+  it('resumes the commit-order feed from a saved position, following rel="next" past rel="prev"', async () => {
+    const event = (n: number) => ({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      type: 'order.placed' as const,
+      timestamp: '2026-11-25T09:00:00.000Z',
+      data: { id: n, petId: 1, quantity: 1, complete: false, status: 'placed' },
+      position: `p${n}`,
+    });
+    server = await ScriptedServer.start((request) =>
+      request.url === '/events?startingAfter=p1'
+        ? {
+            status: 200,
+            headers: {
+              link: '</events?endingBefore=p2&limit=20>; rel="prev", </events?startingAfter=p2&limit=20>; rel="next"',
+            },
+            body: [event(2)],
+          }
+        : request.url === '/events?startingAfter=p2&limit=20'
+          ? { status: 200, body: [event(3)] }
+          : error(404, 'not_found'),
+    );
+    const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+    let saved = 'p1';
+    for await (const entry of api.list('/events', { startingAfter: saved })) saved = entry.position ?? saved;
+    expect(saved).toBe('p3');
+    expect(server.seen.map((s) => s.url)).toEqual(['/events?startingAfter=p1', '/events?startingAfter=p2&limit=20']);
+  });
+
   describe('conditional requests', () => {
     const PET = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
     const TAG = '"q3v8AyNHfsn0e5q3PzbYwQ"';
