@@ -641,6 +641,13 @@ export interface components {
       status: number;
       /** @description Per-field problems (validation errors only). */
       details?: components['schemas']['ErrorDetail'][];
+      /**
+       * Format: uri-reference
+       * @description The code's entry in the list of error codes this service serves (a path of the service: resolve it
+       * against the URL of the request).
+       * @example /docs/errors#validation_failed
+       */
+      documentationUrl?: string;
     };
     /** @description Sign-up: the new account is a customer. */
     NewAccount: {
