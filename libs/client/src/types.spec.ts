@@ -85,7 +85,7 @@ describe("the client's types", () => {
     expect(errors.filter((line) => !line.includes(scratch.slice(1)) && !/^\s/.test(line))).toEqual([]);
   });
 
-  it("compile the documentation's examples (docs/api.md's typed client section, libs/client/README.md, README.md)", () => {
+  it("compile the documentation's examples (docs/api.md's client section, both READMEs)", () => {
     expect(examples.filter(({ file }) => file === 'docs/api.md').length).toBeGreaterThanOrEqual(3);
     expect(examples.filter(({ file }) => file === 'README.md')).toHaveLength(1);
     expect(errors.filter((line) => line.includes(scratch.slice(1)) || /^\s/.test(line)).join('\n')).toBe('');
