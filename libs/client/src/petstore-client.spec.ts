@@ -257,6 +257,21 @@ describe('the Petstore client', () => {
       requestId: 'req-1',
     });
     expect(server.seen.map((s) => s.url)).toEqual(['/pets/7']);
+    expect((failure as PetstoreApiError).documentationUrl).toBeUndefined(); // the body has none
+  });
+
+  it("gives an error's documentationUrl as an absolute URL of the service", async () => {
+    server = await ScriptedServer.start(() => ({
+      status: 409,
+      body: { code: 'conflict', message: 'later', status: 409, documentationUrl: '/docs/errors#conflict' },
+    }));
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    const failure = (await api
+      .DELETE('/pets/{petId}', { params: { path: { petId: 7 } } })
+      .catch((e: unknown) => e)) as {
+      documentationUrl?: string;
+    };
+    expect(failure.documentationUrl).toBe(`${server.baseUrl}/docs/errors#conflict`);
   });
 
   it('keeps an Idempotency-Key the caller gives, and sends none on a GET', async () => {
