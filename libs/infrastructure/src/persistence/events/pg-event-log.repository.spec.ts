@@ -170,6 +170,9 @@ describe('The event log on PostgreSQL (real database)', () => {
         'webhook_events_owner_commit_idx',
       );
       expect(await planOf((log) => log.feed({}, { limit: 20, before: at }))).toContain('webhook_events_commit_idx');
+      // The position bounds the index scan (not a filter over the log from its start).
+      const after = await planOf((log) => log.feed({}, { limit: 20, after: at }));
+      expect(after).toMatch(/Index Cond: .*ROW\(COALESCE\(xact_id, '0'::xid8\), seq\) > ROW\(/);
       expect(await planOf((log) => log.feed({ types: ['order.placed'] }, { limit: 20 }))).toContain(
         'webhook_events_commit_idx',
       );
