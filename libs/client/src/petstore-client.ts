@@ -214,7 +214,9 @@ export type PetstoreClient = Omit<Client<paths, 'application/json'>, 'GET' | 'PU
   /**
    * Every item of a list, page after page: follows `Link: <…>; rel="next"` until there is none.
    * `for await (const pet of api.list('/pets', { status: ['available'] })) …`; a list under a resource takes its
-   * path parameters third: `api.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { endpointId })`.
+   * path parameters third: `api.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { endpointId })`. The
+   * events' feed resumes from a saved position: `api.list('/events', { startingAfter: saved })`, each entry with its
+   * own `position` to save next.
    */
   list<P extends ListPath>(path: P, ...args: ListArgs<P>): AsyncGenerator<ListItem<P>, void, undefined>;
 };
