@@ -1,6 +1,7 @@
 const { NxAppWebpackPlugin } = require('@nx/webpack/app-plugin');
 const { Compilation, DefinePlugin, sources } = require('webpack');
 const { execFileSync } = require('child_process');
+const { readFileSync } = require('fs');
 const { join } = require('path');
 
 /**
@@ -54,6 +55,19 @@ class ReleaseVersionInPackageJson {
   }
 }
 
+/**
+ * docs/api.md's errors table, which the service serves at /docs/errors (apps/api/src/common/errors/error-docs.ts reads
+ * the file itself where there is no bundle, with the same pattern, ERROR_TABLE_ROW).
+ */
+function errorTable() {
+  const markdown = readFileSync(join(__dirname, '../../docs/api.md'), 'utf8');
+  return [...markdown.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \| (.*) \|$/gm)].map(([, status, code, when]) => ({
+    status: Number(status),
+    code,
+    when,
+  }));
+}
+
 module.exports = {
   output: {
     path: join(__dirname, '../../dist/apps/api'),
@@ -74,7 +88,10 @@ module.exports = {
       generatePackageJson: true,
       sourceMap: true,
     }),
-    new DefinePlugin({ __PETSTORE_RELEASE__: JSON.stringify(release()) }),
+    new DefinePlugin({
+      __PETSTORE_RELEASE__: JSON.stringify(release()),
+      __PETSTORE_ERROR_TABLE__: JSON.stringify(errorTable()),
+    }),
     new ReleaseVersionInPackageJson(release().version),
   ],
 };

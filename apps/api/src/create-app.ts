@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { EnsureAdministrator } from '@petstore/application';
 import { AssemblyOptions, ProcessModule } from './assembly/assembly';
 import { apiRoles, Roles } from './assembly/roles';
+import { ERROR_DOCS_PATH, errorDocsPage } from './common/errors/error-docs';
 import { clientErrorHandler, frameworkErrors, PetstoreFastifyAdapter } from './common/errors/framework-errors';
 import { registerRequestPipeline } from './assembly/pipeline';
 import { BODY_LIMIT_BYTES } from './common/http-kit/body-limit';
@@ -69,6 +70,12 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
       yamlDocumentUrl: 'openapi.yaml',
       customSiteTitle: 'Petstore API',
     });
+    // The list every error body's `documentationUrl` points into, beside the description (public, as /docs is).
+    const errorDocs = errorDocsPage();
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .get(ERROR_DOCS_PATH, (_request, reply) => reply.type('text/html; charset=utf-8').send(errorDocs));
 
     await app.init();
     if (auth.adminApiKey) {

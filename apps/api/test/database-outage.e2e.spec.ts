@@ -50,7 +50,12 @@ async function call(api: TestApp, method: string, path: string, key?: string, bo
 function expectUnavailable(answer: Answer, codes = ['service_unavailable']): void {
   expect(answer.status).toBe(503);
   expect(codes).toContain(answer.body?.code);
-  expect(answer.body).toEqual({ code: answer.body?.code, status: 503, message: expect.any(String) });
+  expect(answer.body).toEqual({
+    code: answer.body?.code,
+    status: 503,
+    message: expect.any(String),
+    documentationUrl: `/docs/errors#${answer.body?.code}`,
+  });
   expect(Number(answer.retryAfter)).toBeGreaterThan(0);
 }
 

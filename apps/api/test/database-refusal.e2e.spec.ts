@@ -54,7 +54,12 @@ describe('the database refuses work (a database of its own on the test server)',
 
   function expectUnavailable(answer: TestResponse): void {
     expect({ status: answer.status, code: answer.body?.code }).toEqual({ status: 503, code: 'service_unavailable' });
-    expect(answer.body).toEqual({ code: 'service_unavailable', status: 503, message: expect.any(String) });
+    expect(answer.body).toEqual({
+      code: 'service_unavailable',
+      status: 503,
+      message: expect.any(String),
+      documentationUrl: '/docs/errors#service_unavailable',
+    });
     expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
   }
 

@@ -52,6 +52,17 @@ describe('the Error shape from every layer (HTTP, real PostgreSQL)', () => {
     expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
   });
 
+  it("links every error to its code's entry in the served list of codes, which is public", async () => {
+    const refused = await api.get('/events', {});
+    expectError(refused, 401, 'unauthorized');
+    const page = await fetch(new URL(refused.body.documentationUrl, api.baseUrl));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    const { ERROR_CODES } = await import('../src/common/errors/error-codes');
+    for (const code of Object.keys(ERROR_CODES)) expect(html).toContain(`id="${code}"`);
+  });
+
   it('never leaks framework text: messages are ours', async () => {
     const response = await post('{"name":', { 'content-type': 'application/json' });
     expect(JSON.stringify(response.body)).not.toMatch(/fastify|FST_|SyntaxError|stack|at \//i);
@@ -91,6 +102,11 @@ describe('malformed HTTP (raw socket)', () => {
     });
     const [head, body] = raw.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(body)).toEqual({ code: 'bad_request', message: expect.any(String), status: 400 });
+    expect(JSON.parse(body)).toEqual({
+      code: 'bad_request',
+      message: expect.any(String),
+      status: 400,
+      documentationUrl: '/docs/errors#bad_request',
+    });
   });
 });

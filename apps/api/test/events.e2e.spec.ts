@@ -1,11 +1,24 @@
-import { PurgeEvents } from '@petstore/application';
+import { AccountRepository, PlaceOrder, PurgeEvents, UnitOfWork } from '@petstore/application';
+import type { Account } from '@petstore/domain';
+import { TransactionHost } from '@petstore/infrastructure';
+import { eventually } from './support/eventually';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-app';
 
 /** The path and query of a list response's `Link: <…>; rel="next"`, or null. */
-function nextLink(response: TestResponse): string | null {
-  const match = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '');
-  return match ? match[1] : null;
+function nextLink(response: TestResponse, rel = 'next'): string | null {
+  for (const link of (response.headers.get('link') ?? '').split(/,\s*(?=<)/)) {
+    const match = /^<([^>]+)>; rel="([a-z]+)"$/.exec(link);
+    if (match?.[2] === rel) return match[1];
+  }
+  return null;
+}
+
+interface Listed {
+  id: string;
+  type: string;
+  data: { id: number };
+  position?: string;
 }
 
 describe('the event log: GET /events (HTTP, real PostgreSQL, no webhook endpoint at all)', () => {
@@ -25,11 +38,20 @@ describe('the event log: GET /events (HTTP, real PostgreSQL, no webhook endpoint
     const { key } = await api.customer('No subscriber');
     const petId = await store.pet({ quantity: 5 });
     const orderId = await store.placed(key, petId);
-    const listed = await api.get('/events', { key });
+    const listed = await eventually(
+      () => api.get('/events', { key }),
+      (response) => response.body[0]?.position !== undefined, // settled (other tests' writers may be in flight)
+    );
     expect(listed.status).toBe(200);
     const order = (await api.get(`/store/orders/${orderId}`, { key })).body;
     expect(listed.body).toEqual([
-      { id: expect.any(String), type: 'order.placed', timestamp: expect.any(String), data: order },
+      {
+        id: expect.any(String),
+        type: 'order.placed',
+        timestamp: expect.any(String),
+        data: order,
+        position: expect.any(String),
+      },
     ]);
     const [event] = listed.body;
     const [row] = await api.sql(`SELECT body FROM webhook_events WHERE id = $1`, [event.id]);
@@ -110,6 +132,119 @@ describe('the event log: GET /events (HTTP, real PostgreSQL, no webhook endpoint
     );
     const none = await api.get(`/events?createdAfter=2000-01-01T00:00:00Z&createdBefore=2000-01-02T00:00:00Z`, { key });
     expect(none.body).toEqual([]);
+  });
+
+  describe('the commit-order feed (order=commit, startingAfter, endingBefore)', () => {
+    /** The feed after `position` (from the start without), once `done` holds (events settle as writers end). */
+    const feed = (key: string, query: string, done: (events: Listed[]) => boolean = () => true) =>
+      eventually(
+        () => api.get<Listed[]>(`/events?${query}`, { key }),
+        (response) => response.status !== 200 || done(response.body),
+      );
+
+    it('skips no event: one committed after a later-numbered one comes after the checkpoint', async () => {
+      const customer = await api.customer('Feed consumer');
+      const petA = await store.pet({ quantity: 5 });
+      const petB = await store.pet({ quantity: 5 });
+      const first = await store.placed(customer.key, petB);
+      const start = await feed(customer.key, 'order=commit', (events) => events.length === 1);
+      expect(start.body.map((event) => event.data.id)).toEqual([first]);
+      let checkpoint = start.body[0].position as string;
+
+      // Transaction A places an order through the service's own use case, sends its writes, and stays open.
+      let commitA!: () => void;
+      const mayCommit = new Promise<void>((resolve) => (commitA = resolve));
+      let written!: () => void;
+      const aWritten = new Promise<void>((resolve) => (written = resolve));
+      const by = (await api.app.get(AccountRepository).findById(customer.id)) as Account;
+      const a = api.app.get(UnitOfWork).run(async () => {
+        const order = await api.app.get(PlaceOrder).execute({ petId: petA, quantity: 1, by });
+        await api.app.get(TransactionHost).query('SELECT 1'); // the held writes (the event's INSERT) go with it
+        written();
+        await mayCommit;
+        return order.id;
+      });
+      await aWritten;
+      // B, numbered after A, commits first.
+      const b = await store.placed(customer.key, petB);
+      // Newest first by number, B is listed and A is not: a checkpoint on B would pass A for good.
+      const newest = (await api.get<Listed[]>('/events', { key: customer.key })).body;
+      expect(newest.map((event) => event.data.id)).toEqual([b, first]);
+      expect(newest[0].position).toBeUndefined(); // B is not settled: no position yet
+      // The feed consumer: nothing after its checkpoint while A is in flight.
+      const during = await api.get<Listed[]>(`/events?startingAfter=${checkpoint}`, { key: customer.key });
+      expect(during.status).toBe(200);
+      expect(during.body).toEqual([]);
+      checkpoint = during.body.at(-1)?.position ?? checkpoint;
+
+      commitA();
+      const aOrder = await a;
+      const after = await feed(customer.key, `startingAfter=${checkpoint}`, (events) => events.length === 2);
+      expect(after.body.map((event) => event.data.id)).toEqual([aOrder, b]);
+      expect(nextLink(after)).toBeNull(); // the end, for now: resume from the last position
+    });
+
+    it('pages forward with Link rel="next" and back with rel="prev", keeping the filters', async () => {
+      const { key } = await api.customer('Feed pager');
+      const petId = await store.pet({ quantity: 20 });
+      const orders: number[] = [];
+      for (let i = 0; i < 5; i++) orders.push(await store.placed(key, petId));
+      expect((await api.delete(`/store/orders/${orders[0]}`, { key })).status).toBe(204);
+      const all = await feed(key, 'order=commit&limit=100', (events) => events.length === 6);
+      expect(all.body.map((event) => [event.type, event.data.id])).toEqual([
+        ...orders.map((id) => ['order.placed', id]),
+        ['order.cancelled', orders[0]],
+      ]);
+      const ids: number[] = [];
+      let next: string | null = '/events?order=commit&limit=2&type=order.placed';
+      let pages = 0;
+      while (next) {
+        const page = await api.get<Listed[]>(next, { key });
+        expect(page.status).toBe(200);
+        ids.push(...page.body.map((event) => event.data.id));
+        next = nextLink(page);
+        if (next) expect(next).toContain('type=order.placed');
+        pages++;
+      }
+      expect(ids).toEqual(orders);
+      expect(pages).toBe(3);
+      // Back from the 5th: the two before it, oldest first; older ones remain (rel="prev"), newer follow (rel="next").
+      const back = await api.get<Listed[]>(`/events?endingBefore=${all.body[4].position}&limit=2`, { key });
+      expect(back.body.map((event) => event.data.id)).toEqual([orders[2], orders[3]]);
+      const prev = nextLink(back, 'prev');
+      expect(prev).toContain(`endingBefore=${all.body[2].position}`);
+      const oldest = await api.get<Listed[]>(prev as string, { key });
+      expect(oldest.body.map((event) => event.data.id)).toEqual([orders[0], orders[1]]);
+      expect(nextLink(oldest, 'prev')).toBeNull();
+      expect(nextLink(oldest)).toContain(`startingAfter=${all.body[1].position}`);
+      // Each position is also on the event itself once settled.
+      expect((await api.get<Listed>(`/events/${all.body[3].id}`, { key })).body.position).toBe(all.body[3].position);
+    });
+
+    it('refuses a position it did not issue, and mixed paging, with 400 naming the parameter', async () => {
+      const { key } = await api.customer('Feed bad input');
+      const bad = Buffer.from(JSON.stringify({ x: '-1', s: 1 })).toString('base64url');
+      for (const query of [
+        'startingAfter=nonsense',
+        `startingAfter=${bad}`,
+        `endingBefore=${Buffer.from(JSON.stringify({ x: '18446744073709551616', s: 1 })).toString('base64url')}`,
+        `startingAfter=${Buffer.from('{"after":3}').toString('base64url')}`,
+        'order=oldest',
+      ]) {
+        expectError(await api.get(`/events?${query}`, { key }), 400, 'validation_failed');
+      }
+      const position = Buffer.from(JSON.stringify({ x: '1', s: 1 })).toString('base64url');
+      for (const [query, field] of [
+        [`startingAfter=${position}&endingBefore=${position}`, 'endingBefore'],
+        [`startingAfter=${position}&cursor=${Buffer.from('{"after":3}').toString('base64url')}`, 'cursor'],
+        [`order=newest&endingBefore=${position}`, 'order'],
+      ]) {
+        const response = await api.get(`/events?${query}`, { key });
+        expectError(response, 400, 'validation_failed');
+        expect(response.body.details).toEqual([{ field, message: expect.any(String) }]);
+      }
+      expect((await api.get(`/events?startingAfter=${position}`, { key })).status).toBe(200);
+    });
   });
 
   it('refuses bad input with 400 and an unknown event with 404', async () => {

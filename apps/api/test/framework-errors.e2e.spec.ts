@@ -64,11 +64,13 @@ const get = (path: string) => [`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: c
 
 function expectFrameworkError(response: RawResponse, status: number, code: string): void {
   expect(response.status).toBe(status);
-  expect(response.body).toEqual(expect.objectContaining({ code, status, message: expect.any(String) }));
+  expect(response.body).toEqual(
+    expect.objectContaining({ code, status, message: expect.any(String), documentationUrl: `/docs/errors#${code}` }),
+  );
   expect(Object.keys(response.body as object).sort()).toEqual(
     (response.body as { details?: unknown }).details
-      ? ['code', 'details', 'message', 'status']
-      : ['code', 'message', 'status'],
+      ? ['code', 'details', 'documentationUrl', 'message', 'status']
+      : ['code', 'documentationUrl', 'message', 'status'],
   );
   expect(JSON.stringify(response.body)).not.toMatch(/FST_|fastify|statusCode/i);
   expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

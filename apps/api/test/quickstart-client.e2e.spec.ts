@@ -18,7 +18,9 @@ async function quickstart() {
   const api = createPetstoreClient({ baseUrl, apiKey: signUp.apiKey.key });
   const pets = [];
   for await (const pet of api.list('/pets', { status: ['available'], limit: 2 })) pets.push(pet); // follows Link
-  const { data: order } = await api.POST('/store/orders', { body: { petId: pets[0].id, quantity: 1 } });
+  const [pet] = pets;
+  if (!pet) throw new Error('No pet is available: run `npm run seed` first.');
+  const { data: order } = await api.POST('/store/orders', { body: { petId: pet.id, quantity: 1 } });
   let { data: message } = await api.POST('/messages', { body: { message: 'Hello, Petstore!' } });
   while (message.status === 'queued') {
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -133,8 +133,10 @@ describe('webhook event schemas, against real deliveries of the built service', 
       // The body, and its id: the delivery's webhook-id, which is the event's id in the event log.
       expect(event).toEqual({ ...body, id: delivery.headers['webhook-id'] });
       if (event.type !== 'ping') {
-        const logged = await ok(api.request('GET', `/events/${event.id}`, { key }), 200);
-        expect(logged).toEqual({ ...body, id: event.id });
+        const logged = (await ok(api.request('GET', `/events/${event.id}`, { key }), 200)) as { position?: unknown };
+        // The log's entry is the body with its id, and its feed position once settled (an opaque string).
+        expect(logged).toEqual({ ...body, id: event.id, position: logged.position });
+        expect(['undefined', 'string']).toContain(typeof logged.position);
       }
       problems.push(...described.checkSchema(eventSchemaName(event.type), body));
       problems.push(...described.checkSchema(WEBHOOK_EVENT_SCHEMA, body));

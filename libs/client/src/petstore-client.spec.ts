@@ -257,6 +257,21 @@ describe('the Petstore client', () => {
       requestId: 'req-1',
     });
     expect(server.seen.map((s) => s.url)).toEqual(['/pets/7']);
+    expect((failure as PetstoreApiError).documentationUrl).toBeUndefined(); // the body has none
+  });
+
+  it("gives an error's documentationUrl as an absolute URL of the service", async () => {
+    server = await ScriptedServer.start(() => ({
+      status: 409,
+      body: { code: 'conflict', message: 'later', status: 409, documentationUrl: '/docs/errors#conflict' },
+    }));
+    const api = createPetstoreClient({ baseUrl: server.baseUrl });
+    const failure = (await api
+      .DELETE('/pets/{petId}', { params: { path: { petId: 7 } } })
+      .catch((e: unknown) => e)) as {
+      documentationUrl?: string;
+    };
+    expect(failure.documentationUrl).toBe(`${server.baseUrl}/docs/errors#conflict`);
   });
 
   it('keeps an Idempotency-Key the caller gives, and sends none on a GET', async () => {
@@ -328,6 +343,34 @@ describe('the Petstore client', () => {
     expect(first.searchParams.getAll('type')).toEqual(['order.placed']);
     expect(first.searchParams.get('createdAfter')).toBe('2026-11-01T00:00:00Z');
     expect(server.seen[1].url).toBe('/events?type=order.placed&cursor=e1&limit=1');
+  });
+
+  it('resumes the commit-order feed from a saved position, following rel="next" past rel="prev"', async () => {
+    const event = (n: number) => ({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      type: 'order.placed' as const,
+      timestamp: '2026-11-25T09:00:00.000Z',
+      data: { id: n, petId: 1, quantity: 1, complete: false, status: 'placed' },
+      position: `p${n}`,
+    });
+    server = await ScriptedServer.start((request) =>
+      request.url === '/events?startingAfter=p1'
+        ? {
+            status: 200,
+            headers: {
+              link: '</events?endingBefore=p2&limit=20>; rel="prev", </events?startingAfter=p2&limit=20>; rel="next"',
+            },
+            body: [event(2)],
+          }
+        : request.url === '/events?startingAfter=p2&limit=20'
+          ? { status: 200, body: [event(3)] }
+          : error(404, 'not_found'),
+    );
+    const api = createPetstoreClient({ baseUrl: server.baseUrl, apiKey: 'psk_test' });
+    let saved = 'p1';
+    for await (const entry of api.list('/events', { startingAfter: saved })) saved = entry.position ?? saved;
+    expect(saved).toBe('p3');
+    expect(server.seen.map((s) => s.url)).toEqual(['/events?startingAfter=p1', '/events?startingAfter=p2&limit=20']);
   });
 
   describe('conditional requests', () => {

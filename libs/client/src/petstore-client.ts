@@ -60,10 +60,14 @@ export class PetstoreApiError extends Error {
     readonly details: ApiErrorBody['details'] = undefined,
     /** The `Idempotency-Key` the request was sent with (every POST has one): send it again to retry safely. */
     readonly idempotencyKey: string | undefined = undefined,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; documentationUrl?: string | undefined },
   ) {
     super(message, options);
+    this.documentationUrl = options?.documentationUrl;
   }
+
+  /** Where the service documents `code` (the body's `documentationUrl`, resolved against the request's URL). */
+  readonly documentationUrl: string | undefined;
 }
 
 /**
@@ -210,7 +214,9 @@ export type PetstoreClient = Omit<Client<paths, 'application/json'>, 'GET' | 'PU
   /**
    * Every item of a list, page after page: follows `Link: <…>; rel="next"` until there is none.
    * `for await (const pet of api.list('/pets', { status: ['available'] })) …`; a list under a resource takes its
-   * path parameters third: `api.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { endpointId })`.
+   * path parameters third: `api.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { endpointId })`. The
+   * events' feed resumes from a saved position: `api.list('/events', { startingAfter: saved })`, each entry with its
+   * own `position` to save next.
    */
   list<P extends ListPath>(path: P, ...args: ListArgs<P>): AsyncGenerator<ListItem<P>, void, undefined>;
 };
@@ -334,9 +340,17 @@ const errorsAsExceptions: Middleware = {
       requestIdOf(response),
       body?.details,
       request.headers.get('idempotency-key') ?? undefined,
+      { documentationUrl: documentationUrlOf(body, request.url) },
     );
   },
 };
+
+/** The body's `documentationUrl` (a path of the service) as an absolute URL, or undefined. */
+function documentationUrlOf(body: Partial<ApiErrorBody> | undefined, requestUrl: string): string | undefined {
+  const link = body?.documentationUrl;
+  if (typeof link !== 'string' || !URL.canParse(link, requestUrl)) return undefined;
+  return new URL(link, requestUrl).href;
+}
 
 async function errorBodyOf(response: Response): Promise<Partial<ApiErrorBody> | undefined> {
   return (await response

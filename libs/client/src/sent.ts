@@ -33,13 +33,13 @@ export type SentWebhookEvent = Sent<Described['WebhookEvent']>;
 /**
  * An entry of the event log (`GET /events`, `GET /events/{eventId}`): the description's `EventLogEntry` types its
  * `data` as any object, but the entry is exactly the webhook body of its event (`type`, `timestamp`, `data`) plus
- * `id`, the `webhook-id` of its deliveries. So: the union of the event types (pings are never logged), discriminated
- * by `type`, each with its `id`.
+ * `id`, the `webhook-id` of its deliveries, and its `position` in the commit-order feed once settled. So: the union
+ * of the event types (pings are never logged), discriminated by `type`, each with its `id` and `position`.
  */
 export type EventLogEntry =
   Exclude<SentWebhookEvent, { type: 'ping' }> extends infer Event
     ? Event extends unknown
-      ? { id: Described['EventLogEntry']['id'] } & Event
+      ? { id: Described['EventLogEntry']['id']; position?: Described['EventLogEntry']['position'] } & Event
       : never
     : never;
 

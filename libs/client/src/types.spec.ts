@@ -19,6 +19,8 @@ function documentedExamples(): { file: string; source: string }[] {
   const sections = [
     { file: 'docs/api.md', text: docs.slice(docs.indexOf('## The typed client')).split(/\n## /)[0] ?? '' },
     { file: 'libs/client/README.md', text: readFileSync(join(ROOT, 'libs/client/README.md'), 'utf8') },
+    // The README's quickstart, as strict as the strictest consumer (noUncheckedIndexedAccess: `pets[0]` may be absent).
+    { file: 'README.md', text: readFileSync(join(ROOT, 'README.md'), 'utf8') },
   ];
   return sections.flatMap(({ file, text }) =>
     [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, code = '']) => {
@@ -83,8 +85,9 @@ describe("the client's types", () => {
     expect(errors.filter((line) => !line.includes(scratch.slice(1)) && !/^\s/.test(line))).toEqual([]);
   });
 
-  it("compile the documentation's examples (docs/api.md's typed client section, libs/client/README.md)", () => {
+  it("compile the documentation's examples (docs/api.md's client section, both READMEs)", () => {
     expect(examples.filter(({ file }) => file === 'docs/api.md').length).toBeGreaterThanOrEqual(3);
+    expect(examples.filter(({ file }) => file === 'README.md')).toHaveLength(1);
     expect(errors.filter((line) => line.includes(scratch.slice(1)) || /^\s/.test(line)).join('\n')).toBe('');
   });
 });

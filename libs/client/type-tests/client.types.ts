@@ -108,6 +108,24 @@ export async function events(body: Buffer, headers: IncomingHttpHeaders, secret:
   return seen;
 }
 
+/**
+ * 3 (the feed). A consumer resumes the commit-order feed from the position it saved: `list()` takes it, and every
+ * entry carries its own to save next.
+ */
+export async function catchUp(saved: string | undefined): Promise<string | undefined> {
+  let position = saved;
+  const query = position === undefined ? { order: 'commit' as const } : { startingAfter: position };
+  for await (const entry of api.list('/events', { ...query, type: ['order.placed'], limit: 100 })) {
+    if (entry.type === 'order.placed') void entry.data.petId;
+    position = entry.position ?? position;
+  }
+  // @ts-expect-error -- the feed has two orders only
+  void api.list('/events', { order: 'oldest' });
+  // @ts-expect-error -- a position is a string (opaque), not the event's number
+  void api.list('/events', { startingAfter: 42 });
+  return position;
+}
+
 /** 8. Every code the client itself can produce is named (an exhaustive switch over the known ones compiles). */
 export function describe(error: PetstoreApiError): string {
   const own: ClientErrorCode[] = ['http_error', 'empty_response', 'connection_error', 'timeout'];

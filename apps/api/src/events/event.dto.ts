@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { LoggedEvent } from '@petstore/application';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '@petstore/domain';
-import { ArrayMaxSize, IsIn, IsOptional } from 'class-validator';
+import { ArrayMaxSize, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { encodeFeedCursor } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { IsDateTime } from '../common/validation/date-time';
 import { QueryList } from '../common/validation/query-transforms';
@@ -32,12 +33,33 @@ export class EventDto {
   })
   data: Record<string, unknown>;
 
-  /** The stored webhook body, parsed: exactly what an endpoint received. */
+  @ApiPropertyOptional({
+    description:
+      'Where the event is in the commit-order feed: send it as `startingAfter` to list the events after it ' +
+      '(`endingBefore`: those before it). Opaque. Present once the event is settled, that is once every ' +
+      'transaction that began writing before its own has ended (at once, unless writers are still in flight); ' +
+      'always present in the commit-order feed (`order=commit`).',
+    example: 'eyJ4IjoiNzQ1IiwicyI6MTJ9',
+  })
+  position?: string;
+
+  /** The stored webhook body, parsed: exactly what an endpoint received, with its id and, if settled, position. */
   static from(event: LoggedEvent): EventDto {
-    const body = JSON.parse(event.body) as Omit<EventDto, 'id'>;
-    return Object.assign(new EventDto(), { id: event.id, type: body.type, timestamp: body.timestamp, data: body.data });
+    const body = JSON.parse(event.body) as Omit<EventDto, 'id' | 'position'>;
+    const dto = Object.assign(new EventDto(), {
+      id: event.id,
+      type: body.type,
+      timestamp: body.timestamp,
+      data: body.data,
+    });
+    if (event.position !== null) dto.position = encodeFeedCursor(event.position);
+    return dto;
   }
 }
+
+/** The two orders of `GET /events`. */
+export const EVENT_ORDERS = ['newest', 'commit'] as const;
+export type EventOrder = (typeof EVENT_ORDERS)[number];
 
 export class EventListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
@@ -53,7 +75,10 @@ export class EventListQueryDto extends PageQueryDto {
   type?: WebhookEventType[];
 
   @ApiPropertyOptional({
-    description: 'Only events at or after this time (ISO 8601 with a time zone).',
+    description:
+      'Only events at or after this time (inclusive, despite its name; ISO 8601 with a time zone). The time is the ' +
+      "event's `timestamp`, taken by the service before its transaction commits: an event can commit after a later " +
+      'one, so a time is no checkpoint to resume from (resume with `startingAfter`).',
     format: 'date-time',
     example: '2026-11-01T00:00:00Z',
   })
@@ -62,11 +87,46 @@ export class EventListQueryDto extends PageQueryDto {
   createdAfter?: string;
 
   @ApiPropertyOptional({
-    description: 'Only events before this time (ISO 8601 with a time zone).',
+    description: 'Only events before this time (exclusive; ISO 8601 with a time zone).',
     format: 'date-time',
     example: '2026-11-02T00:00:00Z',
   })
   @IsOptional()
   @IsDateTime()
   createdBefore?: string;
+
+  @ApiPropertyOptional({
+    description:
+      '`newest` (the default): newest first, paged by `cursor`. `commit`: the feed, oldest first in commit order, ' +
+      'each event with its `position`, paged by `startingAfter` (the `Link` `rel="next"`) and `endingBefore` ' +
+      '(`rel="prev"`); `startingAfter` or `endingBefore` alone imply it.',
+    enum: [...EVENT_ORDERS],
+    default: 'newest',
+  })
+  @IsOptional()
+  @IsIn(EVENT_ORDERS)
+  order?: EventOrder;
+
+  @ApiPropertyOptional({
+    description:
+      "The commit-order feed after this `position` (an event's, or the last one you processed): every event listed " +
+      'after it, including one whose transaction committed after later-numbered ones, which the feed lists only ' +
+      'once every transaction before it has ended. Not with `cursor` or `endingBefore`.',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  startingAfter?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The commit-order feed before this `position`: the `limit` events just before it, oldest first. Not with ' +
+      '`cursor` or `startingAfter`.',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  endingBefore?: string;
 }

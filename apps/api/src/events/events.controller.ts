@@ -1,14 +1,42 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { EventQueries } from '@petstore/application';
-import { Account, isEventId } from '@petstore/domain';
+import { EventQueries, FeedPosition } from '@petstore/application';
+import { Account, isEventId, LIMITS } from '@petstore/domain';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
 import { Stability } from '../openapi/stability.decorator';
-import { pageRequest } from '../common/pagination/cursor';
-import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
+import { decodeFeedCursor, encodeFeedCursor, pageRequest } from '../common/pagination/cursor';
+import { PageLink, Paginated } from '../common/pagination/paginated';
+import { ApiErrors } from '../openapi/api-errors.decorator';
 import { EventDto, EventListQueryDto } from './event.dto';
 import { ReadsFromReplica } from '../database/replica-reads';
+
+/** `startingAfter` and `endingBefore` are the commit-order feed's, one at a time, never with `cursor`. */
+function refuseMixedPaging(query: EventListQueryDto): void {
+  const refuse = (field: string, message: string) => {
+    throw ApiError.validation(`${message}.`, [{ field, message }]);
+  };
+  if (query.startingAfter !== undefined && query.endingBefore !== undefined)
+    refuse('endingBefore', 'endingBefore cannot be sent with startingAfter: page one way at a time');
+  if (query.cursor !== undefined)
+    refuse(
+      'cursor',
+      'cursor pages the newest-first list: the commit-order feed pages by startingAfter and endingBefore',
+    );
+  if (query.order === 'newest')
+    refuse('order', 'startingAfter and endingBefore page the commit-order feed: send order=commit, or leave order out');
+}
+
+/** The `Link` header of `GET /events`. */
+const ApiEventPageLinks = {
+  Link: {
+    description:
+      'Newest first: `<…?cursor=…&limit=…>; rel="next"` while more events exist. In commit order: ' +
+      '`<…?startingAfter=…&limit=…>; rel="next"` while more events exist now, and going back with `endingBefore`, ' +
+      '`rel="prev"` while older ones exist. The other filters are kept.',
+    schema: { type: 'string' },
+  },
+};
 
 const VISIBILITY =
   'A customer sees the events of its own orders and messages; an administrator sees every event, and alone ' +
@@ -26,18 +54,56 @@ export class EventsController {
   @Get()
   @ApiOperation({
     operationId: 'listEvents',
-    summary: 'The events you may see, newest first',
-    description: `${VISIBILITY} Paginated like every list; the filters are kept in the \`Link\` header's URL.`,
+    summary: 'The events you may see, newest first, or in commit order to catch up from a position',
+    description:
+      `${VISIBILITY} Newest first by default, paginated like every list (\`cursor\`); the filters are kept in the ` +
+      "`Link` header's URL. To keep a copy up to date, read the feed instead: `order=commit` lists the events oldest " +
+      'first in commit order, each with its `position`; save the last `position` you processed and resume with ' +
+      '`startingAfter=<position>`: no event is ever skipped, even one whose transaction committed after ' +
+      'later-numbered ones (the feed lists an event once every transaction that began writing before it has ' +
+      'ended). `endingBefore=<position>` pages backwards. `Link` `rel="next"` (and `rel="prev"` going back) carry ' +
+      'the positions.',
   })
-  @ApiOkResponse({ type: [EventDto], headers: ApiNextPageLink })
+  @ApiOkResponse({ type: [EventDto], headers: ApiEventPageLinks })
+  @ApiErrors({
+    400:
+      '`validation_failed`: a filter, `cursor`, `startingAfter` or `endingBefore` that is not valid, or ' +
+      '`startingAfter`/`endingBefore` with each other, with `cursor` or with `order=newest`',
+  })
   async list(@Query() query: EventListQueryDto, @CurrentAccount() account: Account): Promise<Paginated<EventDto>> {
-    const request = pageRequest(query);
     const filter = {
       types: query.type,
       createdAfter: query.createdAfter === undefined ? undefined : new Date(query.createdAfter),
       createdBefore: query.createdBefore === undefined ? undefined : new Date(query.createdBefore),
     };
-    return Paginated.of(await this.queries.list(account, filter, request), request, EventDto.from);
+    const { startingAfter, endingBefore } = query;
+    if (query.order !== 'commit' && startingAfter === undefined && endingBefore === undefined) {
+      const request = pageRequest(query);
+      return Paginated.of(await this.queries.list(account, filter, request), request, EventDto.from);
+    }
+    refuseMixedPaging(query);
+    const limit = query.limit ?? LIMITS.pageSize.default;
+    const after = startingAfter === undefined ? undefined : decodeFeedCursor(startingAfter, 'startingAfter');
+    const before = endingBefore === undefined ? undefined : decodeFeedCursor(endingBefore, 'endingBefore');
+    const page = await this.queries.feed(account, filter, { limit, after, before });
+    const items = page.items.map(EventDto.from);
+    const first = page.items[0]?.position;
+    const last = page.items.at(-1)?.position;
+    const links: PageLink[] = [];
+    const going = (rel: PageLink['rel'], name: string, position: FeedPosition): PageLink => ({
+      rel,
+      set: { [name]: encodeFeedCursor(position) },
+      remove: ['cursor', 'startingAfter', 'endingBefore'],
+    });
+    if (before === undefined) {
+      // Forwards: more now, or the end of the log for now (resume from the last position later).
+      if (page.hasMore && last) links.push(going('next', 'startingAfter', last));
+    } else {
+      // Backwards: the events from the last one on follow (at least the one asked before); older ones if any.
+      if (last) links.push(going('next', 'startingAfter', last));
+      if (page.hasMore && first) links.push(going('prev', 'endingBefore', first));
+    }
+    return new Paginated(items, null, limit, links);
   }
 
   @ReadsFromReplica()

@@ -155,5 +155,7 @@ export class TestApp {
 /** Expects the Error shape with this status and code. */
 export function expectError(response: TestResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
-  expect(response.body).toEqual(expect.objectContaining({ code, status, message: expect.any(String) }));
+  expect(response.body).toEqual(
+    expect.objectContaining({ code, status, message: expect.any(String), documentationUrl: `/docs/errors#${code}` }),
+  );
 }

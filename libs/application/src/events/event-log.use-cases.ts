@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Account, NotFoundError } from '@petstore/domain';
 import { Page, PageRequest } from '../common/page';
 import { Clock, UnitOfWork } from '../ports';
-import { EventLog, EventLogQuery, EventRetention, LoggedEvent } from './event.ports';
+import { EventLog, EventLogQuery, EventRetention, FeedPage, FeedRequest, LoggedEvent } from './event.ports';
 
 export class EventNotFoundError extends NotFoundError {
   constructor(id: string) {
@@ -22,7 +22,12 @@ export class EventQueries {
   constructor(private readonly log: EventLog) {}
 
   list(viewer: Account, filter: EventFilter, page: PageRequest): Promise<Page<LoggedEvent>> {
-    return this.log.list(viewer.isAdmin ? filter : { ...filter, subjectOwnerId: viewer.id }, page);
+    return this.log.list(this.visible(viewer, filter), page);
+  }
+
+  /** The same events in commit order, a page after (or before) a position: what a consumer catches up with. */
+  feed(viewer: Account, filter: EventFilter, request: FeedRequest): Promise<FeedPage> {
+    return this.log.feed(this.visible(viewer, filter), request);
   }
 
   /** Another customer's event (or a store event, for a customer) is not found, as a missing one is. */
@@ -30,6 +35,11 @@ export class EventQueries {
     const event = await this.log.findById(id);
     if (!event || !(viewer.isAdmin || event.subjectOwnerId === viewer.id)) throw new EventNotFoundError(id);
     return event;
+  }
+
+  /** A customer's filter cannot widen what it sees. */
+  private visible(viewer: Account, filter: EventFilter): EventLogQuery {
+    return viewer.isAdmin ? filter : { ...filter, subjectOwnerId: viewer.id };
   }
 }
 

@@ -35,10 +35,47 @@ export abstract class EventOutbox {
   abstract findById(id: string): Promise<OutboxEvent | null>;
 }
 
+/**
+ * Where an event is in the log's commit order: the id of the transaction that wrote it (PostgreSQL's `xid8`, as
+ * decimal text: 64 bits) and its `seq`. Events are in commit order by (xact, seq) once settled: listed only when
+ * every transaction older than theirs has ended, so that nothing can later appear before a position handed out.
+ */
+export interface FeedPosition {
+  xact: string;
+  seq: number;
+}
+
 /** An event as the log keeps it: `seq` orders the log (a bigint identity, increasing with every event). */
 export interface LoggedEvent extends OutboxEvent {
   type: WebhookEventType;
   seq: number;
+  /**
+   * Its place in the commit-order feed, once settled (every transaction older than its own has ended: at once, but
+   * for writers still in flight); null before. Every event of a feed page has one.
+   */
+  position: FeedPosition | null;
+}
+
+/**
+ * A page of the commit-order feed: the `limit` settled events just after `after` (forward, the default, from the
+ * start of the log without it), or just before `before` (backward); either way oldest first.
+ */
+export interface FeedRequest {
+  limit: number;
+  after?: FeedPosition;
+  before?: FeedPosition;
+}
+
+/** A feed page: its events oldest first, each with its position; `hasMore`: more settled events in its direction. */
+export interface FeedPage {
+  items: Array<LoggedEvent & { position: FeedPosition }>;
+  hasMore: boolean;
+}
+
+/** Orders two positions as the feed does: by transaction, then by `seq`. */
+export function compareFeedPositions(a: FeedPosition, b: FeedPosition): number {
+  const byXact = BigInt(a.xact) - BigInt(b.xact);
+  return byXact !== 0n ? (byXact < 0n ? -1 : 1) : a.seq - b.seq;
 }
 
 /** Which events `GET /events` reads (pings are never in the log's lists). */
@@ -55,10 +92,16 @@ export interface EventLogQuery {
 
 /**
  * The log of every event (the outbox's table, read): newest first by `seq`, a keyset page at a time
- * (`afterId` is the last `seq` seen; the next page is below it). Kept for a retention period, then purged.
+ * (`afterId` is the last `seq` seen; the next page is below it), or in commit order (`feed`). Kept for a retention
+ * period, then purged.
  */
 export abstract class EventLog {
   abstract list(query: EventLogQuery, page: PageRequest): Promise<Page<LoggedEvent>>;
+  /**
+   * The feed in commit order (FeedRequest): settled events only, so that a consumer paging forward from the last
+   * position it processed never misses one, even one whose transaction committed after later-numbered ones.
+   */
+  abstract feed(query: EventLogQuery, request: FeedRequest): Promise<FeedPage>;
   /** An event (not a ping), or null. */
   abstract findById(id: string): Promise<LoggedEvent | null>;
   /** Deletes at most `limit` events (and their deliveries) created before `before`; returns how many. */

@@ -1,6 +1,6 @@
 import { Order } from '@petstore/domain';
 import { UnitOfWork } from '../../src/ports';
-import { EventLog, EventOutbox, OutboxEvent } from '../../src/events/event.ports';
+import { EventLog, EventOutbox, FeedPosition, OutboxEvent, compareFeedPositions } from '../../src/events/event.ports';
 import { EventConsumers, OutboxEventRecorder, RecordedEvent } from '../../src/events/event-recorder';
 import { FixedClock } from '../in-memory/in-memory-database';
 import { SummaryEventPayloads } from '../in-memory/in-memory-events';
@@ -10,6 +10,11 @@ export interface EventOutboxContractSubject {
   /** The event log over the same store. */
   log: EventLog;
   uow: UnitOfWork;
+  /**
+   * Waits until every event committed so far is settled (listed by the feed): at once in memory; on PostgreSQL,
+   * until no transaction older than theirs is still in progress (other tests' transactions on the same server).
+   */
+  settle: () => Promise<void>;
 }
 
 const NOW = new Date('2026-01-15T10:00:00.000Z');
@@ -75,6 +80,90 @@ export function describeEventOutboxContract(name: string, makeSubject: () => Pro
     it('refuses an event outside a transaction (it must commit with its change)', async () => {
       await expect(recorder.record('order.placed', order(13, 44))).rejects.toThrow();
       expect((await subject.log.list({}, { limit: 10 })).items).toEqual([]);
+    });
+
+    describe('the feed, in commit order', () => {
+      /** Five events, one transaction each: four of account 42 (two placed, two cancelled), one of 43. */
+      async function recordFive(): Promise<string[]> {
+        for (const [id, owner, type] of [
+          [21, 42, 'order.placed'],
+          [22, 42, 'order.cancelled'],
+          [23, 43, 'order.placed'],
+          [24, 42, 'order.placed'],
+          [25, 42, 'order.cancelled'],
+        ] as const) {
+          await subject.uow.run(() => recorder.record(type, order(id, owner)));
+        }
+        await subject.settle();
+        return consumed.map((event) => event.id);
+      }
+
+      it('pages forward from the start, then from each last position, oldest first, until none is left', async () => {
+        const ids = await recordFive();
+        const seen: string[] = [];
+        let after: FeedPosition | undefined;
+        let pages = 0;
+        for (;;) {
+          const page = await subject.log.feed({}, after === undefined ? { limit: 2 } : { limit: 2, after });
+          pages++;
+          seen.push(...page.items.map((event) => event.id));
+          if (page.items.length) after = page.items[page.items.length - 1].position;
+          if (!page.hasMore) break;
+        }
+        expect(seen).toEqual(ids);
+        expect(pages).toBe(3);
+        // The positions increase, and each event's is the one the newest-first list and findById show once settled.
+        const all = (await subject.log.feed({}, { limit: 10 })).items;
+        for (let i = 1; i < all.length; i++)
+          expect(compareFeedPositions(all[i - 1].position, all[i].position)).toBeLessThan(0);
+        expect((await subject.log.findById(all[2].id))?.position).toEqual(all[2].position);
+        const newest = (await subject.log.list({}, { limit: 10 })).items;
+        expect(newest.map((event) => event.position)).toEqual(all.map((event) => event.position).reverse());
+        // Nothing after the last one, yet.
+        expect(await subject.log.feed({}, { limit: 2, after: all[4].position })).toEqual({ items: [], hasMore: false });
+      });
+
+      it('pages backward before a position, the nearest events, oldest first', async () => {
+        const ids = await recordFive();
+        const all = (await subject.log.feed({}, { limit: 10 })).items;
+        const before = await subject.log.feed({}, { limit: 2, before: all[3].position });
+        expect(before.items.map((event) => event.id)).toEqual([ids[1], ids[2]]);
+        expect(before.hasMore).toBe(true);
+        const first = await subject.log.feed({}, { limit: 2, before: before.items[0].position });
+        expect(first).toEqual({ items: [all[0]], hasMore: false });
+      });
+
+      it('filters by account and type as the newest-first list does', async () => {
+        const ids = await recordFive();
+        const of42 = await subject.log.feed({ subjectOwnerId: 42 }, { limit: 10 });
+        expect(of42.items.map((event) => event.id)).toEqual([ids[0], ids[1], ids[3], ids[4]]);
+        const cancelled = await subject.log.feed({ subjectOwnerId: 42, types: ['order.cancelled'] }, { limit: 1 });
+        expect(cancelled.items.map((event) => event.id)).toEqual([ids[1]]);
+        expect(cancelled.hasMore).toBe(true);
+        const next = await subject.log.feed(
+          { subjectOwnerId: 42, types: ['order.cancelled'] },
+          { limit: 1, after: cancelled.items[0].position },
+        );
+        expect(next.items.map((event) => event.id)).toEqual([ids[4]]);
+        expect(next.hasMore).toBe(false);
+        expect((await subject.log.feed({ subjectOwnerId: 99 }, { limit: 10 })).items).toEqual([]);
+      });
+
+      it('keeps the events of one transaction together, between those before and after it', async () => {
+        await subject.uow.run(() => recorder.record('order.placed', order(30, 42)));
+        // The order of two events of one transaction is not kept: PostgreSQL sends them in one statement.
+        await subject.uow.run(async () => {
+          await recorder.record('order.placed', order(31, 42));
+          await recorder.record('order.cancelled', order(31, 42));
+        });
+        await subject.uow.run(() => recorder.record('order.completed', order(32, 42)));
+        await subject.settle();
+        const ids = consumed.map((event) => event.id);
+        const page = (await subject.log.feed({}, { limit: 10 })).items.map((event) => event.id);
+        expect(page[0]).toBe(ids[0]);
+        expect(page.slice(1, 3).sort()).toEqual(ids.slice(1, 3).sort());
+        expect(page[3]).toBe(ids[3]);
+      });
     });
 
     it('gives every event a new UUID', () => {

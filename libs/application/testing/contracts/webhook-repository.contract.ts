@@ -343,7 +343,8 @@ export function describeWebhookRepositoryContract(
       const ids = (page: { items: { id: string }[] }) => page.items.map((e) => e.id);
       const first = await subject.events.list({}, { limit: 3 });
       expect(ids(first)).toEqual([delivered.id, other.id, pet.id]);
-      expect(first.items[0]).toEqual({ ...delivered, seq: expect.any(Number) });
+      // Its feed position (null until settled) is the event log contract's (describeEventOutboxContract).
+      expect(first.items[0]).toEqual({ ...delivered, seq: expect.any(Number), position: first.items[0]?.position });
       expect(first.nextAfterId).toBe(first.items[2].seq);
       const rest = await subject.events.list({}, { limit: 3, afterId: first.nextAfterId as number });
       expect(ids(rest)).toEqual([placed.id]);
@@ -357,7 +358,8 @@ export function describeWebhookRepositoryContract(
       expect(ids(await subject.events.list({ types, subjectOwnerId: customer }, { limit: 10 }))).toEqual([placed.id]);
       const window = { createdAfter: at(2), createdBefore: at(4) };
       expect(ids(await subject.events.list(window, { limit: 10 }))).toEqual([other.id, pet.id]);
-      expect(await subject.events.findById(pet.id)).toEqual({ ...pet, seq: expect.any(Number) });
+      const found = await subject.events.findById(pet.id);
+      expect(found).toEqual({ ...pet, seq: expect.any(Number), position: found?.position });
       expect(await subject.events.findById(`00000000-0000-4000-8000-999999999999`)).toBeNull();
     });
 

@@ -3,12 +3,16 @@ import { Order, WebhookEventType } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import {
+  compareFeedPositions,
   EventLog,
   EventLogQuery,
   EventOutbox,
   EventPayloads,
   EventSubjectMap,
   EventSubjects,
+  FeedPage,
+  FeedPosition,
+  FeedRequest,
   LoggedEvent,
   OutboxEvent,
 } from '../../src/events/event.ports';
@@ -48,17 +52,22 @@ export class InMemoryEventLog extends EventLog {
 
   async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
     const rows = this.events()
-      .filter(
-        (event) =>
-          (afterId === undefined || event.seq < afterId) &&
-          (query.subjectOwnerId === undefined || event.subjectOwnerId === query.subjectOwnerId) &&
-          (!query.types?.length || query.types.includes(event.type)) &&
-          (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
-          (query.createdBefore === undefined || event.createdAt < query.createdBefore),
-      )
+      .filter((event) => (afterId === undefined || event.seq < afterId) && matches(event, query))
       .sort((a, b) => b.seq - a.seq)
       .slice(0, limit + 1);
     return pageFromRows(rows, limit, (event) => event.seq);
+  }
+
+  async feed(query: EventLogQuery, { limit, after, before }: FeedRequest): Promise<FeedPage> {
+    const all = this.events()
+      .filter((event) => matches(event, query))
+      .sort((a, b) => compareFeedPositions(a.position, b.position));
+    if (before !== undefined) {
+      const earlier = all.filter((event) => compareFeedPositions(event.position, before) < 0);
+      return { items: earlier.slice(-limit), hasMore: earlier.length > limit };
+    }
+    const later = after === undefined ? all : all.filter((event) => compareFeedPositions(event.position, after) > 0);
+    return { items: later.slice(0, limit), hasMore: later.length > limit };
   }
 
   async findById(id: string): Promise<LoggedEvent | null> {
@@ -74,13 +83,31 @@ export class InMemoryEventLog extends EventLog {
     return old.length;
   }
 
-  private events(): LoggedEvent[] {
+  private events(): Array<LoggedEvent & { position: FeedPosition }> {
     return [...this.db.tables.webhookEvents.values()]
       .filter(
-        (event): event is LoggedEvent & { endpointId: null } => event.type !== 'ping' && event.endpointId === null,
+        (event): event is OutboxEvent & { type: LoggedEvent['type']; seq: number } =>
+          event.type !== 'ping' && event.endpointId === null,
       )
-      .map((event) => structuredClone(event));
+      .map((event) => ({ ...structuredClone(event), position: positionOf(event.seq) }));
   }
+}
+
+/**
+ * The fake's transactions run one at a time, so every committed event is settled and commit order is `seq` order:
+ * its transaction is stood for by its `seq` (PostgreSQL's is the writing transaction's id).
+ */
+function positionOf(seq: number): FeedPosition {
+  return { xact: String(seq), seq };
+}
+
+function matches(event: LoggedEvent, query: EventLogQuery): boolean {
+  return (
+    (query.subjectOwnerId === undefined || event.subjectOwnerId === query.subjectOwnerId) &&
+    (!query.types?.length || query.types.includes(event.type)) &&
+    (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
+    (query.createdBefore === undefined || event.createdAt < query.createdBefore)
+  );
 }
 
 /** The `data` of events: the resource's id and what a test checks. */

@@ -541,11 +541,16 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The events you may see, newest first
+     * The events you may see, newest first, or in commit order to catch up from a position
      * @description A customer sees the events of its own orders and messages; an administrator sees every event, and
      * alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is
      * recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).
-     * Paginated like every list; the filters are kept in the `Link` header's URL.
+     * Newest first by default, paginated like every list (`cursor`); the filters are kept in the `Link` header's URL.
+     * To keep a copy up to date, read the feed instead: `order=commit` lists the events oldest first in commit order,
+     * each with its `position`; save the last `position` you processed and resume with `startingAfter=<position>`: no
+     * event is ever skipped, even one whose transaction committed after later-numbered ones (the feed lists an event
+     * once every transaction that began writing before it has ended). `endingBefore=<position>` pages backwards. `Link`
+     * `rel="next"` (and `rel="prev"` going back) carry the positions.
      */
     get: operations['listEvents'];
     put?: never;
@@ -636,6 +641,13 @@ export interface components {
       status: number;
       /** @description Per-field problems (validation errors only). */
       details?: components['schemas']['ErrorDetail'][];
+      /**
+       * Format: uri-reference
+       * @description The code's entry in the list of error codes this service serves (a path of the service: resolve it
+       * against the URL of the request).
+       * @example /docs/errors#validation_failed
+       */
+      documentationUrl?: string;
     };
     /** @description Sign-up: the new account is a customer. */
     NewAccount: {
@@ -1295,6 +1307,14 @@ export interface components {
       data: {
         [key: string]: unknown;
       };
+      /**
+       * @description Where the event is in the commit-order feed: send it as `startingAfter` to list the events after
+       * it (`endingBefore`: those before it). Opaque. Present once the event is settled, that is once every transaction
+       * that began writing before its own has ended (at once, unless writers are still in flight); always present in
+       * the commit-order feed (`order=commit`).
+       * @example eyJ4IjoiNzQ1IiwicyI6MTJ9
+       */
+      position?: string;
     };
     /**
      * @description The body of the `order.placed` event. An order was placed (`POST /store/orders`); `status` `placed`.
@@ -8487,10 +8507,31 @@ export interface operations {
         cursor?: string;
         /** @description Only events of these types (repeat the parameter, or separate with commas). */
         type?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
-        /** @description Only events at or after this time (ISO 8601 with a time zone). */
+        /**
+         * @description Only events at or after this time (inclusive, despite its name; ISO 8601 with a time zone). The
+         * time is the event's `timestamp`, taken by the service before its transaction commits: an event can commit
+         * after a later one, so a time is no checkpoint to resume from (resume with `startingAfter`).
+         */
         createdAfter?: string;
-        /** @description Only events before this time (ISO 8601 with a time zone). */
+        /** @description Only events before this time (exclusive; ISO 8601 with a time zone). */
         createdBefore?: string;
+        /**
+         * @description `newest` (the default): newest first, paged by `cursor`. `commit`: the feed, oldest first in
+         * commit order, each event with its `position`, paged by `startingAfter` (the `Link` `rel="next"`) and
+         * `endingBefore` (`rel="prev"`); `startingAfter` or `endingBefore` alone imply it.
+         */
+        order?: 'newest' | 'commit';
+        /**
+         * @description The commit-order feed after this `position` (an event's, or the last one you processed): every
+         * event listed after it, including one whose transaction committed after later-numbered ones, which the feed
+         * lists only once every transaction before it has ended. Not with `cursor` or `endingBefore`.
+         */
+        startingAfter?: string;
+        /**
+         * @description The commit-order feed before this `position`: the `limit` events just before it, oldest first.
+         * Not with `cursor` or `startingAfter`.
+         */
+        endingBefore?: string;
       };
       header?: never;
       path?: never;
@@ -8505,7 +8546,11 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          /**
+           * @description Newest first: `<…?cursor=…&limit=…>; rel="next"` while more events exist. In commit order:
+           * `<…?startingAfter=…&limit=…>; rel="next"` while more events exist now, and going back with `endingBefore`,
+           * `rel="prev"` while older ones exist. The other filters are kept.
+           */
           Link?: string;
           [name: string]: unknown;
         };
@@ -8516,7 +8561,8 @@ export interface operations {
            *         "id": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
            *         "type": "order.placed",
            *         "timestamp": "2026-11-23T10:00:00.000Z",
-           *         "data": {}
+           *         "data": {},
+           *         "position": "eyJ4IjoiNzQ1IiwicyI6MTJ9"
            *       }
            *     ]
            */
@@ -8524,8 +8570,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
-       * `bad_request`); `details` names each field.
+       * @description `validation_failed`: a filter, `cursor`, `startingAfter` or `endingBefore` that is not valid, or
+       * `startingAfter`/`endingBefore` with each other, with `cursor` or with `order=newest`
+       *
+       * The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details`
+       * names each field.
        */
       400: {
         headers: {
@@ -8644,7 +8693,8 @@ export interface operations {
            *       "id": "0b5e4d2c-6f1a-4c3e-9a7b-2d8f1e6c5a40",
            *       "type": "order.placed",
            *       "timestamp": "2026-11-23T10:00:00.000Z",
-           *       "data": {}
+           *       "data": {},
+           *       "position": "eyJ4IjoiNzQ1IiwicyI6MTJ9"
            *     }
            */
           'application/json': components['schemas']['EventLogEntry'];

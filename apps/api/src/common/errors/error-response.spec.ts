@@ -8,6 +8,8 @@ import {
 } from '@petstore/application';
 import { CategoryNameTakenError, InvalidValueError, NotFoundError, UnknownCategoryError } from '@petstore/domain';
 import { ApiError } from './api-error';
+import { ERROR_CODES, type PublicErrorCode } from './error-codes';
+import { errorDocsPage } from './error-docs';
 import { toErrorResponse } from './error-response';
 
 describe('toErrorResponse', () => {
@@ -23,6 +25,7 @@ describe('toErrorResponse', () => {
       code: 'validation_failed',
       message: 'name is too long',
       details: [{ field: 'name', message: 'name is too long' }],
+      documentationUrl: '/docs/errors#validation_failed',
     });
   });
 
@@ -76,6 +79,24 @@ describe('toErrorResponse', () => {
       status: 500,
       code: 'internal_error',
       message: expect.not.stringMatching(/secret|undefined/),
+      documentationUrl: '/docs/errors#internal_error',
     });
+  });
+
+  it('links every code to its entry in the served list (documentationUrl), each entry anchored by its code', () => {
+    const page = errorDocsPage();
+    for (const code of Object.keys(ERROR_CODES) as PublicErrorCode[]) {
+      expect(toErrorResponse(new ApiError(ERROR_CODES[code][0], code, 'x')).body.documentationUrl).toBe(
+        `/docs/errors#${code}`,
+      );
+      expect(page).toContain(`<tr id="${code}"><td>`);
+    }
+    // Each entry says when the code comes: docs/api.md's errors table, as HTML.
+    expect(page).toContain(
+      '<tr id="insufficient_stock"><td>409</td><td><code>insufficient_stock</code></td>' +
+        '<td>ordering more units than are in stock</td></tr>',
+    );
+    expect(page).toContain('<code>MAX_OPEN_UNITS_PER_CUSTOMER</code>');
+    expect(page).not.toMatch(/<script|<style|\]\(/);
   });
 });

@@ -3,13 +3,16 @@ import { BODY_LIMIT_BYTES } from '../http-kit/body-limit';
 import { DomainError, InvalidValueError } from '@petstore/domain';
 import { ApiError, ErrorDetail } from './api-error';
 import type { PublicErrorCode } from './error-codes';
+import { documentationUrlOf } from './error-docs';
 
-/** The one Error shape (specification: code, message, status) plus optional details. */
+/** The one Error shape (specification: code, message, status) plus optional details and its documentation. */
 export interface ErrorBody {
   code: string;
   message: string;
   status: number;
   details?: ErrorDetail[];
+  /** The code's entry in the served list of error codes (documentationUrlOf). */
+  documentationUrl?: string;
 }
 
 export interface ErrorResponse {
@@ -179,7 +182,9 @@ function respond(
   headers: Record<string, string> = {},
 ): ErrorResponse {
   return {
-    body: details?.length ? { code, message, status, details } : { code, message, status },
+    body: details?.length
+      ? { code, message, status, details, documentationUrl: documentationUrlOf(code) }
+      : { code, message, status, documentationUrl: documentationUrlOf(code) },
     headers,
     unexpected: false,
   };

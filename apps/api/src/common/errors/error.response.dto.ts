@@ -25,4 +25,13 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ description: 'Per-field problems (validation errors only).', type: [ErrorDetailDto] })
   details?: ErrorDetailDto[];
+
+  @ApiPropertyOptional({
+    description:
+      "The code's entry in the list of error codes this service serves (a path of the service: resolve it against " +
+      'the URL of the request).',
+    format: 'uri-reference',
+    example: '/docs/errors#validation_failed',
+  })
+  documentationUrl?: string;
 }

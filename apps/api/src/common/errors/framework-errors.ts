@@ -5,6 +5,8 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { API_RESPONSE_HEADERS } from '../http-kit/security-headers.hooks';
 import { ApiError } from './api-error';
+import type { PublicErrorCode } from './error-codes';
+import { documentationUrlOf } from './error-docs';
 import { sendError } from './global-exception.filter';
 
 /*
@@ -13,7 +15,7 @@ import { sendError } from './global-exception.filter';
  */
 
 /** What Node's HTTP server answers itself, before Fastify sees a request, by its error code. */
-const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: PublicErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
     reason: 'Request Header Fields Too Large',
@@ -31,7 +33,7 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: stri
 const MALFORMED = {
   status: 400,
   reason: 'Bad Request',
-  code: 'bad_request',
+  code: 'bad_request' as const,
   message: 'The request is malformed HTTP.',
 };
 
@@ -46,7 +48,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     return;
   }
   const { status, reason, code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
-  const body = JSON.stringify({ code, message, status });
+  const body = JSON.stringify({ code, message, status, documentationUrl: documentationUrlOf(code) });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n` +

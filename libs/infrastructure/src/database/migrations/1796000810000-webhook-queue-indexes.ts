@@ -35,8 +35,11 @@ export class WebhookQueueIndexes1796000810000 implements MigrationInterface {
   }
 }
 
-/** `CREATE INDEX CONCURRENTLY IF NOT EXISTS`, after dropping an INVALID index of that name a failed try left. */
-async function createConcurrently(q: QueryRunner, name: string, definition: string): Promise<void> {
+/**
+ * `CREATE INDEX CONCURRENTLY IF NOT EXISTS`, after dropping an INVALID index of that name a failed try left (the later
+ * migrations that build an index use it too).
+ */
+export async function createConcurrently(q: QueryRunner, name: string, definition: string): Promise<void> {
   const [{ invalid }] = await q.query(
     `SELECT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid) AS invalid`,
     [name],

@@ -19,6 +19,8 @@ import { OrderIdBlocks1796000700000 } from './1796000700000-order-id-blocks';
 import { SchemaMigrationReleases1796000800000 } from './1796000800000-schema-migration-releases';
 import { WebhookQueueIndexes1796000810000 } from './1796000810000-webhook-queue-indexes';
 import { HeldWriteRowCheck1796000850000 } from './1796000850000-held-write-row-check';
+import { EventCommitOrder1796000900000 } from './1796000900000-event-commit-order';
+import { EventCommitOrderIndexes1796000910000 } from './1796000910000-event-commit-order-indexes';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -43,4 +45,6 @@ export const MIGRATIONS = [
   SchemaMigrationReleases1796000800000,
   WebhookQueueIndexes1796000810000,
   HeldWriteRowCheck1796000850000,
+  EventCommitOrder1796000900000,
+  EventCommitOrderIndexes1796000910000,
 ];

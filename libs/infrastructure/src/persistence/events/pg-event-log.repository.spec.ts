@@ -1,9 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { FeedPosition, OutboxEvent } from '@petstore/application';
 import { resetDatabase } from '@petstore/testing';
-import { useTestDatabase } from '../../../test/support/real-database';
+import { pgRepositories, useTestDatabase } from '../../../test/support/real-database';
+import { settledEvents } from '../../../test/support/settled-events';
 import { PgEventLog } from './pg-event-log.repository';
+import { PgEventOutbox } from './pg-event-outbox.repository';
 
 describe('The event log on PostgreSQL (real database)', () => {
   const db = useTestDatabase();
+
+  describe('the feed skips no event, whatever order the writers commit in', () => {
+    let log: PgEventLog;
+    let outbox: PgEventOutbox;
+    const event = (label: string): OutboxEvent => ({
+      id: randomUUID(),
+      type: 'order.placed',
+      subjectOwnerId: 7,
+      endpointId: null,
+      body: JSON.stringify({ label }),
+      createdAt: new Date(),
+    });
+    const labels = (items: { body: string }[]) =>
+      items.map((item) => (JSON.parse(item.body) as { label: string }).label);
+
+    beforeEach(async () => {
+      await resetDatabase(db.dataSource);
+      log = new PgEventLog(db.host);
+      outbox = new PgEventOutbox(db.host);
+    });
+
+    /**
+     * Runs a transaction that records `label`'s event, sends it (the INSERT is held until the next statement), then
+     * waits for `commit` to resolve before it commits; `recorded` resolves once the row is written.
+     */
+    function openTransaction(label: string, commit: Promise<void>, before?: () => Promise<void>) {
+      let recorded!: () => void;
+      const written = new Promise<void>((resolve) => (recorded = resolve));
+      const done = pgRepositories(db.host).uow.run(async () => {
+        await before?.();
+        await outbox.add(event(label));
+        await db.host.query('SELECT 1'); // sends the held INSERT: the row exists, uncommitted
+        recorded();
+        await commit;
+      });
+      return { written, done };
+    }
+
+    async function recordCommitted(label: string): Promise<void> {
+      await pgRepositories(db.host).uow.run(() => outbox.add(event(label)));
+    }
+
+    it('an event committed after a later-numbered one is still ahead of the checkpoint (repository)', async () => {
+      await recordCommitted('P0');
+      await settledEvents(db.dataSource);
+      const first = await log.feed({}, { limit: 10 });
+      expect(labels(first.items)).toEqual(['P0']);
+
+      let commitA!: () => void;
+      const a = openTransaction('A', new Promise<void>((resolve) => (commitA = resolve)));
+      await a.written;
+      await recordCommitted('B'); // numbered after A, committed before it
+      // What a consumer ordered by seq sees now (B, not A): its checkpoint would pass A for good.
+      expect(labels((await log.list({}, { limit: 10 })).items)).toEqual(['B', 'P0']);
+      expect((await log.list({}, { limit: 10 })).items[0].position).toBeNull(); // B is not settled: no position
+
+      // The feed consumer pages forward from its checkpoint: nothing after P0 while A is in progress.
+      let checkpoint: FeedPosition = first.items[0].position;
+      const during = await log.feed({}, { limit: 10, after: checkpoint });
+      expect(during).toEqual({ items: [], hasMore: false });
+      checkpoint = during.items.at(-1)?.position ?? checkpoint;
+
+      commitA();
+      await a.done;
+      await settledEvents(db.dataSource);
+      const after = await log.feed({}, { limit: 10, after: checkpoint });
+      expect(labels(after.items)).toEqual(['A', 'B']);
+      const [b, aEvent] = (await log.list({}, { limit: 10 })).items.filter((item) => item.id !== first.items[0].id);
+      expect(aEvent.seq).toBeLessThan(b.seq); // A was numbered first, committed last
+    });
+
+    it('a writer that began first is ahead of one that committed first, and nothing passes it meanwhile', async () => {
+      await recordCommitted('P0');
+      await settledEvents(db.dataSource);
+      const [p0] = (await log.feed({}, { limit: 10 })).items;
+
+      // X takes its transaction id first (it writes something else before its event), records its event last.
+      let commitX!: () => void;
+      let xStarted!: () => void;
+      const started = new Promise<void>((resolve) => (xStarted = resolve));
+      let recordX!: () => void;
+      const xMayRecord = new Promise<void>((resolve) => (recordX = resolve));
+      const x = openTransaction('X', new Promise<void>((resolve) => (commitX = resolve)), async () => {
+        await db.host.query('SELECT pg_current_xact_id()');
+        xStarted();
+        await xMayRecord;
+      });
+      await started;
+      await recordCommitted('Y'); // a lower seq than X's, and committed first
+      recordX();
+      await x.written;
+      expect((await log.feed({}, { limit: 10, after: p0.position })).items).toEqual([]);
+      commitX();
+      await x.done;
+      await settledEvents(db.dataSource);
+      const page = await log.feed({}, { limit: 10, after: p0.position });
+      expect(labels(page.items)).toEqual(['X', 'Y']);
+      // The events written before the column existed (NULL) come first, as transaction 0.
+      await db.dataSource.query(`UPDATE webhook_events SET xact_id = NULL WHERE body = '{"label":"Y"}'`);
+      expect(labels((await log.feed({}, { limit: 10 })).items)).toEqual(['Y', 'P0', 'X']);
+    });
+  });
 
   describe('the event log reads through its indexes (planner told to avoid sequential scans)', () => {
     /** The plan of the one statement `run` sends through the host, with the parameters it sent. */
@@ -55,6 +161,20 @@ describe('The event log on PostgreSQL (real database)', () => {
       );
       expect(await planOf((log) => log.list({ types: ['order.placed'] }, { limit: 20 }))).toContain(
         'webhook_events_seq_idx',
+      );
+    });
+
+    it("the feed by (transaction, seq), a customer's by (subject_owner_id, transaction, seq), either way", async () => {
+      const at = { xact: '1000', seq: 1000 };
+      expect(await planOf((log) => log.feed({ subjectOwnerId: 7 }, { limit: 20, after: at }))).toContain(
+        'webhook_events_owner_commit_idx',
+      );
+      expect(await planOf((log) => log.feed({}, { limit: 20, before: at }))).toContain('webhook_events_commit_idx');
+      // The position bounds the index scan (not a filter over the log from its start).
+      const after = await planOf((log) => log.feed({}, { limit: 20, after: at }));
+      expect(after).toMatch(/Index Cond: .*ROW\(COALESCE\(xact_id, '0'::xid8\), seq\) > ROW\(/);
+      expect(await planOf((log) => log.feed({ types: ['order.placed'] }, { limit: 20 }))).toContain(
+        'webhook_events_commit_idx',
       );
     });
 

@@ -1,23 +1,56 @@
 import { Injectable } from '@nestjs/common';
-import { EventLog, EventLogQuery, LoggedEvent, Page, PageRequest, pageFromRows } from '@petstore/application';
+import {
+  EventLog,
+  EventLogQuery,
+  FeedPage,
+  FeedPosition,
+  FeedRequest,
+  LoggedEvent,
+  Page,
+  PageRequest,
+  pageFromRows,
+} from '@petstore/application';
 import { WebhookEventType } from '@petstore/domain';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
  * Fixed SQL run straight on pg by the transaction host: rows map straight to logged events. `endpoint_id IS NULL`
  * (no pings) is in every list so that the partial indexes serve it: by `seq` for an administrator, by
- * (subject_owner_id, seq) for a customer.
+ * (subject_owner_id, seq) for a customer; in commit order by (xact, seq) and (subject_owner_id, xact, seq).
+ *
+ * Commit order: `xact_id` is the writing transaction's id (its column default, pg_current_xact_id()); the rows
+ * written before the column existed are NULL, read as transaction 0 (the oldest) by the expression XACT, which the
+ * commit-order indexes are built on. An event is settled when its transaction is older than the oldest transaction
+ * still in progress (`pg_snapshot_xmin` of the statement's own snapshot): every older one has ended, so no event can
+ * appear before it any more. The feed lists settled events only: a position it hands out is final.
  */
-const COLUMNS = `id, type, subject_owner_id, body, created_at, seq`;
-/** Each filter is `$n IS NULL` (absent) or its condition; `$1` the `seq` to continue below, `$6` the rows to read. */
+const XACT = `COALESCE(xact_id, '0'::xid8)`;
+const SETTLED = `${XACT} < pg_snapshot_xmin(pg_current_snapshot())`;
+const COLUMNS = `id, type, subject_owner_id, body, created_at, seq, ${XACT}::text AS xact, ${SETTLED} AS settled`;
+/** The filters of every list: `$1` the account, `$2` the types, `$3` created at or after, `$4` created before. */
+const FILTERS = `($1::bigint IS NULL OR subject_owner_id = $1)
+    AND ($2::text[] IS NULL OR type = ANY ($2))
+    AND ($3::timestamptz IS NULL OR created_at >= $3)
+    AND ($4::timestamptz IS NULL OR created_at < $4)`;
+/** Newest first: `$5` the `seq` to continue below, `$6` the rows to read. */
 const LIST = `SELECT ${COLUMNS} FROM webhook_events
-  WHERE endpoint_id IS NULL
-    AND ($1::bigint IS NULL OR seq < $1)
-    AND ($2::bigint IS NULL OR subject_owner_id = $2)
-    AND ($3::text[] IS NULL OR type = ANY ($3))
-    AND ($4::timestamptz IS NULL OR created_at >= $4)
-    AND ($5::timestamptz IS NULL OR created_at < $5)
+  WHERE endpoint_id IS NULL AND ${FILTERS}
+    AND ($5::bigint IS NULL OR seq < $5)
   ORDER BY seq DESC LIMIT $6`;
+/** The feed from its start: the oldest settled events; `$5` the rows to read. */
+const FEED_FROM_START = `SELECT ${COLUMNS} FROM webhook_events
+  WHERE endpoint_id IS NULL AND ${SETTLED} AND ${FILTERS}
+  ORDER BY ${XACT}, seq LIMIT $5`;
+/** The feed after a position (`$5` its transaction, `$6` its seq), oldest first; `$7` the rows to read. */
+const FEED_AFTER = `SELECT ${COLUMNS} FROM webhook_events
+  WHERE endpoint_id IS NULL AND ${SETTLED} AND ${FILTERS}
+    AND (${XACT}, seq) > ($5::xid8, $6::bigint)
+  ORDER BY ${XACT}, seq LIMIT $7`;
+/** The feed before a position (`$5` its transaction, `$6` its seq), nearest first; `$7` the rows to read. */
+const FEED_BEFORE = `SELECT ${COLUMNS} FROM webhook_events
+  WHERE endpoint_id IS NULL AND ${SETTLED} AND ${FILTERS}
+    AND (${XACT}, seq) < ($5::xid8, $6::bigint)
+  ORDER BY ${XACT} DESC, seq DESC LIMIT $7`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM webhook_events WHERE id = $1 AND endpoint_id IS NULL`;
 /**
  * The oldest events first, through the BRIN index on created_at (a bitmap scan: the ranges before `$1`); their
@@ -34,6 +67,9 @@ interface LoggedEventRow {
   body: string;
   created_at: Date;
   seq: string;
+  /** The writing transaction's id (xid8 as text; 0 for the rows written before it was recorded). */
+  xact: string;
+  settled: boolean;
 }
 
 const toLoggedEvent = (row: LoggedEventRow): LoggedEvent => ({
@@ -44,7 +80,21 @@ const toLoggedEvent = (row: LoggedEventRow): LoggedEvent => ({
   body: row.body,
   createdAt: row.created_at,
   seq: Number(row.seq),
+  position: row.settled ? { xact: row.xact, seq: Number(row.seq) } : null,
 });
+
+/** A feed row: settled by the statement's condition, so it has its position. */
+const toFeedEvent = (row: LoggedEventRow): LoggedEvent & { position: FeedPosition } => ({
+  ...toLoggedEvent(row),
+  position: { xact: row.xact, seq: Number(row.seq) },
+});
+
+const filterParams = (query: EventLogQuery): unknown[] => [
+  query.subjectOwnerId ?? null,
+  query.types?.length ? query.types : null,
+  query.createdAfter ?? null,
+  query.createdBefore ?? null,
+];
 
 /** The event log: the outbox's table read newest first, and purged after the retention period. */
 @Injectable()
@@ -54,15 +104,25 @@ export class PgEventLog extends EventLog {
   }
 
   async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
-    const rows = await this.host.query<LoggedEventRow>(LIST, [
-      afterId ?? null,
-      query.subjectOwnerId ?? null,
-      query.types?.length ? query.types : null,
-      query.createdAfter ?? null,
-      query.createdBefore ?? null,
-      limit + 1,
-    ]);
+    const rows = await this.host.query<LoggedEventRow>(LIST, [...filterParams(query), afterId ?? null, limit + 1]);
     return pageFromRows(rows.map(toLoggedEvent), limit, (event) => event.seq);
+  }
+
+  /** One statement per direction (not `$n IS NULL OR …`), so that each plan reads its index from the position on. */
+  async feed(query: EventLogQuery, { limit, after, before }: FeedRequest): Promise<FeedPage> {
+    const filters = filterParams(query);
+    const rows =
+      before !== undefined
+        ? (
+            await this.host.query<LoggedEventRow>(FEED_BEFORE, [...filters, before.xact, before.seq, limit + 1])
+          ).reverse()
+        : after !== undefined
+          ? await this.host.query<LoggedEventRow>(FEED_AFTER, [...filters, after.xact, after.seq, limit + 1])
+          : await this.host.query<LoggedEventRow>(FEED_FROM_START, [...filters, limit + 1]);
+    const hasMore = rows.length > limit;
+    // Backwards, the extra row is the oldest (first after the reverse); forwards, the newest (last).
+    const page = hasMore ? (before !== undefined ? rows.slice(1) : rows.slice(0, limit)) : rows;
+    return { items: page.map(toFeedEvent), hasMore };
   }
 
   async findById(id: string): Promise<LoggedEvent | null> {
