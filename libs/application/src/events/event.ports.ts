@@ -1,4 +1,5 @@
-import { Message, Order, Pet, WebhookEventType } from '@petstore/domain';
+import { Category, Message, Order, Pet, WebhookEventType } from '@petstore/domain';
+import type { StockLevel } from '../stock/stock-levels';
 import { Page, PageRequest } from '../common/page';
 
 /*
@@ -43,7 +44,10 @@ export interface LoggedEvent extends OutboxEvent {
 
 /** Which events `GET /events` reads (pings are never in the log's lists). */
 export interface EventLogQuery {
-  /** Only the events about this account's resources; undefined for every event (an administrator). */
+  /**
+   * Only the events about this account's resources, and the catalogue's (CATALOGUE_EVENT_TYPES, which every account
+   * sees); undefined for every event (an administrator).
+   */
   subjectOwnerId?: number;
   /** Only these types (any of them); undefined or empty for every type. */
   types?: readonly WebhookEventType[];
@@ -86,6 +90,14 @@ export interface EventSubjects {
   'order.cancelled': Order;
   'pet.status_changed': Pet;
   'message.delivered': Message;
+  /** The catalogue's (CATALOGUE_EVENT_TYPES): every account sees them. A deleted resource as it was. */
+  'pet.created': Pet;
+  'pet.updated': Pet;
+  'pet.deleted': Pet;
+  'category.created': Category;
+  'category.updated': Category;
+  'category.deleted': Category;
+  'inventory.changed': StockLevel;
 }
 
 /** Every type of fact has its subject (a new type in WEBHOOK_EVENT_TYPES does not compile until it has one). */
@@ -98,6 +110,13 @@ export const EVENT_SUBJECT_OWNERS: EventSubjectMap<number | null> = {
   'order.cancelled': (order) => order.ownerId,
   'pet.status_changed': () => null,
   'message.delivered': (message) => message.ownerId,
+  'pet.created': () => null,
+  'pet.updated': () => null,
+  'pet.deleted': () => null,
+  'category.created': () => null,
+  'category.updated': () => null,
+  'category.deleted': () => null,
+  'inventory.changed': () => null,
 };
 
 /**

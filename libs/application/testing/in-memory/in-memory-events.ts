@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Order, WebhookEventType } from '@petstore/domain';
+import { isCatalogueEvent, Order, Pet, WebhookEventType } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import {
@@ -51,7 +51,9 @@ export class InMemoryEventLog extends EventLog {
       .filter(
         (event) =>
           (afterId === undefined || event.seq < afterId) &&
-          (query.subjectOwnerId === undefined || event.subjectOwnerId === query.subjectOwnerId) &&
+          (query.subjectOwnerId === undefined ||
+            event.subjectOwnerId === query.subjectOwnerId ||
+            isCatalogueEvent(event.type)) &&
           (!query.types?.length || query.types.includes(event.type)) &&
           (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
           (query.createdBefore === undefined || event.createdAt < query.createdBefore),
@@ -91,11 +93,22 @@ export class SummaryEventPayloads extends EventPayloads {
     'order.cancelled': summariseOrder,
     'pet.status_changed': (pet) => ({ id: pet.id, status: pet.status }),
     'message.delivered': (message) => ({ id: message.id, status: message.status }),
+    'pet.created': summarisePet,
+    'pet.updated': summarisePet,
+    'pet.deleted': (pet) => ({ id: pet.id }),
+    'category.created': (category) => ({ id: category.id, name: category.name }),
+    'category.updated': (category) => ({ id: category.id, name: category.name }),
+    'category.deleted': (category) => ({ id: category.id }),
+    'inventory.changed': (level) => ({ petId: level.petId, quantity: level.quantity, status: level.status }),
   };
 
   data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown {
     return (SummaryEventPayloads.SUMMARIES[type] as (subject: EventSubjects[T]) => unknown)(subject);
   }
+}
+
+function summarisePet(pet: Pet): unknown {
+  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
 }
 
 function summariseOrder(order: Order): unknown {
