@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { EventQueries } from '@petstore/application';
 import { Account, isEventId } from '@petstore/domain';
+import { ConditionalPage } from '../common/conditional/conditional.decorator';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
 import { Stability } from '../openapi/stability.decorator';
@@ -10,9 +11,11 @@ import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { EventDto, EventListQueryDto } from './event.dto';
 
 const VISIBILITY =
-  'A customer sees the events of its own orders and messages; an administrator sees every event, and alone ' +
-  "sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is " +
-  'recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).';
+  "A customer sees the events of its own orders and messages, and the catalogue's (`pet.created`, `pet.updated`, " +
+  '`pet.deleted`, `category.*`, `inventory.changed`: every account sees them); an administrator sees every event, ' +
+  "and alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every " +
+  'change is recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by ' +
+  'default).';
 
 @ApiTags('events')
 @Auth()
@@ -28,6 +31,7 @@ export class EventsController {
     description: `${VISIBILITY} Paginated like every list; the filters are kept in the \`Link\` header's URL.`,
   })
   @ApiOkResponse({ type: [EventDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async list(@Query() query: EventListQueryDto, @CurrentAccount() account: Account): Promise<Paginated<EventDto>> {
     const request = pageRequest(query);
     const filter = {

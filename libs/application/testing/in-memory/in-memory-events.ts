@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isCatalogueEvent, Order, Pet, WebhookEventType } from '@petstore/domain';
+import { Order, Pet, WebhookEventType } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import {
@@ -9,6 +9,7 @@ import {
   EventPayloads,
   EventSubjectMap,
   EventSubjects,
+  EVERY_ACCOUNT,
   LoggedEvent,
   OutboxEvent,
 } from '../../src/events/event.ports';
@@ -53,7 +54,7 @@ export class InMemoryEventLog extends EventLog {
           (afterId === undefined || event.seq < afterId) &&
           (query.subjectOwnerId === undefined ||
             event.subjectOwnerId === query.subjectOwnerId ||
-            isCatalogueEvent(event.type)) &&
+            event.subjectOwnerId === EVERY_ACCOUNT) &&
           (!query.types?.length || query.types.includes(event.type)) &&
           (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
           (query.createdBefore === undefined || event.createdAt < query.createdBefore),

@@ -542,10 +542,11 @@ export interface paths {
     };
     /**
      * The events you may see, newest first
-     * @description A customer sees the events of its own orders and messages; an administrator sees every event, and
-     * alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is
-     * recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).
-     * Paginated like every list; the filters are kept in the `Link` header's URL.
+     * @description A customer sees the events of its own orders and messages, and the catalogue's (`pet.created`,
+     * `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`: every account sees them); an administrator sees
+     * every event, and alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks).
+     * Every change is recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30
+     * by default). Paginated like every list; the filters are kept in the `Link` header's URL.
      */
     get: operations['listEvents'];
     put?: never;
@@ -565,9 +566,11 @@ export interface paths {
     };
     /**
      * An event
-     * @description A customer sees the events of its own orders and messages; an administrator sees every event, and
-     * alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is
-     * recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).
+     * @description A customer sees the events of its own orders and messages, and the catalogue's (`pet.created`,
+     * `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`: every account sees them); an administrator sees
+     * every event, and alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks).
+     * Every change is recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30
+     * by default).
      */
     get: operations['getEvent'];
     put?: never;
@@ -1074,13 +1077,27 @@ export interface components {
       url: string;
       /**
        * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer
-       * receives the events of its own orders and messages, an administrator those of every order.
+       * receives the events of its own orders and messages, an administrator those of every order; everyone the
+       * catalogue's (`pet.created`, `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`).
        * @example [
        *       "order.placed",
        *       "order.completed"
        *     ]
        */
-      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
     };
     /** @description The endpoint just created, with its signing secret. */
     NewWebhookEndpointWithSecret: {
@@ -1096,7 +1113,20 @@ export interface components {
        *       "order.placed"
        *     ]
        */
-      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
       /**
        * Format: date-time
        * @description When it was created (ISO 8601, UTC).
@@ -1129,7 +1159,20 @@ export interface components {
        *       "order.placed"
        *     ]
        */
-      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
       /**
        * Format: date-time
        * @description When it was created (ISO 8601, UTC).
@@ -1155,13 +1198,28 @@ export interface components {
       url?: string;
       /**
        * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer
-       * receives the events of its own orders and messages, an administrator those of every order. Replaces the list.
+       * receives the events of its own orders and messages, an administrator those of every order; everyone the
+       * catalogue's (`pet.created`, `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`). Replaces the
+       * list.
        * @example [
        *       "order.placed",
        *       "order.completed"
        *     ]
        */
-      events?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events?: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
       /**
        * @description `true` enables a disabled endpoint again (`disabledAt` goes; its failing streak starts afresh, so
        * the next check does not disable it at once); `false` disables it: it receives nothing until enabled again.
@@ -1220,6 +1278,13 @@ export interface components {
         | 'order.cancelled'
         | 'pet.status_changed'
         | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
         | 'ping';
       /**
        * @description `pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; `failed`:
@@ -1269,7 +1334,19 @@ export interface components {
       type: 'ping';
     };
     /** @enum {string} */
-    EventType: 'order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered';
+    EventType:
+      | 'order.placed'
+      | 'order.completed'
+      | 'order.cancelled'
+      | 'pet.status_changed'
+      | 'message.delivered'
+      | 'pet.created'
+      | 'pet.updated'
+      | 'pet.deleted'
+      | 'category.created'
+      | 'category.updated'
+      | 'category.deleted'
+      | 'inventory.changed';
     /**
      * @description A change, as it was (or would have been) POSTed to webhook endpoints: `type`, `timestamp` and `data`
      * are exactly the webhook body (the event schema of its type: `OrderPlacedEvent`…, see `WebhookEvent`), `id` its
@@ -1289,8 +1366,9 @@ export interface components {
        */
       timestamp: string;
       /**
-       * @description The resource as this API returned it right after the change: an Order (`order.*`), a Pet
-       * (`pet.status_changed`) or a Message (`message.delivered`).
+       * @description The resource as this API returned it right after the change (a deleted one as it was): an Order
+       * (`order.*`), a Pet (`pet.*`), a Category (`category.*`), an InventoryItem (`inventory.changed`) or a Message
+       * (`message.delivered`).
        */
       data: {
         [key: string]: unknown;
@@ -1385,6 +1463,144 @@ export interface components {
       data: components['schemas']['Message'];
     };
     /**
+     * @description The body of the `pet.created` event. A pet was created (`POST /pets`); an `inventory.changed` with
+     * its first stock follows. Every account may subscribe to it and sees it in `GET /events` (the store's catalogue,
+     * which every account may read): a storefront follows the catalogue with it.
+     */
+    PetCreatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.created';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /**
+     * @description The body of the `pet.updated` event. A pet's name, category or status changed: by hand (`PATCH
+     * /pets/{petId}`) or through its stock (an order placed, completed or cancelled, `PUT /store/inventory/{petId}`);
+     * `data` is the pet as it is now. An update that changes nothing sends nothing. Every account may subscribe to it
+     * and sees it in `GET /events` (the store's catalogue, which every account may read): a storefront follows the
+     * catalogue with it.
+     */
+    PetUpdatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.updated';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /**
+     * @description The body of the `pet.deleted` event. A pet was deleted (`DELETE /pets/{petId}`), its stock with it;
+     * `data` is the pet as it was. Every account may subscribe to it and sees it in `GET /events` (the store's
+     * catalogue, which every account may read): a storefront follows the catalogue with it.
+     */
+    PetDeletedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.deleted';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /**
+     * @description The body of the `category.created` event. A category was created (`POST /categories`). Every account
+     * may subscribe to it and sees it in `GET /events` (the store's catalogue, which every account may read): a
+     * storefront follows the catalogue with it.
+     */
+    CategoryCreatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'category.created';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Category'];
+    };
+    /**
+     * @description The body of the `category.updated` event. A category's name or description changed (`PATCH
+     * /categories/{categoryId}`); `data` is the category as it is now. An update that changes nothing sends nothing.
+     * Every account may subscribe to it and sees it in `GET /events` (the store's catalogue, which every account may
+     * read): a storefront follows the catalogue with it.
+     */
+    CategoryUpdatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'category.updated';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Category'];
+    };
+    /**
+     * @description The body of the `category.deleted` event. A category was deleted (`DELETE
+     * /categories/{categoryId}`); `data` is the category as it was. Every account may subscribe to it and sees it in
+     * `GET /events` (the store's catalogue, which every account may read): a storefront follows the catalogue with it.
+     */
+    CategoryDeletedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'category.deleted';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Category'];
+    };
+    /**
+     * @description The body of the `inventory.changed` event. A pet's stock count or status changed: set by an
+     * administrator (`PUT /store/inventory/{petId}`, `PATCH /pets/{petId}`), taken or given back by an order (placed,
+     * cancelled, expired), or a new pet's first stock; `data` is the entry as it is now. Setting the same count sends
+     * nothing. Every account may subscribe to it and sees it in `GET /events` (the store's catalogue, which every
+     * account may read): a storefront follows the catalogue with it.
+     */
+    InventoryChangedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'inventory.changed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['InventoryItem'];
+    };
+    /**
      * @description The body of the `ping` event. Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint
      * alone, once, never retried; nobody subscribes to it.
      */
@@ -1420,6 +1636,13 @@ export interface components {
       | components['schemas']['OrderCancelledEvent']
       | components['schemas']['PetStatusChangedEvent']
       | components['schemas']['MessageDeliveredEvent']
+      | components['schemas']['PetCreatedEvent']
+      | components['schemas']['PetUpdatedEvent']
+      | components['schemas']['PetDeletedEvent']
+      | components['schemas']['CategoryCreatedEvent']
+      | components['schemas']['CategoryUpdatedEvent']
+      | components['schemas']['CategoryDeletedEvent']
+      | components['schemas']['InventoryChangedEvent']
       | components['schemas']['PingEvent'];
     /**
      * @description Every `code` an `Error` can carry today (docs/api.md says when). Each operation lists its own per
@@ -1481,6 +1704,12 @@ export interface components {
      * since.
      */
     ETag: string;
+    /**
+     * @description The entity tag of this page as sent (its items and its `Link` header; strong): send it back in
+     * `If-None-Match` to revalidate the page. It changes when an item of the page, the page's items or its next page
+     * do.
+     */
+    PageETag: string;
     /** @description The request id (echoed when the request sent a sane one). */
     'X-Request-Id': string;
     /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
@@ -2121,7 +2350,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2136,6 +2372,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2156,6 +2393,20 @@ export interface operations {
            */
           'application/json': components['schemas']['ApiKey'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -2653,7 +2904,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2668,6 +2926,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2682,6 +2941,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Category'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -3619,7 +3892,14 @@ export interface operations {
          */
         ids?: number[];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3634,6 +3914,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3650,6 +3931,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Pets'];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -4678,7 +4973,14 @@ export interface operations {
          */
         status?: components['schemas']['PetStatus'][];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4693,6 +4995,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4707,6 +5010,20 @@ export interface operations {
            */
           'application/json': components['schemas']['InventoryItem'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -5215,7 +5532,14 @@ export interface operations {
         /** @description Only orders of this pet. */
         petId?: number;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5230,6 +5554,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5249,6 +5574,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Order'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6200,7 +6539,14 @@ export interface operations {
         /** @description Only messages in this status. */
         status?: components['schemas']['MessageStatus'];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6215,6 +6561,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6231,6 +6578,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Message'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6726,7 +7087,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6741,6 +7109,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6758,6 +7127,20 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookEndpoint'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -7920,7 +8303,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -7937,6 +8327,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7956,6 +8347,20 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookDelivery'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -8486,13 +8891,33 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
         /** @description Only events of these types (repeat the parameter, or separate with commas). */
-        type?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+        type?: (
+          | 'order.placed'
+          | 'order.completed'
+          | 'order.cancelled'
+          | 'pet.status_changed'
+          | 'message.delivered'
+          | 'pet.created'
+          | 'pet.updated'
+          | 'pet.deleted'
+          | 'category.created'
+          | 'category.updated'
+          | 'category.deleted'
+          | 'inventory.changed'
+        )[];
         /** @description Only events at or after this time (ISO 8601 with a time zone). */
         createdAfter?: string;
         /** @description Only events before this time (ISO 8601 with a time zone). */
         createdBefore?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8507,6 +8932,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -8522,6 +8948,20 @@ export interface operations {
            */
           'application/json': components['schemas']['EventLogEntry'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,

@@ -1,29 +1,14 @@
 import { Account, InvalidStatusTransitionError } from '@petstore/domain';
-import {
-  aCategory,
-  anAccount,
-  aPet,
-  CountingWebhookSecrets,
-  inMemoryPetstore,
-  InMemoryPetstore,
-  InMemoryWebhookDeliveryQueue,
-  InMemoryWebhookDeliveryRepository,
-  InMemoryWebhookEndpointChanges,
-  InMemoryWebhookEndpointRepository,
-  InMemoryWebhookFanOutQueue,
-  ListedWebhookUrlPolicy,
-} from '../../testing';
+import { aCategory, anAccount, aPet, inMemoryPetstore, InMemoryPetstore } from '../../testing';
 import { CreateCategory, DeleteCategory, UpdateCategory } from '../category/category.use-cases';
-import { CreatePet, DeletePet, UpdatePet } from '../pet/pet.use-cases';
+import { EventQueries } from '../events/event-log.use-cases';
+import { EVERY_ACCOUNT } from '../events/event.ports';
 import { SetStock } from '../stock/stock.use-cases';
-import { SubscriberCache, SubscriberCacheSettings } from '../webhook/subscriber-cache';
-import { WebhookFanOut } from '../webhook/webhook-fan-out';
-import { CreateWebhookEndpoint, FanOutWebhookEvent } from '../webhook/webhook.use-cases';
-import { EventQueries } from './event-log.use-cases';
+import { CreatePet, DeletePet, UpdatePet } from './pet.use-cases';
 
 /**
  * Which event each change of the catalogue records (in its own transaction, through EventRecorder), and who sees
- * them: every account, in `GET /events` and through its webhook endpoints.
+ * them: every account, in `GET /events` (and through its webhook endpoints: webhook/catalogue-subscribers.spec.ts).
  */
 describe('catalogue events (in-memory ports)', () => {
   let store: InMemoryPetstore;
@@ -46,16 +31,20 @@ describe('catalogue events (in-memory ports)', () => {
   const setStock = () => new SetStock(store.stockCommand);
 
   describe('pets and their stock', () => {
-    it('a new pet: pet.created, then inventory.changed with its first stock, about no account', async () => {
+    it('a new pet: pet.created, then inventory.changed with its first stock, for every account', async () => {
       const category = await aCategory().saveIn(store);
       const pet = await createPet().execute({ name: 'Rex', categoryId: category.id });
       expect(recorded()).toEqual([
         {
           type: 'pet.created',
-          subjectOwnerId: null,
+          subjectOwnerId: EVERY_ACCOUNT,
           data: { id: pet.id, name: 'Rex', categoryId: category.id, status: 'available' },
         },
-        { type: 'inventory.changed', subjectOwnerId: null, data: { petId: pet.id, quantity: 1, status: 'available' } },
+        {
+          type: 'inventory.changed',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { petId: pet.id, quantity: 1, status: 'available' },
+        },
       ]);
     });
 
@@ -65,8 +54,12 @@ describe('catalogue events (in-memory ports)', () => {
       await updatePet().execute({ id: pet.id, name: 'Max' });
       await updatePet().execute({ id: pet.id, categoryId: other.id });
       expect(recorded()).toEqual([
-        { type: 'pet.updated', subjectOwnerId: null, data: expect.objectContaining({ id: pet.id, name: 'Max' }) },
-        { type: 'pet.updated', subjectOwnerId: null, data: expect.objectContaining({ categoryId: other.id }) },
+        {
+          type: 'pet.updated',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: expect.objectContaining({ id: pet.id, name: 'Max' }),
+        },
+        { type: 'pet.updated', subjectOwnerId: EVERY_ACCOUNT, data: expect.objectContaining({ categoryId: other.id }) },
       ]);
     });
 
@@ -104,7 +97,11 @@ describe('catalogue events (in-memory ports)', () => {
       await setStock().execute({ petId: pet.id, quantity: 7 });
       await setStock().execute({ petId: pet.id, quantity: 7 });
       expect(recorded()).toEqual([
-        { type: 'inventory.changed', subjectOwnerId: null, data: { petId: pet.id, quantity: 7, status: 'available' } },
+        {
+          type: 'inventory.changed',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { petId: pet.id, quantity: 7, status: 'available' },
+        },
       ]);
     });
 
@@ -124,7 +121,7 @@ describe('catalogue events (in-memory ports)', () => {
     it('a deletion: pet.deleted, the pet as it was', async () => {
       const { pet } = await aPet().named('Rex').saveIn(store);
       await deletePet().execute(pet.id);
-      expect(recorded()).toEqual([{ type: 'pet.deleted', subjectOwnerId: null, data: { id: pet.id } }]);
+      expect(recorded()).toEqual([{ type: 'pet.deleted', subjectOwnerId: EVERY_ACCOUNT, data: { id: pet.id } }]);
     });
   });
 
@@ -133,16 +130,16 @@ describe('catalogue events (in-memory ports)', () => {
     const update = () => new UpdateCategory(store.uow, store.categories, store.events);
     const remove = () => new DeleteCategory(store.uow, store.categories, store.events);
 
-    it('created, renamed, described, deleted: one event each, about no account', async () => {
+    it('created, renamed, described, deleted: one event each, for every account', async () => {
       const category = await create().execute({ name: 'Dogs' });
       await update().execute({ id: category.id, name: 'Hounds' });
       await update().execute({ id: category.id, description: 'Loyal' });
       await remove().execute(category.id);
       expect(recorded()).toEqual([
-        { type: 'category.created', subjectOwnerId: null, data: { id: category.id, name: 'Dogs' } },
-        { type: 'category.updated', subjectOwnerId: null, data: { id: category.id, name: 'Hounds' } },
-        { type: 'category.updated', subjectOwnerId: null, data: { id: category.id, name: 'Hounds' } },
-        { type: 'category.deleted', subjectOwnerId: null, data: { id: category.id } },
+        { type: 'category.created', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id, name: 'Dogs' } },
+        { type: 'category.updated', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id, name: 'Hounds' } },
+        { type: 'category.updated', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id, name: 'Hounds' } },
+        { type: 'category.deleted', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id } },
       ]);
     });
 
@@ -162,7 +159,7 @@ describe('catalogue events (in-memory ports)', () => {
       admin = await anAccount().admin().saveIn(store);
     });
 
-    it("every customer sees the catalogue's events in the log (not pet.status_changed), and each by its id", async () => {
+    it("every customer sees the catalogue's events (not pet.status_changed), listed and by id", async () => {
       const { pet } = await aPet().named('Rex').available().withStock(2).saveIn(store);
       clear();
       await updatePet().execute({ id: pet.id, name: 'Max', status: 'pending' });
@@ -178,45 +175,6 @@ describe('catalogue events (in-memory ports)', () => {
       expect(filtered.items.map((event) => event.type)).toEqual(['pet.updated', 'pet.updated']);
       const [latest] = (await queries.list(ada, {}, { limit: 1 })).items;
       expect(await queries.get(latest.id, ada)).toMatchObject({ id: latest.id, type: 'inventory.changed' });
-    });
-
-    it("a customer's endpoint may subscribe to them and receives each (a fan-out job, then a delivery)", async () => {
-      const { db, uow, clock } = store;
-      const endpoints = new InMemoryWebhookEndpointRepository(db);
-      const changes = new InMemoryWebhookEndpointChanges(db);
-      const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-      new WebhookFanOut(store.eventConsumers, subscribers, new InMemoryWebhookFanOutQueue(db), store.events);
-      const create = new CreateWebhookEndpoint(
-        uow,
-        endpoints,
-        new ListedWebhookUrlPolicy(),
-        new CountingWebhookSecrets(),
-        clock,
-        changes,
-        subscribers,
-      );
-      const endpoint = await create.execute({
-        owner: ada,
-        url: 'https://shop.example/hooks',
-        events: ['pet.updated', 'inventory.changed'],
-      });
-      const { pet } = await aPet().named('Rex').available().withStock(2).saveIn(store);
-      await updatePet().execute({ id: pet.id, name: 'Max' });
-      await setStock().execute({ petId: pet.id, quantity: 9 });
-      const fanOutJobs = db.tables.webhookJobs.filter((job) => job.queue === 'fan-out');
-      expect(fanOutJobs).toHaveLength(2);
-      const deliveries = new InMemoryWebhookDeliveryRepository(db);
-      const fanOut = new FanOutWebhookEvent(
-        uow,
-        store.eventOutbox,
-        endpoints,
-        deliveries,
-        new InMemoryWebhookDeliveryQueue(db),
-        clock,
-      );
-      for (const job of fanOutJobs) if (job.queue === 'fan-out') expect(await fanOut.execute(job.eventId)).toBe(1);
-      const delivered = await deliveries.listForEndpoint(endpoint.id, { limit: 10 });
-      expect(delivered.items.map((delivery) => delivery.type).sort()).toEqual(['inventory.changed', 'pet.updated']);
     });
   });
 });
