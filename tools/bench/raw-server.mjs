@@ -205,10 +205,11 @@ app.get('/store/inventory', async (request, reply) => {
 
 // The service's PlaceOrder, statement for statement: one transaction locking the pet and its stock entry in one
 // statement; the order's id from a block of its sequence (the service takes ids before constructing, 50 at a time:
-// SequenceBlocks); take the units; the pet becomes pending when the stock reaches 0; the stock entry's update, the
-// order and its event (every change is in the event log, GET /events, whether or not anyone subscribes; the
-// service answers "does anyone subscribe?" from memory) held back and sent as one statement before the commit
-// (TransactionHost.hold); a pet's status change sends what is held first, then updates the pet.
+// SequenceBlocks); take the units; the pet becomes pending when the stock reaches 0; the stock entry's update, its
+// event (inventory.changed), the order and its event (every change is in the event log, GET /events, whether or not
+// anyone subscribes; the service answers "does anyone subscribe?" from memory) held back and sent as one statement
+// before the commit (TransactionHost.hold); a pet's status change sends what is held first, then updates the pet
+// (and records pet.updated).
 const ids = { next: 0, end: 0, sequence: null };
 async function nextOrderId(client) {
   if (ids.next >= ids.end) {
