@@ -28,7 +28,7 @@ module.exports = {
   FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id WHERE ($1::bigint IS NULL OR stock.pet_id > $1) AND
   ($2::varchar[] IS NULL OR pet.status = ANY($2)) ORDER BY stock.pet_id LIMIT $3`,
   // An order: the pet and its stock entry locked, an id from the order sequence's block, then the held writes as
-  // one statement (TransactionHost.hold): the stock entry (its row count checked), the order, its event.
+  // one statement (TransactionHost.hold): the stock entry (its row count checked), its event, the order, its event.
   lockPetAndStock: `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
   FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`,
   // The order's id: the first block resolves the sequence and its increment (50), a later one reads it again.
@@ -36,19 +36,22 @@ module.exports = {
   FROM (SELECT pg_get_serial_sequence($1, 'id')::regclass AS id) s JOIN pg_sequence q ON q.seqrelid = s.id`,
   orderIdNextBlock: `SELECT nextval($1::regclass) AS start, q.seqincrement AS size
   FROM pg_sequence q WHERE q.seqrelid = $1::regclass`,
-  stockOrderAndEvent: `WITH w0 AS (UPDATE stock SET quantity = $2 WHERE pet_id = $1 RETURNING 1), w1 AS
-  (${ORDER_INSERT} VALUES ($3, $4, $5, $6, $7, $8::text, $8::text = 'completed',
-  $9, $10)), w2 AS (${EVENT_INSERT}
-       VALUES ($11, $12, $13, $14, $15, $16)) SELECT (SELECT CASE count(*) WHEN $17 THEN 0 ELSE
-  petstore_expect_rows(0, $17, count(*)) END FROM w0) AS w0`,
-  // The last unit: the stock entry and the pet's event, then the pet (pending), then the order and its event.
+  // The stock entry (its row count checked), its inventory.changed, the order, its order.placed.
+  stockOrderAndEvents: `WITH w0 AS (UPDATE stock SET quantity = $2 WHERE pet_id = $1 RETURNING 1), w1 AS
+  (${EVENT_INSERT} VALUES ($3, $4, $5, $6, $7, $8)), w2 AS (${ORDER_INSERT} VALUES ($9, $10, $11, $12, $13, $14::text,
+  $14::text = 'completed', $15, $16)), w3 AS (${EVENT_INSERT}
+       VALUES ($17, $18, $19, $20, $21, $22)) SELECT (SELECT CASE count(*) WHEN $23 THEN 0 ELSE
+  petstore_expect_rows(0, $23, count(*)) END FROM w0) AS w0`,
+  // The last unit: the stock entry and the pet's status event, then the pet (pending), then the pet's and the
+  // stock's events, the order and its event.
   stockAndEvent: `WITH w0 AS (UPDATE stock SET quantity = $2 WHERE pet_id = $1 RETURNING 1), w1 AS (${EVENT_INSERT}
        VALUES ($3, $4, $5, $6, $7, $8)) SELECT (SELECT CASE count(*) WHEN $9 THEN 0 ELSE petstore_expect_rows(0, $9,
   count(*)) END FROM w0) AS w0`,
   updatePet: 'UPDATE pets SET name = $2, category_id = $3, status = $4 WHERE id = $1',
-  orderAndEvent: `WITH w0 AS (${ORDER_INSERT} VALUES ($1, $2, $3, $4, $5, $6::text, $6::text = 'completed',
-  $7, $8)), w1 AS (${EVENT_INSERT}
-       VALUES ($9, $10, $11, $12, $13, $14)) SELECT 1`,
+  eventsOrderAndEvent: `WITH w0 AS (${EVENT_INSERT} VALUES ($1, $2, $3, $4, $5, $6)), w1 AS (${EVENT_INSERT}
+       VALUES ($7, $8, $9, $10, $11, $12)), w2 AS (${ORDER_INSERT} VALUES ($13, $14, $15, $16, $17, $18::text,
+  $18::text = 'completed', $19, $20)), w3 AS (${EVENT_INSERT}
+       VALUES ($21, $22, $23, $24, $25, $26)) SELECT 1`,
   insertMessage: `INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, last_error)
   VALUES ($1, $2, $3, $4, $5, $6, 0, NULL)`,
 };

@@ -205,10 +205,11 @@ app.get('/store/inventory', async (request, reply) => {
 
 // The service's PlaceOrder, statement for statement: one transaction locking the pet and its stock entry in one
 // statement; the order's id from a block of its sequence (the service takes ids before constructing, 50 at a time:
-// SequenceBlocks); take the units; the pet becomes pending when the stock reaches 0; the stock entry's update, the
-// order and its event (every change is in the event log, GET /events, whether or not anyone subscribes; the
-// service answers "does anyone subscribe?" from memory) held back and sent as one statement before the commit
-// (TransactionHost.hold); a pet's status change sends what is held first, then updates the pet.
+// SequenceBlocks); take the units; the pet becomes pending when the stock reaches 0; the stock entry's update, its
+// event (inventory.changed), the order and its event (every change is in the event log, GET /events, whether or not
+// anyone subscribes; the service answers "does anyone subscribe?" from memory) held back and sent as one statement
+// before the commit (TransactionHost.hold); a pet's status change sends what is held first, then updates the pet
+// (and records pet.updated).
 const ids = { next: 0, end: 0, sequence: null };
 async function nextOrderId(client) {
   if (ids.next >= ids.end) {
@@ -245,16 +246,21 @@ app.post('/store/orders', async (request, reply) => {
     const orderRow = [id, petId, request.account.id, quantity, null, 'placed', now, now];
     // The event rows: id, type, subject owner, endpoint (none), body, time.
     const orderEvent = [randomUUID(), 'order.placed', request.account.id, null, event('order.placed', now, order), now];
+    // The stock's event (inventory.changed, for every account: the catalogue's).
+    const status = left === 0 ? 'pending' : pet.status;
+    const level = { petId, quantity: left, status };
+    const stockEvent = [randomUUID(), 'inventory.changed', null, null, event('inventory.changed', now, level), now];
     // The stock entry's update must write one row (the service's held-write check).
     const oneRow = 1;
     if (left === 0) {
       const body = { ...toPet(pet), status: 'pending' };
       const petEvent = [randomUUID(), 'pet.status_changed', null, null, event('pet.status_changed', now, body), now];
+      const updated = [randomUUID(), 'pet.updated', null, null, event('pet.updated', now, body), now];
       await client.query(SQL.stockAndEvent, [petId, left, ...petEvent, oneRow]);
       await client.query(SQL.updatePet, [petId, pet.name, pet.category_id, 'pending']);
-      await client.query(SQL.orderAndEvent, [...orderRow, ...orderEvent]);
+      await client.query(SQL.eventsOrderAndEvent, [...updated, ...stockEvent, ...orderRow, ...orderEvent]);
     } else {
-      await client.query(SQL.stockOrderAndEvent, [petId, left, ...orderRow, ...orderEvent, oneRow]);
+      await client.query(SQL.stockOrderAndEvents, [petId, left, ...stockEvent, ...orderRow, ...orderEvent, oneRow]);
     }
     await client.query('COMMIT');
     reply.code(201).header('Location', `/store/orders/${id}`);

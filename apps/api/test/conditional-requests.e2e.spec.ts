@@ -100,12 +100,81 @@ describe('conditional requests (HTTP, real PostgreSQL)', () => {
       expect(stale.body.quantity).toBe(before.body.quantity - 1);
     });
 
-    it('sends no ETag on lists, and an error is never a 304', async () => {
-      const list = await api.get('/pets', admin);
-      expect(list.status).toBe(200);
-      expect(list.headers.get('etag')).toBeNull();
+    it('an error is never a 304', async () => {
       const missing = await api.get('/categories/987654321', { ...admin, headers: { 'if-none-match': '*' } });
       expectError(missing, 404, 'not_found');
+      const invalid = await api.get('/pets?ids=x', { ...admin, headers: { 'if-none-match': '*' } });
+      expectError(invalid, 400, 'validation_failed');
+    });
+  });
+
+  describe('ETag and If-None-Match on every list: the page as sent', () => {
+    it('GET /pets?ids= (the successor of GET /pets/{petId}) answers 304 to its own ETag', async () => {
+      const [a, b] = [await store.pet(), await store.pet()];
+      const page = await api.get(`/pets?ids=${a},${b}`, admin);
+      expect(page.status).toBe(200);
+      expect(etagOf(page)).toMatch(TAG);
+      const again = await api.get(`/pets?ids=${a},${b}`, { ...admin, headers: { 'if-none-match': etagOf(page) } });
+      expect([again.status, again.text, again.headers.get('etag')]).toEqual([304, '', etagOf(page)]);
+      expect(again.headers.get('content-type')).toBeNull();
+      // The tag is the page's, not a resource's: the single pet's tag does not match the page.
+      const single = await api.get(`/pets?ids=${a}`, { ...admin, headers: { 'if-none-match': etagOf(page) } });
+      expect(single.status).toBe(200);
+    });
+
+    it("changes when the page's content changes (a rename, a restock), stays while it does not", async () => {
+      const petId = await store.pet({ quantity: 2 });
+      const pets = async () => api.get(`/pets?ids=${petId}`, admin);
+      const before = etagOf(await pets());
+      expect(etagOf(await pets())).toBe(before);
+      expect((await api.patch(`/pets/${petId}`, { ...admin, body: { name: 'Renamed for the page' } })).status).toBe(
+        200,
+      );
+      const renamed = await pets();
+      expect(etagOf(renamed)).not.toBe(before);
+      const stale = await api.get(`/pets?ids=${petId}`, { ...admin, headers: { 'if-none-match': before } });
+      expect([stale.status, stale.body]).toEqual([200, renamed.body]);
+
+      const inventory = async () => api.get('/store/inventory?limit=100', admin);
+      const stocked = etagOf(await inventory());
+      expect((await api.put(`/store/inventory/${petId}`, { ...admin, body: { quantity: 9 } })).status).toBe(200);
+      expect(etagOf(await inventory())).not.toBe(stocked);
+    });
+
+    it('covers the Link: the same items with a next page now is another page', async () => {
+      const categoryId = await newCategory();
+      const petIn = async () => {
+        const created = await api.post('/pets', { ...admin, body: { name: 'Paged', categoryId } });
+        expect(created.status).toBe(201);
+        return created.body.id as number;
+      };
+      const first = await petIn();
+      const path = `/pets?categoryId=${categoryId}&limit=1`;
+      const alone = await api.get(path, admin);
+      expect([alone.body.map((pet: { id: number }) => pet.id), alone.headers.get('link')]).toEqual([[first], null]);
+      await petIn();
+      const withNext = await api.get(path, { ...admin, headers: { 'if-none-match': etagOf(alone) } });
+      expect(withNext.status).toBe(200);
+      expect(withNext.body).toEqual(alone.body);
+      expect(withNext.headers.get('link')).toContain('rel="next"');
+      expect(etagOf(withNext)).not.toBe(etagOf(alone));
+    });
+
+    it.each([
+      '/pets',
+      '/categories',
+      '/store/inventory',
+      '/store/orders',
+      '/messages',
+      '/events',
+      '/webhooks/endpoints',
+      '/accounts/me/api-keys',
+    ])('%s sends an ETag and answers 304 to it', async (path) => {
+      const page = await api.get(path, admin);
+      expect(page.status).toBe(200);
+      expect(etagOf(page)).toMatch(TAG);
+      const again = await api.get(path, { ...admin, headers: { 'if-none-match': etagOf(page) } });
+      expect(again.status).toBe(304);
     });
   });
 
@@ -413,6 +482,17 @@ describe.each(STORES)('conditional requests and the rate limit, %s', (_, redisUr
     const changed = await api.get(`/messages/${created.body.id}`, { key, headers: { 'if-none-match': '"old"' } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('ratelimit')).toMatch(/^"default";r=3;t=\d+$/);
+  });
+
+  it("does not count a list's 304 either (GET /pets?ids=)", async () => {
+    const { key } = await api.customer('Revalidating a page');
+    const page = await api.get('/pets?ids=1,2,3', { key }); // 1 of 6
+    expect(page.status).toBe(200);
+    for (let i = 0; i < 8; i++) {
+      const notModified = await api.get('/pets?ids=1,2,3', { key, headers: { 'if-none-match': etagOf(page) } });
+      expect(notModified.status).toBe(304);
+      expect(notModified.headers.get('ratelimit')).toMatch(/^"default";r=5;t=\d+$/);
+    }
   });
 
   it('charges a 304 earned by If-None-Match: *, which matches without knowing the resource', async () => {

@@ -53,6 +53,21 @@ const CAUSES: Record<EventName, (scene: Scene) => Promise<unknown>> = {
   'pet.status_changed': async ({ api, pet }) =>
     ok(api.request('PATCH', `/pets/${await pet(1)}`, { key, body: { status: 'sold' } }), 200),
   'message.delivered': ({ api }) => ok(api.request('POST', '/messages', { key, body: { message: 'Hello' } }), 202),
+  'pet.created': ({ pet }) => pet(1),
+  'pet.updated': async ({ api, pet }) =>
+    ok(api.request('PATCH', `/pets/${await pet(1)}`, { key, body: { name: 'Renamed' } }), 200),
+  'pet.deleted': async ({ api, pet }) => ok(api.request('DELETE', `/pets/${await pet(1)}`, { key }), 204),
+  'category.created': ({ api }) => ok(api.request('POST', '/categories', { key, body: { name: 'Created' } }), 201),
+  'category.updated': async ({ api }) => {
+    const { id } = await ok(api.request('POST', '/categories', { key, body: { name: 'To update' } }), 201);
+    await ok(api.request('PATCH', `/categories/${id}`, { key, body: { description: 'Described' } }), 200);
+  },
+  'category.deleted': async ({ api }) => {
+    const { id } = await ok(api.request('POST', '/categories', { key, body: { name: 'To delete' } }), 201);
+    await ok(api.request('DELETE', `/categories/${id}`, { key }), 204);
+  },
+  'inventory.changed': async ({ api, pet }) =>
+    ok(api.request('PUT', `/store/inventory/${await pet(1)}`, { key, body: { quantity: 4 } }), 200),
   ping: ({ api, endpointId }) => ok(api.request('POST', `/webhooks/endpoints/${endpointId}/test`, { key }), 202),
 };
 

@@ -157,7 +157,7 @@ export type SuccessBody<P extends keyof paths, M extends Method> =
   Operation<P, M> extends infer Op extends Record<string | number, any>
     ? Sent<Extract<FetchResponse<Op, object, 'application/json'>, { error?: never }>['data']>
     : never;
-/** `string` where the operation's 2xx always carries an `ETag` (single resources, their PUT/PATCH), else `null`. */
+/** `string` where the operation's 2xx always carries an `ETag` (single resources, PUT/PATCH, lists), else `null`. */
 export type ETagOf<P extends keyof paths, M extends Method> =
   Operation<P, M> extends { responses: { 200: { headers: { ETag: string } } } } ? string : null;
 /** The `Idempotency-Key` the client sent: every POST has one (given, or generated); other methods none. */
@@ -167,7 +167,7 @@ export type IdempotencyKeyOf<M extends Method> = M extends 'post' ? string : und
  * What a call resolves to: only ever the success (every non-2xx answer rejects with a PetstoreApiError), so `data`
  * is the operation's body type, not `T | undefined`, and no `unwrap` is needed.
  * - `etag`: the `ETag` of the resource the response carries (a string where the service always sends one: single
- *   resources and their PUT/PATCH), else null. Send it back as `params: { header: { 'If-Match': etag } }` on a
+ *   resources and their PUT/PATCH, lists), else null. Send it back as `params: { header: { 'If-Match': etag } }` on a
  *   PUT/PATCH/DELETE to change the resource only if nobody changed it since (else a 412 `precondition_failed`), or as
  *   `'If-None-Match'` on the GET to revalidate;
  * - `notModified`: false here; see `Revalidated`;

@@ -78,15 +78,17 @@ export async function misspelt(petId: number): Promise<void> {
   await api.GET('/pets', { parseAs: 'text' });
 }
 
-/** 8. `etag` is a string where the service always sends one (single resources, their PATCH), else null. */
+/** 8. `etag` is a string where the service always sends one (single resources, their PATCH, lists), else null. */
 export async function etags(petId: number): Promise<string> {
   const { data: pet, etag } = await api.GET('/pets/{petId}', { params: { path: { petId } } });
   const changed = await api.PATCH('/pets/{petId}', {
     params: { path: { petId }, header: { 'If-Match': etag } },
     body: { name: `${pet.name}!` },
   });
-  const lists: null = (await api.GET('/pets')).etag;
-  void lists;
+  // A list's page has its tag too (revalidate it with If-None-Match); an accepted message has none.
+  const page: string = (await api.GET('/pets', { params: { query: { ids: [petId] } } })).etag;
+  const accepted: null = (await api.POST('/messages', { body: { message: 'Hello' } })).etag;
+  void [page, accepted];
   return changed.etag;
 }
 

@@ -10,6 +10,7 @@ import {
 import { IssueApiKey, ManageApiKeys, SignUp, type VerifiedKey } from '@petstore/application';
 import { type Account, LIMITS } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
+import { ConditionalPage } from '../common/conditional/conditional.decorator';
 import { Auth, CurrentAccount, CurrentApiKey, Public } from '../common/auth/auth.decorators';
 import { ShowsSecret } from '../idempotency/idempotency.decorators';
 import { ApiErrors } from '../openapi/api-errors.decorator';
@@ -97,6 +98,7 @@ export class MyAccountController {
     description: 'Expired keys are listed too (their `expiresAt` has passed) until they are revoked.',
   })
   @ApiOkResponse({ type: [ApiKeyDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async listKeys(@CurrentAccount() account: Account, @Query() query: PageQueryDto): Promise<Paginated<ApiKeyDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.keys.list(account.id, request), request, ApiKeyDto.from);

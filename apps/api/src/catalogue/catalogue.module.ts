@@ -18,6 +18,7 @@ import { CatalogueRepositoriesModule } from './catalogue-repositories.module';
 import { PetsController } from './pets.controller';
 import { InventoryController } from './inventory.controller';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { EventsModule } from '../events/events.module';
 
 /** The catalogue's use cases: provided here, used by its controllers and the seed. */
 const USE_CASES = [
@@ -38,7 +39,8 @@ const USE_CASES = [
  * assembly adds for the `http` role; the seed uses its use cases.
  */
 @Module({
-  imports: [CatalogueRepositoriesModule],
+  // EventsModule: the use cases record the catalogue's events (EventRecorder).
+  imports: [CatalogueRepositoriesModule, EventsModule],
   providers: [{ provide: CategoryRepository, useClass: PgCategoryRepository }, ...USE_CASES],
   exports: USE_CASES,
 })

@@ -4,13 +4,13 @@ import { CategoryQueries, CreateCategory, DeleteCategory, Precondition, UpdateCa
 import type { Category } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/auth/auth.decorators';
-import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
+import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { CategoryDto, CategoryUpdateDto, NewCategoryDto } from './category.dto';
+import { CategoryDto, CategoryUpdateDto, NewCategoryDto } from '../resources/category.dto';
 import { ReadsFromReplica } from '../database/replica-reads';
 
 @ApiTags('categories')
@@ -42,6 +42,7 @@ export class CategoriesController {
   @Get()
   @ApiOperation({ operationId: 'listCategories', summary: 'List categories' })
   @ApiOkResponse({ type: [CategoryDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async list(@Query() query: PageQueryDto): Promise<Paginated<CategoryDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.list(request), request, CategoryDto.from);

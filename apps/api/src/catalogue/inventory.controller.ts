@@ -2,11 +2,11 @@ import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Precondition, SetStock, StockLevel, StockQueries } from '@petstore/application';
 import { Auth } from '../common/auth/auth.decorators';
-import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
+import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { InventoryItemDto, StockQueryDto, InventoryUpdateDto } from './inventory.dto';
+import { InventoryItemDto, StockQueryDto, InventoryUpdateDto } from '../resources/inventory.dto';
 import { ReadsFromReplica } from '../database/replica-reads';
 
 /**
@@ -30,6 +30,7 @@ export class InventoryController {
     description: 'Ordered by pet id.',
   })
   @ApiOkResponse({ type: [InventoryItemDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async list(@Query() query: StockQueryDto): Promise<Paginated<InventoryItemDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.list({ statuses: query.status }, request), request, InventoryItemDto.from);

@@ -11,7 +11,7 @@ import { CreatePet, DeletePet, PetQueries, Precondition, UpdatePet } from '@pets
 import type { Pet } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/auth/auth.decorators';
-import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
+import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { Deprecated } from '../common/deprecation/deprecated.decorator';
 import { ApiOkArrayResponse } from '../openapi/array-schema';
 import { ApiErrors } from '../openapi/api-errors.decorator';
@@ -74,6 +74,7 @@ export class PetsController {
     description: 'Pets with any of these statuses; repeat the parameter (`status=available&status=pending`).',
   })
   @ApiQuery({ name: 'ids', required: false, style: 'form', explode: false })
+  @ConditionalPage()
   async list(@Query() query: PetListQueryDto): Promise<Paginated<PetDto>> {
     const request = pageRequest(query);
     const filter = query.toFilter();

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EventPayloads, EventSubjectMap, EventSubjects } from '@petstore/application';
 import type { WebhookEventType } from '@petstore/domain';
+import { CategoryDto } from '../resources/category.dto';
+import { InventoryItemDto } from '../resources/inventory.dto';
 import { PetDto } from '../resources/pet.dto';
 import { MessageDto } from '../resources/message.dto';
 import { OrderDto } from '../resources/order.dto';
@@ -16,6 +18,13 @@ export const EVENT_PAYLOADS: EventSubjectMap<unknown> = {
   'order.cancelled': (order) => OrderDto.from(order),
   'pet.status_changed': (pet) => PetDto.from(pet),
   'message.delivered': (message) => MessageDto.from(message),
+  'pet.created': (pet) => PetDto.from(pet),
+  'pet.updated': (pet) => PetDto.from(pet),
+  'pet.deleted': (pet) => PetDto.from(pet),
+  'category.created': (category) => CategoryDto.from(category),
+  'category.updated': (category) => CategoryDto.from(category),
+  'category.deleted': (category) => CategoryDto.from(category),
+  'inventory.changed': (level) => InventoryItemDto.from(level),
 };
 
 /** EventPayloads by EVENT_PAYLOADS. */

@@ -26,8 +26,9 @@ export class EventDto {
 
   @ApiProperty({
     description:
-      'The resource as this API returned it right after the change: an Order (`order.*`), a Pet ' +
-      '(`pet.status_changed`) or a Message (`message.delivered`).',
+      'The resource as this API returned it right after the change (a deleted one as it was): an Order ' +
+      '(`order.*`), a Pet (`pet.*`), a Category (`category.*`), an InventoryItem (`inventory.changed`) or a ' +
+      'Message (`message.delivered`).',
     type: 'object',
     additionalProperties: true,
   })

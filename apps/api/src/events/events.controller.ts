@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { EventQueries, FeedPosition } from '@petstore/application';
 import { Account, isEventId, LIMITS } from '@petstore/domain';
+import { ConditionalPage } from '../common/conditional/conditional.decorator';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
 import { Stability } from '../openapi/stability.decorator';
@@ -39,9 +40,11 @@ const ApiEventPageLinks = {
 };
 
 const VISIBILITY =
-  'A customer sees the events of its own orders and messages; an administrator sees every event, and alone ' +
-  "sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is " +
-  'recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).';
+  "A customer sees the events of its own orders and messages, and the catalogue's (`pet.created`, `pet.updated`, " +
+  '`pet.deleted`, `category.*`, `inventory.changed`: every account sees them); an administrator sees every event, ' +
+  "and alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every " +
+  'change is recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by ' +
+  'default).';
 
 @ApiTags('events')
 @Auth()
@@ -70,6 +73,7 @@ export class EventsController {
       '`validation_failed`: a filter, `cursor`, `startingAfter` or `endingBefore` that is not valid, or ' +
       '`startingAfter`/`endingBefore` with each other, with `cursor` or with `order=newest`',
   })
+  @ConditionalPage()
   async list(@Query() query: EventListQueryDto, @CurrentAccount() account: Account): Promise<Paginated<EventDto>> {
     const filter = {
       types: query.type,

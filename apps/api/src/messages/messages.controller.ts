@@ -4,7 +4,7 @@ import { MessageQueries, QueueMessage } from '@petstore/application';
 import type { Account } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
-import { Conditional } from '../common/conditional/conditional.decorator';
+import { Conditional, ConditionalPage } from '../common/conditional/conditional.decorator';
 import { Stability } from '../openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -61,6 +61,7 @@ export class MessagesController {
       'paginated like every list.',
   })
   @ApiOkResponse({ type: [MessageDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async list(@Query() query: MessageListQueryDto): Promise<Paginated<MessageDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.list({ status: query.status }, request), request, MessageDto.from);

@@ -4,7 +4,7 @@ import { CancelOrder, CompleteOrder, OrderQueries, PlaceOrder, Precondition } fr
 import type { Account, Order } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
-import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
+import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -76,6 +76,7 @@ export class OrdersController {
       '(filter with `status`).',
   })
   @ApiOkResponse({ type: [OrderDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async list(@Query() query: OrderQueryDto, @CurrentAccount() account: Account): Promise<Paginated<OrderDto>> {
     const request = pageRequest(query);
     const filter = query.toFilter();

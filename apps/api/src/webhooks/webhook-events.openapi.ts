@@ -11,6 +11,11 @@ interface EventPayload {
   sent: string;
 }
 
+/** The catalogue's events: who receives them. */
+const EVERYONE =
+  "Every account may subscribe to it and sees it in `GET /events` (the store's catalogue, which every account " +
+  'may read): a storefront follows the catalogue with it.';
+
 /**
  * Every event the service sends, and what it carries in `data`: the one list the description's event schemas
  * (`OrderPlacedEvent`… and their union `WebhookEvent`, the body of the `event` callback of `POST /webhooks/endpoints`)
@@ -40,6 +45,39 @@ export const WEBHOOK_EVENTS: Record<EventName, EventPayload> = {
       'or cancelled, `PUT /store/inventory/{petId}`); `data` has the new status. Administrators only.',
   },
   'message.delivered': { data: 'Message', sent: 'A message (`POST /messages`) was delivered.' },
+  'pet.created': {
+    data: 'Pet',
+    sent: `A pet was created (\`POST /pets\`); an \`inventory.changed\` with its first stock follows. ${EVERYONE}`,
+  },
+  'pet.updated': {
+    data: 'Pet',
+    sent:
+      "A pet's name, category or status changed: by hand (`PATCH /pets/{petId}`) or through its stock (an order " +
+      'placed, completed or cancelled, `PUT /store/inventory/{petId}`); `data` is the pet as it is now. An update ' +
+      `that changes nothing sends nothing. ${EVERYONE}`,
+  },
+  'pet.deleted': {
+    data: 'Pet',
+    sent: `A pet was deleted (\`DELETE /pets/{petId}\`), its stock with it; \`data\` is the pet as it was. ${EVERYONE}`,
+  },
+  'category.created': { data: 'Category', sent: `A category was created (\`POST /categories\`). ${EVERYONE}` },
+  'category.updated': {
+    data: 'Category',
+    sent:
+      "A category's name or description changed (`PATCH /categories/{categoryId}`); `data` is the category as it " +
+      `is now. An update that changes nothing sends nothing. ${EVERYONE}`,
+  },
+  'category.deleted': {
+    data: 'Category',
+    sent: 'A category was deleted (`DELETE /categories/{categoryId}`); `data` is the category as it was. ' + EVERYONE,
+  },
+  'inventory.changed': {
+    data: 'InventoryItem',
+    sent:
+      "A pet's stock count or status changed: set by an administrator (`PUT /store/inventory/{petId}`, " +
+      "`PATCH /pets/{petId}`), taken or given back by an order (placed, cancelled, expired), or a new pet's first " +
+      `stock; \`data\` is the entry as it is now. Setting the same count sends nothing. ${EVERYONE}`,
+  },
   [WEBHOOK_PING]: {
     data: {
       type: 'object',

@@ -35,7 +35,8 @@ const URL_PROPERTY = {
 const EVENTS_PROPERTY: ApiPropertyOptions & { description: string } = {
   description:
     'The events to receive (at least one). `pet.status_changed` is for administrators; a customer receives the ' +
-    'events of its own orders and messages, an administrator those of every order.',
+    "events of its own orders and messages, an administrator those of every order; everyone the catalogue's " +
+    '(`pet.created`, `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`).',
   type: 'array',
   items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
   minItems: 1,

@@ -22,7 +22,7 @@ import {
 import type { Account, WebhookEndpoint } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
-import { Conditional, IfMatch } from '../common/conditional/conditional.decorator';
+import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { ShowsSecret } from '../idempotency/idempotency.decorators';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { ApiCallbackObjects } from '../openapi/callbacks';
@@ -94,6 +94,7 @@ export class WebhooksController {
   @Get()
   @ApiOperation({ operationId: 'listWebhookEndpoints', summary: 'Your webhook endpoints' })
   @ApiOkResponse({ type: [WebhookEndpointDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async list(@Query() query: PageQueryDto, @CurrentAccount() account: Account): Promise<Paginated<WebhookEndpointDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.list(account, request), request, WebhookEndpointDto.from);
@@ -178,6 +179,7 @@ export class WebhooksController {
   @Get(':endpointId/deliveries')
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first" })
   @ApiOkResponse({ type: [WebhookDeliveryDto], headers: ApiNextPageLink })
+  @ConditionalPage()
   async deliveries(
     @Param('endpointId', ParseIdPipe) id: number,
     @Query() query: PageQueryDto,

@@ -8,28 +8,33 @@ describe('category use cases (in-memory ports)', () => {
 
   describe('CreateCategory', () => {
     it('stores a trimmed name and the description, with a new id', async () => {
-      const created = await new CreateCategory(store.categories).execute({ name: '  Dogs ', description: 'Loyal' });
+      const created = await new CreateCategory(store.uow, store.categories, store.events).execute({
+        name: '  Dogs ',
+        description: 'Loyal',
+      });
       expect(created.toSnapshot()).toEqual({ id: expect.any(Number), name: 'Dogs', description: 'Loyal' });
       expect(await store.categories.exists(created.id)).toBe(true);
     });
 
     it('refuses a name taken in another case, storing nothing', async () => {
       await aCategory().named('Dogs').saveIn(store);
-      await expect(new CreateCategory(store.categories).execute({ name: 'dOGS' })).rejects.toBeInstanceOf(
-        CategoryNameTakenError,
-      );
+      await expect(
+        new CreateCategory(store.uow, store.categories, store.events).execute({ name: 'dOGS' }),
+      ).rejects.toBeInstanceOf(CategoryNameTakenError);
       expect((await store.categories.list({ limit: 10 })).items).toHaveLength(1);
     });
 
     it('refuses a blank name before storing', async () => {
       // execute is not async: the domain's refusal is thrown before any promise exists.
-      expect(() => new CreateCategory(store.categories).execute({ name: '  ' })).toThrow(InvalidValueError);
+      expect(() => new CreateCategory(store.uow, store.categories, store.events).execute({ name: '  ' })).toThrow(
+        InvalidValueError,
+      );
       expect((await store.categories.list({ limit: 10 })).items).toEqual([]);
     });
   });
 
   describe('UpdateCategory', () => {
-    const update = () => new UpdateCategory(store.uow, store.categories);
+    const update = () => new UpdateCategory(store.uow, store.categories, store.events);
 
     it('changes only what is given', async () => {
       const category = await aCategory().named('Cats').describedAs('Independent').saveIn(store);
@@ -71,12 +76,12 @@ describe('category use cases (in-memory ports)', () => {
   describe('DeleteCategory', () => {
     it('deletes an unused category', async () => {
       const category = await aCategory().saveIn(store);
-      await new DeleteCategory(store.uow, store.categories).execute(category.id);
+      await new DeleteCategory(store.uow, store.categories, store.events).execute(category.id);
       expect(await store.categories.exists(category.id)).toBe(false);
     });
 
     it('refuses an unknown id with CategoryNotFoundError', async () => {
-      await expect(new DeleteCategory(store.uow, store.categories).execute(404)).rejects.toBeInstanceOf(
+      await expect(new DeleteCategory(store.uow, store.categories, store.events).execute(404)).rejects.toBeInstanceOf(
         CategoryNotFoundError,
       );
     });
@@ -84,9 +89,9 @@ describe('category use cases (in-memory ports)', () => {
     it('refuses a category that still has pets (category_in_use)', async () => {
       const category = await aCategory().saveIn(store);
       await aPet().inCategory(category.id).saveIn(store);
-      await expect(new DeleteCategory(store.uow, store.categories).execute(category.id)).rejects.toBeInstanceOf(
-        CategoryInUseError,
-      );
+      await expect(
+        new DeleteCategory(store.uow, store.categories, store.events).execute(category.id),
+      ).rejects.toBeInstanceOf(CategoryInUseError);
       expect(await store.categories.exists(category.id)).toBe(true);
     });
   });

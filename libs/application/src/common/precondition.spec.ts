@@ -67,7 +67,7 @@ describe('use cases with a precondition (in-memory ports)', () => {
 
   describe('UpdatePet and DeletePet', () => {
     const update = () => new UpdatePet(store.stockCommand);
-    const remove = () => new DeletePet(store.uow, store.pets, store.orders);
+    const remove = () => new DeletePet(store.uow, store.pets, store.orders, store.events);
 
     it('updates when the precondition holds, asking it with the locked pet as stored', async () => {
       const { pet } = await aPet().named('Rex').available().saveIn(store);
@@ -104,8 +104,8 @@ describe('use cases with a precondition (in-memory ports)', () => {
   });
 
   describe('UpdateCategory and DeleteCategory', () => {
-    const update = () => new UpdateCategory(store.uow, store.categories);
-    const remove = () => new DeleteCategory(store.uow, store.categories);
+    const update = () => new UpdateCategory(store.uow, store.categories, store.events);
+    const remove = () => new DeleteCategory(store.uow, store.categories, store.events);
 
     it('update: asked with the locked category; refused, nothing changes', async () => {
       const category = await aCategory().named('Cats').describedAs('Independent').saveIn(store);

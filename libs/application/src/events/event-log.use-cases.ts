@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Account, NotFoundError } from '@petstore/domain';
+import { Account, NotFoundError, WebhookAudience } from '@petstore/domain';
 import { Page, PageRequest } from '../common/page';
 import { Clock, UnitOfWork } from '../ports';
 import { EventLog, EventLogQuery, EventRetention, FeedPage, FeedRequest, LoggedEvent } from './event.ports';
@@ -13,9 +13,10 @@ export class EventNotFoundError extends NotFoundError {
 export type EventFilter = Omit<EventLogQuery, 'subjectOwnerId'>;
 
 /**
- * `GET /events`: what a viewer may see of the log, as webhooks decide who receives what. A customer sees the
- * events about its own resources (its orders and messages); an administrator sees every event, including
- * `pet.status_changed` (about the store's pets, no customer's: administrators only, as its webhooks are).
+ * `GET /events`: what a viewer may see of the log, as webhooks decide who receives what (WebhookAudience.sees). A
+ * customer sees the events about its own resources (its orders and messages) and the catalogue's (`pet.created`,
+ * `inventory.changed`…: the store's pets, categories and stock, which every account may read); an administrator sees
+ * every event, including `pet.status_changed` (administrators only, as its webhooks are).
  */
 @Injectable()
 export class EventQueries {
@@ -30,10 +31,12 @@ export class EventQueries {
     return this.log.feed(this.visible(viewer, filter), request);
   }
 
-  /** Another customer's event (or a store event, for a customer) is not found, as a missing one is. */
+  /** Another customer's event (or `pet.status_changed`, for a customer) is not found, as a missing one is. */
   async get(id: string, viewer: Account): Promise<LoggedEvent> {
     const event = await this.log.findById(id);
-    if (!event || !(viewer.isAdmin || event.subjectOwnerId === viewer.id)) throw new EventNotFoundError(id);
+    if (!event || !WebhookAudience.sees({ id: viewer.id, isAdmin: viewer.isAdmin }, event.type, event.subjectOwnerId)) {
+      throw new EventNotFoundError(id);
+    }
     return event;
   }
 

@@ -1,4 +1,4 @@
-import { Message, Order, Pet, WebhookEventType } from '@petstore/domain';
+import { Category, Message, Order, Pet, PetStatus, WebhookEventType } from '@petstore/domain';
 import { Page, PageRequest } from '../common/page';
 
 /*
@@ -15,7 +15,10 @@ export interface OutboxEvent {
   /** A UUID: the `webhook-id` header, the same on every attempt. */
   id: string;
   type: EventName;
-  /** The account whose resource the event is about; null for the store's own (a pet). */
+  /**
+   * The account whose resource the event is about; null for the store's own that only administrators see
+   * (`pet.status_changed`); EVERY_ACCOUNT for the catalogue's, which every account sees.
+   */
   subjectOwnerId: number | null;
   /** Set for a ping: the one endpoint it goes to. */
   endpointId: number | null;
@@ -23,6 +26,14 @@ export interface OutboxEvent {
   body: string;
   createdAt: Date;
 }
+
+/**
+ * The subject owner of the catalogue's events (CATALOGUE_EVENT_TYPES): every account sees them. No account has this
+ * id (ids start at 1), so the log keeps them under it and reads a customer's page as two index ranges, its own id's
+ * and this one's, each in `seq` order (a NULL owner shared with administrators' events, filtered by type, would
+ * read those too).
+ */
+export const EVERY_ACCOUNT = 0;
 
 /**
  * The outbox, which is also the event log (`GET /events`): `add` must run inside the `UnitOfWork.run` of the
@@ -80,7 +91,10 @@ export function compareFeedPositions(a: FeedPosition, b: FeedPosition): number {
 
 /** Which events `GET /events` reads (pings are never in the log's lists). */
 export interface EventLogQuery {
-  /** Only the events about this account's resources; undefined for every event (an administrator). */
+  /**
+   * Only the events about this account's resources, and those of EVERY_ACCOUNT (the catalogue's, which every
+   * account sees); undefined for every event (an administrator).
+   */
   subjectOwnerId?: number;
   /** Only these types (any of them); undefined or empty for every type. */
   types?: readonly WebhookEventType[];
@@ -122,6 +136,13 @@ export class EventRetention {
   ) {}
 }
 
+/** A pet's stock as `inventory.changed` reports it (the stock's StockLevel: events import no slice). */
+export interface StockSubject {
+  petId: number;
+  quantity: number;
+  status: PetStatus;
+}
+
 /** What each type of fact is about: the aggregate a use case records it with. */
 export interface EventSubjects {
   'order.placed': Order;
@@ -129,6 +150,14 @@ export interface EventSubjects {
   'order.cancelled': Order;
   'pet.status_changed': Pet;
   'message.delivered': Message;
+  /** The catalogue's (CATALOGUE_EVENT_TYPES): every account sees them. A deleted resource as it was. */
+  'pet.created': Pet;
+  'pet.updated': Pet;
+  'pet.deleted': Pet;
+  'category.created': Category;
+  'category.updated': Category;
+  'category.deleted': Category;
+  'inventory.changed': StockSubject;
 }
 
 /** Every type of fact has its subject (a new type in WEBHOOK_EVENT_TYPES does not compile until it has one). */
@@ -141,6 +170,13 @@ export const EVENT_SUBJECT_OWNERS: EventSubjectMap<number | null> = {
   'order.cancelled': (order) => order.ownerId,
   'pet.status_changed': () => null,
   'message.delivered': (message) => message.ownerId,
+  'pet.created': () => EVERY_ACCOUNT,
+  'pet.updated': () => EVERY_ACCOUNT,
+  'pet.deleted': () => EVERY_ACCOUNT,
+  'category.created': () => EVERY_ACCOUNT,
+  'category.updated': () => EVERY_ACCOUNT,
+  'category.deleted': () => EVERY_ACCOUNT,
+  'inventory.changed': () => EVERY_ACCOUNT,
 };
 
 /**

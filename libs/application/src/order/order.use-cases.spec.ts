@@ -15,6 +15,7 @@ import { anAccount, anOrder, aPet, inMemoryPetstore, InMemoryPetstore } from '..
 import { EXPIRY_BATCH_SIZE, ExpireHeldOrders } from './expire-held-orders';
 import { OrderHoldSettings } from './order-hold.settings';
 import { CancelOrder, CompleteOrder, OrderQueries, PlaceOrder } from './order.use-cases';
+import { EVERY_ACCOUNT } from '../events/event.ports';
 
 describe('order use cases (in-memory ports)', () => {
   let store: InMemoryPetstore;
@@ -70,7 +71,7 @@ describe('order use cases (in-memory ports)', () => {
       expect(await statusOf(pet.id)).toBe('pending');
     });
 
-    it("records its events in the order's transaction: the pet's status change, then order.placed", async () => {
+    it("records its events in the order's transaction: the pet's status and stock, then order.placed", async () => {
       const { pet } = await aPet().available().withStock(1).saveIn(store);
       const order = await place(pet.id, 1);
       const events = [...store.db.tables.webhookEvents.values()].map(({ type, subjectOwnerId, body }) => ({
@@ -80,6 +81,16 @@ describe('order use cases (in-memory ports)', () => {
       }));
       expect(events).toEqual([
         { type: 'pet.status_changed', subjectOwnerId: null, data: { id: pet.id, status: 'pending' } },
+        {
+          type: 'pet.updated',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: expect.objectContaining({ id: pet.id, status: 'pending' }),
+        },
+        {
+          type: 'inventory.changed',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { petId: pet.id, quantity: 0, status: 'pending' },
+        },
         { type: 'order.placed', subjectOwnerId: alice.id, data: { id: order.id, petId: pet.id, complete: false } },
       ]);
     });

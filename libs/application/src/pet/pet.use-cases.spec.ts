@@ -21,7 +21,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
 
   describe('CreatePet', () => {
-    const create = () => new CreatePet(store.uow, store.pets, store.stocks, store.clock);
+    const create = () => new CreatePet(store.uow, store.pets, store.stocks, store.clock, store.events);
 
     it.each([
       ['available', 1],
@@ -116,7 +116,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
   });
 
   describe('DeletePet', () => {
-    const remove = () => new DeletePet(store.uow, store.pets, store.orders);
+    const remove = () => new DeletePet(store.uow, store.pets, store.orders, store.events);
 
     it('deletes the pet and its stock entry; completed orders stay, without their pet', async () => {
       const { pet } = await aPet().saveIn(store);

@@ -6,6 +6,7 @@ import { Clock, UnitOfWork } from '../ports';
 import { assertPrecondition, Precondition } from '../common/precondition';
 import { Page, PageRequest } from '../common/page';
 import { StockCommand } from '../stock/stock-command';
+import { EventRecorder } from '../events/event.ports';
 import { PetFilter, PetRepository } from './pet.repository';
 
 export interface CreatePetCommand {
@@ -14,7 +15,10 @@ export interface CreatePetCommand {
   status?: PetStatus;
 }
 
-/** Creates the pet and its stock entry (1 unit if available, else 0) in one transaction. */
+/**
+ * Creates the pet and its stock entry (1 unit if available, else 0) in one transaction, with its events: `pet.created`
+ * and `inventory.changed` (the new entry), so that a storefront following the catalogue has both.
+ */
 @Injectable()
 export class CreatePet {
   constructor(
@@ -22,6 +26,7 @@ export class CreatePet {
     private readonly pets: PetRepository,
     private readonly stocks: StockRepository,
     private readonly clock: Clock,
+    private readonly events: EventRecorder,
   ) {}
 
   execute(command: CreatePetCommand): Promise<Pet> {
@@ -30,7 +35,10 @@ export class CreatePet {
     return this.uow.run(async () => {
       const pet = Pet.create({ id: await this.pets.nextId(), ...fields, now: this.clock.now() });
       await this.pets.add(pet);
-      await this.stocks.create(Stock.forNewPet(pet));
+      const stock = Stock.forNewPet(pet);
+      await this.stocks.create(stock);
+      await this.events.record('pet.created', pet);
+      await this.events.record('inventory.changed', { petId: pet.id, quantity: stock.quantity, status: pet.status });
       return pet;
     });
   }
@@ -48,7 +56,8 @@ export interface UpdatePetCommand {
 /**
  * A partial update. A status change goes through the hand-change table
  * (`invalid_status_transition`); `→ sold` also empties the stock. A StockCommand: the pet and its
- * stock are locked (pet first) and saved if they changed.
+ * stock are locked (pet first) and saved if they changed, with their events (`pet.updated`, `inventory.changed`);
+ * an update that changes nothing records none.
  */
 @Injectable()
 export class UpdatePet {
@@ -68,13 +77,14 @@ export class UpdatePet {
   }
 }
 
-/** Deletes the pet; its stock entry goes with it. */
+/** Deletes the pet; its stock entry goes with it. Records `pet.deleted` (the pet as it was). */
 @Injectable()
 export class DeletePet {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly pets: PetRepository,
     private readonly orders: OrderRepository,
+    private readonly events: EventRecorder,
   ) {}
 
   /** `precondition`: the state the caller expects the pet in (If-Match), checked under the pet's lock. */
@@ -87,6 +97,7 @@ export class DeletePet {
       // Orders of a pet are opened only under this same lock, so the count stays true until the commit.
       pet.assertDeletable(await this.orders.countOpenForPet(id));
       await this.pets.delete(id);
+      await this.events.record('pet.deleted', pet);
     });
   }
 }

@@ -45,8 +45,9 @@ export interface StockOutcome {
  * save the stock entry and the pet if they changed, then the order (a new one `change`
  * returns, or the order addressed, which stays once cancelled). A rule that spans all stock
  * commands is one edit here: so are the events of those changes (`order.placed`,
- * `order.completed`, `order.cancelled`, and `pet.status_changed` whichever command changed the
- * status), recorded (EventRecorder) in the same transaction.
+ * `order.completed`, `order.cancelled`; `pet.status_changed` and `pet.updated` whichever command changed the
+ * pet, `inventory.changed` whichever changed its quantity or status), recorded (EventRecorder) in the same
+ * transaction, as held writes (no round trip of their own). A command that changes nothing records nothing.
  *
  * The lock order (pet → stock entry → order) is the same for every command, so two commands
  * on one pet run one after the other and no two wait on each other in a cycle (no deadlock).
@@ -76,10 +77,18 @@ export class StockCommand {
       const { pet, stock } = locked;
       const before = { pet: pet.toSnapshot(), status: pet.status, quantity: stock.quantity };
       const placed = await change(locked as LockedOrderStock);
-      if (stock.quantity !== before.quantity) await this.stocks.save(stock);
-      // The status read under the pet's lock is the one stored: the event needs no read of its own.
-      if (pet.status !== before.status) await this.events.record('pet.status_changed', pet);
-      if (changed(before.pet, pet.toSnapshot())) await this.pets.save(pet);
+      const stockChanged = stock.quantity !== before.quantity;
+      if (stockChanged) await this.stocks.save(stock);
+      // The status read under the pet's lock is the one stored: the events need no read of their own.
+      const statusChanged = pet.status !== before.status;
+      if (statusChanged) await this.events.record('pet.status_changed', pet);
+      if (changed(before.pet, pet.toSnapshot())) {
+        await this.pets.save(pet);
+        await this.events.record('pet.updated', pet);
+      }
+      if (stockChanged || statusChanged) {
+        await this.events.record('inventory.changed', { petId: pet.id, quantity: stock.quantity, status: pet.status });
+      }
       const order = placed ?? locked.order;
       const savedOrder = order && (await this.saveOrder(order, Boolean(placed)));
       if (savedOrder) await this.reportOrder(savedOrder, Boolean(placed));

@@ -29,8 +29,8 @@ export abstract class WebhookEndpointRepository {
   abstract listByOwner(ownerId: number, page: PageRequest): Promise<Page<WebhookEndpoint>>;
   abstract delete(id: number): Promise<void>;
   /**
-   * Enabled endpoints subscribed to `type` whose owner is `subjectOwnerId` or an administrator
-   * (the candidates; WebhookAudience decides).
+   * Enabled endpoints subscribed to `type` whose owner is `subjectOwnerId` or an administrator, or any owner for a
+   * catalogue event (CATALOGUE_EVENT_TYPES): the candidates; WebhookAudience decides.
    */
   abstract findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]>;
   /** Whether any such candidate exists (one indexed probe: most changes have no subscriber at all). */

@@ -1,6 +1,14 @@
 import { Order } from '@petstore/domain';
 import { UnitOfWork } from '../../src/ports';
-import { EventLog, EventOutbox, FeedPosition, OutboxEvent, compareFeedPositions } from '../../src/events/event.ports';
+import {
+  EventLog,
+  EventLogQuery,
+  EventOutbox,
+  EVERY_ACCOUNT,
+  FeedPosition,
+  OutboxEvent,
+  compareFeedPositions,
+} from '../../src/events/event.ports';
 import { EventConsumers, OutboxEventRecorder, RecordedEvent } from '../../src/events/event-recorder';
 import { FixedClock } from '../in-memory/in-memory-database';
 import { SummaryEventPayloads } from '../in-memory/in-memory-events';
@@ -64,6 +72,23 @@ export function describeEventOutboxContract(name: string, makeSubject: () => Pro
       expect(logged).toMatchObject({ id: event.id, type: 'order.placed', subjectOwnerId: 42, body: event.body });
       const page = await subject.log.list({ subjectOwnerId: 42 }, { limit: 10 });
       expect(page.items.map((item) => item.id)).toEqual([event.id]);
+    });
+
+    it("lists an account's own events and every account's (the catalogue's), never another's", async () => {
+      const stock = { petId: 5, quantity: 3, status: 'available' as const };
+      await subject.uow.run(async () => {
+        await recorder.record('order.placed', order(21, 42));
+        await recorder.record('order.placed', order(22, 43));
+      });
+      await subject.uow.run(() => recorder.record('inventory.changed', stock));
+      const [, , catalogue] = consumed;
+      expect(catalogue).toMatchObject({ type: 'inventory.changed', subjectOwnerId: EVERY_ACCOUNT });
+      const seen = async (query: EventLogQuery) =>
+        (await subject.log.list(query, { limit: 10 })).items.map((item) => item.type);
+      expect(await seen({ subjectOwnerId: 42 })).toEqual(['inventory.changed', 'order.placed']);
+      expect(await seen({ subjectOwnerId: 42, types: ['order.placed'] })).toEqual(['order.placed']);
+      expect(await seen({ subjectOwnerId: 44 })).toEqual(['inventory.changed']);
+      expect(await seen({})).toEqual(['inventory.changed', 'order.placed', 'order.placed']);
     });
 
     it('a change that rolls back leaves no event', async () => {

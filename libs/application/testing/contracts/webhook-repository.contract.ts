@@ -1,6 +1,6 @@
 import { WebhookEndpoint } from '@petstore/domain';
 import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
-import { EventLog, EventName, OutboxEvent } from '../../src/events/event.ports';
+import { EventLog, EventName, EVERY_ACCOUNT, OutboxEvent } from '../../src/events/event.ports';
 import { WebhookDeliveryRepository, WebhookEndpointRepository } from '../../src/webhook/webhook.ports';
 
 export interface WebhookContractSubject {
@@ -128,6 +128,17 @@ export function describeWebhookRepositoryContract(
       expect((await endpoints.findSubscribers('order.placed', null)).map(({ endpoint: e }) => e.id)).toEqual([
         store.id,
       ]);
+    });
+
+    it('finds every enabled endpoint subscribed to a catalogue event, whoever owns it', async () => {
+      const mine = await endpoint(customer, ['pet.updated', 'inventory.changed']);
+      const other = await endpoint(await subject.newAccountId('customer'), ['inventory.changed']);
+      await endpoint(customer, ['order.placed']); // another type
+      const store = await endpoint(admin, ['inventory.changed'], true);
+      const found = await endpoints.findSubscribers('inventory.changed', EVERY_ACCOUNT);
+      expect(found.map(({ endpoint: e }) => e.id)).toEqual([mine.id, other.id, store.id]);
+      expect(await endpoints.hasSubscribers('pet.updated', EVERY_ACCOUNT)).toBe(true);
+      expect(await endpoints.hasSubscribers('category.created', EVERY_ACCOUNT)).toBe(false);
     });
 
     it('disables the endpoints failing since before a time; a delivered attempt ends the streak', async () => {

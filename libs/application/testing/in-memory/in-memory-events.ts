@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Order, WebhookEventType } from '@petstore/domain';
+import { Order, Pet, WebhookEventType } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import {
@@ -10,6 +10,7 @@ import {
   EventPayloads,
   EventSubjectMap,
   EventSubjects,
+  EVERY_ACCOUNT,
   FeedPage,
   FeedPosition,
   FeedRequest,
@@ -103,7 +104,9 @@ function positionOf(seq: number): FeedPosition {
 
 function matches(event: LoggedEvent, query: EventLogQuery): boolean {
   return (
-    (query.subjectOwnerId === undefined || event.subjectOwnerId === query.subjectOwnerId) &&
+    (query.subjectOwnerId === undefined ||
+      event.subjectOwnerId === query.subjectOwnerId ||
+      event.subjectOwnerId === EVERY_ACCOUNT) &&
     (!query.types?.length || query.types.includes(event.type)) &&
     (query.createdAfter === undefined || event.createdAt >= query.createdAfter) &&
     (query.createdBefore === undefined || event.createdAt < query.createdBefore)
@@ -118,11 +121,22 @@ export class SummaryEventPayloads extends EventPayloads {
     'order.cancelled': summariseOrder,
     'pet.status_changed': (pet) => ({ id: pet.id, status: pet.status }),
     'message.delivered': (message) => ({ id: message.id, status: message.status }),
+    'pet.created': summarisePet,
+    'pet.updated': summarisePet,
+    'pet.deleted': (pet) => ({ id: pet.id }),
+    'category.created': (category) => ({ id: category.id, name: category.name }),
+    'category.updated': (category) => ({ id: category.id, name: category.name }),
+    'category.deleted': (category) => ({ id: category.id }),
+    'inventory.changed': (level) => ({ petId: level.petId, quantity: level.quantity, status: level.status }),
   };
 
   data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown {
     return (SummaryEventPayloads.SUMMARIES[type] as (subject: EventSubjects[T]) => unknown)(subject);
   }
+}
+
+function summarisePet(pet: Pet): unknown {
+  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
 }
 
 function summariseOrder(order: Order): unknown {

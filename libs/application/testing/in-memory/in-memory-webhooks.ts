@@ -1,4 +1,4 @@
-import { WebhookEndpoint, WebhookEventType, WebhookUrlRefusedError } from '@petstore/domain';
+import { isCatalogueEvent, WebhookEndpoint, WebhookEventType, WebhookUrlRefusedError } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
@@ -131,13 +131,13 @@ export class InMemoryWebhookEndpointRepository extends WebhookEndpointRepository
     return this.db.tables.accounts.get(accountId)?.role === 'admin';
   }
 
-  /** Enabled, subscribed to `type`, and owned by the subject's owner or an administrator. */
+  /** Enabled, subscribed to `type`, and owned by the subject's owner or an administrator (anyone: the catalogue's). */
   private candidates(type: WebhookEventType, subjectOwnerId: number | null): WebhookEndpointRow[] {
     return this.rows.filter(
       (row) =>
         row.events.includes(type) &&
         row.disabledAt === null &&
-        (row.ownerId === subjectOwnerId || this.isAdmin(row.ownerId)),
+        (isCatalogueEvent(type) || row.ownerId === subjectOwnerId || this.isAdmin(row.ownerId)),
     );
   }
 }

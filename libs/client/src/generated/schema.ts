@@ -542,15 +542,16 @@ export interface paths {
     };
     /**
      * The events you may see, newest first, or in commit order to catch up from a position
-     * @description A customer sees the events of its own orders and messages; an administrator sees every event, and
-     * alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is
-     * recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).
-     * Newest first by default, paginated like every list (`cursor`); the filters are kept in the `Link` header's URL.
-     * To keep a copy up to date, read the feed instead: `order=commit` lists the events oldest first in commit order,
-     * each with its `position`; save the last `position` you processed and resume with `startingAfter=<position>`: no
-     * event is ever skipped, even one whose transaction committed after later-numbered ones (the feed lists an event
-     * once every transaction that began writing before it has ended). `endingBefore=<position>` pages backwards. `Link`
-     * `rel="next"` (and `rel="prev"` going back) carry the positions.
+     * @description A customer sees the events of its own orders and messages, and the catalogue's (`pet.created`,
+     * `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`: every account sees them); an administrator sees
+     * every event, and alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks).
+     * Every change is recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30
+     * by default). Newest first by default, paginated like every list (`cursor`); the filters are kept in the `Link`
+     * header's URL. To keep a copy up to date, read the feed instead: `order=commit` lists the events oldest first in
+     * commit order, each with its `position`; save the last `position` you processed and resume with
+     * `startingAfter=<position>`: no event is ever skipped, even one whose transaction committed after later-numbered
+     * ones (the feed lists an event once every transaction that began writing before it has ended).
+     * `endingBefore=<position>` pages backwards. `Link` `rel="next"` (and `rel="prev"` going back) carry the positions.
      */
     get: operations['listEvents'];
     put?: never;
@@ -570,9 +571,11 @@ export interface paths {
     };
     /**
      * An event
-     * @description A customer sees the events of its own orders and messages; an administrator sees every event, and
-     * alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every change is
-     * recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by default).
+     * @description A customer sees the events of its own orders and messages, and the catalogue's (`pet.created`,
+     * `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`: every account sees them); an administrator sees
+     * every event, and alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks).
+     * Every change is recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30
+     * by default).
      */
     get: operations['getEvent'];
     put?: never;
@@ -1086,13 +1089,27 @@ export interface components {
       url: string;
       /**
        * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer
-       * receives the events of its own orders and messages, an administrator those of every order.
+       * receives the events of its own orders and messages, an administrator those of every order; everyone the
+       * catalogue's (`pet.created`, `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`).
        * @example [
        *       "order.placed",
        *       "order.completed"
        *     ]
        */
-      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
     };
     /** @description The endpoint just created, with its signing secret. */
     NewWebhookEndpointWithSecret: {
@@ -1108,7 +1125,20 @@ export interface components {
        *       "order.placed"
        *     ]
        */
-      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
       /**
        * Format: date-time
        * @description When it was created (ISO 8601, UTC).
@@ -1141,7 +1171,20 @@ export interface components {
        *       "order.placed"
        *     ]
        */
-      events: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
       /**
        * Format: date-time
        * @description When it was created (ISO 8601, UTC).
@@ -1167,13 +1210,28 @@ export interface components {
       url?: string;
       /**
        * @description The events to receive (at least one). `pet.status_changed` is for administrators; a customer
-       * receives the events of its own orders and messages, an administrator those of every order. Replaces the list.
+       * receives the events of its own orders and messages, an administrator those of every order; everyone the
+       * catalogue's (`pet.created`, `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`). Replaces the
+       * list.
        * @example [
        *       "order.placed",
        *       "order.completed"
        *     ]
        */
-      events?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+      events?: (
+        | 'order.placed'
+        | 'order.completed'
+        | 'order.cancelled'
+        | 'pet.status_changed'
+        | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
+      )[];
       /**
        * @description `true` enables a disabled endpoint again (`disabledAt` goes; its failing streak starts afresh, so
        * the next check does not disable it at once); `false` disables it: it receives nothing until enabled again.
@@ -1232,6 +1290,13 @@ export interface components {
         | 'order.cancelled'
         | 'pet.status_changed'
         | 'message.delivered'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'inventory.changed'
         | 'ping';
       /**
        * @description `pending`: not delivered yet (more attempts are due); `delivered`: a 2xx came back; `failed`:
@@ -1281,7 +1346,19 @@ export interface components {
       type: 'ping';
     };
     /** @enum {string} */
-    EventType: 'order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered';
+    EventType:
+      | 'order.placed'
+      | 'order.completed'
+      | 'order.cancelled'
+      | 'pet.status_changed'
+      | 'message.delivered'
+      | 'pet.created'
+      | 'pet.updated'
+      | 'pet.deleted'
+      | 'category.created'
+      | 'category.updated'
+      | 'category.deleted'
+      | 'inventory.changed';
     /**
      * @description A change, as it was (or would have been) POSTed to webhook endpoints: `type`, `timestamp` and `data`
      * are exactly the webhook body (the event schema of its type: `OrderPlacedEvent`…, see `WebhookEvent`), `id` its
@@ -1301,8 +1378,9 @@ export interface components {
        */
       timestamp: string;
       /**
-       * @description The resource as this API returned it right after the change: an Order (`order.*`), a Pet
-       * (`pet.status_changed`) or a Message (`message.delivered`).
+       * @description The resource as this API returned it right after the change (a deleted one as it was): an Order
+       * (`order.*`), a Pet (`pet.*`), a Category (`category.*`), an InventoryItem (`inventory.changed`) or a Message
+       * (`message.delivered`).
        */
       data: {
         [key: string]: unknown;
@@ -1405,6 +1483,144 @@ export interface components {
       data: components['schemas']['Message'];
     };
     /**
+     * @description The body of the `pet.created` event. A pet was created (`POST /pets`); an `inventory.changed` with
+     * its first stock follows. Every account may subscribe to it and sees it in `GET /events` (the store's catalogue,
+     * which every account may read): a storefront follows the catalogue with it.
+     */
+    PetCreatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.created';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /**
+     * @description The body of the `pet.updated` event. A pet's name, category or status changed: by hand (`PATCH
+     * /pets/{petId}`) or through its stock (an order placed, completed or cancelled, `PUT /store/inventory/{petId}`);
+     * `data` is the pet as it is now. An update that changes nothing sends nothing. Every account may subscribe to it
+     * and sees it in `GET /events` (the store's catalogue, which every account may read): a storefront follows the
+     * catalogue with it.
+     */
+    PetUpdatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.updated';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /**
+     * @description The body of the `pet.deleted` event. A pet was deleted (`DELETE /pets/{petId}`), its stock with it;
+     * `data` is the pet as it was. Every account may subscribe to it and sees it in `GET /events` (the store's
+     * catalogue, which every account may read): a storefront follows the catalogue with it.
+     */
+    PetDeletedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'pet.deleted';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Pet'];
+    };
+    /**
+     * @description The body of the `category.created` event. A category was created (`POST /categories`). Every account
+     * may subscribe to it and sees it in `GET /events` (the store's catalogue, which every account may read): a
+     * storefront follows the catalogue with it.
+     */
+    CategoryCreatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'category.created';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Category'];
+    };
+    /**
+     * @description The body of the `category.updated` event. A category's name or description changed (`PATCH
+     * /categories/{categoryId}`); `data` is the category as it is now. An update that changes nothing sends nothing.
+     * Every account may subscribe to it and sees it in `GET /events` (the store's catalogue, which every account may
+     * read): a storefront follows the catalogue with it.
+     */
+    CategoryUpdatedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'category.updated';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Category'];
+    };
+    /**
+     * @description The body of the `category.deleted` event. A category was deleted (`DELETE
+     * /categories/{categoryId}`); `data` is the category as it was. Every account may subscribe to it and sees it in
+     * `GET /events` (the store's catalogue, which every account may read): a storefront follows the catalogue with it.
+     */
+    CategoryDeletedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'category.deleted';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['Category'];
+    };
+    /**
+     * @description The body of the `inventory.changed` event. A pet's stock count or status changed: set by an
+     * administrator (`PUT /store/inventory/{petId}`, `PATCH /pets/{petId}`), taken or given back by an order (placed,
+     * cancelled, expired), or a new pet's first stock; `data` is the entry as it is now. Setting the same count sends
+     * nothing. Every account may subscribe to it and sees it in `GET /events` (the store's catalogue, which every
+     * account may read): a storefront follows the catalogue with it.
+     */
+    InventoryChangedEvent: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'inventory.changed';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC); the same on every attempt.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      timestamp: string;
+      data: components['schemas']['InventoryItem'];
+    };
+    /**
      * @description The body of the `ping` event. Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint
      * alone, once, never retried; nobody subscribes to it.
      */
@@ -1440,6 +1656,13 @@ export interface components {
       | components['schemas']['OrderCancelledEvent']
       | components['schemas']['PetStatusChangedEvent']
       | components['schemas']['MessageDeliveredEvent']
+      | components['schemas']['PetCreatedEvent']
+      | components['schemas']['PetUpdatedEvent']
+      | components['schemas']['PetDeletedEvent']
+      | components['schemas']['CategoryCreatedEvent']
+      | components['schemas']['CategoryUpdatedEvent']
+      | components['schemas']['CategoryDeletedEvent']
+      | components['schemas']['InventoryChangedEvent']
       | components['schemas']['PingEvent'];
     /**
      * @description Every `code` an `Error` can carry today (docs/api.md says when). Each operation lists its own per
@@ -1501,6 +1724,12 @@ export interface components {
      * since.
      */
     ETag: string;
+    /**
+     * @description The entity tag of this page as sent (its items and its `Link` header; strong): send it back in
+     * `If-None-Match` to revalidate the page. It changes when an item of the page, the page's items or its next page
+     * do.
+     */
+    PageETag: string;
     /** @description The request id (echoed when the request sent a sane one). */
     'X-Request-Id': string;
     /** @description `no-store`: no cache may keep a response of the API (they are per account, or carry a secret). */
@@ -2141,7 +2370,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2156,6 +2392,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2176,6 +2413,20 @@ export interface operations {
            */
           'application/json': components['schemas']['ApiKey'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -2673,7 +2924,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2688,6 +2946,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2702,6 +2961,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Category'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -3639,7 +3912,14 @@ export interface operations {
          */
         ids?: number[];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3654,6 +3934,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3670,6 +3951,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Pets'];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -4698,7 +4993,14 @@ export interface operations {
          */
         status?: components['schemas']['PetStatus'][];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4713,6 +5015,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4727,6 +5030,20 @@ export interface operations {
            */
           'application/json': components['schemas']['InventoryItem'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -5235,7 +5552,14 @@ export interface operations {
         /** @description Only orders of this pet. */
         petId?: number;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5250,6 +5574,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5269,6 +5594,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Order'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6220,7 +6559,14 @@ export interface operations {
         /** @description Only messages in this status. */
         status?: components['schemas']['MessageStatus'];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6235,6 +6581,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6251,6 +6598,20 @@ export interface operations {
            */
           'application/json': components['schemas']['Message'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -6746,7 +7107,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6761,6 +7129,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6778,6 +7147,20 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookEndpoint'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -7940,7 +8323,14 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path: {
         endpointId: number;
       };
@@ -7957,6 +8347,7 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7976,6 +8367,20 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookDelivery'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Present when more items exist: `<…?cursor=…&limit=…>; rel="next"` (other filters kept). */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`,
@@ -8506,7 +8911,20 @@ export interface operations {
         /** @description Opaque cursor from the previous page's `Link: rel="next"` header. */
         cursor?: string;
         /** @description Only events of these types (repeat the parameter, or separate with commas). */
-        type?: ('order.placed' | 'order.completed' | 'order.cancelled' | 'pet.status_changed' | 'message.delivered')[];
+        type?: (
+          | 'order.placed'
+          | 'order.completed'
+          | 'order.cancelled'
+          | 'pet.status_changed'
+          | 'message.delivered'
+          | 'pet.created'
+          | 'pet.updated'
+          | 'pet.deleted'
+          | 'category.created'
+          | 'category.updated'
+          | 'category.deleted'
+          | 'inventory.changed'
+        )[];
         /**
          * @description Only events at or after this time (inclusive, despite its name; ISO 8601 with a time zone). The
          * time is the event's `timestamp`, taken by the service before its transaction commits: an event can commit
@@ -8533,7 +8951,14 @@ export interface operations {
          */
         endingBefore?: string;
       };
-      header?: never;
+      header?: {
+        /**
+         * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
+         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
+         * earned by `*` does).
+         */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8552,6 +8977,7 @@ export interface operations {
            * `rel="prev"` while older ones exist. The other filters are kept.
            */
           Link?: string;
+          ETag: components['headers']['PageETag'];
           [name: string]: unknown;
         };
         content: {
@@ -8568,6 +8994,24 @@ export interface operations {
            */
           'application/json': components['schemas']['EventLogEntry'][];
         };
+      };
+      /** @description Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /**
+           * @description Newest first: `<…?cursor=…&limit=…>; rel="next"` while more events exist. In commit order:
+           * `<…?startingAfter=…&limit=…>; rel="next"` while more events exist now, and going back with `endingBefore`,
+           * `rel="prev"` while older ones exist. The other filters are kept.
+           */
+          Link?: string;
+          ETag: components['headers']['PageETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `validation_failed`: a filter, `cursor`, `startingAfter` or `endingBefore` that is not valid, or

@@ -1,5 +1,5 @@
 import { InvalidValueError } from '../common/domain-error';
-import { WebhookAudience, WebhookEndpoint } from './webhook';
+import { CATALOGUE_EVENT_TYPES, WebhookAudience, WebhookEndpoint } from './webhook';
 
 describe('WebhookAudience', () => {
   const customer = { id: 7, isAdmin: false };
@@ -18,6 +18,20 @@ describe('WebhookAudience', () => {
     expect(WebhookAudience.receives(admin, 'pet.status_changed', null)).toBe(true);
     expect(WebhookAudience.receives(admin, 'message.delivered', 8)).toBe(false);
     expect(WebhookAudience.receives(admin, 'message.delivered', 1)).toBe(true);
+  });
+
+  it("gives everyone the catalogue's events, to receive, to subscribe to and to see; the rest as before", () => {
+    for (const type of CATALOGUE_EVENT_TYPES) {
+      expect(WebhookAudience.receives(customer, type, null)).toBe(true);
+      expect(WebhookAudience.receives(admin, type, null)).toBe(true);
+      expect(WebhookAudience.maySubscribe(type, false)).toBe(true);
+      expect(WebhookAudience.sees(customer, type, null)).toBe(true);
+    }
+    expect(WebhookAudience.maySubscribe('pet.status_changed', false)).toBe(false);
+    expect(WebhookAudience.sees(customer, 'pet.status_changed', null)).toBe(false);
+    expect(WebhookAudience.sees(customer, 'order.placed', 8)).toBe(false);
+    expect(WebhookAudience.sees(customer, 'order.placed', 7)).toBe(true);
+    expect(WebhookAudience.sees(admin, 'message.delivered', 8)).toBe(true);
   });
 });
 

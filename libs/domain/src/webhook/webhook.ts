@@ -9,6 +9,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.cancelled',
   'pet.status_changed',
   'message.delivered',
+  'pet.created',
+  'pet.updated',
+  'pet.deleted',
+  'category.created',
+  'category.updated',
+  'category.deleted',
+  'inventory.changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export type OrderEventType = Extract<WebhookEventType, `order.${string}`>;
@@ -26,6 +33,27 @@ export const WEBHOOK_PING = 'ping';
 /** Events about no customer's resource: administrators only. */
 const ADMIN_ONLY_EVENTS: readonly WebhookEventType[] = ['pet.status_changed'];
 
+/**
+ * The catalogue's events: about the store's pets, categories and stock, which every account may read
+ * (`GET /pets`…), so every account sees them in `GET /events` and may subscribe to them (a storefront follows the
+ * catalogue with them). Recorded with no subject owner.
+ */
+export const CATALOGUE_EVENT_TYPES = [
+  'pet.created',
+  'pet.updated',
+  'pet.deleted',
+  'category.created',
+  'category.updated',
+  'category.deleted',
+  'inventory.changed',
+] as const satisfies readonly WebhookEventType[];
+export type CatalogueEventType = (typeof CATALOGUE_EVENT_TYPES)[number];
+
+/** Whether every account may see and receive events of this type (the catalogue's). */
+export function isCatalogueEvent(type: string): type is CatalogueEventType {
+  return (CATALOGUE_EVENT_TYPES as readonly string[]).includes(type);
+}
+
 /** Who may receive what (the one place that says it). */
 export const WebhookAudience = {
   /** Whether an account with this role may subscribe to the event type at all. */
@@ -34,11 +62,20 @@ export const WebhookAudience = {
   },
 
   /**
+   * Whether `viewer` sees a logged event in `GET /events` (as its endpoints would receive it): its own resources'
+   * events and the catalogue's; an administrator every event.
+   */
+  sees(viewer: { id: number; isAdmin: boolean }, type: WebhookEventType, subjectOwnerId: number | null): boolean {
+    return viewer.isAdmin || isCatalogueEvent(type) || (subjectOwnerId !== null && subjectOwnerId === viewer.id);
+  },
+
+  /**
    * Whether an endpoint of `owner` receives an event about a resource of `subjectOwnerId` (null:
    * a resource of the store, such as a pet). A customer receives the events of its own orders and
-   * messages; an administrator also every order's events and the pets' status changes.
+   * messages and the catalogue's events; an administrator also every order's events and the pets' status changes.
    */
   receives(owner: { id: number; isAdmin: boolean }, type: WebhookEventType, subjectOwnerId: number | null): boolean {
+    if (isCatalogueEvent(type)) return true;
     if (subjectOwnerId !== null && subjectOwnerId === owner.id) return true;
     if (!owner.isAdmin) return false;
     return type.startsWith('order.') || ADMIN_ONLY_EVENTS.includes(type);

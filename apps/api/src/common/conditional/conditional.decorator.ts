@@ -28,6 +28,22 @@ export function Conditional(resource: string): MethodDecorator {
   );
 }
 
+/** The route config's value of `@ConditionalPage()`: the tag covers the page's body and its `Link`. */
+export const CONDITIONAL_PAGE = 'page';
+
+/**
+ * A list operation that takes part in conditional requests, in one line: its 200 carries `ETag`, the tag of the page
+ * as sent (its JSON body and its `Link` header: a page whose items did not change but which now has a next page is
+ * another page), and a `GET` answers 304 to an `If-None-Match` that lists it, refunded by the rate limit as
+ * `@Conditional`'s are. A list takes no `If-Match`: nothing changes a page.
+ */
+export function ConditionalPage(): MethodDecorator {
+  return applyDecorators(
+    MergeRouteConfig({ [CONDITIONAL_ROUTE_CONFIG]: CONDITIONAL_PAGE }),
+    ApiExtension(CONDITIONAL_OPENAPI_MARKER, { resource: 'page', page: true }),
+  );
+}
+
 /**
  * The request's `If-Match` and `If-None-Match` as a precondition for the use case, which asks it under the resource's
  * row lock, with the tag of the representation the resource has then (`represent`, the DTO the `GET` sends):

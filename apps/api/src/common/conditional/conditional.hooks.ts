@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CONDITIONAL_ROUTE_CONFIG } from './conditional.decorator';
+import { CONDITIONAL_PAGE, CONDITIONAL_ROUTE_CONFIG } from './conditional.decorator';
 import { entityTag, matchesWeakly, parseEntityTags } from './entity-tag';
 
 /**
@@ -18,7 +18,7 @@ export function revalidatedWithTag(request: FastifyRequest): boolean {
 /**
  * Enforces `@Conditional` on the Fastify instance, keyed by the route's config, in one `onSend` hook: the tag is
  * made from the JSON text Fastify is about to send (no second serialisation), so it is the tag of exactly that body.
- * - A 200 with a body gets `ETag`.
+ * - A 200 with a body gets `ETag` (a list's, `@ConditionalPage`, covers its `Link` too).
  * - A `GET`/`HEAD` whose `If-None-Match` lists the tag (weak comparison) or is `*` becomes `304 Not Modified`:
  *   no body, no `Content-Type`/`Content-Length`, the `ETag` and the other headers kept. A malformed `If-None-Match`
  *   is ignored (the full answer is safe). The rate limit's `onSend`, registered after this one, gives the request
@@ -27,10 +27,11 @@ export function revalidatedWithTag(request: FastifyRequest): boolean {
 export function registerConditionalRequests(fastify: FastifyInstance): void {
   // Callback-style: no promise per response.
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode !== 200 || typeof payload !== 'string' || !isConditional(request)) {
+    const conditional = conditionalOf(request);
+    if (reply.statusCode !== 200 || typeof payload !== 'string' || conditional === undefined) {
       return done(null, payload);
     }
-    const tag = entityTag(payload);
+    const tag = entityTag(conditional === CONDITIONAL_PAGE ? pageAsSent(payload, reply.getHeader('link')) : payload);
     void reply.header('ETag', tag);
     const listed = isSafe(request) ? parseEntityTags(request.headers['if-none-match']) : null;
     if (listed !== null && matchesWeakly(listed, tag)) {
@@ -44,9 +45,17 @@ export function registerConditionalRequests(fastify: FastifyInstance): void {
   });
 }
 
-function isConditional(request: FastifyRequest): boolean {
+/** `true` for `@Conditional` (one resource), CONDITIONAL_PAGE for `@ConditionalPage` (a list); else undefined. */
+function conditionalOf(request: FastifyRequest): true | typeof CONDITIONAL_PAGE | undefined {
   const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
-  return config?.[CONDITIONAL_ROUTE_CONFIG] === true;
+  const value = config?.[CONDITIONAL_ROUTE_CONFIG];
+  return value === true || value === CONDITIONAL_PAGE ? value : undefined;
+}
+
+/** What a page's tag is made from: its body, and its `Link` (set by the pagination's preSerialization hook). */
+function pageAsSent(body: string, link: number | string | string[] | undefined): string {
+  if (link === undefined) return body;
+  return `${body}\n${Array.isArray(link) ? link.join(', ') : String(link)}`;
 }
 
 function isSafe(request: FastifyRequest): boolean {

@@ -20,6 +20,18 @@ export const ETAG_HEADER = {
   schema: { type: 'string', maxLength: 64, example: '"q3v8AyNHfsn0e5q3PzbYwQ"' },
 };
 
+const PAGE_ETAG = { $ref: '#/components/headers/PageETag' };
+
+/** A list's tag (`@ConditionalPage`), declared once in `components.headers`. */
+export const PAGE_ETAG_HEADER = {
+  required: true,
+  description:
+    'The entity tag of this page as sent (its items and its `Link` header; strong): send it back in ' +
+    "`If-None-Match` to revalidate the page. It changes when an item of the page, the page's items or its next " +
+    'page do.',
+  schema: { type: 'string', maxLength: 64, example: '"dGhlIHBhZ2UgYXMgc2Vu"' },
+};
+
 const TAG_LIST = { type: 'string', maxLength: 1024, example: '"q3v8AyNHfsn0e5q3PzbYwQ"' };
 
 /**
@@ -29,12 +41,18 @@ const TAG_LIST = { type: 'string', maxLength: 1024, example: '"q3v8AyNHfsn0e5q3P
  * Runs before the shared responses and headers are added (`completeDocument`), so that the 304 and 412 get them too.
  */
 export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObject {
-  ((document.components ??= {}).headers ??= {})['ETag'] = ETAG_HEADER;
+  const headers = ((document.components ??= {}).headers ??= {});
+  headers['ETag'] = ETAG_HEADER;
+  headers['PageETag'] = PAGE_ETAG_HEADER;
   for (const item of Object.values(document.paths)) {
     for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
-      const marker = operation?.[CONDITIONAL_OPENAPI_MARKER] as { resource: string } | undefined;
+      const marker = operation?.[CONDITIONAL_OPENAPI_MARKER] as { resource: string; page?: true } | undefined;
       if (!marker) continue;
       delete operation[CONDITIONAL_OPENAPI_MARKER];
+      if (marker.page) {
+        describePage(operation);
+        continue;
+      }
       const { resource } = marker;
       if (operation.responses['200']) {
         operation.responses['200'] = {
@@ -87,4 +105,29 @@ export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObj
     }
   }
   return document;
+}
+
+/** A list's `ETag` on the 200, and the `If-None-Match` and 304 of its GET (`@ConditionalPage`). */
+function describePage(operation: Operation): void {
+  if (operation.responses['200']) {
+    operation.responses['200'] = {
+      ...operation.responses['200'],
+      headers: { ...operation.responses['200'].headers, ETag: PAGE_ETAG },
+    };
+  }
+  (operation.parameters ??= []).push({
+    in: 'header',
+    name: 'If-None-Match',
+    required: false,
+    description:
+      'The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its items and ' +
+      'its `Link`), the answer is 304 without a body, which does not count against the rate limit (one earned by ' +
+      '`*` does).',
+    schema: TAG_LIST,
+  });
+  // The 304 keeps the page's headers (its `Link`, which the tag covers), as the 200 declares them.
+  operation.responses['304'] = {
+    description: 'Not modified: the page is still the one `If-None-Match` names (items and `Link`); no body.',
+    headers: { ...operation.responses['200']?.headers, ETag: PAGE_ETAG },
+  };
 }

@@ -142,13 +142,15 @@ describe('The event log on PostgreSQL (real database)', () => {
       }
     }
 
-    // A log of 50,000 events of 500 accounts over 50 days, appended in time order, with statistics.
+    // A log of 50,000 events of 500 accounts (and the catalogue's, every account's) over 50 days, appended in time
+    // order, with statistics.
     beforeAll(async () => {
       await resetDatabase(db.dataSource);
       await db.dataSource.query(
         `INSERT INTO webhook_events (id, type, subject_owner_id, body, created_at)
-         SELECT gen_random_uuid(), CASE WHEN n % 10 = 0 THEN 'pet.status_changed' ELSE 'order.placed' END,
-                CASE WHEN n % 10 = 0 THEN NULL ELSE n % 500 END, '{}',
+         SELECT gen_random_uuid(),
+                CASE n % 10 WHEN 0 THEN 'pet.status_changed' WHEN 5 THEN 'inventory.changed' ELSE 'order.placed' END,
+                CASE n % 10 WHEN 0 THEN NULL WHEN 5 THEN 0 ELSE n % 500 END, '{}',
                 timestamptz '2026-01-01' + n * interval '86 seconds'
            FROM generate_series(1, 50000) AS n`,
       );
@@ -176,12 +178,65 @@ describe('The event log on PostgreSQL (real database)', () => {
       expect(await planOf((log) => log.feed({ types: ['order.placed'] }, { limit: 20 }))).toContain(
         'webhook_events_commit_idx',
       );
+      // A customer's feed: its events and the catalogue's, each branch through an index from the position on.
+      const customer = await planOf((log) => log.feed({ subjectOwnerId: 7 }, { limit: 20, after: at }));
+      expect(customer.match(/webhook_events_owner_commit_idx/g)?.length).toBeGreaterThanOrEqual(1);
+      expect(customer).not.toMatch(/Seq Scan/);
+    });
+
+    it("a customer's page (its events and the catalogue's) reads two index ranges, newest first", async () => {
+      const plan = await planOf((log) => log.list({ subjectOwnerId: 7 }, { limit: 20, afterId: 40_000 }));
+      // Each branch walks an index newest first and stops at the page's size (the catalogue's, 1 event in 10 here,
+      // by (subject_owner_id, seq) or by seq, as the planner likes): nothing reads every event of an owner to sort it.
+      expect(plan.match(/Index Scan Backward using webhook_events_(owner_)?seq_idx/g)).toHaveLength(2);
+      expect(plan).toContain('webhook_events_owner_seq_idx');
+      expect(plan).not.toMatch(/Seq Scan|Bitmap/);
     });
 
     it('the purge finds the old events through the BRIN index on created_at', async () => {
       expect(await planOf((log) => log.purgeBatch(new Date('2026-01-01T00:00:00Z'), 10_000))).toContain(
         'webhook_events_created_brin',
       );
+    });
+  });
+
+  describe("a customer's list", () => {
+    const log = () => new PgEventLog(db.host);
+    beforeAll(async () => {
+      await resetDatabase(db.dataSource);
+      // seq 1…12: owner 7's order, owner 8's order, the store's status change, then the catalogue's, in turns.
+      await db.dataSource.query(
+        `INSERT INTO webhook_events (id, type, subject_owner_id, body, created_at)
+         SELECT gen_random_uuid(), t.type, t.owner, '{}', timestamptz '2026-01-01' + n * interval '1 second'
+           FROM generate_series(1, 12) AS n,
+                LATERAL (SELECT (ARRAY['order.placed', 'order.placed', 'pet.status_changed', 'pet.updated',
+                                       'inventory.changed', 'category.created'])[(n - 1) % 6 + 1] AS type,
+                                (ARRAY[7, 8, NULL, 0, 0, 0])[(n - 1) % 6 + 1]::bigint AS owner) AS t
+          ORDER BY n`,
+      );
+    });
+
+    it("holds its own and the catalogue's, newest first, paged, filtered; never another's or the store's", async () => {
+      const seen = async (query: Parameters<PgEventLog['list']>[0], afterId?: number) =>
+        (await log().list(query, { limit: 3, afterId })).items.map((event) => [event.seq, event.type]);
+      const first = await log().list({ subjectOwnerId: 7 }, { limit: 3 });
+      expect(first.items.map((event) => [event.seq, event.type])).toEqual([
+        [12, 'category.created'],
+        [11, 'inventory.changed'],
+        [10, 'pet.updated'],
+      ]);
+      expect(first.nextAfterId).toBe(10);
+      expect(await seen({ subjectOwnerId: 7 }, 10)).toEqual([
+        [7, 'order.placed'],
+        [6, 'category.created'],
+        [5, 'inventory.changed'],
+      ]);
+      expect(await seen({ subjectOwnerId: 7, types: ['order.placed', 'pet.status_changed', 'pet.updated'] })).toEqual([
+        [10, 'pet.updated'],
+        [7, 'order.placed'],
+        [4, 'pet.updated'],
+      ]);
+      expect(await seen({ subjectOwnerId: 9, types: ['order.placed'] })).toEqual([]);
     });
   });
 });

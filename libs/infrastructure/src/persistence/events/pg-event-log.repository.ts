@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   EventLog,
   EventLogQuery,
+  EVERY_ACCOUNT,
   FeedPage,
   FeedPosition,
   FeedRequest,
@@ -23,34 +24,78 @@ import { TransactionHost } from '../../database/transaction-host';
  * commit-order indexes are built on. An event is settled when its transaction is older than the oldest transaction
  * still in progress (`pg_snapshot_xmin` of the statement's own snapshot): every older one has ended, so no event can
  * appear before it any more. The feed lists settled events only: a position it hands out is final.
+ *
+ * A customer sees its own events and every account's (EVERY_ACCOUNT: the catalogue's). Each list is then two
+ * branches, one per owner, each read in the list's order through its index and cut at the page's size, then merged:
+ * an OR of the two owners would read every event of both to sort them (the catalogue's are many).
  */
 const XACT = `COALESCE(xact_id, '0'::xid8)`;
 const SETTLED = `${XACT} < pg_snapshot_xmin(pg_current_snapshot())`;
 const COLUMNS = `id, type, subject_owner_id, body, created_at, seq, ${XACT}::text AS xact, ${SETTLED} AS settled`;
-/** The filters of every list: `$1` the account, `$2` the types, `$3` created at or after, `$4` created before. */
-const FILTERS = `($1::bigint IS NULL OR subject_owner_id = $1)
-    AND ($2::text[] IS NULL OR type = ANY ($2))
+/** The filters of every list but the owner's: `$2` the types, `$3` created at or after, `$4` created before. */
+const FILTERS = `($2::text[] IS NULL OR type = ANY ($2))
     AND ($3::timestamptz IS NULL OR created_at >= $3)
     AND ($4::timestamptz IS NULL OR created_at < $4)`;
+
+/** One list: its own condition, its order (on the table, and on the merged branches' columns), its limit parameter. */
+interface ListShape {
+  where: string;
+  order: string;
+  mergedOrder: string;
+  limit: string;
+}
+
+/** Every account's events, or (`$1` set) one account's only: the administrator's lists. */
+const anyOwner = ({ where, order, limit }: ListShape): string => `SELECT ${COLUMNS} FROM webhook_events
+  WHERE endpoint_id IS NULL AND ($1::bigint IS NULL OR subject_owner_id = $1) AND ${FILTERS} AND ${where}
+  ORDER BY ${order} LIMIT ${limit}`;
+
+/** A customer's: the account `$1`'s events and EVERY_ACCOUNT's (the parameter after the limit). */
+function ownAndEveryAccount({ where, order, mergedOrder, limit }: ListShape): string {
+  const everyAccount = `$${Number(limit.slice(1)) + 1}`;
+  const branch = (owner: string) => `(SELECT ${COLUMNS}, ${XACT} AS xact_order FROM webhook_events
+    WHERE endpoint_id IS NULL AND subject_owner_id = ${owner} AND ${FILTERS} AND ${where}
+    ORDER BY ${order} LIMIT ${limit})`;
+  return `SELECT * FROM (${branch('$1')} UNION ALL ${branch(everyAccount)}) AS visible
+  ORDER BY ${mergedOrder} LIMIT ${limit}`;
+}
+
 /** Newest first: `$5` the `seq` to continue below, `$6` the rows to read. */
-const LIST = `SELECT ${COLUMNS} FROM webhook_events
-  WHERE endpoint_id IS NULL AND ${FILTERS}
-    AND ($5::bigint IS NULL OR seq < $5)
-  ORDER BY seq DESC LIMIT $6`;
+const NEWEST_FIRST: ListShape = {
+  where: '($5::bigint IS NULL OR seq < $5)',
+  order: 'seq DESC',
+  mergedOrder: 'seq DESC',
+  limit: '$6',
+};
 /** The feed from its start: the oldest settled events; `$5` the rows to read. */
-const FEED_FROM_START = `SELECT ${COLUMNS} FROM webhook_events
-  WHERE endpoint_id IS NULL AND ${SETTLED} AND ${FILTERS}
-  ORDER BY ${XACT}, seq LIMIT $5`;
+const FEED_FROM_START: ListShape = {
+  where: SETTLED,
+  order: `${XACT}, seq`,
+  mergedOrder: 'xact_order, seq',
+  limit: '$5',
+};
 /** The feed after a position (`$5` its transaction, `$6` its seq), oldest first; `$7` the rows to read. */
-const FEED_AFTER = `SELECT ${COLUMNS} FROM webhook_events
-  WHERE endpoint_id IS NULL AND ${SETTLED} AND ${FILTERS}
-    AND (${XACT}, seq) > ($5::xid8, $6::bigint)
-  ORDER BY ${XACT}, seq LIMIT $7`;
+const FEED_AFTER: ListShape = {
+  where: `${SETTLED} AND (${XACT}, seq) > ($5::xid8, $6::bigint)`,
+  order: `${XACT}, seq`,
+  mergedOrder: 'xact_order, seq',
+  limit: '$7',
+};
 /** The feed before a position (`$5` its transaction, `$6` its seq), nearest first; `$7` the rows to read. */
-const FEED_BEFORE = `SELECT ${COLUMNS} FROM webhook_events
-  WHERE endpoint_id IS NULL AND ${SETTLED} AND ${FILTERS}
-    AND (${XACT}, seq) < ($5::xid8, $6::bigint)
-  ORDER BY ${XACT} DESC, seq DESC LIMIT $7`;
+const FEED_BEFORE: ListShape = {
+  where: `${SETTLED} AND (${XACT}, seq) < ($5::xid8, $6::bigint)`,
+  order: `${XACT} DESC, seq DESC`,
+  mergedOrder: 'xact_order DESC, seq DESC',
+  limit: '$7',
+};
+
+/** Each list's statement for an administrator and for a customer. */
+const STATEMENTS = new Map(
+  [NEWEST_FIRST, FEED_FROM_START, FEED_AFTER, FEED_BEFORE].map((shape) => [
+    shape,
+    { anyOwner: anyOwner(shape), ownAndEveryAccount: ownAndEveryAccount(shape) },
+  ]),
+);
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM webhook_events WHERE id = $1 AND endpoint_id IS NULL`;
 /**
  * The oldest events first, through the BRIN index on created_at (a bitmap scan: the ranges before `$1`); their
@@ -104,25 +149,30 @@ export class PgEventLog extends EventLog {
   }
 
   async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
-    const rows = await this.host.query<LoggedEventRow>(LIST, [...filterParams(query), afterId ?? null, limit + 1]);
+    const rows = await this.select(NEWEST_FIRST, query, [afterId ?? null, limit + 1]);
     return pageFromRows(rows.map(toLoggedEvent), limit, (event) => event.seq);
   }
 
   /** One statement per direction (not `$n IS NULL OR …`), so that each plan reads its index from the position on. */
   async feed(query: EventLogQuery, { limit, after, before }: FeedRequest): Promise<FeedPage> {
-    const filters = filterParams(query);
     const rows =
       before !== undefined
-        ? (
-            await this.host.query<LoggedEventRow>(FEED_BEFORE, [...filters, before.xact, before.seq, limit + 1])
-          ).reverse()
+        ? (await this.select(FEED_BEFORE, query, [before.xact, before.seq, limit + 1])).reverse()
         : after !== undefined
-          ? await this.host.query<LoggedEventRow>(FEED_AFTER, [...filters, after.xact, after.seq, limit + 1])
-          : await this.host.query<LoggedEventRow>(FEED_FROM_START, [...filters, limit + 1]);
+          ? await this.select(FEED_AFTER, query, [after.xact, after.seq, limit + 1])
+          : await this.select(FEED_FROM_START, query, [limit + 1]);
     const hasMore = rows.length > limit;
     // Backwards, the extra row is the oldest (first after the reverse); forwards, the newest (last).
     const page = hasMore ? (before !== undefined ? rows.slice(1) : rows.slice(0, limit)) : rows;
     return { items: page.map(toFeedEvent), hasMore };
+  }
+
+  /** A list's statement for who asks: the filters, then the list's own parameters (and EVERY_ACCOUNT for a customer). */
+  private select(shape: ListShape, query: EventLogQuery, own: unknown[]): Promise<LoggedEventRow[]> {
+    const statements = STATEMENTS.get(shape) as { anyOwner: string; ownAndEveryAccount: string };
+    return query.subjectOwnerId === undefined
+      ? this.host.query<LoggedEventRow>(statements.anyOwner, [...filterParams(query), ...own])
+      : this.host.query<LoggedEventRow>(statements.ownAndEveryAccount, [...filterParams(query), ...own, EVERY_ACCOUNT]);
   }
 
   async findById(id: string): Promise<LoggedEvent | null> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, pageFromRows, WebhookEndpointRepository, WebhookSubscriber } from '@petstore/application';
-import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { isCatalogueEvent, WebhookEndpoint, WebhookEventType } from '@petstore/domain';
 import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
@@ -30,14 +30,18 @@ const UPDATE = `UPDATE webhook_endpoints
 const LIST_BY_OWNER = `SELECT ${COLUMNS} FROM webhook_endpoints
   WHERE owner_id = $1 AND id > $2 ORDER BY id LIMIT $3`;
 const DELETE = `DELETE FROM webhook_endpoints WHERE id = $1`;
-/** The candidates: enabled, subscribed to `$1`, owned by the subject's owner `$2` or an administrator. */
+/**
+ * The candidates: enabled, subscribed to `$1`, owned by the subject's owner `$2` or an administrator, or by anyone
+ * when `$3` (a catalogue event, which every account may receive).
+ */
 const FIND_SUBSCRIBERS = `SELECT ${WITH_OWNER}
   FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
-  WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')
+  WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND ($3::boolean OR e.owner_id = $2 OR a.role = 'admin')
   ORDER BY e.id`;
 const HAS_SUBSCRIBERS = `SELECT EXISTS (
   SELECT 1 FROM webhook_endpoints e JOIN accounts a ON a.id = e.owner_id
-  WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND (e.owner_id = $2 OR a.role = 'admin')) AS found`;
+  WHERE $1 = ANY (e.events) AND e.disabled_at IS NULL AND ($3::boolean OR e.owner_id = $2 OR a.role = 'admin'))
+  AS found`;
 const RECORD_DELIVERED = `UPDATE webhook_endpoints SET failing_since = NULL
   WHERE id = $1 AND failing_since IS NOT NULL`;
 const RECORD_FAILED = `UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`;
@@ -148,12 +152,20 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async findSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<WebhookSubscriber[]> {
-    const rows = await this.host.query<EndpointWithOwnerRow>(FIND_SUBSCRIBERS, [type, subjectOwnerId]);
+    const rows = await this.host.query<EndpointWithOwnerRow>(FIND_SUBSCRIBERS, [
+      type,
+      subjectOwnerId,
+      isCatalogueEvent(type),
+    ]);
     return rows.map(toSubscriber);
   }
 
   async hasSubscribers(type: WebhookEventType, subjectOwnerId: number | null): Promise<boolean> {
-    const [row] = await this.host.query<{ found: boolean }>(HAS_SUBSCRIBERS, [type, subjectOwnerId]);
+    const [row] = await this.host.query<{ found: boolean }>(HAS_SUBSCRIBERS, [
+      type,
+      subjectOwnerId,
+      isCatalogueEvent(type),
+    ]);
     return row.found;
   }
 
