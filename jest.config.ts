@@ -1,7 +1,8 @@
 /**
  * Jest reads its TypeScript config files with ts-node, which by default type-checks them (a whole program, @nx/jest's
  * declarations included: 5 to 10 s before the first test on a busy machine). Transpiling is enough here: the types
- * of these files are checked by `npm run typecheck`. The option of the first config read holds for the others.
+ * of these files are checked by `npm run typecheck` (this one through tools/jest/tsconfig.json). The option of the
+ * first config read holds for the others.
  * @jest-config-loader-options {"transpileOnly": true}
  */
 import type { Config } from 'jest';
