@@ -24,7 +24,8 @@ export class OpenApiContract {
   /**
    * The contract of a served description, by its text: one per description and jest file, however many apps the file
    * starts (rate-limit.e2e starts 16). Building one (Ajv, the formats, the components) and compiling each response's
-   * validator cost 20 to 100 ms of CPU per app start, and more under load; a check's answer depends on the description alone.
+   * validator cost 20 to 100 ms of CPU per app start, and more under load; a check's answer depends on the
+   * description alone.
    */
   static of(text: string): OpenApiContract {
     let contract = CONTRACTS.get(text);
