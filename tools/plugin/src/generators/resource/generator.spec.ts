@@ -55,6 +55,8 @@ function childEnv(): NodeJS.ProcessEnv {
   return {
     ...env,
     ...(server ? { TEST_DATABASE_URL: server } : {}),
+    // Nx's graph plugins in the command's own process, not one process each: nx g took 12 s of CPU, 4.5 s so.
+    NX_ISOLATE_PLUGINS: 'false',
     NX_DAEMON: 'false',
     NX_NO_CLOUD: 'true',
     FORCE_COLOR: '0',
