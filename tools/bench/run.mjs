@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchCustomer, purgeWhile, RARE_TYPE, seedHistory, tableSizes } from './growth.mjs';
 import { overload, overloadTargets } from './overload.mjs';
+import { replicaScenario } from './replica.mjs';
 import pg from 'pg';
 import { formatProfileSummary, summariseProfile } from './profile.mjs';
 
@@ -90,9 +91,15 @@ const SCENARIO_KEYS = [
   'purge',
   // Last: one instance offered twice its capacity (tools/bench/overload.mjs), on an instance of its own.
   'overload',
+  // With BENCH_REPLICA_URL only (a hot standby of DATABASE_URL): the primary's CPU per read without and with it
+  // (tools/bench/replica.mjs). Not run otherwise: the bench without a replica is the bench as before.
+  'replica',
 ];
 // BENCH_SCENARIOS=orderRandom,orderHot measures only those (a quicker run while working on one path).
-const ONLY = process.env.BENCH_SCENARIOS ? listSetting('BENCH_SCENARIOS', '', SCENARIO_KEYS) : SCENARIO_KEYS;
+const REPLICA_URL = process.env.BENCH_REPLICA_URL ?? '';
+const ONLY = process.env.BENCH_SCENARIOS
+  ? listSetting('BENCH_SCENARIOS', '', SCENARIO_KEYS)
+  : SCENARIO_KEYS.filter((key) => key !== 'replica' || REPLICA_URL);
 // `--label NAME` (or BENCH_LABEL): results go to tmp/bench/<date>-NAME.md, so that runs of one day stay apart.
 const LABEL = (() => {
   const at = process.argv.indexOf('--label');
@@ -552,6 +559,20 @@ function markdown(report) {
           ),
         ]
       : []),
+    ...(report.replica
+      ? [
+          '',
+          `## Read replica (\`${report.replica.path}\`; the primary's CPU per read is the number that scales)`,
+          '',
+          '| instance | req/s | p99 ms | non-2xx / errors | primary CPU µs per read |',
+          '|---|---|---|---|---|',
+          ...Object.entries(report.replica.modes).map(
+            ([mode, m]) => `| ${mode} | ${m.reqPerSec} | ${m.p99} | ${m.non2xx} | ${m.primaryCpuUsPerRead ?? '–'} |`,
+          ),
+          '',
+          `Primary CPU per read, with the replica / without: ${report.replica.primaryCpuRatio ?? '–'}.`,
+        ]
+      : []),
     ...(report.overload
       ? [
           '',
@@ -927,6 +948,39 @@ async function main() {
         } finally {
           await stopChild(child);
         }
+      }
+    }
+    if (ONLY.includes('replica') && !REPLICA_URL) console.log('\nreplica: skipped, BENCH_REPLICA_URL is not set.');
+    if (ONLY.includes('replica') && REPLICA_URL) {
+      const path = '/pets?status=available&limit=20';
+      const port = await freePort();
+      const child = startApp('app-replica', port, databaseUrl, 'warn', { DATABASE_REPLICA_URLS: REPLICA_URL });
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        await waitUntil('the service with a replica', child, () => fetch(`${base}/health/ready`).then((r) => r.ok));
+        const r = await replicaScenario({
+          servers: { 'primary only': servers[appName].base, 'with replica': base },
+          db,
+          headers: { authorization: `Bearer ${adminKey}` },
+          path,
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+          rounds: ROUNDS,
+          warmupSeconds: WARMUP_SECONDS,
+        });
+        report.replica = r;
+        console.log(
+          `\nreplica: ${path}; ` +
+            Object.entries(r.modes)
+              .map(
+                ([mode, m]) =>
+                  `${mode} ${m.reqPerSec} r/s p99 ${m.p99} ms, primary CPU ${m.primaryCpuUsPerRead ?? '?'} µs/read`,
+              )
+              .join('; ') +
+            `; primary CPU per read with/without the replica: ${r.primaryCpuRatio ?? '?'}`,
+        );
+      } finally {
+        await stopChild(child);
       }
     }
     if (statementsAvailable) {

@@ -61,6 +61,8 @@ describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
     expect(total.value).toBeGreaterThanOrEqual(1);
     expect(idle.value).toBeLessThanOrEqual(total.value);
     expect(waiting.value).toBeGreaterThanOrEqual(0);
+    // Without DATABASE_REPLICA_URLS nothing of the read routing exists (read-replicas.e2e.spec.ts has them).
+    expect(text).not.toContain('db_replica_');
   });
 
   it('has the message queue: depth, age of the oldest queued, failed messages, failed attempts', async () => {

@@ -31,3 +31,5 @@ export * from './webhook/webhook-http';
 export * from './webhook/webhook-worker';
 export * from './change-signals/pg-key-revocations.signals';
 export * from './change-signals/pg-webhook-endpoint-changes.signals';
+export * from './database/replicas/read-replicas';
+export * from './database/replicas/replica-lag';

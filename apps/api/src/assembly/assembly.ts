@@ -96,7 +96,8 @@ export class ProcessModule {
           // Only a process that serves HTTP keeps caches (API keys, webhook subscribers), so only it listens.
           ChangeSignalsModule.settings({ databaseUrl: directUrl, listen: listens }),
         ]),
-        DatabaseModule.forRoot(databaseUrl, config),
+        // Only a process that serves HTTP reads from replicas (DATABASE_REPLICA_URLS): workers write, and poll nothing.
+        DatabaseModule.forRoot(databaseUrl, config, { readReplicas: http }),
         DrainModule, // the shutdown drain (main.ts starts it; readiness and a Fastify hook read it)
         // Every process runs both, whatever its slices: the queue's schema and queues are created at start-up, and
         // the API key guard reads the key cache.

@@ -1,6 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Clock } from '@petstore/application';
+import { ReadReplicas } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
+import { registerReplicaReads } from '../database/replica-reads';
 import { Admission } from '../common/admission/admission';
 import { BearerStrategy } from '../common/auth/bearer.strategy';
 import { registerConditionalRequests } from '../common/conditional/conditional.hooks';
@@ -26,6 +28,7 @@ export interface PipelineSettings {
   admission: ConfigPart<'admission'>;
   auth: ConfigPart<'auth'>;
   deprecations: ConfigPart<'deprecations'>;
+  database: ConfigPart<'database'>;
   /** The process's logger: the access log writes through it. */
   logger: RootLogger;
   /** Redis key prefix of the rate-limit counters (tests keep theirs apart); else REDIS_KEY_PREFIX + `ratelimit:`. */
@@ -92,6 +95,13 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
     };
     const bearer = app.get(BearerStrategy);
     registerRateLimit(fastify, store, limits, (request) => bearer.authenticateRequest(request));
+  }
+  // DATABASE_REPLICA_URLS only. preHandler: a GET that may read from a replica runs in its caller's ReadScope, after
+  // every refusal above and with the key verified on the primary; onSend: a write answered 2xx records the account's
+  // WAL position before the answer leaves (read-your-writes on every instance).
+  if (settings.database.replicaUrls.length) {
+    const bearer = app.get(BearerStrategy);
+    registerReplicaReads(fastify, app.get(ReadReplicas), (request) => bearer.authenticateRequest(request));
   }
   // onRequest (410 after the sunset, before authentication) and onSend (headers on every response, errors too):
   // last, so that its onSend sees the Link header pagination set.

@@ -11,6 +11,7 @@ import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { CategoryDto, CategoryUpdateDto, NewCategoryDto } from './category.dto';
+import { ReadsFromReplica } from '../database/replica-reads';
 
 @ApiTags('categories')
 @Auth()
@@ -37,6 +38,7 @@ export class CategoriesController {
     return CategoryDto.from(category);
   }
 
+  @ReadsFromReplica()
   @Get()
   @ApiOperation({ operationId: 'listCategories', summary: 'List categories' })
   @ApiOkResponse({ type: [CategoryDto], headers: ApiNextPageLink })
@@ -45,6 +47,7 @@ export class CategoriesController {
     return Paginated.of(await this.queries.list(request), request, CategoryDto.from);
   }
 
+  @ReadsFromReplica()
   @Get(':categoryId')
   @ApiOperation({ operationId: 'getCategory', summary: 'Get a category' })
   @ApiOkResponse({ type: CategoryDto })

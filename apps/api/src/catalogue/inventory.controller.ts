@@ -7,6 +7,7 @@ import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { InventoryItemDto, StockQueryDto, InventoryUpdateDto } from './inventory.dto';
+import { ReadsFromReplica } from '../database/replica-reads';
 
 /**
  * The pets' stock over HTTP. The file, the class, the path `/store/inventory`, the operation ids and the
@@ -21,6 +22,7 @@ export class InventoryController {
     private readonly queries: StockQueries,
   ) {}
 
+  @ReadsFromReplica()
   @Get()
   @ApiOperation({
     operationId: 'listInventory',
@@ -33,6 +35,7 @@ export class InventoryController {
     return Paginated.of(await this.queries.list({ statuses: query.status }, request), request, InventoryItemDto.from);
   }
 
+  @ReadsFromReplica()
   @Get(':petId')
   @ApiOperation({
     operationId: 'getInventoryItem',

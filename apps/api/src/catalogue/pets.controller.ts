@@ -20,6 +20,7 @@ import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { NewPetDto, PetDto, PetUpdateDto } from '../resources/pet.dto';
 import { PetListQueryDto } from './pet-list.query.dto';
+import { ReadsFromReplica } from '../database/replica-reads';
 
 /**
  * When `GET /pets/{petId}` was deprecated (its `Deprecation` header). Fixed: a deprecation does
@@ -58,6 +59,7 @@ export class PetsController {
     return PetDto.from(pet);
   }
 
+  @ReadsFromReplica()
   @Get()
   @ApiOperation({
     operationId: 'listPets',
@@ -79,6 +81,7 @@ export class PetsController {
     return Paginated.of(page, request, PetDto.from);
   }
 
+  @ReadsFromReplica()
   @Get(':petId')
   @Deprecated({
     since: PET_BY_ID_DEPRECATED_AT,

@@ -345,3 +345,32 @@ describe('defaultOf', () => {
     expect(() => defaultOf('database', 'url')).toThrow('DATABASE_URL has no default');
   });
 });
+
+describe('loadConfig: read replicas', () => {
+  it('has none by default, a bound of 1 s, and reads a list of replica URLs (or a file of them)', () => {
+    expect(loadConfig({}).database).toMatchObject({ replicaUrls: [], replicaMaxLagMs: 1000 });
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@primary:5432/petstore',
+      DATABASE_REPLICA_URLS: 'postgres://u:pw@replica-a:5432/petstore, postgresql://u:pw@replica-b/petstore',
+      DATABASE_REPLICA_MAX_LAG_MS: '2000',
+    });
+    expect(config.database).toMatchObject({
+      replicaUrls: ['postgres://u:pw@replica-a:5432/petstore', 'postgresql://u:pw@replica-b/petstore'],
+      replicaMaxLagMs: 2000,
+    });
+  });
+
+  it('refuses a URL not PostgreSQL (unrepeated), replicas without DATABASE_URL, and a bound past 60 s', () => {
+    const bad = () =>
+      loadConfig({
+        DATABASE_URL: 'postgres://u@p/db',
+        DATABASE_REPLICA_URLS: 'postgres://a/db,mysql://u:hunter2@b/db',
+      });
+    expect(bad).toThrow(/^Invalid configuration: DATABASE_REPLICA_URLS must be up to 8 comma-separated/);
+    expect(bad).not.toThrow('hunter2');
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://a/db' })).toThrow(
+      /^Invalid configuration: DATABASE_REPLICA_URLS is set without DATABASE_URL/,
+    );
+    expect(() => loadConfig({ DATABASE_REPLICA_MAX_LAG_MS: '60001' })).toThrow(/DATABASE_REPLICA_MAX_LAG_MS/);
+  });
+});

@@ -152,6 +152,9 @@ function checkTogether(config: AppConfig): void {
   if (config.admission.limitMin > config.admission.limitMax) {
     throw new ConfigError('ADMISSION_LIMIT_MIN', `must not exceed ADMISSION_LIMIT_MAX (${config.admission.limitMax}).`);
   }
+  if (config.database.replicaUrls.length && config.database.url === null) {
+    throw new ConfigError('DATABASE_REPLICA_URLS', 'is set without DATABASE_URL: they are replicas of that database.');
+  }
   if (config.database.directUrl !== null && config.database.url === null) {
     throw new ConfigError('DATABASE_DIRECT_URL', 'is set without DATABASE_URL: it is the direct way to that database.');
   }

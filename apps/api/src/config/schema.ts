@@ -20,6 +20,7 @@ import {
   Setting,
   text,
   url,
+  urlList,
 } from './setting';
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'verbose'] as const;
@@ -173,6 +174,23 @@ export const CONFIG_SCHEMA = {
         'a direct (session) connection when `DATABASE_URL` is a transaction pooler: migrations, locks, LISTEN',
       ),
     ),
+    replicaUrls: fromFile(
+      optional(
+        'DATABASE_REPLICA_URLS',
+        urlList(8, 'postgres', 'postgresql'),
+        'hot standbys (streaming replicas) of `DATABASE_URL`, comma-separated: the catalogue, inventory, order, ' +
+          "event, message and webhook GETs read from one that is caught up with the reader's own writes and within " +
+          '`DATABASE_REPLICA_MAX_LAG_MS`, else from the primary (see Read replicas); unset = every read on the primary',
+        [] as string[],
+      ),
+    ),
+    replicaMaxLagMs: setting(
+      'DATABASE_REPLICA_MAX_LAG_MS',
+      milliseconds(250, 60_000),
+      '1000',
+      'a replica further behind the primary than this (its replay position polled every 200 ms) serves no read ' +
+        'until it has caught up',
+    ),
     dataDir: setting(
       'DATA_DIR',
       text(),
@@ -266,7 +284,12 @@ export const CONFIG_SCHEMA = {
       'failed authentications a minute per client address',
     ),
     redisUrl: fromFile(
-      optional('REDIS_URL', url('redis', 'rediss'), 'share rate-limit counters between instances; unset = per process'),
+      optional(
+        'REDIS_URL',
+        url('redis', 'rediss'),
+        "share rate-limit counters (and, with `DATABASE_REPLICA_URLS`, each account's last write position) between " +
+          'instances; unset = per process',
+      ),
     ),
     redisKeyPrefix: setting(
       'REDIS_KEY_PREFIX',

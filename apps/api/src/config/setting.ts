@@ -153,6 +153,20 @@ export function url(...schemes: string[]): Kind<string> {
   };
 }
 
+/** Up to `maxItems` URLs of these schemes, comma-separated (`DATABASE_REPLICA_URLS`). */
+export function urlList(maxItems: number, ...schemes: string[]): Kind<string[]> {
+  const one = url(...schemes);
+  return {
+    type: `up to ${maxItems} URLs (${schemes.map((scheme) => `${scheme}://`).join(', ')}), comma-separated`,
+    problem: `must be up to ${maxItems} comma-separated ${schemes.map((scheme) => `${scheme}://`).join(' or ')} URLs`,
+    schema: z
+      .string()
+      .transform((value) => value.split(',').map((item) => item.trim()))
+      .pipe(z.array(one.schema).min(1).max(maxItems)),
+    echo: false, // URLs may hold passwords
+  };
+}
+
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T): Kind<T[number]> {
   return {
     type: values.map((value) => `\`${value}\``).join(', '),

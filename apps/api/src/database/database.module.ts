@@ -1,10 +1,20 @@
-import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import {
+  DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import { Clock, UnitOfWork } from '@petstore/application';
 import {
   DEFAULT_POOL_LIMITS,
   DatabasePool,
   PgUnitOfWork,
   PoolLimits,
+  ReadReplicas,
   SystemClock,
   TransactionHost,
   TransactionPreamble,
@@ -13,6 +23,7 @@ import {
   transactionBoundsSql,
 } from '@petstore/infrastructure';
 import { AppConfig } from '../config/app-config';
+import { openReadReplicas } from './replica-reads';
 
 /**
  * Closes the pool when the application closes, after every BeforeApplicationShutdown hook (the job queue stops its
@@ -20,18 +31,27 @@ import { AppConfig } from '../config/app-config';
  */
 @Injectable()
 class DatabasePoolCloser implements OnApplicationShutdown {
-  constructor(@Inject(DatabasePool) private readonly pool: DatabasePool) {}
+  constructor(
+    @Inject(DatabasePool) private readonly pool: DatabasePool,
+    @Optional() private readonly replicas?: ReadReplicas,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.replicas?.close();
     await this.pool.close();
   }
 }
 
-/** The connection pool, the transaction host and the ports every slice shares. */
+/**
+ * The connection pool, the transaction host and the ports every slice shares; with DATABASE_REPLICA_URLS, the read
+ * replicas (ReadReplicas: their pools and polling; TransactionHost reads from them inside a ReadScope).
+ */
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(databaseUrl: string, config: AppConfig): DynamicModule {
+  /** `readReplicas`: whether this process may read from DATABASE_REPLICA_URLS (one that serves HTTP). */
+  static forRoot(databaseUrl: string, config: AppConfig, { readReplicas = false } = {}): DynamicModule {
+    const replicas = readReplicas && config.database.replicaUrls.length > 0;
     return {
       module: DatabaseModule,
       providers: [
@@ -45,12 +65,22 @@ export class DatabaseModule {
               },
             ]
           : []),
+        // Only when configured: unset, TransactionHost has no ReadReplicas and nothing polls nor counts.
+        ...(replicas
+          ? [
+              {
+                provide: ReadReplicas,
+                inject: [DatabasePool],
+                useFactory: (pool: DatabasePool) => openReadReplicas(pool, databaseUrl, config),
+              },
+            ]
+          : []),
         DatabasePoolCloser,
         TransactionHost,
         { provide: UnitOfWork, useClass: PgUnitOfWork },
         { provide: Clock, useClass: SystemClock },
       ],
-      exports: [DatabasePool, TransactionHost, UnitOfWork, Clock],
+      exports: [DatabasePool, TransactionHost, UnitOfWork, Clock, ...(replicas ? [ReadReplicas] : [])],
     };
   }
 }

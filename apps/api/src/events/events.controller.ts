@@ -8,6 +8,7 @@ import { Stability } from '../openapi/stability.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { EventDto, EventListQueryDto } from './event.dto';
+import { ReadsFromReplica } from '../database/replica-reads';
 
 const VISIBILITY =
   'A customer sees the events of its own orders and messages; an administrator sees every event, and alone ' +
@@ -21,6 +22,7 @@ const VISIBILITY =
 export class EventsController {
   constructor(private readonly queries: EventQueries) {}
 
+  @ReadsFromReplica()
   @Get()
   @ApiOperation({
     operationId: 'listEvents',
@@ -38,6 +40,7 @@ export class EventsController {
     return Paginated.of(await this.queries.list(account, filter, request), request, EventDto.from);
   }
 
+  @ReadsFromReplica()
   @Get(':eventId')
   @ApiOperation({ operationId: 'getEvent', summary: 'An event', description: VISIBILITY })
   @ApiParam({

@@ -10,6 +10,7 @@ import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { MessageDto, MessageListQueryDto, NewMessageDto } from '../resources/message.dto';
 import { ParseMessageIdPipe } from './parse-message-id.pipe';
+import { ReadsFromReplica } from '../database/replica-reads';
 
 @ApiTags('messages')
 @Auth()
@@ -49,6 +50,7 @@ export class MessagesController {
     return MessageDto.from(message);
   }
 
+  @ReadsFromReplica()
   @Get()
   @Auth('admin')
   @ApiOperation({
@@ -64,6 +66,7 @@ export class MessagesController {
     return Paginated.of(await this.queries.list({ status: query.status }, request), request, MessageDto.from);
   }
 
+  @ReadsFromReplica()
   @Get(':messageId')
   @ApiOperation({
     operationId: 'getMessage',

@@ -8,21 +8,62 @@ import {
   Module,
   OnApplicationBootstrap,
   OnApplicationShutdown,
+  Optional,
 } from '@nestjs/common';
-import { DatabasePool } from '@petstore/infrastructure';
+import { DatabasePool, ReadReplicas } from '@petstore/infrastructure';
+import { Counter, Gauge } from 'prom-client';
 import { Metrics } from './metrics';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { MetricsController } from './metrics.controller';
 
-/** Gauges of the connection pool: connections open, idle, and queries waiting for one. */
+/**
+ * Gauges of the connection pool: connections open, idle, and queries waiting for one. With DATABASE_REPLICA_URLS, the
+ * reads per server and each replica's state (none of these series exist without replicas).
+ */
 @Injectable()
 export class DatabasePoolMetrics {
-  constructor(metrics: Metrics, @Inject(DatabasePool) pool: DatabasePool) {
+  constructor(metrics: Metrics, @Inject(DatabasePool) pool: DatabasePool, @Optional() replicas?: ReadReplicas) {
     metrics.gauge('db_pool_connections_total', 'Connections the pool holds.', () => pool.totalCount);
     metrics.gauge('db_pool_connections_idle', 'Pool connections not in use.', () => pool.idleCount);
     metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', () => pool.waitingCount);
+    if (replicas) replicaMetrics(metrics, replicas);
   }
+}
+
+/** Reads per target (`primary`, or a replica's `host:port/database`), and each replica's state and lag. */
+function replicaMetrics(metrics: Metrics, replicas: ReadReplicas): void {
+  const reads = new Counter({
+    name: 'db_replica_routed_reads_total',
+    help:
+      'Statements outside a transaction in requests that may read from a replica, by the server that answered ' +
+      '(`primary` or the replica): the primary when no replica has replayed far enough.',
+    labelNames: ['target'] as const,
+    registers: [metrics.registry],
+  });
+  for (const target of ['primary', ...replicas.replicas.map((replica) => replica.label)]) reads.inc({ target }, 0);
+  replicas.onRead = (target) => reads.inc({ target });
+  const each = (name: string, help: string, value: (replica: ReadReplicas['replicas'][number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['replica'] as const,
+      registers: [metrics.registry],
+      collect() {
+        for (const replica of replicas.replicas) this.set({ replica: replica.label }, value(replica));
+      },
+    });
+  each('db_replica_in_use', 'Whether reads may go to the replica: 1 yes, 0 out (lagging or not answering).', (r) =>
+    r.inUse ? 1 : 0,
+  );
+  each('db_replica_up', 'Whether the replica answered its last poll as a standby: 1 yes, 0 no.', (r) =>
+    r.answers ? 1 : 0,
+  );
+  each(
+    'db_replica_lag_seconds',
+    'How far behind the primary the replica was at its last poll (+Inf: unknown or beyond what is kept).',
+    (r) => r.stalenessMs / 1000,
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { defaultOf } from '../config/app-config';
 import { NewOrderDto, OrderDto, OrderQueryDto, OrderUpdateDto } from '../resources/order.dto';
+import { ReadsFromReplica } from '../database/replica-reads';
 
 @ApiTags('store')
 @Auth()
@@ -65,6 +66,7 @@ export class OrdersController {
     return OrderDto.from(order);
   }
 
+  @ReadsFromReplica()
   @Get()
   @ApiOperation({
     operationId: 'listOrders',
@@ -81,6 +83,7 @@ export class OrdersController {
     return Paginated.of(await this.queries.list(filter, account, request), request, OrderDto.from);
   }
 
+  @ReadsFromReplica()
   @Get(':orderId')
   @ApiOperation({
     operationId: 'getOrder',

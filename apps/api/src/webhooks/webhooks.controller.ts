@@ -42,6 +42,7 @@ import {
   WebhookPingDto,
   WebhookSecretRotationRequestDto,
 } from './webhook.dto';
+import { ReadsFromReplica } from '../database/replica-reads';
 
 const DELIVERY =
   'Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it; the ' +
@@ -89,6 +90,7 @@ export class WebhooksController {
     return CreatedWebhookEndpointDto.withSecret(endpoint);
   }
 
+  @ReadsFromReplica()
   @Get()
   @ApiOperation({ operationId: 'listWebhookEndpoints', summary: 'Your webhook endpoints' })
   @ApiOkResponse({ type: [WebhookEndpointDto], headers: ApiNextPageLink })
@@ -97,6 +99,7 @@ export class WebhooksController {
     return Paginated.of(await this.queries.list(account, request), request, WebhookEndpointDto.from);
   }
 
+  @ReadsFromReplica()
   @Get(':endpointId')
   @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (without its secret)' })
   @ApiOkResponse({ type: WebhookEndpointDto })
@@ -171,6 +174,7 @@ export class WebhooksController {
     await this.deleteEndpoint.execute(id, account, precondition);
   }
 
+  @ReadsFromReplica()
   @Get(':endpointId/deliveries')
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first" })
   @ApiOkResponse({ type: [WebhookDeliveryDto], headers: ApiNextPageLink })

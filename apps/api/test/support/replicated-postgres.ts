@@ -13,8 +13,9 @@ const run = promisify(execFile);
 /**
  * Two PostgreSQL clusters with streaming replication, from the binaries of the embedded PostgreSQL package (initdb,
  * pg_ctl, postgres): a primary and a hot standby made from a clean copy of it (no pg_basebackup needed), replicating
- * synchronously (`synchronous_standby_names = '*'`: a COMMIT is acknowledged once the standby has flushed it, so a
- * promoted standby has every acknowledged transaction). For the failover tests: `promote`, `crash`, and a TCP
+ * synchronously by default (`synchronous_standby_names = '*'`: a COMMIT is acknowledged once the standby has flushed
+ * it, so a promoted standby has every acknowledged transaction), or asynchronously (`{ synchronous: false }`: the read
+ * replica tests, whose standby is paused and stopped). For the failover tests: `promote`, `crash`, and a TCP
  * proxy (`FailoverEndpoint`) as the one endpoint in front of whichever is primary. Run as root, the servers run as
  * the `postgres` OS user, as the embedded PostgreSQL does. Every process is stopped by `stop()`.
  */
@@ -25,6 +26,8 @@ export class ReplicatedPostgres {
     readonly root: string,
     readonly primary: Cluster,
     readonly standby: Cluster,
+    /** Whether a COMMIT waits for the standby (the failover tests); else the standby replays when it can. */
+    private readonly synchronous: boolean,
   ) {}
 
   /** Why the clusters cannot be made here (binaries missing), or undefined. */
@@ -43,7 +46,11 @@ export class ReplicatedPostgres {
    * created on the primary, and so is on the standby); `stop` stops whatever was started, even by a `start` that
    * failed or timed out.
    */
-  static async create(database: string, ports: { primary: number; standby: number }): Promise<ReplicatedPostgres> {
+  static async create(
+    database: string,
+    ports: { primary: number; standby: number },
+    { synchronous = true }: { synchronous?: boolean } = {},
+  ): Promise<ReplicatedPostgres> {
     const osUser = process.getuid?.() === 0 ? ensureOsUser('postgres') : undefined;
     let native = embeddedPostgresNativeDir();
     if (osUser) native = await reachableNativeDir(native, osUser);
@@ -51,7 +58,7 @@ export class ReplicatedPostgres {
     if (osUser) await chown(root, osUser.uid, osUser.gid);
     const primary = new Cluster(join(root, 'primary'), ports.primary, database);
     const standby = new Cluster(join(root, 'standby'), ports.standby, database);
-    return new ReplicatedPostgres(join(native, 'bin'), osUser, root, primary, standby);
+    return new ReplicatedPostgres(join(native, 'bin'), osUser, root, primary, standby, synchronous);
   }
 
   /**
@@ -83,7 +90,7 @@ export class ReplicatedPostgres {
       await this.initPrimary();
     }
     // From now on a COMMIT waits for the standby (set only now: without a standby, it would wait for ever).
-    await appendFile(join(primary.dir, 'postgresql.conf'), "synchronous_standby_names = '*'\n");
+    if (this.synchronous) await appendFile(join(primary.dir, 'postgresql.conf'), "synchronous_standby_names = '*'\n");
     await this.copyDataDir(primary.dir, standby.dir);
     await writeFile(join(standby.dir, 'standby.signal'), '');
     await appendFile(
@@ -105,8 +112,8 @@ export class ReplicatedPostgres {
       const rows = await primary.query<{ sync_state: string }>(
         "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby' AND state = 'streaming'",
       );
-      if (rows[0]?.sync_state === 'sync') break;
-      if (Date.now() > deadline) throw new Error('the standby did not start streaming synchronously');
+      if (rows[0] && (rows[0].sync_state === 'sync' || !this.synchronous)) break;
+      if (Date.now() > deadline) throw new Error('the standby did not start streaming');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -151,6 +158,15 @@ export class ReplicatedPostgres {
   /** Promotes the standby (pg_ctl promote, waiting until it accepts writes). */
   async promote(): Promise<void> {
     await this.pgCtl(this.standby, 'promote');
+  }
+
+  /** Stops the standby (`-m immediate`: its sessions cut at once); `startStandby` starts it again. */
+  async stopStandby(): Promise<void> {
+    await this.pgCtl(this.standby, 'stop', ['-m', 'immediate']);
+  }
+
+  async startStandby(): Promise<void> {
+    await this.pgCtl(this.standby, 'start');
   }
 
   /** The primary dies (`pg_ctl stop -m immediate`: no shutdown checkpoint, every session cut). */

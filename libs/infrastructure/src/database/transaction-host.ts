@@ -4,6 +4,7 @@ import { OutcomeUnknownError, UnitOfWork, WorkScope } from '@petstore/applicatio
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { DatabasePool } from './database-pool';
+import { ReadReplicas } from './replicas/read-replicas';
 import { dropsConnection, isClientReadTimeout, translateDriverError } from './driver-errors';
 import { combinedText, ExpectedRows, HeldWrite, mismatchOf, overlaps, PendingWrite } from './session/held-write';
 import { destroySocket, inOneWrite } from './session/pg-socket';
@@ -68,6 +69,8 @@ export class TransactionHost {
   constructor(
     @Inject(DatabasePool) private readonly pool: Pool,
     @Optional() private readonly preamble?: TransactionPreamble,
+    /** DATABASE_REPLICA_URLS: where a statement outside a transaction may read (pooledStatement). */
+    @Optional() private readonly replicas?: ReadReplicas,
   ) {
     if (!pool.options.pipeline) throw new Error('TransactionHost needs a pool in pipeline mode (see poolSettings).');
     this.begin = preamble ? [{ text: 'BEGIN' }, { text: preamble.sql }] : [{ text: 'BEGIN' }];
@@ -241,8 +244,7 @@ export class TransactionHost {
    * would go on proving a listener on the wrong server), so each is closed as it comes out of the pool, and a new
    * one opened through the endpoint, which reaches the new primary.
    */
-  private async checkout(): Promise<PoolClient> {
-    const pool = this.pool;
+  private async checkout(pool: Pool = this.pool): Promise<PoolClient> {
     watchConnections(pool);
     try {
       for (;;) {
@@ -262,14 +264,41 @@ export class TransactionHost {
   }
 
   /**
+   * One statement outside a transaction: on the primary, or, inside a ReadScope (a GET whose route may read from a
+   * replica, see ReadReplicas), on the replica the scope picks; one that fails there for want of an answer is run
+   * again on the primary. Without replicas configured `replicas` is undefined and this is one property read.
+   */
+  private async pooledStatement(sql: string, params?: unknown[]): Promise<QueryResult> {
+    const scope = this.replicas?.current();
+    if (!scope) return this.statementOn(this.pool, sql, params);
+    const replicas = this.replicas as ReadReplicas;
+    // A request already answered (cut off) sends nothing: its error is not the replica's failure.
+    const cutOff = WorkScope.current()?.cutOff;
+    if (cutOff) throw cutOff;
+    const replica = replicas.pick(scope);
+    if (replica) {
+      try {
+        const result = await this.statementOn(replica.pool, sql, params);
+        replicas.served(scope, replica);
+        return result;
+      } catch (error) {
+        if (!replicas.failed(scope, replica, error)) throw error;
+      }
+    }
+    const result = await this.statementOn(this.pool, sql, params);
+    replicas.served(scope, undefined);
+    return result;
+  }
+
+  /**
    * One statement on a pooled client. Not `pool.query`: that discards the connection after any
    * error, a unique violation too; here only a connection lost and one whose reply timed out (still busy with the
    * statement) are dropped.
    */
-  private async pooledStatement(sql: string, params?: unknown[]): Promise<QueryResult> {
+  private async statementOn(pool: Pool, sql: string, params?: unknown[]): Promise<QueryResult> {
     const cutOff = WorkScope.current()?.cutOff;
     if (cutOff) throw cutOff;
-    const client = await this.checkout();
+    const client = await this.checkout(pool);
     // As in `run`: a connection lost meanwhile would otherwise be an uncaught 'error' event.
     let broken: Error | undefined;
     const onError = (error: Error) => (broken = error);
@@ -284,7 +313,7 @@ export class TransactionHost {
       } else if (dropsConnection(translated)) {
         // The server ended the session (57P01…), pg may not have seen the socket close yet; or it is read-only.
         broken = error as Error;
-        this.demoted(error);
+        if (pool === this.pool) this.demoted(error);
       }
       throw translated;
     } finally {
