@@ -2,6 +2,9 @@ module.exports = {
   displayName: 'tools',
   preset: '../../jest.preset.js',
   testEnvironment: 'node',
+  // The run's PostgreSQL (libs/testing, tools/jest): the generator's test hands it to the generated HTTP test.
+  globalSetup: '../../tools/jest/global-setup.ts',
+  globalTeardown: '../../tools/jest/global-teardown.ts',
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
   },

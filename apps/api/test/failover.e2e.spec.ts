@@ -1,6 +1,6 @@
 import { migrateDatabase } from '@petstore/infrastructure';
 import { eventually } from './support/eventually';
-import { FailoverEndpoint, freePort, ReplicatedPostgres } from './support/replicated-postgres';
+import { ClusterImage, FailoverEndpoint, freePort, ReplicatedPostgres } from './support/replicated-postgres';
 import { ADMIN_KEY, TestApp, TestResponse } from './support/test-app';
 
 /**
@@ -37,16 +37,22 @@ interface Attempt {
   let api: TestApp;
   let customer: string;
   let petId: number;
+  /** initdb and the migrations once for the file: each test's pair starts from a copy. */
+  let image: ClusterImage;
+
+  beforeAll(async () => {
+    image = await ReplicatedPostgres.image('petstore_test_failover', (url) => migrateDatabase(url));
+  });
+  afterAll(() => image?.remove());
 
   beforeEach(async () => {
     pair = await ReplicatedPostgres.create('petstore_test_failover', {
       primary: await freePort(),
       standby: await freePort(),
     });
-    await pair.start();
+    await pair.start(image);
     endpoint = await FailoverEndpoint.open(pair.primary.port);
     const url = `postgres://postgres@127.0.0.1:${endpoint.port}/petstore_test_failover`;
-    await migrateDatabase(url);
     api = await TestApp.startOn(url, {
       database: { acquireTimeoutMs: 1000, statementTimeoutMs: 1500, queryTimeoutMs: 2000 },
       // The message worker too: its job queue (pg-boss) must find the new primary as well.

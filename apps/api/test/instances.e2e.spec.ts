@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
+import { createMigratedDatabase, TEST_DATABASE_ENV, TEST_DATABASE_PREFIX, withDatabaseName } from '@petstore/testing';
 import { Client } from 'pg';
 import { ApiProcess, ensureBuilt } from './support/built-app';
 import { findPgBouncer, PgBouncer, startPgBouncer } from './support/pgbouncer';
@@ -38,15 +38,22 @@ const POOLED: Topology = {
 /** The bound the service promises: a revoked key is refused by every instance within this. */
 const REVOCATION_BOUND_MS = 1000;
 
-/** A fresh database on the test server, and a client of the server to drop it with. */
-async function freshDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A fresh database on the test server, empty or `migrated` (a copy of the run's migrated template), and a client of
+ * the server to drop it with.
+ */
+async function freshDatabase(
+  label: string,
+  { migrated = false } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const serverUrl = process.env[TEST_DATABASE_ENV.serverUrl];
   if (!serverUrl) throw new Error('no test database server (libs/testing global setup)');
   const name = `${TEST_DATABASE_PREFIX}${label}_${process.env[TEST_DATABASE_ENV.runId]}`;
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
+  if (migrated) await createMigratedDatabase(admin, name);
+  else await admin.query(`CREATE DATABASE ${name}`);
   return {
     url: withDatabaseName(serverUrl, name),
     async drop() {
@@ -84,7 +91,8 @@ afterAll(() => bouncer?.stop());
 
     beforeAll(async () => {
       ensureBuilt();
-      database = await freshDatabase(topology === DIRECT ? 'instances' : 'instances_pooled');
+      // Migrated already: instances racing to migrate an empty database are the start-up test's (below).
+      database = await freshDatabase(topology === DIRECT ? 'instances' : 'instances_pooled', { migrated: true });
       databaseUrl = database.url;
       const env = {
         ...topology.env(databaseUrl),
@@ -102,7 +110,6 @@ afterAll(() => bouncer?.stop());
         // The webhook receiver of the last test listens on 127.0.0.1 (unsafe outside tests).
         WEBHOOKS_ALLOW_PRIVATE: 'true',
       };
-      // The first migrates the empty database; the second finds it migrated.
       one = await ApiProcess.start(env);
       two = await ApiProcess.start(env);
       customers = [];

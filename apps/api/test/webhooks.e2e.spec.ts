@@ -545,30 +545,17 @@ describe('webhook URLs without WEBHOOKS_ALLOW_PRIVATE', () => {
     await receiver?.close();
   });
 
+  // One URL of each kind (scheme, private IPv4, IPv6 embedding one, host name, credentials, port): every kind the
+  // policy refuses is listed in libs/infrastructure/src/webhook/webhook-http.spec.ts (DnsWebhookUrlPolicy); here,
+  // what HTTP shows: the 400, its code and the one message.
   it.each([
     'http://example.com/hook',
-    'https://127.0.0.1/hook',
     'https://10.1.2.3/hook',
-    'https://192.168.1.1/hook',
-    'https://172.16.0.1/hook',
-    'https://169.254.169.254/latest/meta-data',
-    'https://[::1]/hook',
-    'https://[fe80::1]/hook',
-    'https://[fd00::1]/hook',
-    'https://[::ffff:127.0.0.1]/hook',
+    'https://[::127.0.0.1]/hook',
+    'https://[2001:0:7f00:1::]/hook',
     'https://localhost/hook',
     'https://user:pass@example.com/hook',
-    // IPv6 forms that embed a loopback or private IPv4 address (issue 24).
-    'https://[::127.0.0.1]/hook',
-    'https://[::ffff:0:7f00:1]/hook',
-    'https://[2002:7f00:1::]/hook',
-    'https://[2001:0:7f00:1::]/hook',
-    'https://[2001:0:808:808::80ff:fffe]/hook',
-    'https://[64:ff9b::10.0.0.1]/hook',
-    // Ports below 1024 other than 443.
     'https://example.com:22/hook',
-    'https://example.com:25/hook',
-    'https://example.com:1023/hook',
   ])('refuses %s with 400 invalid_webhook_url, one message for all', async (url) => {
     const { key } = await api.customer('Private');
     const response = await api.post('/webhooks/endpoints', { key, body: { url, events: ['order.placed'] } });

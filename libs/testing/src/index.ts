@@ -3,6 +3,7 @@ export {
   TEST_DATABASE_PREFIX,
   assertTestDatabaseName,
   assertTestDatabaseUrl,
+  createMigratedDatabase,
   databaseNameOf,
   resetDatabase,
   testDatabaseUrl,

@@ -98,6 +98,18 @@ async function createWorkerDatabase(): Promise<string> {
   return withDatabaseName(serverUrl, name);
 }
 
+/**
+ * Creates the database `name` (which must contain `test`) on the run's server, through `client` (connected to that
+ * server), as a copy of the run's migrated template: for a test that needs a migrated database besides its worker's,
+ * without running the migrations again.
+ */
+export async function createMigratedDatabase(client: Client, name: string): Promise<void> {
+  const template = process.env[TEST_DATABASE_ENV.template];
+  if (!template) throw new Error('No migrated template: the jest config must declare the global setup (libs/testing).');
+  assertTestDatabaseName(name);
+  await createFromTemplate(client, name, template);
+}
+
 async function createFromTemplate(client: Client, name: string, template: string): Promise<void> {
   const sql = `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(template)}`;
   for (let attempt = 1; ; attempt++) {

@@ -74,9 +74,7 @@ export class ApiProcess {
     });
     const api = new ApiProcess(child, `http://127.0.0.1:${port}`);
     await api.ready();
-    api.contract = new OpenApiContract(
-      (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as Record<string, unknown>,
-    );
+    api.contract = OpenApiContract.of(await (await fetch(`${api.baseUrl}/openapi.json`)).text());
     return api;
   }
 

@@ -77,8 +77,7 @@ export class TestApp {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };
     const testApp = new TestApp(app, `http://127.0.0.1:${address.port}`, databaseUrl);
-    const document = (await fetch(`${testApp.baseUrl}/openapi.json`).then((r) => r.json())) as Record<string, unknown>;
-    testApp.contract = new OpenApiContract(document);
+    testApp.contract = OpenApiContract.of(await fetch(`${testApp.baseUrl}/openapi.json`).then((r) => r.text()));
     return testApp;
   }
 

@@ -106,6 +106,22 @@ describe('DnsWebhookUrlPolicy: one answer for every unusable URL', () => {
     'https://[2001:0:7f00:1::]/x',
     'https://localhost/x',
     'https://does-not-exist.invalid/x',
+    // Moved down from webhooks.e2e (which keeps one of each kind, for the 400 and its one message, over HTTP).
+    'https://127.0.0.1/hook',
+    'https://10.1.2.3/hook',
+    'https://192.168.1.1/hook',
+    'https://172.16.0.1/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/hook',
+    'https://[fe80::1]/hook',
+    'https://[fd00::1]/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+    'https://[::ffff:0:7f00:1]/hook',
+    'https://[2002:7f00:1::]/hook',
+    'https://[2001:0:808:808::80ff:fffe]/hook',
+    'https://[64:ff9b::10.0.0.1]/hook',
+    'https://example.com:25/hook',
+    'https://example.com:1023/hook',
   ])('%s', async (url) => {
     await expect(policy.check(url)).rejects.toThrow(WebhookUrlRefusedError);
     await expect(policy.check(url)).rejects.toThrow(`url refused: ${UNUSABLE_WEBHOOK_URL}`);
