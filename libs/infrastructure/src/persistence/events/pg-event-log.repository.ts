@@ -167,7 +167,7 @@ export class PgEventLog extends EventLog {
     return { items: page.map(toFeedEvent), hasMore };
   }
 
-  /** A list's statement for who asks: the filters, then the list's own parameters (and EVERY_ACCOUNT for a customer). */
+  /** A list's statement for who asks: the filters, then its own parameters (and EVERY_ACCOUNT for a customer). */
   private select(shape: ListShape, query: EventLogQuery, own: unknown[]): Promise<LoggedEventRow[]> {
     const statements = STATEMENTS.get(shape) as { anyOwner: string; ownAndEveryAccount: string };
     return query.subjectOwnerId === undefined
