@@ -2,8 +2,11 @@
  * Jest reads its TypeScript config files with ts-node, which by default type-checks them (a whole program, @nx/jest's
  * declarations included: 5 to 10 s before the first test on a busy machine). Transpiling is enough here: the types
  * of these files are checked by `npm run typecheck` (this one through tools/jest/tsconfig.json). The option of the
- * first config read holds for the others.
- * @jest-config-loader-options {"transpileOnly": true}
+ * first config read holds for the others. They replace Jest's own compiler options (its `moduleTypes` keep the
+ * output CommonJS): the resolution is named, one TypeScript 6 accepts (node10, its default for CommonJS, is
+ * deprecated: error TS5107).
+ * On Node 22 (type stripping) Jest needs no loader at all; CI's suite runs on the machines' Node 20, through ts-node.
+ * @jest-config-loader-options {"transpileOnly":true,"compilerOptions":{"moduleResolution":"bundler"}}
  */
 import type { Config } from 'jest';
 import { getJestProjectsAsync } from '@nx/jest';
