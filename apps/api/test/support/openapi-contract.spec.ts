@@ -18,6 +18,7 @@ describe('OpenApiContract: response headers', () => {
       check('/pets', 200, pets, {
         'x-request-id': 'r1',
         'cache-control': 'no-store',
+        etag: 'W/"p1"',
         link: '</pets?cursor=a>; rel="next"',
       }),
     ).toEqual([]);
@@ -28,13 +29,16 @@ describe('OpenApiContract: response headers', () => {
   });
 
   it('refuses an API header the response does not declare, and a missing required one', () => {
-    expect(check('/pets', 200, pets, { 'x-request-id': 'r1', 'retry-after': '3' })).toEqual([
+    expect(check('/pets', 200, pets, { 'x-request-id': 'r1', etag: 'W/"p1"', 'retry-after': '3' })).toEqual([
       'GET /pets 200 sent retry-after, which it does not declare',
     ]);
     expect(check('/pets', 401, error(401), { 'x-request-id': 'r1', deprecation: '@1' })).toEqual([
       'GET /pets 401 sent deprecation, which it does not declare',
     ]);
-    expect(check('/pets', 200, pets, {})).toEqual(['GET /pets 200 did not send x-request-id']);
+    expect(check('/pets', 200, pets, {})).toEqual([
+      'GET /pets 200 did not send x-request-id',
+      'GET /pets 200 did not send etag',
+    ]);
   });
 
   it('refuses an error code the operation does not list for the status', () => {
