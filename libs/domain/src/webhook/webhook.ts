@@ -2,13 +2,12 @@ import { LIMITS } from '../common/limits';
 import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
 
-/** The events an endpoint may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = [
-  'order.placed',
-  'order.completed',
-  'order.cancelled',
-  'pet.status_changed',
-  'message.delivered',
+/**
+ * The catalogue's events: about the store's pets, categories and stock, which every account may read
+ * (`GET /pets`…), so every account sees them in `GET /events` and may subscribe to them (a storefront follows the
+ * catalogue with them). Recorded under subject owner 0 (EVERY_ACCOUNT), which no account has.
+ */
+export const CATALOGUE_EVENT_TYPES = [
   'pet.created',
   'pet.updated',
   'pet.deleted',
@@ -16,6 +15,17 @@ export const WEBHOOK_EVENT_TYPES = [
   'category.updated',
   'category.deleted',
   'inventory.changed',
+] as const;
+export type CatalogueEventType = (typeof CATALOGUE_EVENT_TYPES)[number];
+
+/** The events an endpoint may subscribe to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'order.placed',
+  'order.completed',
+  'order.cancelled',
+  'pet.status_changed',
+  'message.delivered',
+  ...CATALOGUE_EVENT_TYPES,
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export type OrderEventType = Extract<WebhookEventType, `order.${string}`>;
@@ -32,22 +42,6 @@ export const WEBHOOK_PING = 'ping';
 
 /** Events about no customer's resource: administrators only. */
 const ADMIN_ONLY_EVENTS: readonly WebhookEventType[] = ['pet.status_changed'];
-
-/**
- * The catalogue's events: about the store's pets, categories and stock, which every account may read
- * (`GET /pets`…), so every account sees them in `GET /events` and may subscribe to them (a storefront follows the
- * catalogue with them). Recorded with no subject owner.
- */
-export const CATALOGUE_EVENT_TYPES = [
-  'pet.created',
-  'pet.updated',
-  'pet.deleted',
-  'category.created',
-  'category.updated',
-  'category.deleted',
-  'inventory.changed',
-] as const satisfies readonly WebhookEventType[];
-export type CatalogueEventType = (typeof CATALOGUE_EVENT_TYPES)[number];
 
 /** Whether every account may see and receive events of this type (the catalogue's). */
 export function isCatalogueEvent(type: string): type is CatalogueEventType {
