@@ -46,7 +46,13 @@ export interface PipelineSettings {
 export async function registerRequestPipeline(app: NestFastifyApplication, settings: PipelineSettings): Promise<void> {
   const { http, auth, deprecations } = settings;
   const fastify = app.getHttpAdapter().getInstance();
-  // onRequest, 1st: every later line logged for the request carries its id; onResponse: the access line.
+  // onRequest, 1st: under overload an instance refuses about as many requests as it serves, so a refusal runs no
+  // other hook (no key verification, no database query, no timer) and answers from a ready-made body with the request
+  // id and the security headers; its access line and metrics come from the onResponse hooks below. A queued request,
+  // admitted when another one ends, enters the hooks below from there: the access log's WorkScope, next, gives it a
+  // context of its own. Before the drain, which refuses what it admits once the instance drains.
+  new Admission(settings.admission, app.get(Metrics)).register(fastify);
+  // onRequest, 2nd: every later line logged for the request carries its id; onResponse: the access line.
   registerAccessLog(fastify, settings.logger);
   // onResponse: the duration of every response, refusals by the hooks below included (it never answers).
   registerHttpMetrics(fastify, app.get(Metrics));
@@ -76,9 +82,6 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerPagination(fastify);
   // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).
   app.get(Drain).register(fastify);
-  // onRequest: after the drain (a draining instance queues nothing), before the rate limit and authentication (a
-  // refusal under overload costs no key verification nor database query); its 503 carries the request id.
-  new Admission(settings.admission, app.get(Metrics)).register(fastify);
   // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match; before the rate
   // limit's onSend, which refunds a 304.
   registerConditionalRequests(fastify);

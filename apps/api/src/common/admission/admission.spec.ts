@@ -1,6 +1,5 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from '../errors/api-error';
 import { Metrics } from '../../metrics/metrics';
 import { Admission } from './admission';
 
@@ -15,18 +14,21 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
   let baseUrl: string;
   const gates = new Map<string, () => void>();
   const started: string[] = [];
+  /** Requests that reached an onRequest hook registered after admission's. */
+  const laterHook: string[] = [];
 
   beforeEach(async () => {
     gates.clear();
     started.length = 0;
+    laterHook.length = 0;
     metrics = new Metrics();
     admission = new Admission({ mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 }, metrics);
     fastify = Fastify({ forceCloseConnections: true });
-    fastify.setErrorHandler((error, _request, reply) => {
-      const api = error as unknown as ApiError;
-      void reply.status(api.status).headers(api.headers).send({ code: api.code, status: api.status });
-    });
     admission.register(fastify);
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      laterHook.push(request.url);
+      done();
+    });
     const handler = async (request: { params: unknown; method: string }) => {
       const name = `${request.method} ${(request.params as { name: string }).name}`;
       started.push(name);
@@ -46,7 +48,11 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
   });
 
   const call = (method: string, name: string, signal?: AbortSignal) =>
-    fetch(`${baseUrl}/work/${name}`, { method, signal }).then(async (r) => ({ status: r.status, headers: r.headers }));
+    fetch(`${baseUrl}/work/${name}`, { method, signal }).then(async (r) => ({
+      status: r.status,
+      headers: r.headers,
+      body: (await r.json()) as Record<string, unknown>,
+    }));
 
   async function until(condition: () => boolean): Promise<void> {
     for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -70,6 +76,14 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
     const write = await call('POST', 'd');
     expect(write.status).toBe(503);
     expect(write.headers.get('retry-after')).toBe('1');
+    // The Error shape, the request id and the security headers, from the hook itself: no later hook saw it.
+    expect(write.body).toMatchObject({ status: 503, code: 'overloaded', documentationUrl: expect.any(String) });
+    expect(write.body['message']).toMatch(/overloaded/);
+    expect(write.headers.get('x-request-id')).toBeTruthy();
+    expect(write.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(write.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(write.headers.get('cache-control')).toBe('no-store');
+    expect(laterHook).not.toContain('/work/d');
     const secondQueuedRead = call('GET', 'e');
     await until(() => admission.queued === 2);
     expect((await call('GET', 'f')).status).toBe(503);
@@ -82,6 +96,8 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
     expect((await queuedRead).status).toBe(200);
     expect((await secondQueuedRead).status).toBe(200);
     expect(started).toEqual(['GET a-held', 'GET b-held', 'GET c', 'GET e']);
+    // Only the admitted reached the hooks after admission's, the queued ones once admitted.
+    expect(laterHook).toEqual(['/work/a-held', '/work/b-held', '/health/live', '/work/c', '/work/e']);
     gates.get('GET b-held')?.();
     expect((await second).status).toBe(200);
     await until(() => admission.inFlight === 0);

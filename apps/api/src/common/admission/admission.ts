@@ -4,6 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { Counter, type Registry } from 'prom-client';
 import { ConfigPart } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
+import { toErrorResponse } from '../errors/error-response';
+import { markExpectedRefusal } from '../errors/expected-refusal';
+import { API_RESPONSE_HEADERS } from '../http-kit/security-headers.hooks';
 import { isHealthProbe } from '../http-kit/health-probes';
 import { routeOf } from '../http-kit/route-label';
 import { GradientLimit } from './gradient-limit';
@@ -12,7 +15,21 @@ const OVERLOADED = 'The service is overloaded: retry after Retry-After seconds (
 /** Seconds. The typed client adds jitter to it, so that the refused do not all come back in the same instant. */
 const RETRY_AFTER_SECONDS = 1;
 
-/** Routes never refused: an orchestrator, a scraper and a reader of the description must always be answered. */
+/**
+ * The refusal, made once: its JSON text and headers (the Error shape through the one table, toErrorResponse, and the
+ * security headers every API answer carries). Under overload an instance refuses about as many requests as it
+ * serves, so a refusal must cost a small fraction of a served request: no Error object (its stack trace), no error
+ * handler, no serialisation. Measured (`npm run bench`, overload): refused through the error handler, as every other
+ * error is, the refusals took three quarters of the event loop and goodput fell to a quarter of capacity.
+ */
+const REFUSAL = (() => {
+  const { body, headers } = toErrorResponse(ApiError.overloaded(OVERLOADED, RETRY_AFTER_SECONDS));
+  return {
+    json: JSON.stringify(body),
+    headers: { ...API_RESPONSE_HEADERS, ...headers, 'content-type': 'application/json; charset=utf-8' },
+  };
+})();
+
 /**
  * What admission needs of the process's metrics registry (`Metrics`, apps/api/src/metrics, is one): declared here so
  * that common/ imports no folder above it.
@@ -23,6 +40,7 @@ export interface AdmissionMetrics {
   gauge(name: string, help: string, collect: () => number | Promise<number>): unknown;
 }
 
+/** Routes never refused: an orchestrator, a scraper and a reader of the description must always be answered. */
 const EXEMPT_ROUTES = new Set(['/metrics', '/openapi.json', '/openapi.yaml']);
 
 /** Whether a request bypasses admission (by its route template; an unmatched URL is admitted like any other). */
@@ -50,6 +68,10 @@ interface Waiter {
  *
  * Reads are preferred in the queue only: a write (any method but GET and HEAD) may queue while the queue is less than
  * half full, a read until it is full; both count alike against the limit, and the queue is served in arrival order.
+ *
+ * The first `onRequest` hook (assembly/pipeline.ts): a refused request runs no other hook before its answer, and a
+ * queued one, admitted later from another request's 'close', runs the rest of the pipeline (its WorkScope first) in
+ * a context of its own, not in that request's.
  *
  * Hand-written. `@fastify/under-pressure` (the maintained Fastify plugin) sheds on event-loop delay, heap, RSS and
  * event-loop utilisation: this service's overload is requests waiting for database connections while the event loop
@@ -118,7 +140,7 @@ export class Admission {
       const size = this.settings.queueMs > 0 ? this.limiter.limit : 0;
       const method = request.method;
       const room = method === 'GET' || method === 'HEAD' ? size : size >> 1;
-      if (this.queue.length >= room) return done(this.refuse(request));
+      if (this.queue.length >= room) return this.refuse(request, reply);
       this.queue.push({ request, reply, done, deadline: performance.now() + this.settings.queueMs });
       this.timer ??= setTimeout(() => this.expire(), this.settings.queueMs).unref();
     });
@@ -145,7 +167,7 @@ export class Admission {
     while (this.queue.length && this.inFlightCount < this.limiter.limit) {
       const waiter = this.queue.shift() as Waiter;
       if (waiter.deadline <= now || waiter.request.raw.destroyed) {
-        waiter.done(this.refuse(waiter.request));
+        this.refuse(waiter.request, waiter.reply);
       } else {
         this.admit(waiter.reply.raw);
         waiter.done();
@@ -159,15 +181,20 @@ export class Admission {
     const now = performance.now();
     while (this.queue.length && this.queue[0].deadline <= now) {
       const waiter = this.queue.shift() as Waiter;
-      waiter.done(this.refuse(waiter.request));
+      this.refuse(waiter.request, waiter.reply);
     }
     if (this.queue.length) {
       this.timer = setTimeout(() => this.expire(), Math.max(1, this.queue[0].deadline - now)).unref();
     }
   }
 
-  private refuse(request: FastifyRequest): ApiError {
+  /**
+   * Answers 503 `overloaded` from the hook (the hook's `done` is never called: Fastify runs no later `onRequest`
+   * hook, then the `onSend` and `onResponse` ones: the access line, at info, and the HTTP metrics).
+   */
+  private refuse(request: FastifyRequest, reply: FastifyReply): void {
     this.shedTotal.inc({ route: routeOf(request) });
-    return ApiError.overloaded(OVERLOADED, RETRY_AFTER_SECONDS);
+    markExpectedRefusal(request);
+    void reply.code(503).headers(REFUSAL.headers).header('X-Request-Id', request.id).send(REFUSAL.json);
   }
 }
