@@ -940,7 +940,8 @@ async function main() {
           report.overload[mode] = n;
           console.log(
             `  ADMISSION=${mode}: capacity ${n.capacity} r/s (p99 ${n.unloadedP99} ms); offered ${n.offered} ` +
-              `(sent ${n.offeredActual}/s): goodput ${n.goodput} r/s = ${n.goodputRatio}, admitted p50/p99 ` +
+              `(sent ${n.offeredActual}/s): goodput ${n.goodput} r/s = ${n.goodputRatio} ` +
+              `(answered over ${n.answeredOverSeconds} s), admitted p50/p99 ` +
               `${n.admittedP50}/${n.admittedP99} ms (${n.admittedP99Ratio}×), shed ${n.shed} (p99 ${n.shedP99} ms), ` +
               `other non-2xx ${n.otherNon2xx}, errors ${n.errors}; /health/live p99 ${n.liveP99} ms ` +
               `(max ${n.liveMax}, ${n.liveFailures}/${n.liveProbes} failed); ready after: ${n.readyAfter}`,
