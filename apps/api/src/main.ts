@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       logger.log('Message worker running alone (--worker-only): no HTTP');
       return;
     }
-    await app.listen({ port: config.http.port, host: config.http.host });
+    await app.listen({ port: config.http.port, host: config.http.host, backlog: config.http.listenBacklog });
   } catch (error) {
     // A start-up failure (port in use, a module that fails to start…) leaves nothing running behind it.
     await context?.close().catch(() => undefined);

@@ -94,6 +94,8 @@ describe('loadConfig', () => {
     ['ADMISSION', 'maybe'],
     ['ADMISSION_LIMIT_MIN', '0'],
     ['ADMISSION_QUEUE_MS', '-1'],
+    ['HTTP_LISTEN_BACKLOG', '0'],
+    ['HTTP_LISTEN_BACKLOG', 'deep'],
   ])('refuses %s=%s with a line naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
@@ -145,6 +147,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
       /^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS /,
     );
+  });
+
+  it('listens with a backlog of 4096 connections unless HTTP_LISTEN_BACKLOG says otherwise (Node: 511)', () => {
+    expect(loadConfig({}).http.listenBacklog).toBe(4096);
+    expect(loadConfig({ HTTP_LISTEN_BACKLOG: '128' }).http.listenBacklog).toBe(128);
   });
 
   it('reads the admission settings: off by default, never under 50 concurrent requests; on, or min above max', () => {
