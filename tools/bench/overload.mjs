@@ -41,7 +41,8 @@ function probe(base, path, timeoutMs) {
  * due by then), on a keep-alive agent of `connections` sockets opened first; a request finding every socket busy waits
  * in the agent, and that wait is part of its latency. Returns the latencies (ms) by status, what was sent, the errors
  * and timeouts, and the seconds from the first request due to the last answer (the served rate's denominator: an
- * instance that queues everything answers the 20 s of load over a longer time).
+ * instance that queues everything answers the 20 s of load over a longer time). `timeline`, an array, receives
+ * [ms since the start when due, latency ms, status] per answer: where in the run the slow answers were.
  *
  * Hand-written: autocannon's rate (`overallRate`, `connectionRate`) is a budget per connection and per second, reset
  * by a 1 s interval each client starts when created (autocannon/lib/httpClient.js): 1,000 connections spend their
