@@ -1,4 +1,5 @@
 import Fastify, { FastifyInstance } from 'fastify';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AddressInfo } from 'node:net';
 import { Metrics } from '../../metrics/metrics';
 import { Admission } from './admission';
@@ -16,22 +17,27 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
   const started: string[] = [];
   /** Requests that reached an onRequest hook registered after admission's. */
   const laterHook: string[] = [];
+  /** A request context entered after admission, as the pipeline's WorkScope is; the handler reads it. */
+  const context = new AsyncLocalStorage<string>();
+  const contexts = new Map<string, string | undefined>();
 
   beforeEach(async () => {
     gates.clear();
     started.length = 0;
     laterHook.length = 0;
+    contexts.clear();
     metrics = new Metrics();
     admission = new Admission({ mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 }, metrics);
     fastify = Fastify({ forceCloseConnections: true });
     admission.register(fastify);
     fastify.addHook('onRequest', (request, _reply, done) => {
       laterHook.push(request.url);
-      done();
+      context.run(request.url, done);
     });
     const handler = async (request: { params: unknown; method: string }) => {
       const name = `${request.method} ${(request.params as { name: string }).name}`;
       started.push(name);
+      contexts.set(name, context.getStore());
       if (name.endsWith('held')) await new Promise<void>((resolve) => gates.set(name, resolve));
       return { name };
     };
@@ -96,8 +102,11 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
     expect((await queuedRead).status).toBe(200);
     expect((await secondQueuedRead).status).toBe(200);
     expect(started).toEqual(['GET a-held', 'GET b-held', 'GET c', 'GET e']);
-    // Only the admitted reached the hooks after admission's, the queued ones once admitted.
+    // Only the admitted reached the hooks after admission's, the queued ones once admitted: each in a context of its
+    // own, though admitted from the 'close' of the request that ended (a-held).
     expect(laterHook).toEqual(['/work/a-held', '/work/b-held', '/health/live', '/work/c', '/work/e']);
+    expect(contexts.get('GET c')).toBe('/work/c');
+    expect(contexts.get('GET e')).toBe('/work/e');
     gates.get('GET b-held')?.();
     expect((await second).status).toBe(200);
     await until(() => admission.inFlight === 0);
