@@ -11,6 +11,9 @@ import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-ap
  */
 jest.setTimeout(60_000);
 
+/** The one origin CORS_ORIGINS allows here. */
+const SHOP = 'https://shop.example';
+
 describe('adaptive admission (HTTP, real PostgreSQL)', () => {
   let api: TestApp;
   let locker: Client;
@@ -18,7 +21,10 @@ describe('adaptive admission (HTTP, real PostgreSQL)', () => {
   let petId: number;
 
   beforeAll(async () => {
-    api = await TestApp.start({ admission: { mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 } });
+    api = await TestApp.start({
+      admission: { mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 },
+      http: { corsOrigins: [SHOP] },
+    });
     locker = new Client({ connectionString: api.databaseUrl });
     await locker.connect();
     customer = (await api.customer('Busy')).key;
@@ -80,6 +86,22 @@ describe('adaptive admission (HTTP, real PostgreSQL)', () => {
       (n) => n === 2,
     );
     expectOverloaded(await api.get('/accounts/me', { key: customer }));
+    // A refusal carries the CORS headers the allowed origin gets on any answer (the CORS hook runs after admission),
+    // so its script can read the 503 and Retry-After; another origin gets none. A preflight is never refused.
+    const fromShop = await api.get('/accounts/me', { key: customer, headers: { origin: SHOP } });
+    expectOverloaded(fromShop);
+    expect(fromShop.headers.get('access-control-allow-origin')).toBe(SHOP);
+    expect(fromShop.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    expect(fromShop.headers.get('vary')).toContain('Origin');
+    const fromElsewhere = await api.get('/accounts/me', { key: customer, headers: { origin: 'https://evil.example' } });
+    expectOverloaded(fromElsewhere);
+    expect(fromElsewhere.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await fetch(`${api.baseUrl}/store/orders`, {
+      method: 'OPTIONS',
+      headers: { origin: SHOP, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(SHOP);
 
     // Never shed: the probes, the metrics, the description.
     expect((await api.get('/health/live')).status).toBe(200);
@@ -89,7 +111,7 @@ describe('adaptive admission (HTTP, real PostgreSQL)', () => {
     expect(await metric('admission_in_flight')).toBe(2);
     expect(await metric('admission_queued')).toBe(2);
     expect(await metric('admission_shed_total{route="/store/orders"}')).toBe(2);
-    expect(await metric('admission_shed_total{route="/accounts/me"}')).toBe(1);
+    expect(await metric('admission_shed_total{route="/accounts/me"}')).toBe(3);
     expect(await metric('admission_shed_total{route="/health/live"}')).toBeUndefined();
 
     // The lock goes: the held orders finish, and the waiting reads are admitted in their turn.

@@ -17,7 +17,12 @@ import { InMemoryRateLimitStore, RedisRateLimitStore } from '../common/rate-limi
 import { registerTracingHooks } from '../common/tracing/tracing';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { registerHandlerTimeout } from '../common/http/handler-timeout';
-import { registerCompression, registerCors, registerMethodSemantics } from '../common/http/http-semantics.hooks';
+import {
+  corsHeadersBeforeCors,
+  registerCompression,
+  registerCors,
+  registerMethodSemantics,
+} from '../common/http/http-semantics.hooks';
 import { BODY_LIMIT_BYTES } from '../common/http-kit/body-limit';
 import { registerJsonOnlyBodies, registerJsonParser, registerNulCheck } from '../common/http/input-limits.hooks';
 import { registerHostRequired, registerRequestIdHeader } from '../common/http/request-id';
@@ -51,7 +56,8 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   // id and the security headers; its access line and metrics come from the onResponse hooks below. A queued request,
   // admitted when another one ends, enters the hooks below from there: the access log's WorkScope, next, gives it a
   // context of its own. Before the drain, which refuses what it admits once the instance drains.
-  new Admission(settings.admission, app.get(Metrics)).register(fastify);
+  // The CORS hook runs later, so the refusal takes the CORS headers an allowed origin gets from here.
+  new Admission(settings.admission, app.get(Metrics), corsHeadersBeforeCors(http.corsOrigins)).register(fastify);
   // onRequest, 2nd: every later line logged for the request carries its id; onResponse: the access line.
   registerAccessLog(fastify, settings.logger);
   // onResponse: the duration of every response, refusals by the hooks below included (it never answers).

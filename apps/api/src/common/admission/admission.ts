@@ -48,6 +48,9 @@ export function isExemptFromAdmission(route: string | undefined): boolean {
   return route !== undefined && (isHealthProbe(route) || EXEMPT_ROUTES.has(route) || route.startsWith('/docs'));
 }
 
+/** Headers a refusal adds for its request (the CORS headers, the CORS hook running after admission), if any. */
+export type RefusalHeaders = (request: FastifyRequest) => Record<string, string> | undefined;
+
 /** When the response was admitted (performance.now()), kept on the Node response: no map, no closure per request. */
 const ADMITTED_AT = Symbol('admittedAt');
 type AdmittedResponse = ServerResponse & { [ADMITTED_AT]?: number };
@@ -64,7 +67,8 @@ interface Waiter {
  * Adaptive admission: at most `limit` requests in flight per instance, the limit following measured latency
  * (GradientLimit, Gradient2); a request over it waits in a short FIFO queue for at most `ADMISSION_QUEUE_MS`, else it
  * is answered 503 `overloaded` with `Retry-After` at once: before authentication, so a refusal costs no database
- * query and no key verification. Health probes, /metrics, /openapi.json and /docs are never counted nor refused.
+ * query and no key verification. Health probes, /metrics, /openapi.json, /docs and OPTIONS are never counted nor
+ * refused. A refusal carries the CORS headers an allowed origin would get (`refusalHeaders`).
  *
  * Reads are preferred in the queue only: a write (any method but GET and HEAD) may queue while the queue is less than
  * half full, a read until it is full; both count alike against the limit, and the queue is served in arrival order.
@@ -94,6 +98,7 @@ export class Admission {
   constructor(
     private readonly settings: ConfigPart<'admission'>,
     metrics: AdmissionMetrics,
+    private readonly refusalHeaders?: RefusalHeaders,
   ) {
     this.limiter = new GradientLimit({ min: settings.limitMin, max: settings.limitMax });
     metrics.gauge('admission_limit', 'Requests this instance admits in flight now (the adaptive limit).', () =>
@@ -132,7 +137,9 @@ export class Admission {
   register(fastify: FastifyInstance): void {
     if (this.settings.mode === 'off') return;
     fastify.addHook('onRequest', (request, reply, done) => {
-      if (isExemptFromAdmission(request.routeOptions.url)) return done();
+      // OPTIONS too: a hook answers it (a CORS preflight or the Allow list), never a handler, and a refused preflight
+      // would hide the 503 of the request it precedes from the browser's script.
+      if (request.method === 'OPTIONS' || isExemptFromAdmission(request.routeOptions.url)) return done();
       if (this.inFlightCount < this.limiter.limit && this.queue.length === 0) {
         this.admit(reply.raw);
         return done();
@@ -195,6 +202,8 @@ export class Admission {
   private refuse(request: FastifyRequest, reply: FastifyReply): void {
     this.shedTotal.inc({ route: routeOf(request) });
     markExpectedRefusal(request);
+    const extra = this.refusalHeaders?.(request);
+    if (extra) void reply.headers(extra);
     void reply.code(503).headers(REFUSAL.headers).header('X-Request-Id', request.id).send(REFUSAL.json);
   }
 }

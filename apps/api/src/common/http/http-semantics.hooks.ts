@@ -93,6 +93,31 @@ export async function registerCompression(app: NestFastifyApplication): Promise<
 export type CorsOrigins = '*' | string[];
 
 /**
+ * The CORS headers of an answer given before the CORS hook runs (admission's 503 `overloaded`, assembly/pipeline.ts),
+ * the same @fastify/cors gives an actual request: a browser script from an allowed origin may then read the refusal
+ * and its Retry-After instead of seeing a network error. Undefined when nothing is to be added; origins are matched
+ * exactly, as the plugin matches a list of strings.
+ */
+export function corsHeadersBeforeCors(
+  origins: CorsOrigins,
+): ((request: FastifyRequest) => Record<string, string> | undefined) | undefined {
+  if (origins !== '*' && origins.length === 0) return undefined;
+  const exposed = CORS_EXPOSED_HEADERS.join(', ');
+  if (origins === '*') {
+    const open = { 'access-control-allow-origin': '*', 'access-control-expose-headers': exposed };
+    return (request) =>
+      request.headers.origin !== undefined && SAFE_METHODS.includes(request.method) ? open : undefined;
+  }
+  const allowed = new Set(origins);
+  const other = { vary: 'Origin' };
+  return (request) => {
+    const origin = request.headers.origin;
+    if (origin === undefined || !allowed.has(origin)) return other;
+    return { 'access-control-allow-origin': origin, 'access-control-expose-headers': exposed, vary: 'Origin' };
+  };
+}
+
+/**
  * CORS for the origins of CORS_ORIGINS (nothing is registered without any: no CORS header at all).
  * With `*`, any origin may read (GET and HEAD, CORS-safelisted request headers only, no
  * credentials); with a list, those origins may use every method with an API key and an
