@@ -21,6 +21,7 @@ import { WebhookQueueIndexes1796000810000 } from './1796000810000-webhook-queue-
 import { HeldWriteRowCheck1796000850000 } from './1796000850000-held-write-row-check';
 import { EventCommitOrder1796000900000 } from './1796000900000-event-commit-order';
 import { EventCommitOrderIndexes1796000910000 } from './1796000910000-event-commit-order-indexes';
+import { EventTypeIndex1796000920000 } from './1796000920000-event-type-index';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   HeldWriteRowCheck1796000850000,
   EventCommitOrder1796000900000,
   EventCommitOrderIndexes1796000910000,
+  EventTypeIndex1796000920000,
 ];
