@@ -107,7 +107,8 @@ const MAX_BIGINT = '9223372036854775807';
 const NEWEST_FIRST_OF_TYPES = `SELECT listed.* FROM (SELECT DISTINCT wanted FROM unnest($2::text[]) AS wanted) AS types,
   LATERAL (SELECT ${COLUMNS} FROM webhook_events
     WHERE endpoint_id IS NULL AND type >= types.wanted AND type <= types.wanted
-      AND seq < COALESCE($5::bigint, ${MAX_BIGINT}) AND ($1::bigint IS NULL OR subject_owner_id = $1) AND ${DATE_FILTERS}
+      AND seq < COALESCE($5::bigint, ${MAX_BIGINT}) AND ($1::bigint IS NULL OR subject_owner_id = $1)
+      AND ${DATE_FILTERS}
     ORDER BY type DESC, seq DESC LIMIT $6) AS listed
   ORDER BY seq DESC LIMIT $6`;
 
