@@ -15,6 +15,8 @@ const RARE_EVERY = 10_000;
 const CUSTOMER_EVERY = 1_000;
 /** What the service's purge deletes per statement (EventRetention.DEFAULT_BATCH). */
 export const PURGE_BATCH_SIZE = 10_000;
+/** The rest after each batch, as a share of the time it took (EventRetention.restRatio: PurgeEvents rests so). */
+export const PURGE_REST_RATIO = Number(process.env.BENCH_PURGE_REST_RATIO ?? 1);
 /**
  * The service's purge statement (PgEventLog.purgeBatch in libs/infrastructure/src/persistence): the bench runs it
  * from outside so that the purge's timing is the bench's to choose (the service runs it hourly from pg-boss).
@@ -127,8 +129,9 @@ export async function tableSizes(db) {
 }
 
 /**
- * The purge of a day's events (everything older than the retention), run in the service's batches until none is
- * left, while `during` (the orders) runs; returns the rows, batches, and seconds it took.
+ * The purge of a day's events (everything older than the retention), run in the service's batches and rests
+ * (BENCH_PURGE_REST_RATIO: 0 for none, as before 2026-11-28) until none is left, while `during` (the orders) runs;
+ * returns the rows, batches, and seconds it took.
  */
 export async function purgeWhile(db, during) {
   const before = new Date(Date.now() - RETENTION_DAYS * 24 * 3600 * 1000);
@@ -138,10 +141,13 @@ export async function purgeWhile(db, during) {
   const t0 = Date.now();
   const purge = (async () => {
     while (purging) {
+      const started = Date.now();
       const { rowCount } = await db.query(PURGE_BATCH_SQL, [before, PURGE_BATCH_SIZE]);
       rows += rowCount;
       batches++;
       if (rowCount < PURGE_BATCH_SIZE) break;
+      const rest = (Date.now() - started) * PURGE_REST_RATIO;
+      if (rest >= 1) await new Promise((resolve) => setTimeout(resolve, rest));
     }
     return (Date.now() - t0) / 1000;
   })();

@@ -28,7 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { benchCustomer, purgeWhile, RARE_TYPE, seedHistory, tableSizes } from './growth.mjs';
+import { benchCustomer, PURGE_REST_RATIO, purgeWhile, RARE_TYPE, seedHistory, tableSizes } from './growth.mjs';
 import { overload, overloadTargets } from './overload.mjs';
 import { replicaScenario } from './replica.mjs';
 import pg from 'pg';
@@ -539,7 +539,8 @@ function markdown(report) {
           '',
           "## The purge of a day's events under orders",
           '',
-          `${report.purge.purged} events deleted in ${report.purge.batches} batches of the service's statement in ` +
+          `${report.purge.purged} events deleted in ${report.purge.batches} batches of the service's statement ` +
+            `(resting ${PURGE_REST_RATIO}× each batch's time after it) in ` +
             `${report.purge.purgeSeconds} s. Orders (random pets, warn): without the purge ` +
             `${report.purge.without.reqPerSec} req/s, p99 ${report.purge.without.p99} ms; during it ` +
             `${report.purge.during.reqPerSec} req/s, p99 per round ${report.purge.during.roundsP99.join(' / ')} ms.`,

@@ -53,4 +53,38 @@ describe('event log use cases (in-memory ports, events recorded as the use cases
     const left = (await store.eventQueries.list(admin, {}, { limit: 10 })).items.map((e) => e.type);
     expect(left).toEqual(['order.completed']);
   });
+
+  it('rests after each full batch for its share of the time the batch took, and not after the last', async () => {
+    for (let i = 0; i < 5; i++) {
+      await store.uow.run(() => store.events.record('order.placed', anOrder().ownedBy(ada.id).build()));
+    }
+    store.clock.advanceMinutes(31 * 24 * 60);
+    // Each batch takes 40 ms of the clock's time; the purge rests half of it (20 ms) before the next.
+    const batches: number[] = [];
+    const log = store.eventLog;
+    const timed = Object.assign(Object.create(log) as typeof log, {
+      purgeBatch: async (before: Date, limit: number) => {
+        batches.push(Date.now());
+        store.clock.set(new Date(store.clock.now().getTime() + 40));
+        return log.purgeBatch(before, limit);
+      },
+    });
+    const purge = new PurgeEvents(store.uow, timed, new EventRetention(30, 2, 10, 0.5), store.clock);
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const run = purge.execute();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(batches).toEqual([0]); // resting: the second batch waits 20 ms
+      await jest.advanceTimersByTimeAsync(19);
+      expect(batches).toEqual([0]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(batches).toEqual([0, 20]);
+      await jest.advanceTimersByTimeAsync(20);
+      expect(batches).toEqual([0, 20, 40]);
+      expect(await run).toEqual({ purged: 5 }); // 2, 2, then 1: the last, no rest after it
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -48,7 +48,9 @@ export class EventQueries {
 
 /**
  * Scheduled: deletes the events older than the retention period (and their deliveries), a bounded batch per
- * statement, each its own transaction, so that no run holds locks or bloats one transaction with a million rows.
+ * statement, each its own transaction, so that no run holds locks or bloats one transaction with a million rows;
+ * after each batch it rests for a share of the time the batch took (EventRetention.restRatio), so that a long purge
+ * does not take a database core from the requests for its whole length.
  */
 @Injectable()
 export class PurgeEvents {
@@ -63,9 +65,12 @@ export class PurgeEvents {
     const before = new Date(this.clock.now().getTime() - this.retention.days * 24 * 3600 * 1000);
     let purged = 0;
     for (let batch = 0; batch < this.retention.maxBatches; batch++) {
+      const started = this.clock.now().getTime();
       const deleted = await this.uow.run(() => this.log.purgeBatch(before, this.retention.batchSize));
       purged += deleted;
       if (deleted < this.retention.batchSize) break;
+      const rest = (this.clock.now().getTime() - started) * this.retention.restRatio;
+      if (rest >= 1) await new Promise((resolve) => setTimeout(resolve, rest));
     }
     return { purged };
   }
