@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { testDatabaseUrl } from '@petstore/testing';
 import { ApiProcess, BUILT_MAIN, ensureBuilt } from './support/built-app';
 
@@ -44,5 +47,37 @@ describe('log output of the built app (asynchronous stdout)', () => {
       .map((line) => JSON.parse(line) as { requestId?: string; msg?: string });
     const ours = lines.filter((line) => line.msg === 'request completed' && line.requestId?.startsWith(run));
     expect(new Set(ours.map((line) => line.requestId)).size).toBe(300);
+  });
+
+  it('listens with the backlog HTTP_LISTEN_BACKLOG sets (Node would take 511)', async () => {
+    // A preload records the options of every listen() of the process (the kernel caps what `ss` would show).
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-listen-'));
+    const seen = join(dir, 'listen.jsonl');
+    const preload = join(dir, 'record-listen.cjs');
+    writeFileSync(
+      preload,
+      `const net = require('node:net'); const fs = require('node:fs'); const listen = net.Server.prototype.listen;
+       net.Server.prototype.listen = function (...args) {
+         if (typeof args[0] === 'object') fs.appendFileSync(${JSON.stringify(seen)}, JSON.stringify(args[0]) + '\\n');
+         return listen.apply(this, args);
+       };`,
+    );
+    const api = await ApiProcess.start({
+      DATABASE_URL: await testDatabaseUrl(),
+      MESSAGE_WORKER: 'false',
+      HTTP_LISTEN_BACKLOG: '1234',
+      NODE_OPTIONS: `--require ${preload}`,
+    });
+    try {
+      const calls = readFileSync(seen, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { port?: number; backlog?: number });
+      expect(calls.filter((call) => call.port === Number(new URL(api.baseUrl).port))).toEqual([
+        expect.objectContaining({ backlog: 1234 }),
+      ]);
+    } finally {
+      await api.stop();
+    }
   });
 });
