@@ -12,7 +12,9 @@
 // and stopped after, so the other scenarios' instances never see this load. Targets (issue 34): goodput ≥ 0.9 of
 // capacity, admitted p99 ≤ 3× the unloaded p99, shed answers' p99 ≤ 50 ms, `/health/live` p99 ≤ 100 ms, ready right
 // after. The capacity run's per-status latencies come from autocannon's 'response' event.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -133,8 +135,19 @@ async function run(options) {
  * Runs the scenario against `base` (an instance started for it) and returns its numbers and targets.
  * `headers`: the bench's admin key; `path`: the page read.
  */
-export async function overload({ base, headers, path, connections, seconds, overloadConnections, overloadSeconds }) {
+export async function overload({
+  base,
+  headers,
+  path,
+  connections,
+  seconds,
+  overloadConnections,
+  overloadSeconds,
+  servicePid,
+}) {
+  const atCapacity = cpuMark(servicePid);
   const capacityRun = await run({ url: base, connections, duration: seconds, headers, requests: [{ path }] });
+  const capacityCpu = cpuSince(atCapacity);
   const capacity = capacityRun.result.requests.average;
   const unloadedP99 = capacityRun.result.latency.p99;
 
@@ -148,6 +161,7 @@ export async function overload({ base, headers, path, connections, seconds, over
     }
   })();
   const offered = Math.round(capacity * 2);
+  const atLoad = cpuMark(servicePid);
   const loadRun = await openLoop({
     base,
     path,
@@ -157,6 +171,7 @@ export async function overload({ base, headers, path, connections, seconds, over
     seconds: overloadSeconds,
     timeoutMs: 10_000,
   });
+  const loadCpu = cpuSince(atLoad);
   probing = false;
   await prober;
   const ready = await probe(base, '/health/ready', 1_000);
@@ -191,8 +206,62 @@ export async function overload({ base, headers, path, connections, seconds, over
     liveMax: round(live.at(-1) ?? null),
     readyAfter: ready.status,
     readyAfterMs: round(ready.ms),
+    // Cores used (of the machine's) while capacity was measured and while twice it was offered: by the load generator
+    // (this process), the service, and everything else (the database, mostly).
+    cpu: { capacity: capacityCpu, overload: loadCpu },
   };
   return numbers;
+}
+
+/** The CPU time so far: this process's (µs), the service's and the whole machine's busy time (clock ticks). */
+function cpuMark(servicePid) {
+  return {
+    at: performance.now(),
+    own: process.cpuUsage(),
+    pid: servicePid,
+    service: processTicks(servicePid),
+    machine: machineTicks(),
+  };
+}
+
+/** Cores used since `mark`, each to two decimals (null where /proc is not there to tell). */
+function cpuSince(mark) {
+  const seconds = (performance.now() - mark.at) / 1000;
+  const own = process.cpuUsage(mark.own);
+  const cores = (ticks) => (ticks === null ? null : +(ticks / TICKS_PER_SECOND / seconds).toFixed(2));
+  const generator = +((own.user + own.system) / 1e6 / seconds).toFixed(2);
+  const now = processTicks(mark.pid);
+  const service = mark.service === null || now === null ? null : cores(now - mark.service);
+  const machine = mark.machine === null ? null : cores(machineTicks() - mark.machine);
+  return {
+    generator,
+    service,
+    rest: machine === null || service === null ? null : +(machine - generator - service).toFixed(2),
+  };
+}
+
+/** Linux's USER_HZ (100 on every common build; /proc reports in it). */
+const TICKS_PER_SECOND = 100;
+
+function processTicks(pid) {
+  if (!pid) return null;
+  try {
+    // utime and stime: fields 14 and 15, counted after the command name's closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+function machineTicks() {
+  try {
+    const [, ...times] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    return times.slice(0, 8).reduce((sum, t, i) => (i === 3 || i === 4 ? sum : sum + t), 0);
+  } catch {
+    return null;
+  }
 }
 
 /** The targets of issue 34 for one overload result (admission on). */

@@ -581,15 +581,20 @@ function markdown(report) {
           '',
           '| ADMISSION | capacity r/s (p99 ms) | offered / sent r/s | goodput r/s (of capacity) | ' +
             'admitted p50 / p99 ms (× unloaded) | shed (p99 ms) | other non-2xx / errors | ' +
-            '/health/live p99 / max ms (failed) | ready after |',
-          '|---|---|---|---|---|---|---|---|---|',
+            '/health/live p99 / max ms (failed) | ready after | cores at capacity | cores at twice it |',
+          '|---|---|---|---|---|---|---|---|---|---|---|',
           ...Object.entries(report.overload).map(
             ([mode, n]) =>
               `| ${mode} | ${n.capacity} (${n.unloadedP99}) | ${n.offered} / ${n.offeredActual} | ` +
               `${n.goodput} (${n.goodputRatio}) | ${n.admittedP50} / ${n.admittedP99} (${n.admittedP99Ratio}) | ` +
               `${n.shed} (${n.shedP99 ?? '–'}) | ${n.otherNon2xx} / ${n.errors} | ` +
-              `${n.liveP99} / ${n.liveMax} (${n.liveFailures} of ${n.liveProbes}) | ${n.readyAfter} |`,
+              `${n.liveP99} / ${n.liveMax} (${n.liveFailures} of ${n.liveProbes}) | ${n.readyAfter} | ` +
+              `${cores(n.cpu.capacity)} | ${cores(n.cpu.overload)} |`,
           ),
+          '',
+          'Cores: used by the load generator (the bench) / the service / the rest of the machine (the database, ' +
+            'mostly), while capacity was measured and while twice it was offered: on a machine they share, the ' +
+            "generator's extra work at twice the rate is taken from the service and the database.",
         ]
       : []),
     '',
@@ -691,6 +696,9 @@ async function purgeScenario(base, db, databaseUrl, orderScenario) {
     await purger.end().catch(() => undefined);
   }
 }
+
+/** Cores used, as `generator / service / rest` (– where unknown). */
+const cores = (c) => [c?.generator, c?.service, c?.rest].map((v) => v ?? '–').join(' / ');
 
 async function main() {
   const databaseUrl = await startDatabase();
@@ -937,6 +945,7 @@ async function main() {
             seconds: SECONDS,
             overloadConnections: OVERLOAD_CONNECTIONS,
             overloadSeconds: OVERLOAD_SECONDS,
+            servicePid: child.pid,
           });
           report.overload[mode] = n;
           console.log(
@@ -945,7 +954,9 @@ async function main() {
               `(answered over ${n.answeredOverSeconds} s), admitted p50/p99 ` +
               `${n.admittedP50}/${n.admittedP99} ms (${n.admittedP99Ratio}×), shed ${n.shed} (p99 ${n.shedP99} ms), ` +
               `other non-2xx ${n.otherNon2xx}, errors ${n.errors}; /health/live p99 ${n.liveP99} ms ` +
-              `(max ${n.liveMax}, ${n.liveFailures}/${n.liveProbes} failed); ready after: ${n.readyAfter}`,
+              `(max ${n.liveMax}, ${n.liveFailures}/${n.liveProbes} failed); ready after: ${n.readyAfter}; ` +
+              `cores used (generator / service / rest) at capacity ${cores(n.cpu.capacity)}, ` +
+              `at twice it ${cores(n.cpu.overload)}`,
           );
         } finally {
           await stopChild(child);
