@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrors, PetstoreFastifyAdapter } from './c
 import { registerRequestPipeline } from './assembly/pipeline';
 import { BODY_LIMIT_BYTES } from './common/http-kit/body-limit';
 import { requestId } from './common/http/request-id';
+import { FrontDoor } from './common/http-kit/front-door';
 import { buildOpenApiDocument } from './openapi/openapi';
 import { OperationShapes } from './common/validation/operation-shapes';
 import { createRootLogger, nestLogger, startupNestLogger, RootLogger, silentLogger } from './common/logging/logging';
@@ -31,7 +32,10 @@ export interface CreateAppOptions extends Omit<AssemblyOptions, 'logger' | 'role
  */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
   const { http, auth } = options.config;
+  // The server's listener in front of Fastify's (admission answers there, assembly/pipeline.ts).
+  const frontDoor = new FrontDoor();
   const adapter = new PetstoreFastifyAdapter({
+    serverFactory: frontDoor.serverFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,
@@ -61,7 +65,12 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   try {
     app.useLogger(nestLogger(logger));
     app.flushLogs();
-    await registerRequestPipeline(app, { ...options.config, logger, rateLimitPrefix: options.rateLimitPrefix });
+    await registerRequestPipeline(app, {
+      ...options.config,
+      logger,
+      rateLimitPrefix: options.rateLimitPrefix,
+      frontDoor,
+    });
 
     const document = buildOpenApiDocument(app);
     app.get(OperationShapes).load(document);

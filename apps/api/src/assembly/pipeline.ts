@@ -9,8 +9,8 @@ import { registerConditionalRequests } from '../common/conditional/conditional.h
 import { registerDeprecationHooks } from '../common/deprecation/deprecation.hooks';
 import { Drain } from '../common/drain/drain.service';
 import { GlobalExceptionFilter } from '../common/errors/global-exception.filter';
-import { registerAccessLog, RootLogger } from '../common/logging/logging';
-import { Metrics, registerHttpMetrics } from '../metrics/metrics';
+import { accessLogger, registerAccessLog, RootLogger } from '../common/logging/logging';
+import { Metrics, observeHttpAnswer, registerHttpMetrics } from '../metrics/metrics';
 import { registerPagination } from '../common/pagination/paginated';
 import { registerRateLimit } from '../common/rate-limit/rate-limit.hook';
 import { InMemoryRateLimitStore, RedisRateLimitStore } from '../common/rate-limit/rate-limit.store';
@@ -25,7 +25,8 @@ import {
 } from '../common/http/http-semantics.hooks';
 import { BODY_LIMIT_BYTES } from '../common/http-kit/body-limit';
 import { registerJsonOnlyBodies, registerJsonParser, registerNulCheck } from '../common/http/input-limits.hooks';
-import { registerHostRequired, registerRequestIdHeader } from '../common/http/request-id';
+import { registerHostRequired, registerRequestIdHeader, requestId } from '../common/http/request-id';
+import { FrontDoor } from '../common/http-kit/front-door';
 import { registerSecurityHeaders } from '../common/http-kit/security-headers.hooks';
 
 export interface PipelineSettings {
@@ -38,6 +39,8 @@ export interface PipelineSettings {
   logger: RootLogger;
   /** Redis key prefix of the rate-limit counters (tests keep theirs apart); else REDIS_KEY_PREFIX + `ratelimit:`. */
   rateLimitPrefix?: string;
+  /** The listener in front of Fastify's, made with the server (create-app.ts): admission sits there. */
+  frontDoor: FrontDoor;
 }
 
 /**
@@ -51,17 +54,29 @@ export interface PipelineSettings {
 export async function registerRequestPipeline(app: NestFastifyApplication, settings: PipelineSettings): Promise<void> {
   const { http, auth, deprecations } = settings;
   const fastify = app.getHttpAdapter().getInstance();
-  // onRequest, 1st: under overload an instance refuses about as many requests as it serves, so a refusal runs no
-  // other hook (no key verification, no database query, no timer) and answers from a ready-made body with the request
-  // id and the security headers; its access line and metrics come from the onResponse hooks below. A queued request,
-  // admitted when another one ends, enters the hooks below from there: the access log's WorkScope, next, gives it a
-  // context of its own. Before the drain, which refuses what it admits once the instance drains.
-  // The CORS hook runs later, so the refusal takes the CORS headers an allowed origin gets from here.
-  new Admission(settings.admission, app.get(Metrics), corsHeadersBeforeCors(http.corsOrigins)).register(fastify);
-  // onRequest, 2nd: every later line logged for the request carries its id; onResponse: the access line.
+  // Before Fastify (the server's request listener, FrontDoor): under overload an instance refuses about as many
+  // requests as it serves, so a refusal makes no Fastify request and runs no hook (no key verification, no database
+  // query, no timer); it answers from a ready-made body with the request id Fastify would give it, the security
+  // headers and, the CORS hook running later, the CORS headers of an allowed origin; its access line and duration
+  // metric are written as the onResponse hooks below write them. A queued request, admitted when another one ends,
+  // enters Fastify from there: the access log's WorkScope, first below, gives it a context of its own. Before the
+  // drain, which refuses what it admits once the instance drains. onRoute: the routes' copy that labels refusals.
+  const metrics = app.get(Metrics);
+  const access = accessLogger(settings.logger);
+  const admission = new Admission(settings.admission, metrics, {
+    requestId,
+    refusalHeaders: corsHeadersBeforeCors(http.corsOrigins),
+    onRefused: (refusal) => {
+      access.info(refusal, 'request completed');
+      observeHttpAnswer(metrics, refusal.method, refusal.route, refusal.status, refusal.durationMs / 1000);
+    },
+  });
+  admission.watchRoutes(fastify);
+  settings.frontDoor.install((next) => admission.front(next));
+  // onRequest, 1st: every later line logged for the request carries its id; onResponse: the access line.
   registerAccessLog(fastify, settings.logger);
   // onResponse: the duration of every response, refusals by the hooks below included (it never answers).
-  registerHttpMetrics(fastify, app.get(Metrics));
+  registerHttpMetrics(fastify, metrics);
   // onRequest: names the span by its route before anything may answer (a no-op without tracing).
   registerTracingHooks(fastify);
   // onRequest: the request id before the first hook that may answer, so that every answer carries it.

@@ -70,12 +70,13 @@ export class Metrics {
  */
 export function registerHttpMetrics(fastify: FastifyInstance, metrics: Metrics): void {
   fastify.addHook('onResponse', (request, reply, done) => {
-    const status = reply.statusCode;
-    metrics.httpRequestDuration.observe(
-      { method: request.method, route: routeOf(request), status_code: String(status) },
-      reply.elapsedTime / 1000,
-    );
-    if (status === 429) metrics.rateLimitRejections.inc();
+    observeHttpAnswer(metrics, request.method, routeOf(request), reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
+}
+
+/** One answer in the HTTP metrics (also for what is answered before Fastify: admission's refusals). */
+export function observeHttpAnswer(metrics: Metrics, method: string, route: string, status: number, seconds: number) {
+  metrics.httpRequestDuration.observe({ method, route, status_code: String(status) }, seconds);
+  if (status === 429) metrics.rateLimitRejections.inc();
 }

@@ -2,13 +2,15 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AddressInfo } from 'node:net';
 import { Metrics } from '../../metrics/metrics';
-import { Admission } from './admission';
+import { FrontDoor } from '../http-kit/front-door';
+import { Admission, Refusal } from './admission';
 
 /**
- * The hook alone on a bare Fastify over real HTTP: handlers that wait for the test to let them go, so that what is
- * in flight, queued or refused depends on the order of events only (the queue's wait is a minute: never reached).
+ * Admission alone in front of a bare Fastify (FrontDoor, as create-app.ts puts it) over real HTTP: handlers that wait
+ * for the test to let them go, so that what is in flight, queued or refused depends on the order of events only (the
+ * queue's wait is a minute: never reached).
  */
-describe('Admission (the onRequest hook, bare Fastify)', () => {
+describe('Admission (in front of a bare Fastify)', () => {
   let fastify: FastifyInstance;
   let admission: Admission;
   let metrics: Metrics;
@@ -20,6 +22,9 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
   /** A request context entered after admission, as the pipeline's WorkScope is; the handler reads it. */
   const context = new AsyncLocalStorage<string>();
   const contexts = new Map<string, string | undefined>();
+  /** What the access log and the HTTP metrics were handed of each refusal. */
+  const refusals: Refusal[] = [];
+  let ids = 0;
 
   beforeEach(async () => {
     gates.clear();
@@ -27,9 +32,15 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
     laterHook.length = 0;
     contexts.clear();
     metrics = new Metrics();
-    admission = new Admission({ mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 }, metrics);
-    fastify = Fastify({ forceCloseConnections: true });
-    admission.register(fastify);
+    refusals.length = 0;
+    const door = new FrontDoor();
+    fastify = Fastify({ forceCloseConnections: true, serverFactory: door.serverFactory });
+    admission = new Admission({ mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 }, metrics, {
+      requestId: () => `id-${++ids}`,
+      onRefused: (refusal) => refusals.push(refusal),
+    });
+    admission.watchRoutes(fastify);
+    door.install((next) => admission.front(next));
     fastify.addHook('onRequest', (request, _reply, done) => {
       laterHook.push(request.url);
       context.run(request.url, done);
@@ -85,14 +96,26 @@ describe('Admission (the onRequest hook, bare Fastify)', () => {
     // The Error shape, the request id and the security headers, from the hook itself: no later hook saw it.
     expect(write.body).toMatchObject({ status: 503, code: 'overloaded', documentationUrl: expect.any(String) });
     expect(write.body['message']).toMatch(/overloaded/);
-    expect(write.headers.get('x-request-id')).toBeTruthy();
     expect(write.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(write.headers.get('x-content-type-options')).toBe('nosniff');
     expect(write.headers.get('cache-control')).toBe('no-store');
     expect(laterHook).not.toContain('/work/d');
+    // Fastify never saw it: its route (from the routes' copy) and request id go to the access log and the metrics.
+    expect(refusals).toEqual([
+      {
+        requestId: write.headers.get('x-request-id'),
+        method: 'POST',
+        route: '/work/:name',
+        status: 503,
+        durationMs: expect.any(Number),
+      },
+    ]);
     const secondQueuedRead = call('GET', 'e');
     await until(() => admission.queued === 2);
     expect((await call('GET', 'f')).status).toBe(503);
+    // A URL no route matches counts like any other; its label is never the URL.
+    expect((await fetch(`${baseUrl}/nowhere/42?x=1`)).status).toBe(503);
+    expect(refusals.map((refusal) => refusal.route)).toEqual(['/work/:name', '/work/:name', '(unmatched)']);
     // Exempt: answered while saturated, and not counted.
     expect((await fetch(`${baseUrl}/health/live`)).status).toBe(200);
     expect(admission.inFlight).toBe(2);

@@ -1,14 +1,14 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { Counter, type Registry } from 'prom-client';
 import { ConfigPart } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { toErrorResponse } from '../errors/error-response';
-import { markExpectedRefusal } from '../errors/expected-refusal';
 import { API_RESPONSE_HEADERS } from '../http-kit/security-headers.hooks';
 import { isHealthProbe } from '../http-kit/health-probes';
-import { routeOf } from '../http-kit/route-label';
+import { UNMATCHED_ROUTE } from '../http-kit/route-label';
 import { GradientLimit } from './gradient-limit';
 
 const OVERLOADED = 'The service is overloaded: retry after Retry-After seconds (nothing was done).';
@@ -20,13 +20,19 @@ const RETRY_AFTER_SECONDS = 1;
  * security headers every API answer carries). Under overload an instance refuses about as many requests as it
  * serves, and every refusal's CPU is taken from the served ones (at twice capacity, goodput stays at 0.9 only if a
  * refusal costs under a tenth of a served request): no Error object (its stack trace), no error handler, no
- * serialisation, no other onRequest hook.
+ * serialisation, no Fastify request at all (`front`).
  */
 const REFUSAL = (() => {
   const { body, headers } = toErrorResponse(ApiError.overloaded(OVERLOADED, RETRY_AFTER_SECONDS));
+  const json = JSON.stringify(body);
   return {
-    json: JSON.stringify(body),
-    headers: { ...API_RESPONSE_HEADERS, ...headers, 'content-type': 'application/json; charset=utf-8' },
+    json,
+    headers: {
+      ...API_RESPONSE_HEADERS,
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(json)),
+    },
   };
 })();
 
@@ -48,8 +54,24 @@ export function isExemptFromAdmission(route: string | undefined): boolean {
   return route !== undefined && (isHealthProbe(route) || EXEMPT_ROUTES.has(route) || route.startsWith('/docs'));
 }
 
-/** Headers a refusal adds for its request (the CORS headers, the CORS hook running after admission), if any. */
-export type RefusalHeaders = (request: FastifyRequest) => Record<string, string> | undefined;
+/** What a refusal needs of the rest of the app, given by the pipeline: admission imports no folder beside it. */
+export interface AdmissionOptions {
+  /** The request id a refusal carries: the one Fastify would have given the request (create-app.ts, `genReqId`). */
+  requestId(request: IncomingMessage): string;
+  /** Headers a refusal adds for its request, if any (the CORS headers of an allowed origin). */
+  refusalHeaders?(request: IncomingMessage): Record<string, string> | undefined;
+  /** What the access log and the HTTP metrics keep of a refusal (Fastify's onResponse hooks never see it). */
+  onRefused?(refusal: Refusal): void;
+}
+
+/** A refused request, as the access line has it. */
+export interface Refusal {
+  requestId: string;
+  method: string;
+  route: string;
+  status: 503;
+  durationMs: number;
+}
 
 /** When the response was admitted (performance.now()), kept on the Node response: no map, no closure per request. */
 const ADMITTED_AT = Symbol('admittedAt');
@@ -57,10 +79,17 @@ type AdmittedResponse = ServerResponse & { [ADMITTED_AT]?: number };
 
 /** A request waiting for a slot (only while the limit is reached: the hot path allocates none). */
 interface Waiter {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  done: HookHandlerDoneFunction;
+  request: IncomingMessage;
+  response: ServerResponse;
+  next: RequestListener;
+  arrived: number;
   deadline: number;
+}
+
+/** The path of a request's URL (no query string): what the exemptions and the route table are matched on. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /**
@@ -73,9 +102,11 @@ interface Waiter {
  * Reads are preferred in the queue only: a write (any method but GET and HEAD) may queue while the queue is less than
  * half full, a read until it is full; both count alike against the limit, and the queue is served in arrival order.
  *
- * The first `onRequest` hook (assembly/pipeline.ts): a refused request runs no other hook before its answer, and a
- * queued one, admitted later from another request's 'close', runs the rest of the pipeline (its WorkScope first) in
- * a context of its own, not in that request's.
+ * In front of Fastify (the server's request listener, FrontDoor): a refused request costs Node's HTTP parsing and one
+ * write, no Fastify request, reply or hook (through Fastify's hooks a refusal took three times as much CPU, taken from
+ * the requests being served). A queued one, admitted later from another request's 'close', enters Fastify from there
+ * and its hooks give it a context of its own (the access log's WorkScope, first). The route of a refusal (its metric
+ * label and access line) comes from a copy of the routes, made as Fastify adds them (`watchRoutes`).
  *
  * Hand-written. `@fastify/under-pressure` (the maintained Fastify plugin) sheds on event-loop delay, heap, RSS and
  * event-loop utilisation: this service's overload is requests waiting for database connections while the event loop
@@ -83,8 +114,8 @@ interface Waiter {
  * npm package implements an adaptive concurrency limit (Netflix's concurrency-limits is Java; the npm "concurrency
  * limit" packages are fixed-size promise pools): the algorithm is 60 lines (gradient-limit.ts).
  *
- * Callback-style hook, no promise: below the limit a request costs a comparison, a counter, a timestamp on its
- * response and one shared 'close' listener (which also counts a client that went away).
+ * Below the limit a request costs a comparison, a counter, a timestamp on its response and one shared 'close' listener
+ * (which also counts a client that went away).
  */
 export class Admission {
   readonly limiter: GradientLimit;
@@ -92,13 +123,15 @@ export class Admission {
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly shedTotal: Counter<'route'>;
+  /** A copy of Fastify's routes, for the route of a refusal (watchRoutes). */
+  private readonly routes = FindMyWay();
   /** One listener for every admitted response: `this` is the Node response. */
   private readonly onClose: (this: AdmittedResponse) => void;
 
   constructor(
     private readonly settings: ConfigPart<'admission'>,
     metrics: AdmissionMetrics,
-    private readonly refusalHeaders?: RefusalHeaders,
+    private readonly options: AdmissionOptions,
   ) {
     this.limiter = new GradientLimit({ min: settings.limitMin, max: settings.limitMax });
     metrics.gauge('admission_limit', 'Requests this instance admits in flight now (the adaptive limit).', () =>
@@ -134,23 +167,39 @@ export class Admission {
     return this.queue.length;
   }
 
-  register(fastify: FastifyInstance): void {
-    if (this.settings.mode === 'off') return;
-    fastify.addHook('onRequest', (request, reply, done) => {
+  /**
+   * Copies each route Fastify adds into the table refusals are labelled from (call before the routes are added).
+   * find-my-way is Fastify's own router, with Fastify's defaults: a request gets the label Fastify would give it.
+   */
+  watchRoutes(fastify: FastifyInstance): void {
+    fastify.addHook('onRoute', (route) => {
+      for (const method of ([] as string[]).concat(route.method)) {
+        if (!this.routes.hasRoute(method as HTTPMethod, route.url)) {
+          this.routes.on(method as HTTPMethod, route.url, () => undefined, { route: route.url });
+        }
+      }
+    });
+  }
+
+  /** The request listener in front of `next` (Fastify's): FrontDoor installs it. */
+  front(next: RequestListener): RequestListener {
+    if (this.settings.mode === 'off') return next;
+    return (request, response) => {
+      const method = request.method ?? 'GET';
       // OPTIONS too: a hook answers it (a CORS preflight or the Allow list), never a handler, and a refused preflight
       // would hide the 503 of the request it precedes from the browser's script.
-      if (request.method === 'OPTIONS' || isExemptFromAdmission(request.routeOptions.url)) return done();
+      if (method === 'OPTIONS' || isExemptFromAdmission(pathOf(request.url ?? '/'))) return next(request, response);
       if (this.inFlightCount < this.limiter.limit && this.queue.length === 0) {
-        this.admit(reply.raw);
-        return done();
+        this.admit(response);
+        return next(request, response);
       }
+      const now = performance.now();
       const size = this.settings.queueMs > 0 ? this.limiter.limit : 0;
-      const method = request.method;
       const room = method === 'GET' || method === 'HEAD' ? size : size >> 1;
-      if (this.queue.length >= room) return this.refuse(request, reply);
-      this.queue.push({ request, reply, done, deadline: performance.now() + this.settings.queueMs });
+      if (this.queue.length >= room) return this.refuse(request, response, now);
+      this.queue.push({ request, response, next, arrived: now, deadline: now + this.settings.queueMs });
       this.timer ??= setTimeout(() => this.expire(), this.settings.queueMs).unref();
-    });
+    };
   }
 
   private admit(response: AdmittedResponse): void {
@@ -173,11 +222,11 @@ export class Admission {
     const now = performance.now();
     while (this.queue.length && this.inFlightCount < this.limiter.limit) {
       const waiter = this.queue.shift() as Waiter;
-      if (waiter.deadline <= now || waiter.request.raw.destroyed) {
-        this.refuse(waiter.request, waiter.reply);
+      if (waiter.deadline <= now || waiter.request.destroyed) {
+        this.refuse(waiter.request, waiter.response, waiter.arrived);
       } else {
-        this.admit(waiter.reply.raw);
-        waiter.done();
+        this.admit(waiter.response);
+        waiter.next(waiter.request, waiter.response);
       }
     }
   }
@@ -188,7 +237,7 @@ export class Admission {
     const now = performance.now();
     while (this.queue.length && this.queue[0].deadline <= now) {
       const waiter = this.queue.shift() as Waiter;
-      this.refuse(waiter.request, waiter.reply);
+      this.refuse(waiter.request, waiter.response, waiter.arrived);
     }
     if (this.queue.length) {
       this.timer = setTimeout(() => this.expire(), Math.max(1, this.queue[0].deadline - now)).unref();
@@ -196,14 +245,28 @@ export class Admission {
   }
 
   /**
-   * Answers 503 `overloaded` from the hook (the hook's `done` is never called: Fastify runs no later `onRequest`
-   * hook, then the `onSend` and `onResponse` ones: the access line, at info, and the HTTP metrics).
+   * Answers 503 `overloaded` itself, from the ready-made body (Fastify never sees the request), then hands the access
+   * log and the HTTP metrics what their onResponse hooks would have recorded (`onRefused`).
    */
-  private refuse(request: FastifyRequest, reply: FastifyReply): void {
-    this.shedTotal.inc({ route: routeOf(request) });
-    markExpectedRefusal(request);
-    const extra = this.refusalHeaders?.(request);
-    if (extra) void reply.headers(extra);
-    void reply.code(503).headers(REFUSAL.headers).header('X-Request-Id', request.id).send(REFUSAL.json);
+  private refuse(request: IncomingMessage, response: ServerResponse, arrived: number): void {
+    const method = request.method ?? 'GET';
+    const route = this.routeOf(method, request.url ?? '/');
+    this.shedTotal.inc({ route });
+    const requestId = this.options.requestId(request);
+    const extra = this.options.refusalHeaders?.(request);
+    response.writeHead(503, { ...REFUSAL.headers, ...extra, 'x-request-id': requestId });
+    response.end(REFUSAL.json);
+    const durationMs = Math.round((performance.now() - arrived) * 10) / 10;
+    this.options.onRefused?.({ requestId, method, route, status: 503, durationMs });
+  }
+
+  /** The route template a request matches (what Fastify's routeOptions.url would be), else UNMATCHED_ROUTE. */
+  private routeOf(method: string, url: string): string {
+    try {
+      const found = this.routes.find(method as HTTPMethod, pathOf(url));
+      return (found?.store as { route?: string } | undefined)?.route ?? UNMATCHED_ROUTE;
+    } catch {
+      return UNMATCHED_ROUTE; // a URL the router cannot decode: Fastify would answer it 400, unmatched
+    }
   }
 }

@@ -1,6 +1,7 @@
 import compress from '@fastify/compress';
 import cors, { FastifyCorsOptions } from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Logger } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
@@ -100,13 +101,13 @@ export type CorsOrigins = '*' | string[];
  */
 export function corsHeadersBeforeCors(
   origins: CorsOrigins,
-): ((request: FastifyRequest) => Record<string, string> | undefined) | undefined {
+): ((request: Pick<IncomingMessage, 'method' | 'headers'>) => Record<string, string> | undefined) | undefined {
   if (origins !== '*' && origins.length === 0) return undefined;
   const exposed = CORS_EXPOSED_HEADERS.join(', ');
   if (origins === '*') {
     const open = { 'access-control-allow-origin': '*', 'access-control-expose-headers': exposed };
     return (request) =>
-      request.headers.origin !== undefined && SAFE_METHODS.includes(request.method) ? open : undefined;
+      request.headers.origin !== undefined && SAFE_METHODS.includes(request.method ?? '') ? open : undefined;
   }
   const allowed = new Set(origins);
   const other = { vary: 'Origin' };
