@@ -144,7 +144,11 @@ export async function overload({
   overloadConnections,
   overloadSeconds,
   servicePid,
+  warmupSeconds = 0,
+  rate,
 }) {
+  // The instance is new: its JIT warms up first, unmeasured (capacity measured cold moved by half between runs).
+  if (warmupSeconds > 0) await run({ url: base, connections, duration: warmupSeconds, headers, requests: [{ path }] });
   const atCapacity = cpuMark(servicePid);
   const capacityRun = await run({ url: base, connections, duration: seconds, headers, requests: [{ path }] });
   const capacityCpu = cpuSince(atCapacity);
@@ -160,7 +164,8 @@ export async function overload({
       await next;
     }
   })();
-  const offered = Math.round(capacity * 2);
+  // Twice the capacity just measured, or a rate given (BENCH_OVERLOAD_RATE: the same load for builds compared).
+  const offered = rate ?? Math.round(capacity * 2);
   const atLoad = cpuMark(servicePid);
   const loadRun = await openLoop({
     base,

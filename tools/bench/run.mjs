@@ -66,6 +66,8 @@ const listSetting = (name, fallback, allowed) => {
 const OVERLOAD_MODES = listSetting('BENCH_OVERLOAD_MODES', 'on,off', ['on', 'off']);
 const OVERLOAD_CONNECTIONS = setting('BENCH_OVERLOAD_CONNECTIONS', 1000);
 const OVERLOAD_SECONDS = setting('BENCH_OVERLOAD_SECONDS', 20);
+// A fixed rate offered instead of twice the measured capacity (comparing two builds under the same load).
+const OVERLOAD_RATE = process.env.BENCH_OVERLOAD_RATE ? setting('BENCH_OVERLOAD_RATE', 1) : undefined;
 // The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
 const LOG_LEVELS = listSetting('BENCH_LOG_LEVELS', 'warn,info', ['warn', 'info']);
 const BASELINES = listSetting('BENCH_BASELINES', 'minimal,mirrored', ['minimal', 'mirrored']);
@@ -946,6 +948,8 @@ async function main() {
             overloadConnections: OVERLOAD_CONNECTIONS,
             overloadSeconds: OVERLOAD_SECONDS,
             servicePid: child.pid,
+            warmupSeconds: Math.max(WARMUP_SECONDS, 5),
+            rate: OVERLOAD_RATE,
           });
           report.overload[mode] = n;
           console.log(
