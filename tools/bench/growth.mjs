@@ -130,29 +130,50 @@ export async function tableSizes(db) {
 
 /**
  * The purge of a day's events (everything older than the retention), run in the service's batches and rests
- * (BENCH_PURGE_REST_RATIO: 0 for none, as before 2026-11-28) until none is left, while `during` (the orders) runs;
- * returns the rows, batches, and seconds it took.
+ * (BENCH_PURGE_REST_RATIO: 0 for none) on `db` until none is left. `pause()` resolves once the batch under way has
+ * ended and no other starts until `resume()`: the bench measures rounds with the purge running and paused in turns.
+ * `done` resolves with the seconds it took; `stop()` ends it after the batch under way.
  */
-export async function purgeWhile(db, during) {
+export function startPurge(db) {
   const before = new Date(Date.now() - RETENTION_DAYS * 24 * 3600 * 1000);
-  let rows = 0;
-  let batches = 0;
-  let purging = true;
+  const state = { purged: 0, batches: 0 };
+  let paused = false;
+  let stopped = false;
+  let parked = null; // resolves the pause() under way once the loop waits
+  let wake = null; // resumes the loop
   const t0 = Date.now();
-  const purge = (async () => {
-    while (purging) {
+  const done = (async () => {
+    while (!stopped) {
+      if (paused) {
+        parked?.();
+        await new Promise((resolve) => (wake = resolve));
+        continue;
+      }
       const started = Date.now();
       const { rowCount } = await db.query(PURGE_BATCH_SQL, [before, PURGE_BATCH_SIZE]);
-      rows += rowCount;
-      batches++;
+      state.purged += rowCount;
+      state.batches++;
       if (rowCount < PURGE_BATCH_SIZE) break;
       const rest = (Date.now() - started) * PURGE_REST_RATIO;
       if (rest >= 1) await new Promise((resolve) => setTimeout(resolve, rest));
     }
-    return (Date.now() - t0) / 1000;
+    parked?.();
+    return +((Date.now() - t0) / 1000).toFixed(1);
   })();
-  const result = await during(purge);
-  purging = false;
-  const purgeSeconds = await purge;
-  return { result, purged: rows, batches, purgeSeconds: +purgeSeconds.toFixed(1) };
+  return {
+    state,
+    done,
+    pause: () => {
+      paused = true;
+      return new Promise((resolve) => (parked = resolve));
+    },
+    resume: () => {
+      paused = false;
+      wake?.();
+    },
+    stop: () => {
+      stopped = true;
+      wake?.();
+    },
+  };
 }

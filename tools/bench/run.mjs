@@ -28,7 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { benchCustomer, PURGE_REST_RATIO, purgeWhile, RARE_TYPE, seedHistory, tableSizes } from './growth.mjs';
+import { benchCustomer, PURGE_REST_RATIO, RARE_TYPE, seedHistory, startPurge, tableSizes } from './growth.mjs';
 import { overload, overloadTargets } from './overload.mjs';
 import { replicaScenario } from './replica.mjs';
 import pg from 'pg';
@@ -450,9 +450,11 @@ function targets(report) {
     ...(report.purge
       ? [
           {
-            target: "orders' p99 during the purge of a day's events ≤ 1.5× without (worst round)",
-            met: report.purge.p99Ratio <= 1.5,
-            measured: `${report.purge.p99Ratio}× (${report.purge.purged} events in ${report.purge.purgeSeconds} s)`,
+            target: "orders' p99 during the purge of a day's events ≤ 1.5× without (rounds in turns)",
+            met: report.purge.p99Ratio <= 1.5 && report.purge.finished,
+            measured:
+              `${report.purge.p99Ratio}× (${report.purge.purged} events in ${report.purge.purgeSeconds} s` +
+              `${report.purge.finished ? '' : ', not finished'})`,
           },
         ]
       : []),
@@ -543,9 +545,11 @@ function markdown(report) {
           '',
           `${report.purge.purged} events deleted in ${report.purge.batches} batches of the service's statement ` +
             `(resting ${PURGE_REST_RATIO}× each batch's time after it) in ` +
-            `${report.purge.purgeSeconds} s. Orders (random pets, warn): without the purge ` +
-            `${report.purge.without.reqPerSec} req/s, p99 ${report.purge.without.p99} ms; during it ` +
-            `${report.purge.during.reqPerSec} req/s, p99 per round ${report.purge.during.roundsP99.join(' / ')} ms.`,
+            `${report.purge.purgeSeconds} s. Orders (random pets, warn), in rounds with the purge running and paused ` +
+            `in turns: paused ${report.purge.without.reqPerSec} req/s, p99 per round ` +
+            `${report.purge.without.roundsP99.join(' / ')} ms (mean ${report.purge.without.p99}); running ` +
+            `${report.purge.during.reqPerSec} req/s, p99 per round ${report.purge.during.roundsP99.join(' / ')} ms ` +
+            `(mean ${report.purge.during.p99}): ${report.purge.p99Ratio}×.`,
         ]
       : []),
     ...(report.sizes
@@ -671,30 +675,47 @@ function eventScenarios(history, customer) {
 }
 
 /**
- * Orders (random pets, the service at warn) for BENCH_SECONDS without the purge, then in rounds of BENCH_SECONDS until
- * the purge of everything past retention (a day's events) is done, on a connection of its own.
+ * Orders (random pets, the service at warn) in rounds of BENCH_SECONDS while the purge of everything past retention
+ * (a day's events, on a connection of its own) runs, and as many with it paused, in turns, until it is done: the
+ * rounds without it are measured in the same minutes, on the same tables (one round before, against the worst of
+ * the rounds during, compared one sample with the worst of many; the orders' p99 moved from 89 to 159 ms between
+ * rounds with no purge at all).
  */
 async function purgeScenario(base, db, databaseUrl, orderScenario) {
-  const without = await measure(base, orderScenario, db);
   const purger = new pg.Client({ connectionString: databaseUrl });
   purger.on('error', (error) => console.error('bench purge connection:', error.message));
   await purger.connect();
+  const purge = startPurge(purger);
   try {
-    const { result: rounds, ...purge } = await purgeWhile(purger, async (done) => {
-      const results = [];
-      let finished = false;
-      void done.then(() => (finished = true));
-      while (!finished && results.length < 30) results.push(await measure(base, orderScenario, db));
-      return results;
-    });
-    const during = mergeRounds(rounds);
+    let finished = false;
+    void purge.done.then(() => (finished = true));
+    const during = [];
+    const without = [];
+    while (!finished && during.length < 15) {
+      during.push(await measure(base, orderScenario, db));
+      if (finished) break;
+      await purge.pause();
+      without.push(await measure(base, orderScenario, db));
+      purge.resume();
+    }
+    purge.stop();
+    const purgeSeconds = await purge.done;
+    if (without.length === 0) without.push(await measure(base, orderScenario, db));
+    const on = mergeRounds(during);
+    const off = mergeRounds(without);
     return {
-      without: { reqPerSec: Math.round(without.reqPerSec), p99: without.p99 },
-      during: { reqPerSec: during.reqPerSec, p99: during.p99, roundsP99: during.roundsP99 },
-      p99Ratio: +(Math.max(...during.roundsP99) / Math.max(without.p99, 0.1)).toFixed(2),
-      ...purge,
+      without: { reqPerSec: off.reqPerSec, p99: off.p99, roundsP99: off.roundsP99 },
+      during: { reqPerSec: on.reqPerSec, p99: on.p99, roundsP99: on.roundsP99 },
+      // The mean of the rounds' p99 with the purge running, against the same with it paused.
+      p99Ratio: +(on.p99 / Math.max(off.p99, 0.1)).toFixed(2),
+      purged: purge.state.purged,
+      batches: purge.state.batches,
+      purgeSeconds,
+      finished,
     };
   } finally {
+    purge.stop();
+    await purge.done.catch(() => undefined);
     await purger.end().catch(() => undefined);
   }
 }
@@ -918,8 +939,9 @@ async function main() {
       report.purge = p;
       console.log(
         `\npurge of a day's events under orders: ${p.purged} events in ${p.batches} batches, ${p.purgeSeconds} s; ` +
-          `orders without ${p.without.reqPerSec} r/s p99 ${p.without.p99} ms, during ${p.during.reqPerSec} r/s ` +
-          `p99 per round ${p.during.roundsP99.join('/')} ms (worst ${p.p99Ratio}×)`,
+          `orders with it paused ${p.without.reqPerSec} r/s p99 per round ${p.without.roundsP99.join('/')} ms, ` +
+          `running ${p.during.reqPerSec} r/s p99 per round ${p.during.roundsP99.join('/')} ms ` +
+          `(mean p99 ${p.p99Ratio}×${p.finished ? '' : ', purge not finished'})`,
       );
     }
     if (ONLY.includes('overload')) {
