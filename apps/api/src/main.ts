@@ -102,6 +102,9 @@ main().catch((error: unknown) => {
   const cause = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
   const stack = settings.logLevel === 'debug' && error instanceof Error ? { stack: error.stack } : {};
   logger.fatal({ context: 'Startup', ...stack }, `Start-up failed: ${cause}`);
-  logger.flush?.();
-  process.exit(1);
+  // The destination is asynchronous: an earlier write may still be in flight, and exiting at once let it land after
+  // this line, which was then not the last (CI saw the Node-version warning last, under load). Exit once everything
+  // is written; after 2 s whatever happens (a ref'd timer: the process must not end with status 0 meanwhile).
+  setTimeout(() => process.exit(1), 2000);
+  logger.flush(() => process.exit(1));
 });
