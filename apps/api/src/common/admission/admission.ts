@@ -105,8 +105,8 @@ function pathOf(url: string): string {
  * In front of Fastify (the server's request listener, FrontDoor): a refused request costs Node's HTTP parsing and one
  * write, no Fastify request, reply or hook (through Fastify's hooks a refusal took about 120 µs of CPU against 85 here,
  * taken from the requests being served). A queued one, admitted later from another request's 'close', enters Fastify
- * from there and its hooks give it a context of its own (the access log's WorkScope, first). The route of a refusal (its metric
- * label and access line) comes from a copy of the routes, made as Fastify adds them (`watchRoutes`).
+ * from there and its hooks give it a context of its own (the access log's WorkScope, first). The route of a refusal
+ * (its metric label and access line) comes from a copy of the routes, made as Fastify adds them (`watchRoutes`).
  *
  * Hand-written. `@fastify/under-pressure` (the maintained Fastify plugin) sheds on event-loop delay, heap, RSS and
  * event-loop utilisation: this service's overload is requests waiting for database connections while the event loop
