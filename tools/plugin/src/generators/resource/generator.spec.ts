@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { generatedFiles } from './generator';
+import { WIRING, generatedFiles } from './generator';
 
 /**
  * The generator as a developer uses it: `nx g @petstore/tools:resource shelter` in a copy of this workspace
@@ -163,11 +163,13 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     10 * MINUTE,
   );
 
+  // What the generator wrote or changed, not the whole of the four projects: every other file is the workspace's own,
+  // linted by CI as it is (the four projects took 11 s in a full run, these files 1.3 s alone).
   it(
-    'lints the touched projects without an error, and the generated files without a warning',
+    'lints every file it wrote or wired without an error, and the generated files without a warning',
     async () => {
-      const projects = ['apps/api', 'libs/domain', 'libs/application', 'libs/infrastructure'];
-      const { stdout } = await run([bin('eslint'), '--format', 'json', ...projects], 5 * MINUTE);
+      const touched = [...FILES, ...Object.values(WIRING)];
+      const { stdout } = await run([bin('eslint'), '--format', 'json', ...touched], 5 * MINUTE);
       const results = JSON.parse(stdout) as { filePath: string; messages: { severity: number; message: string }[] }[];
       const problems = results.flatMap((r) =>
         r.messages.map((m) => ({
@@ -178,7 +180,7 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
       );
       expect(problems.filter((p) => p.severity === 2)).toEqual([]);
       expect(problems.filter((p) => FILES.includes(p.file))).toEqual([]);
-      expect(results.map((r) => path.relative(workspace, r.filePath))).toEqual(expect.arrayContaining(FILES));
+      expect(results.map((r) => path.relative(workspace, r.filePath)).sort()).toEqual([...new Set(touched)].sort());
     },
     6 * MINUTE,
   );
