@@ -12,6 +12,7 @@
 // and stopped after, so the other scenarios' instances never see this load. Targets (issue 34): goodput ≥ 0.9 of
 // capacity, admitted p99 ≤ 3× the unloaded p99, shed answers' p99 ≤ 50 ms, `/health/live` p99 ≤ 100 ms, ready right
 // after. The capacity run's per-status latencies come from autocannon's 'response' event.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -242,6 +243,51 @@ function cpuSince(mark) {
     generator,
     service,
     rest: machine === null || service === null ? null : +(machine - generator - service).toFixed(2),
+  };
+}
+
+/** The CPUs a process may run on, as taskset lists them (`0,1` or `0-3`), or null where taskset cannot tell. */
+function affinity(pid) {
+  try {
+    return /: *([\d,-]+)\s*$/.exec(execFileSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' }))[1];
+  } catch {
+    return null;
+  }
+}
+
+const expand = (list) =>
+  list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+
+/**
+ * Puts this process (the load generator) on the first CPU it may use and the service (every thread of it) on the
+ * last, leaving the database free to run on all: the generator's work then never competes with the service's
+ * thread, as when the clients are other machines. Returns the cores and `undo` (this process back on all its CPUs),
+ * or null with fewer than 2 CPUs or no taskset (util-linux): the scenario then runs unpinned and says so.
+ */
+export function pinCores(servicePid) {
+  const own = affinity(process.pid);
+  const cpus = own ? expand(own) : [];
+  if (cpus.length < 2) return null;
+  const generator = cpus[0];
+  const service = cpus[cpus.length - 1];
+  try {
+    execFileSync('taskset', ['-a', '-c', '-p', String(service), String(servicePid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-c', '-p', String(generator), String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return null;
+  }
+  return {
+    cores: { generator, service },
+    undo: () => {
+      try {
+        execFileSync('taskset', ['-a', '-c', '-p', own, String(process.pid)], { stdio: 'ignore' });
+      } catch {
+        // nothing to undo: this process ends soon after, and the servers it started are stopped
+      }
+    },
   };
 }
 

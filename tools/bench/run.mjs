@@ -29,7 +29,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchCustomer, PURGE_REST_RATIO, RARE_TYPE, seedHistory, startPurge, tableSizes } from './growth.mjs';
-import { overload, overloadTargets } from './overload.mjs';
+import { overload, overloadTargets, pinCores } from './overload.mjs';
 import { replicaScenario } from './replica.mjs';
 import pg from 'pg';
 import { formatProfileSummary, summariseProfile } from './profile.mjs';
@@ -68,6 +68,10 @@ const OVERLOAD_CONNECTIONS = setting('BENCH_OVERLOAD_CONNECTIONS', 1000);
 const OVERLOAD_SECONDS = setting('BENCH_OVERLOAD_SECONDS', 20);
 // A fixed rate offered instead of twice the measured capacity (comparing two builds under the same load).
 const OVERLOAD_RATE = process.env.BENCH_OVERLOAD_RATE ? setting('BENCH_OVERLOAD_RATE', 1) : undefined;
+// The overload scenario's load generator (this process) and the service each on a core of their own (taskset), the
+// database free on all: on one machine the generator's extra work at twice the rate would otherwise be taken from the
+// service it measures (tools/bench/overload.mjs, pinCores). `off`: all share every core, as before.
+const OVERLOAD_PIN = listSetting('BENCH_OVERLOAD_PIN', 'on', ['on', 'off'])[0] === 'on';
 // The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
 const LOG_LEVELS = listSetting('BENCH_LOG_LEVELS', 'warn,info', ['warn', 'info']);
 const BASELINES = listSetting('BENCH_BASELINES', 'minimal,mirrored', ['minimal', 'mirrored']);
@@ -600,7 +604,15 @@ function markdown(report) {
           '',
           'Cores: used by the load generator (the bench) / the service / the rest of the machine (the database, ' +
             'mostly), while capacity was measured and while twice it was offered: on a machine they share, the ' +
-            "generator's extra work at twice the rate is taken from the service and the database.",
+            "generator's extra work at twice the rate is taken from the service and the database. " +
+            Object.entries(report.overload)
+              .map(([mode, n]) =>
+                n.pinned
+                  ? `${mode}: the generator on core ${n.pinned.generator}, the service on core ${n.pinned.service}, ` +
+                    'the database on any (BENCH_OVERLOAD_PIN).'
+                  : `${mode}: not pinned, all on every core.`,
+              )
+              .join(' '),
         ]
       : []),
     '',
@@ -957,10 +969,13 @@ async function main() {
         const name = `app-admission-${mode}`;
         const child = startApp(name, port, databaseUrl, 'warn', { ADMISSION: mode });
         const base = `http://127.0.0.1:${port}`;
+        let unpin = () => undefined;
         try {
           await waitUntil(`the service (ADMISSION=${mode})`, child, () =>
             fetch(`${base}/health/ready`).then((r) => r.ok),
           );
+          const pinned = OVERLOAD_PIN ? pinCores(child.pid) : null;
+          if (pinned) unpin = pinned.undo;
           const n = await overload({
             base,
             headers: { authorization: `Bearer ${adminKey}` },
@@ -973,6 +988,7 @@ async function main() {
             warmupSeconds: Math.max(WARMUP_SECONDS, 5),
             rate: OVERLOAD_RATE,
           });
+          n.pinned = pinned ? pinned.cores : null;
           report.overload[mode] = n;
           console.log(
             `  ADMISSION=${mode}: capacity ${n.capacity} r/s (p99 ${n.unloadedP99} ms); offered ${n.offered} ` +
@@ -982,9 +998,11 @@ async function main() {
               `other non-2xx ${n.otherNon2xx}, errors ${n.errors}; /health/live p99 ${n.liveP99} ms ` +
               `(max ${n.liveMax}, ${n.liveFailures}/${n.liveProbes} failed); ready after: ${n.readyAfter}; ` +
               `cores used (generator / service / rest) at capacity ${cores(n.cpu.capacity)}, ` +
-              `at twice it ${cores(n.cpu.overload)}`,
+              `at twice it ${cores(n.cpu.overload)}` +
+              (n.pinned ? ` (generator on core ${n.pinned.generator}, service on ${n.pinned.service})` : ''),
           );
         } finally {
+          unpin();
           await stopChild(child);
         }
       }
