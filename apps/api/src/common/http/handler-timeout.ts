@@ -7,8 +7,12 @@ import { toErrorResponse } from '../errors/error-response';
 
 const timeoutLogger = new Logger('Timeouts');
 
-/** The work scope of each request (`registerHandlerTimeout` enters it): what `cutOff` stops. */
-const scopes = new WeakMap<FastifyRequest, WorkScope>();
+/**
+ * The work scope of each request (`registerHandlerTimeout` enters it): what `cutOff` stops. A property of the request
+ * rather than a WeakMap keyed by it: an entry per request is one more weak entry for the collector to trace.
+ */
+const SCOPE = Symbol('workScope');
+type ScopedRequest = FastifyRequest & { [SCOPE]?: WorkScope };
 
 /**
  * A request not answered within `ms` gets 503 and is cut off (`cutOff`): its transaction never commits after that
@@ -27,7 +31,7 @@ export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): vo
     // The request's scope, entered by the access log's hook (one AsyncLocalStorage for both); a new one without it.
     const entered = WorkScope.current();
     const scope = entered ?? new WorkScope(request.id);
-    scopes.set(request, scope);
+    (request as ScopedRequest)[SCOPE] = scope;
     const timer = setTimeout(() => {
       if (reply.sent) return;
       if (!request.raw.complete) {
@@ -56,7 +60,7 @@ export function registerHandlerTimeout(fastify: FastifyInstance, ms: number): vo
  * Returns what was answered.
  */
 export function cutOff(request: FastifyRequest, reply: FastifyReply, why: string, retryAfterSeconds: number): string {
-  const scope = scopes.get(request);
+  const scope = (request as ScopedRequest)[SCOPE];
   if (scope) scope.cutOff ??= new StoreUnavailableError('timeout', `Cut off (${why}): rolled back, not committed.`);
   const write = request.method !== 'GET' && request.method !== 'HEAD';
   const error =
