@@ -165,6 +165,16 @@ export async function overload({
       await next;
     }
   })();
+  // What the instance says of itself meanwhile: its /metrics once a second (the admission gauges, the loop's delay).
+  const gauges = [];
+  const sampler = (async () => {
+    while (probing) {
+      const next = sleep(1_000);
+      const sample = await scrape(base, headers);
+      if (sample) gauges.push(sample);
+      await next;
+    }
+  })();
   // Twice the capacity just measured, or a rate given (BENCH_OVERLOAD_RATE: the same load for builds compared).
   const offered = rate ?? Math.round(capacity * 2);
   const atLoad = cpuMark(servicePid);
@@ -179,7 +189,7 @@ export async function overload({
   });
   const loadCpu = cpuSince(atLoad);
   probing = false;
-  await prober;
+  await Promise.all([prober, sampler]);
   const ready = await probe(base, '/health/ready', 1_000);
 
   const sorted = (list) => [...list].sort((a, b) => a - b);
@@ -215,8 +225,40 @@ export async function overload({
     // Cores used (of the machine's) while capacity was measured and while twice it was offered: by the load generator
     // (this process), the service, and everything else (the database, mostly).
     cpu: { capacity: capacityCpu, overload: loadCpu },
+    // Median and highest of the once-a-second samples while twice the capacity was offered.
+    gauges: Object.fromEntries(
+      Object.keys(SCRAPED).map((name) => {
+        const values = sorted(gauges.map((g) => g[name]).filter((v) => v !== undefined));
+        return [name, values.length ? { median: percentile(values, 50), max: values.at(-1) } : null];
+      }),
+    ),
   };
   return numbers;
+}
+
+/** The series of /metrics the scenario samples, by the name it reports them under (the loop's delay in ms). */
+const SCRAPED = {
+  limit: ['admission_limit', 1],
+  inFlight: ['admission_in_flight', 1],
+  queued: ['admission_queued', 1],
+  loopDelayP99Ms: ['nodejs_eventloop_lag_p99_seconds', 1000],
+};
+
+/** One scrape of the instance's /metrics (it takes the admin key): the SCRAPED series, or null if it failed. */
+async function scrape(base, headers) {
+  try {
+    const response = await fetch(`${base}/metrics`, { headers, signal: AbortSignal.timeout(2_000) });
+    if (!response.ok) return null;
+    const text = await response.text();
+    const sample = {};
+    for (const [name, [series, scale]] of Object.entries(SCRAPED)) {
+      const line = new RegExp(`^${series} ([\\d.e+-]+)$`, 'm').exec(text);
+      if (line) sample[name] = Math.round(Number(line[1]) * scale * 10) / 10;
+    }
+    return sample;
+  } catch {
+    return null;
+  }
 }
 
 /** The CPU time so far: this process's (µs), the service's and the whole machine's busy time (clock ticks). */

@@ -612,6 +612,10 @@ function markdown(report) {
                     'the database on any (BENCH_OVERLOAD_PIN).'
                   : `${mode}: not pinned, all on every core.`,
               )
+              .join(' ') +
+            ' Under load, the median and highest of its /metrics sampled each second: ' +
+            Object.entries(report.overload)
+              .map(([mode, n]) => `${mode}: ${gaugeText(n.gauges)}.`)
               .join(' '),
         ]
       : []),
@@ -734,6 +738,15 @@ async function purgeScenario(base, db, databaseUrl, orderScenario) {
 
 /** Cores used, as `generator / service / rest` (– where unknown). */
 const cores = (c) => [c?.generator, c?.service, c?.rest].map((v) => v ?? '–').join(' / ');
+const gaugeText = (g) =>
+  [
+    ['limit', g?.limit],
+    ['in flight', g?.inFlight],
+    ['queued', g?.queued],
+    ['event-loop delay p99 ms', g?.loopDelayP99Ms],
+  ]
+    .map(([label, v]) => `${label} ${v ? `${v.median}/${v.max}` : '–'}`)
+    .join(', ');
 
 async function main() {
   const databaseUrl = await startDatabase();
@@ -999,7 +1012,8 @@ async function main() {
               `(max ${n.liveMax}, ${n.liveFailures}/${n.liveProbes} failed); ready after: ${n.readyAfter}; ` +
               `cores used (generator / service / rest) at capacity ${cores(n.cpu.capacity)}, ` +
               `at twice it ${cores(n.cpu.overload)}` +
-              (n.pinned ? ` (generator on core ${n.pinned.generator}, service on ${n.pinned.service})` : ''),
+              (n.pinned ? ` (generator on core ${n.pinned.generator}, service on ${n.pinned.service})` : '') +
+              `; under load (median/max of its /metrics each second) ${gaugeText(n.gauges)}`,
           );
         } finally {
           unpin();
