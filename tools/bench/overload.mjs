@@ -12,10 +12,11 @@
 // and stopped after, so the other scenarios' instances never see this load. Targets (issue 34): goodput ≥ 0.9 of
 // capacity, admitted p99 ≤ 3× the unloaded p99, shed answers' p99 ≤ 50 ms, `/health/live` p99 ≤ 100 ms, ready right
 // after. The capacity run's per-status latencies come from autocannon's 'response' event.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -37,6 +38,41 @@ function probe(base, path, timeoutMs) {
     req.on('error', (error) => resolve({ status: 0, ms: performance.now() - started, error: error.message }));
     req.end();
   });
+}
+
+/**
+ * `GET /health/live` every 100 ms on a new connection each time, from a child process (this file run as a script:
+ * `probe` below), until `stop()`, which resolves to the probes' results.
+ */
+function startProber(base) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--probe', base], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    async stop() {
+      child.stdin.end(); // its cue to finish the probe in progress and exit
+      await exited;
+      return output
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+    },
+  };
+}
+
+if (process.argv[2] === '--probe') {
+  const base = process.argv[3];
+  let running = true;
+  process.stdin.on('end', () => (running = false)).resume();
+  while (running) {
+    const next = sleep(100);
+    process.stdout.write(`${JSON.stringify(await probe(base, '/health/live', 5_000))}\n`);
+    await next;
+  }
+  process.exit(0);
 }
 
 /**
@@ -156,15 +192,10 @@ export async function overload({
   const capacity = capacityRun.result.requests.average;
   const unloadedP99 = capacityRun.result.latency.p99;
 
-  const liveness = [];
+  // The liveness prober is a process of its own, as an orchestrator's is: in this one, each probe's time would include
+  // the load generator's own event-loop delay (it sends and reads thousands of requests a second).
   let probing = true;
-  const prober = (async () => {
-    while (probing) {
-      const next = sleep(100);
-      liveness.push(await probe(base, '/health/live', 5_000));
-      await next;
-    }
-  })();
+  const prober = startProber(base);
   // What the instance says of itself meanwhile: its /metrics once a second (the admission gauges, the loop's delay).
   const gauges = [];
   const sampler = (async () => {
@@ -189,7 +220,7 @@ export async function overload({
   });
   const loadCpu = cpuSince(atLoad);
   probing = false;
-  await Promise.all([prober, sampler]);
+  const [liveness] = await Promise.all([prober.stop(), sampler]);
   const ready = await probe(base, '/health/ready', 1_000);
 
   const sorted = (list) => [...list].sort((a, b) => a - b);
