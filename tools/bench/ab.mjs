@@ -5,6 +5,9 @@
 //
 //   node tools/bench/ab.mjs <database URL> <checkout> <checkout> ...
 //   AB_PATHS='/categories?limit=20,/pets/{petId}' AB_SECONDS=4 AB_ROUNDS=6 AB_PROFILE=1 (node --cpu-prof per server)
+//   AB_OVERLOAD_RATE=6000 (instead of 50 connections: that rate offered open-loop over AB_OVERLOAD_CONNECTIONS, 1,000,
+//   with this process on the first core and each server on the last, as the bench's overload scenario runs; set
+//   ADMISSION=on and any ADMISSION_* in the environment: the servers inherit it)
 //
 // The first checkout migrates the database; put the newest first (an older release runs on a newer schema, the
 // expand/contract rule, never the reverse). An empty store gets 50 categories and 200,000 pets with stock.
@@ -14,6 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { openLoop, pinCores } from './overload.mjs';
 
 const [databaseUrl, ...checkouts] = process.argv.slice(2);
 if (!databaseUrl || checkouts.length === 0) {
@@ -23,6 +27,8 @@ if (!databaseUrl || checkouts.length === 0) {
 const PATHS = (process.env.AB_PATHS ?? '/categories?limit=20').split(',');
 const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
+const OVERLOAD_RATE = Number(process.env.AB_OVERLOAD_RATE ?? 0);
+const OVERLOAD_CONNECTIONS = Number(process.env.AB_OVERLOAD_CONNECTIONS ?? 1000);
 const KEY = 'ab-admin-key-0123456789abcdefghijklmnopqrstu';
 const HEADERS = { authorization: `Bearer ${KEY}` };
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -91,7 +97,62 @@ await db.end();
 const load = (server, path, duration) =>
   autocannon({ url: `http://127.0.0.1:${server.port}${path}`, connections: 50, duration, headers: HEADERS });
 
-for (const template of PATHS) {
+/** One open-loop round on a server pinned to its core: what it served and refused, and at what cost and latency. */
+async function overloadRound(server, path) {
+  const pinned = pinCores(server.child.pid);
+  try {
+    const before = ticks(server.child.pid);
+    const run = await openLoop({
+      base: `http://127.0.0.1:${server.port}`,
+      path,
+      headers: HEADERS,
+      rate: OVERLOAD_RATE,
+      connections: OVERLOAD_CONNECTIONS,
+      seconds: SECONDS,
+      timeoutMs: 10_000,
+    });
+    const cores = (ticks(server.child.pid) - before) / 100 / run.seconds;
+    const sorted = (list = []) => [...list].sort((a, b) => a - b);
+    const p99 = (list) => (list.length ? Math.round(list[Math.ceil(list.length * 0.99) - 1]) : null);
+    const ok = sorted(run.byStatus.get(200));
+    const shed = sorted(run.byStatus.get(503));
+    return {
+      rps: ok.length / run.seconds,
+      refused: shed.length / run.seconds,
+      p99: p99(ok),
+      shedP99: p99(shed),
+      cores,
+      lag: run.sendLagMs.p99,
+      errors: run.errors + run.timeouts,
+    };
+  } finally {
+    pinned?.undo();
+  }
+}
+
+if (OVERLOAD_RATE > 0) {
+  const path = PATHS[0].replace('{petId}', petId);
+  const rounds = new Map(servers.map((s) => [s, []]));
+  for (const server of servers) await load(server, path, 2); // warm-up, unmeasured
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const server of servers) rounds.get(server).push(await overloadRound(server, path));
+  }
+  console.log(`${path}: ${OVERLOAD_RATE} r/s offered over ${OVERLOAD_CONNECTIONS} connections`);
+  for (const [server, list] of rounds) {
+    console.log(
+      `  ${basename(server.checkout)}: ` +
+        list
+          .map(
+            (r) =>
+              `${Math.round(r.rps)} served + ${Math.round(r.refused)} refused/s at ${r.cores.toFixed(2)} core, ` +
+              `p99 ${r.p99}/${r.shedP99} ms (generator late ${r.lag} ms${r.errors ? `, ${r.errors} errors` : ''})`,
+          )
+          .join('\n  ' + ' '.repeat(basename(server.checkout).length + 2)),
+    );
+  }
+}
+
+for (const template of OVERLOAD_RATE > 0 ? [] : PATHS) {
   const path = template.replace('{petId}', petId);
   const rounds = new Map(servers.map((s) => [s, []]));
   for (const server of servers) await load(server, path, 2); // warm-up, unmeasured

@@ -14,12 +14,15 @@
 // after. The capacity run's per-status latencies come from autocannon's 'response' event.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { request } from 'node:http';
+import { createConnection } from 'node:net';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const round1 = (n) => (n === null ? null : Math.round(n * 10) / 10);
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return null;
@@ -77,82 +80,165 @@ if (process.argv[2] === '--probe') {
 
 /**
  * An open-loop load: `rate` requests a second for `seconds`, each sent when it is due (a 1 ms tick sends every request
- * due by then), on a keep-alive agent of `connections` sockets opened first; a request finding every socket busy waits
- * in the agent, and that wait is part of its latency. Returns the latencies (ms) by status, what was sent, the errors
- * and timeouts, and the seconds from the first request due to the last answer (the served rate's denominator: an
- * instance that queues everything answers the 20 s of load over a longer time). `timeline`, an array, receives
- * [ms since the start when due, latency ms, status] per answer: where in the run the slow answers were.
+ * due by then), over `connections` keep-alive connections opened first; a request finding every connection busy waits
+ * for the first to come free (HTTP/1.1, no pipelining), and that wait is part of its latency. Returns the latencies
+ * (ms) by status, what was sent, the errors and timeouts, the seconds from the first request due to the last answer
+ * (the served rate's denominator: an instance that queues everything answers the 20 s of load over a longer time),
+ * and the generator's own lateness (`sendLagMs`: from due to written, for the requests that found a free connection;
+ * `loopDelayMs`: this process's event-loop delay). `timeline`, an array, receives [ms since the start when due,
+ * latency ms, status] per answer: where in the run the slow answers were.
  *
- * Hand-written: autocannon's rate (`overallRate`, `connectionRate`) is a budget per connection and per second, reset
- * by a 1 s interval each client starts when created (autocannon/lib/httpClient.js): 1,000 connections spend their
- * budget at the start of every second, a burst of 1,000 requests and then silence, not a rate. Measured so, an
- * instance that sheds what it cannot queue refused nine in ten of each burst and idled the rest of the second
- * (goodput 0.24 of capacity at 15 % CPU). wrk2 is not packaged here; the npm load generators with a rate (loadtest,
- * autocannon) pace per connection the same way.
+ * Hand-written, twice over. A rate: autocannon's (`overallRate`, `connectionRate`) is a budget per connection and per
+ * second, reset by a 1 s interval each client starts when created (autocannon/lib/httpClient.js): 1,000 connections
+ * spend their budget at the start of every second, a burst of 1,000 requests and then silence, not a rate (measured
+ * so, an instance refused nine in ten of each burst and idled the rest of the second); wrk2 is not packaged here, and
+ * the npm load generators with a rate (loadtest, autocannon) pace per connection the same way. Raw sockets: through
+ * Node's http client (an Agent, a ClientRequest and an IncomingMessage per request) the generator spent about 0.6 of
+ * its core at twice capacity, and its own delay (a request's time counts from when it was due) was in the latencies
+ * it reported: two runs put the admitted and shed p99 at 450-570 ms against 100-200 ms in the others. Here a request
+ * is one prepared buffer written, and an answer is read by its status line and Content-Length (or the end of its
+ * chunks): the service's answers are small JSON documents.
  */
 export async function openLoop({ base, path, headers, rate, connections, seconds, timeoutMs, timeline }) {
   const url = new URL(path, base);
-  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+  const lines = Object.entries({ host: url.host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+  const message = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\n${lines.join('')}\r\n`, 'latin1');
   const byStatus = new Map();
   const total = Math.round(rate * seconds);
+  const sendLag = [];
+  const loop = monitorEventLoopDelay({ resolution: 5 });
   let sent = 0;
   let finished = 0;
   let errors = 0;
   let timeouts = 0;
+  let start = 0;
+  let finish = () => undefined;
+  const open = new Set();
+  /** Connections with nothing in flight, most recently freed last (as Node's Agent schedules them: LIFO). */
+  const idle = [];
+  /** Due times of requests waiting for a free connection, oldest first (from `head`). */
+  let waiting = [];
+  let head = 0;
+
+  const done = () => {
+    if (++finished === total) finish();
+  };
+  const write = (connection, due) => {
+    connection.due = due;
+    connection.written = performance.now();
+    connection.socket.write(message);
+  };
+  const release = (connection) => {
+    if (head < waiting.length) {
+      write(connection, waiting[head++]);
+      if (head > 4096 && head * 2 > waiting.length) [waiting, head] = [waiting.slice(head), 0];
+    } else idle.push(connection);
+  };
+  const answered = (connection, status, closing) => {
+    const now = performance.now();
+    let list = byStatus.get(status);
+    if (!list) byStatus.set(status, (list = []));
+    list.push(now - connection.due);
+    timeline?.push([connection.due - start, now - connection.due, status]);
+    connection.due = -1;
+    done();
+    if (!closing) release(connection);
+  };
+  /** Reads as many whole answers as `connection` holds (one at a time in practice: no pipelining). */
+  const read = (connection, chunk) => {
+    let buffer = connection.buffer ? Buffer.concat([connection.buffer, chunk]) : chunk;
+    for (;;) {
+      const headEnd = buffer.indexOf('\r\n\r\n');
+      if (headEnd === -1) break;
+      const head = buffer.toString('latin1', 0, headEnd).toLowerCase();
+      const length = /\r\ncontent-length: *(\d+)/.exec(head);
+      let end;
+      if (length) end = headEnd + 4 + Number(length[1]);
+      else if (head.includes('\r\ntransfer-encoding: chunked')) {
+        const last = buffer.indexOf('\r\n0\r\n\r\n', headEnd + 2);
+        end = last === -1 ? Infinity : last + 7;
+      } else end = headEnd + 4;
+      if (buffer.length < end) break;
+      buffer = buffer.subarray(end);
+      if (connection.due >= 0) answered(connection, Number(head.slice(9, 12)), head.includes('\r\nconnection: close'));
+    }
+    connection.buffer = buffer.length ? buffer : null;
+  };
+  const connect = () =>
+    new Promise((resolve) => {
+      const connection = { socket: createConnection({ host: url.hostname, port: Number(url.port) }) };
+      Object.assign(connection, { due: -1, written: 0, buffer: null, timedOut: false });
+      connection.socket.setNoDelay(true);
+      connection.socket.on('data', (chunk) => read(connection, chunk));
+      connection.socket.on('error', () => undefined); // counted on 'close', below
+      connection.socket.once('connect', () => resolve(connection));
+      connection.socket.once('close', () => {
+        open.delete(connection);
+        const at = idle.indexOf(connection);
+        if (at !== -1) idle.splice(at, 1);
+        if (connection.due >= 0) {
+          if (connection.timedOut) timeouts++;
+          else errors++;
+          connection.due = -1;
+          done();
+        }
+        resolve(null);
+        // The service closed it (or it timed out): another takes its place while requests are still to come (a moment
+        // later, so that a service gone away is not redialled in a tight loop).
+        if (start > 0 && sent < total) setTimeout(() => connect().then((fresh) => fresh && release(fresh)), 10);
+      });
+      open.add(connection);
+    });
+
   // The connections first, as a load balancer's pool holds them, and as autocannon opens its own before it sends:
   // opened while the load runs, 1,000 handshakes in its first second were what the first two seconds measured.
-  await Promise.all(
-    Array.from(
-      { length: connections },
-      () =>
-        new Promise((resolve) => {
-          const opening = request({ host: url.hostname, port: url.port, path: '/health/live', agent }, (res) => {
-            res.resume();
-            res.on('end', resolve);
-          });
-          opening.on('error', resolve);
-          opening.end();
-        }),
-    ),
-  );
-  const start = performance.now();
+  for (let i = 0; i < connections; i += 100) {
+    const batch = await Promise.all(Array.from({ length: Math.min(100, connections - i) }, connect));
+    for (const connection of batch) if (connection) idle.push(connection);
+  }
+  loop.enable();
+  start = performance.now();
   return new Promise((resolve) => {
-    const done = () => {
-      if (++finished === total) {
-        agent.destroy();
-        resolve({ byStatus, sent, errors, timeouts, seconds: (performance.now() - start) / 1000 });
+    const sweep = setInterval(() => {
+      const now = performance.now();
+      for (const connection of open) {
+        if (connection.due >= 0 && now - connection.written > timeoutMs) {
+          connection.timedOut = true;
+          connection.socket.destroy();
+        }
       }
-    };
-    const send = (due) => {
-      sent++;
-      const options = { host: url.hostname, port: url.port, path: url.pathname + url.search, headers, agent };
-      const req = request({ ...options, timeout: timeoutMs }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          let list = byStatus.get(res.statusCode);
-          if (!list) byStatus.set(res.statusCode, (list = []));
-          list.push(performance.now() - due);
-          timeline?.push([due - start, performance.now() - due, res.statusCode]);
-          done();
-        });
-      });
-      req.on('timeout', () => {
-        timeouts++;
-        req.destroy(new Error('timeout'));
-      });
-      req.on('error', (error) => {
-        if (error.message !== 'timeout') errors++;
-        done();
-      });
-      req.end();
-    };
+    }, 250);
     const tick = setInterval(() => {
       const now = performance.now();
       const due = Math.min(total, Math.floor(((now - start) * rate) / 1000));
-      // Each request counts from its own due time, not from this tick's.
-      while (sent < due) send(start + (sent * 1000) / rate);
+      for (; sent < due; sent++) {
+        // Each request counts from its own due time, not from this tick's.
+        const at = start + (sent * 1000) / rate;
+        const connection = idle.pop();
+        if (connection) {
+          write(connection, at);
+          sendLag.push(connection.written - at);
+        } else waiting.push(at);
+      }
       if (sent >= total) clearInterval(tick);
     }, 1);
+    finish = () => {
+      const seconds = (performance.now() - start) / 1000;
+      loop.disable();
+      clearInterval(sweep);
+      for (const connection of open) connection.socket.destroy();
+      sendLag.sort((a, b) => a - b);
+      const ms = (ns) => Math.round(ns / 1e5) / 10;
+      resolve({
+        byStatus,
+        sent,
+        errors,
+        timeouts,
+        seconds,
+        sendLagMs: { p50: round1(percentile(sendLag, 50)), p99: round1(percentile(sendLag, 99)) },
+        loopDelayMs: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
+      });
+    };
   });
 }
 
@@ -209,7 +295,9 @@ export async function overload({
   // Twice the capacity just measured, or a rate given (BENCH_OVERLOAD_RATE: the same load for builds compared).
   const offered = rate ?? Math.round(capacity * 2);
   const atLoad = cpuMark(servicePid);
+  const timeline = [];
   const loadRun = await openLoop({
+    timeline,
     base,
     path,
     headers,
@@ -231,7 +319,6 @@ export async function overload({
     .reduce((n, [, l]) => n + l.length, 0);
   const live = sorted(liveness.filter((p) => p.status === 200).map((p) => p.ms));
   const liveFailures = liveness.filter((p) => p.status !== 200).length;
-  const round = (n) => (n === null ? null : Math.round(n * 10) / 10);
   const numbers = {
     capacity: Math.round(capacity),
     unloadedP99,
@@ -240,19 +327,25 @@ export async function overload({
     goodput: Math.round(ok.length / loadRun.seconds),
     goodputRatio: +(ok.length / loadRun.seconds / Math.max(capacity, 1)).toFixed(2),
     answeredOverSeconds: +loadRun.seconds.toFixed(1),
-    admittedP50: round(percentile(ok, 50)),
-    admittedP99: round(percentile(ok, 99)),
+    admittedP50: round1(percentile(ok, 50)),
+    admittedP99: round1(percentile(ok, 99)),
     admittedP99Ratio: +(percentile(ok, 99) / Math.max(unloadedP99, 0.1)).toFixed(2),
     shed: shed.length,
-    shedP99: round(percentile(shed, 99)),
+    shedP99: round1(percentile(shed, 99)),
     otherNon2xx: other,
     errors: loadRun.errors + loadRun.timeouts,
     liveProbes: liveness.length,
     liveFailures,
-    liveP99: round(percentile(live, 99)),
-    liveMax: round(live.at(-1) ?? null),
+    liveP99: round1(percentile(live, 99)),
+    liveMax: round1(live.at(-1) ?? null),
+    // Second by second (by when each request was due): answers and p99 of the admitted and of the shed, where in the
+    // run the slow ones were (the first seconds, while the limit settles, or throughout).
+    perSecond: perSecond(timeline),
+    // The generator's own lateness: if it is more than a few ms, the latencies above include the generator's delay.
+    generatorSendLagMs: loadRun.sendLagMs,
+    generatorLoopDelayMs: loadRun.loopDelayMs,
     readyAfter: ready.status,
-    readyAfterMs: round(ready.ms),
+    readyAfterMs: round1(ready.ms),
     // Cores used (of the machine's) while capacity was measured and while twice it was offered: by the load generator
     // (this process), the service, and everything else (the database, mostly).
     cpu: { capacity: capacityCpu, overload: loadCpu },
@@ -265,6 +358,29 @@ export async function overload({
     ),
   };
   return numbers;
+}
+
+/** [due ms, latency ms, status] answers to per-second counts and p99s of 2xx and 503. */
+function perSecond(timeline) {
+  const seconds = [];
+  for (const [due, ms, status] of timeline) {
+    const second = (seconds[Math.floor(due / 1000)] ??= { ok: [], shed: [] });
+    if (status >= 200 && status < 300) second.ok.push(ms);
+    else if (status === 503) second.shed.push(ms);
+  }
+  const p99 = (list) =>
+    round1(
+      percentile(
+        list.sort((a, b) => a - b),
+        99,
+      ),
+    );
+  return Array.from(seconds, (s = { ok: [], shed: [] }) => ({
+    ok: s.ok.length,
+    okP99: p99(s.ok),
+    shed: s.shed.length,
+    shedP99: p99(s.shed),
+  }));
 }
 
 /** The series of /metrics the scenario samples, by the name it reports them under (the loop's delay in ms). */

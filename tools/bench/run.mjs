@@ -1011,9 +1011,12 @@ async function main() {
               `other non-2xx ${n.otherNon2xx}, errors ${n.errors}; /health/live p99 ${n.liveP99} ms ` +
               `(max ${n.liveMax}, ${n.liveFailures}/${n.liveProbes} failed); ready after: ${n.readyAfter}; ` +
               `cores used (generator / service / rest) at capacity ${cores(n.cpu.capacity)}, ` +
-              `at twice it ${cores(n.cpu.overload)}` +
+              `at twice it ${cores(n.cpu.overload)}; the generator's own lateness: sent p50/p99 ` +
+              `${n.generatorSendLagMs.p50}/${n.generatorSendLagMs.p99} ms after due, its loop's delay p99 ` +
+              `${n.generatorLoopDelayMs.p99} ms (max ${n.generatorLoopDelayMs.max})` +
               (n.pinned ? ` (generator on core ${n.pinned.generator}, service on ${n.pinned.service})` : '') +
-              `; under load (median/max of its /metrics each second) ${gaugeText(n.gauges)}`,
+              `; under load (median/max of its /metrics each second) ${gaugeText(n.gauges)}; p99 admitted/shed ` +
+              `second by second: ${n.perSecond.map((s) => `${s.okP99}/${s.shedP99}`).join(' ')}`,
           );
         } finally {
           unpin();
