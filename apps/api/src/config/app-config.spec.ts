@@ -155,7 +155,13 @@ describe('loadConfig', () => {
   });
 
   it('reads the admission settings: off by default, never under 50 concurrent requests; on, or min above max', () => {
-    expect(loadConfig({}).admission).toEqual({ mode: 'off', limitMin: 64, limitMax: 1000, queueMs: 50 });
+    expect(loadConfig({}).admission).toEqual({
+      mode: 'off',
+      limitMin: 64,
+      limitMax: 1000,
+      queueMs: 50,
+      loopDelayMs: 10,
+    });
     expect(loadConfig({}).admission.limitMin).toBeGreaterThanOrEqual(50);
     expect(loadConfig({ ADMISSION: 'on' }).admission.mode).toBe('on');
     expect(() => loadConfig({ ADMISSION_LIMIT_MIN: '10', ADMISSION_LIMIT_MAX: '5' })).toThrow(

@@ -152,7 +152,8 @@ export const CONFIG_SCHEMA = {
       'ADMISSION_LIMIT_MIN',
       integer(1, 100_000),
       '64',
-      'the least (and first) number of requests in flight admitted: the limit never falls below it',
+      'the least (and first) limit of requests in flight the latency gradient sets; only ' +
+        '`ADMISSION_LOOP_DELAY_MS` takes it lower, while the instance is refusing',
     ),
     limitMax: setting(
       'ADMISSION_LIMIT_MAX',
@@ -166,6 +167,13 @@ export const CONFIG_SCHEMA = {
       '50',
       'how long a request over the limit may wait for a slot (first come, first served) before its 503 ' +
         '`overloaded`; 0 = no queue',
+    ),
+    loopDelayMs: setting(
+      'ADMISSION_LOOP_DELAY_MS',
+      milliseconds(0, 1_000),
+      '10',
+      'while requests are refused or queued, an event-loop delay above this (ms, each 100 ms) lowers the limit, ' +
+        'below `ADMISSION_LIMIT_MIN` if need be, until the loop keeps up; 0 = latency alone sets the limit',
     ),
   }),
   database: group('Database', {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { Counter, type Registry } from 'prom-client';
@@ -10,6 +10,7 @@ import { API_RESPONSE_HEADERS } from '../http-kit/security-headers.hooks';
 import { isHealthProbe } from '../http-kit/health-probes';
 import { UNMATCHED_ROUTE } from '../http-kit/route-label';
 import { GradientLimit } from './gradient-limit';
+import { LoopGovernor } from './loop-governor';
 
 const OVERLOADED = 'The service is overloaded: retry after Retry-After seconds (nothing was done).';
 /** Seconds. The typed client adds jitter to it, so that the refused do not all come back in the same instant. */
@@ -73,6 +74,9 @@ export interface Refusal {
   durationMs: number;
 }
 
+/** The loop governor's window (ms): about twenty delay samples (5 ms apart), a reaction well within a second. */
+const GOVERNOR_WINDOW_MS = 100;
+
 /** When the response was admitted (performance.now()), kept on the Node response: no map, no closure per request. */
 const ADMITTED_AT = Symbol('admittedAt');
 type AdmittedResponse = ServerResponse & { [ADMITTED_AT]?: number };
@@ -94,7 +98,8 @@ function pathOf(url: string): string {
 
 /**
  * Adaptive admission: at most `limit` requests in flight per instance, the limit following measured latency
- * (GradientLimit, Gradient2); a request over it waits in a short FIFO queue for at most `ADMISSION_QUEUE_MS`, else it
+ * (GradientLimit, Gradient2) and, while requests are refused or queued, the thread's own load (LoopGovernor: the
+ * event loop's delay and utilisation, which cap it lower when the thread cannot keep up); a request over it waits in a short FIFO queue for at most `ADMISSION_QUEUE_MS`, else it
  * is answered 503 `overloaded` with `Retry-After` at once: before authentication, so a refusal costs no database
  * query and no key verification. Health probes, /metrics, /openapi.json, /docs and OPTIONS are never counted nor
  * refused. A refusal carries the CORS headers an allowed origin would get (`refusalHeaders`).
@@ -104,13 +109,15 @@ function pathOf(url: string): string {
  *
  * In front of Fastify (the server's request listener, FrontDoor): a refused request costs Node's HTTP parsing and one
  * write, no Fastify request, reply or hook (through Fastify's hooks a refusal took about 120 µs of CPU against 85 here,
- * taken from the requests being served). A queued one, admitted later from another request's 'close', enters Fastify
+ * taken from the requests being served; profiled later on a faster host, `refuse` took about 18 µs, 14 of them in the
+ * socket write, and a whole refusal with Node's parsing about 40). A queued one, admitted later from another request's 'close', enters Fastify
  * from there and its hooks give it a context of its own (the access log's WorkScope, first). The route of a refusal
  * (its metric label and access line) comes from a copy of the routes, made as Fastify adds them (`watchRoutes`).
  *
  * Hand-written. `@fastify/under-pressure` (the maintained Fastify plugin) sheds on event-loop delay, heap, RSS and
- * event-loop utilisation: this service's overload is requests waiting for database connections while the event loop
- * idles, which those never see, and it has no concurrency limit, no queue and no exemption by route. No maintained
+ * event-loop utilisation: it refuses every request while a threshold is crossed (on or off, no concurrency limit, no
+ * queue, no exemption by route), and it does not see requests waiting for database connections while the event loop
+ * idles. The loop governor reads the same two loop signals to set a cap instead. No maintained
  * npm package implements an adaptive concurrency limit (Netflix's concurrency-limits is Java; the npm "concurrency
  * limit" packages are fixed-size promise pools): the algorithm is 60 lines (gradient-limit.ts).
  *
@@ -119,7 +126,14 @@ function pathOf(url: string): string {
  */
 export class Admission {
   readonly limiter: GradientLimit;
+  readonly governor: LoopGovernor;
   private inFlightCount = 0;
+  /** The loop's delay, measured only while the governor runs (while requests are refused or queued, and after). */
+  private readonly loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  private governorTimer: NodeJS.Timeout | null = null;
+  private utilisation = performance.eventLoopUtilization();
+  /** A request was refused or queued since the governor's last window. */
+  private pressed = false;
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly shedTotal: Counter<'route'>;
@@ -134,8 +148,9 @@ export class Admission {
     private readonly options: AdmissionOptions,
   ) {
     this.limiter = new GradientLimit({ min: settings.limitMin, max: settings.limitMax });
+    this.governor = new LoopGovernor(settings.loopDelayMs);
     metrics.gauge('admission_limit', 'Requests this instance admits in flight now (the adaptive limit).', () =>
-      settings.mode === 'on' ? this.limiter.limit : 0,
+      settings.mode === 'on' ? this.limit : 0,
     );
     metrics.gauge(
       'admission_in_flight',
@@ -157,6 +172,11 @@ export class Admission {
     this.onClose = function (this: AdmittedResponse) {
       release(this);
     };
+  }
+
+  /** The requests admitted in flight now: the latency gradient's limit, or the loop governor's cap if lower. */
+  get limit(): number {
+    return Math.min(this.limiter.limit, this.governor.cap);
   }
 
   get inFlight(): number {
@@ -189,12 +209,13 @@ export class Admission {
       // OPTIONS too: a hook answers it (a CORS preflight or the Allow list), never a handler, and a refused preflight
       // would hide the 503 of the request it precedes from the browser's script.
       if (method === 'OPTIONS' || isExemptFromAdmission(pathOf(request.url ?? '/'))) return next(request, response);
-      if (this.inFlightCount < this.limiter.limit && this.queue.length === 0) {
+      if (this.inFlightCount < this.limit && this.queue.length === 0) {
         this.admit(response);
         return next(request, response);
       }
+      this.press();
       const now = performance.now();
-      const size = this.settings.queueMs > 0 ? this.limiter.limit : 0;
+      const size = this.settings.queueMs > 0 ? this.limit : 0;
       const room = method === 'GET' || method === 'HEAD' ? size : size >> 1;
       if (this.queue.length >= room) return this.refuse(request, response, now);
       this.queue.push({ request, response, next, arrived: now, deadline: now + this.settings.queueMs });
@@ -220,7 +241,7 @@ export class Admission {
   /** Admits waiting requests, oldest first, while there is room (one that waited too long, or went away, is shed). */
   private serveQueue(): void {
     const now = performance.now();
-    while (this.queue.length && this.inFlightCount < this.limiter.limit) {
+    while (this.queue.length && this.inFlightCount < this.limit) {
       const waiter = this.queue.shift() as Waiter;
       if (waiter.deadline <= now || waiter.request.destroyed) {
         this.refuse(waiter.request, waiter.response, waiter.arrived);
@@ -228,6 +249,37 @@ export class Admission {
         this.admit(waiter.response);
         waiter.next(waiter.request, waiter.response);
       }
+    }
+  }
+
+  /**
+   * Demand is above the limit: the loop governor measures the loop's delay from now on, a window at a time, until its
+   * cap has lifted and a window passes with nothing refused or queued (at normal load it costs nothing).
+   */
+  private press(): void {
+    this.pressed = true;
+    if (this.governorTimer || this.settings.loopDelayMs <= 0) return;
+    this.loopDelay.reset();
+    this.loopDelay.enable();
+    this.utilisation = performance.eventLoopUtilization();
+    this.governorTimer = setInterval(() => this.govern(), GOVERNOR_WINDOW_MS).unref();
+  }
+
+  private govern(): void {
+    // p90 of the window's samples (about twenty): one garbage collection does not cut the cap, a saturated loop does.
+    const delayMs = this.loopDelay.count > 0 ? this.loopDelay.percentile(90) / 1e6 : 0;
+    this.loopDelay.reset();
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, this.utilisation).utilization;
+    this.utilisation = now;
+    // Pressed: a request was refused or queued in the window, or one is still waiting.
+    const pressed = this.pressed || this.queue.length > 0;
+    this.pressed = false;
+    this.governor.onWindow(delayMs, busy, pressed, this.inFlightCount, this.limiter.limit);
+    if (!pressed && this.governor.cap === Infinity && this.governorTimer) {
+      clearInterval(this.governorTimer);
+      this.governorTimer = null;
+      this.loopDelay.disable();
     }
   }
 
