@@ -16,7 +16,7 @@ const CUSTOMER_EVERY = 1_000;
 /** What the service's purge deletes per statement (EventRetention.DEFAULT_BATCH). */
 export const PURGE_BATCH_SIZE = 10_000;
 /** The rest after each batch, as a share of the time it took (EventRetention.restRatio: PurgeEvents rests so). */
-export const PURGE_REST_RATIO = Number(process.env.BENCH_PURGE_REST_RATIO ?? 1);
+export const PURGE_REST_RATIO = Number(process.env.BENCH_PURGE_REST_RATIO ?? 2);
 /**
  * The service's purge statement (PgEventLog.purgeBatch in libs/infrastructure/src/persistence): the bench runs it
  * from outside so that the purge's timing is the bench's to choose (the service runs it hourly from pg-boss).
