@@ -99,10 +99,11 @@ function pathOf(url: string): string {
 /**
  * Adaptive admission: at most `limit` requests in flight per instance, the limit following measured latency
  * (GradientLimit, Gradient2) and, while requests are refused or queued, the thread's own load (LoopGovernor: the
- * event loop's delay and utilisation, which cap it lower when the thread cannot keep up); a request over it waits in a short FIFO queue for at most `ADMISSION_QUEUE_MS`, else it
- * is answered 503 `overloaded` with `Retry-After` at once: before authentication, so a refusal costs no database
- * query and no key verification. Health probes, /metrics, /openapi.json, /docs and OPTIONS are never counted nor
- * refused. A refusal carries the CORS headers an allowed origin would get (`refusalHeaders`).
+ * event loop's delay and utilisation, which cap it lower when the thread cannot keep up); a request over it waits in
+ * a short FIFO queue for at most `ADMISSION_QUEUE_MS`, else it is answered 503 `overloaded` with `Retry-After` at
+ * once: before authentication, so a refusal costs no database query and no key verification. Health probes,
+ * /metrics, /openapi.json, /docs and OPTIONS are never counted nor refused. A refusal carries the CORS headers an
+ * allowed origin would get (`refusalHeaders`).
  *
  * Reads are preferred in the queue only: a write (any method but GET and HEAD) may queue while the queue is less than
  * half full, a read until it is full; both count alike against the limit, and the queue is served in arrival order.
@@ -110,16 +111,17 @@ function pathOf(url: string): string {
  * In front of Fastify (the server's request listener, FrontDoor): a refused request costs Node's HTTP parsing and one
  * write, no Fastify request, reply or hook (through Fastify's hooks a refusal took about 120 µs of CPU against 85 here,
  * taken from the requests being served; profiled later on a faster host, `refuse` took about 18 µs, 14 of them in the
- * socket write, and a whole refusal with Node's parsing about 40). A queued one, admitted later from another request's 'close', enters Fastify
- * from there and its hooks give it a context of its own (the access log's WorkScope, first). The route of a refusal
- * (its metric label and access line) comes from a copy of the routes, made as Fastify adds them (`watchRoutes`).
+ * socket write, and a whole refusal with Node's parsing about 40). A queued one, admitted later from another
+ * request's 'close', enters Fastify from there and its hooks give it a context of its own (the access log's
+ * WorkScope, first). The route of a refusal (its metric label and access line) comes from a copy of the routes, made
+ * as Fastify adds them (`watchRoutes`).
  *
  * Hand-written. `@fastify/under-pressure` (the maintained Fastify plugin) sheds on event-loop delay, heap, RSS and
  * event-loop utilisation: it refuses every request while a threshold is crossed (on or off, no concurrency limit, no
  * queue, no exemption by route), and it does not see requests waiting for database connections while the event loop
- * idles. The loop governor reads the same two loop signals to set a cap instead. No maintained
- * npm package implements an adaptive concurrency limit (Netflix's concurrency-limits is Java; the npm "concurrency
- * limit" packages are fixed-size promise pools): the algorithm is 60 lines (gradient-limit.ts).
+ * idles. The loop governor reads the same two loop signals to set a cap instead. No maintained npm package implements
+ * an adaptive concurrency limit (Netflix's concurrency-limits is Java; the npm "concurrency limit" packages are
+ * fixed-size promise pools): the algorithm is 60 lines (gradient-limit.ts).
  *
  * Below the limit a request costs a comparison, a counter, a timestamp on its response and one shared 'close' listener
  * (which also counts a client that went away).
