@@ -208,6 +208,14 @@ the standby is out, and it comes back when caught up', async () => {
     const reader = (await api.customer('Outage reader')).key;
     const petId = await newPet('Outage pet');
     await standbyCaughtUp();
+    // Every instance back in first: the test before ends once one is, and the other's "back in" line, written later,
+    // was counted here as a second one (CI, 2026-11-28).
+    for (const app of [api, other])
+      if (app)
+        await eventually(
+          () => inUse(app),
+          (up) => up === 1,
+        );
     const from = log.lines.length;
     await pair.stopStandby();
     try {
