@@ -137,8 +137,8 @@ export class EventRetention {
      * How long the purge rests after a batch, as a share of the time the batch took (2: twice as long): a purge of a
      * day's events (a million, after the purge was down or the retention shortened) then takes at most a third of a
      * database core, not all of it, while orders run; about a minute for the million at 30,000,000 events. Measured
-     * there (npm run bench, 10,000,000 orders): the orders' p99 1.54-1.63x with a rest as long as the batch, 1.29x
-     * with twice as long (the target is 1.5x). The hourly run's few batches hardly notice.
+     * there (npm run bench, 10,000,000 orders): the orders' p99 1.54-1.63x with a rest as long as the batch,
+     * 1.29x and 1.50x with twice as long (the target is 1.5x). The hourly run's few batches hardly notice.
      */
     readonly restRatio = 2,
   ) {}
