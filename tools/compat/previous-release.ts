@@ -27,8 +27,14 @@ const CURRENT_MAIN = join(ROOT, 'dist/apps/api/main.js');
 const CHECKOUT = join(ROOT, 'tmp/previous-release');
 /** 503s the previous release may answer while a migration holds a lock (a client retries them). */
 const ALLOWED_503 = 5;
-/** Its e2e files that test no schema: they pack the client, build consumer projects, spawn processes. */
+/**
+ * Its e2e files that test no schema: they pack the client, build consumer projects, spawn processes, or
+ * (database-outage) stop and restart a PostgreSQL of their own, never the migrated one; 1.0.0's version of that
+ * one also races on the order a stopping server ends its sessions in (an order in flight committed once: 201 for its
+ * 503), fixed in its successor's copy (e06335c, b1ee2f4).
+ */
 const SKIPPED_E2E = [
+  'database-outage',
   'client-package',
   'quickstart-client',
   'instances',
