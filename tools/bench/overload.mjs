@@ -78,15 +78,18 @@ if (process.argv[2] === '--probe') {
   process.exit(0);
 }
 
+/** Requests at a time that prime the connections before the load (well under any admission limit's floor). */
+const PRIME_CONCURRENCY = 20;
+
 /**
  * An open-loop load: `rate` requests a second for `seconds`, each sent when it is due (a 1 ms tick sends every request
- * due by then), over `connections` keep-alive connections opened first; a request finding every connection busy waits
- * for the first to come free (HTTP/1.1, no pipelining), and that wait is part of its latency. Returns the latencies
- * (ms) by status, what was sent, the errors and timeouts, the seconds from the first request due to the last answer
- * (the served rate's denominator: an instance that queues everything answers the 20 s of load over a longer time),
- * and the generator's own lateness (`sendLagMs`: from due to written, for the requests that found a free connection;
- * `loopDelayMs`: this process's event-loop delay). `timeline`, an array, receives [ms since the start when due,
- * latency ms, status] per answer: where in the run the slow answers were.
+ * due by then), over `connections` keep-alive connections opened (and each used once) first; a request finding every
+ * connection busy waits for the first to come free (HTTP/1.1, no pipelining), and that wait is part of its latency.
+ * Returns the latencies (ms) by status, what was sent, the errors and timeouts, the seconds from the first request due
+ * to the last answer (the served rate's denominator: an instance that queues everything answers the 20 s of load over
+ * a longer time), and the generator's own lateness (`sendLagMs`: from due to written, for the requests that found a
+ * free connection; `loopDelayMs`: this process's event-loop delay). `timeline`, an array, receives [ms since the start
+ * when due, latency ms, status] per answer: where in the run the slow answers were.
  *
  * Hand-written, twice over. A rate: autocannon's (`overallRate`, `connectionRate`) is a budget per connection and per
  * second, reset by a 1 s interval each client starts when created (autocannon/lib/httpClient.js): 1,000 connections
@@ -135,6 +138,12 @@ export async function openLoop({ base, path, headers, rate, connections, seconds
     } else idle.push(connection);
   };
   const answered = (connection, status, closing) => {
+    if (connection.primed) {
+      connection.due = -1;
+      connection.primed(status);
+      connection.primed = null;
+      return;
+    }
     const now = performance.now();
     let list = byStatus.get(status);
     if (!list) byStatus.set(status, (list = []));
@@ -167,7 +176,7 @@ export async function openLoop({ base, path, headers, rate, connections, seconds
   const connect = () =>
     new Promise((resolve) => {
       const connection = { socket: createConnection({ host: url.hostname, port: Number(url.port) }) };
-      Object.assign(connection, { due: -1, written: 0, buffer: null, timedOut: false });
+      Object.assign(connection, { due: -1, written: 0, buffer: null, timedOut: false, primed: null });
       connection.socket.setNoDelay(true);
       connection.socket.on('data', (chunk) => read(connection, chunk));
       connection.socket.on('error', () => undefined); // counted on 'close', below
@@ -176,6 +185,8 @@ export async function openLoop({ base, path, headers, rate, connections, seconds
         open.delete(connection);
         const at = idle.indexOf(connection);
         if (at !== -1) idle.splice(at, 1);
+        connection.primed?.(0);
+        connection.primed = null;
         if (connection.due >= 0) {
           if (connection.timedOut) timeouts++;
           else errors++;
@@ -195,6 +206,22 @@ export async function openLoop({ base, path, headers, rate, connections, seconds
   for (let i = 0; i < connections; i += 100) {
     const batch = await Promise.all(Array.from({ length: Math.min(100, connections - i) }, connect));
     for (const connection of batch) if (connection) idle.push(connection);
+  }
+  // Each connection then carries one request, a few at a time (not counted), as a pool's connections have. Unprimed,
+  // two things in the results were the generator's fresh connections rather than the overload. A connection that never
+  // carried a request is, to Node's server, a request whose headers are late: its headers timeout (10 s here) answers
+  // it 408 and closes it, and with LIFO reuse most of 1,000 sit unused, so the server's check (every 30 s) closed
+  // hundreds at once in the middle of the load, a stall of 100-900 ms in the answers' p99 (Node's checkConnections and
+  // onRequestTimeout in the service's profile at that moment). And the load's first 300 ms put a first request on
+  // some 500 fresh connections: the service's thread saturated, refusals' p50 50-85 ms, the run's shed p99 64-74 ms;
+  // primed, 12-22 ms and 26-27 ms (three runs each).
+  const prime = (connection) =>
+    new Promise((resolve) => {
+      connection.primed = resolve;
+      write(connection, performance.now());
+    });
+  for (let i = 0; i < idle.length; i += PRIME_CONCURRENCY) {
+    await Promise.all(idle.slice(i, i + PRIME_CONCURRENCY).map(prime));
   }
   loop.enable();
   start = performance.now();
