@@ -185,8 +185,12 @@ export async function openLoop({ base, path, headers, rate, connections, seconds
         open.delete(connection);
         const at = idle.indexOf(connection);
         if (at !== -1) idle.splice(at, 1);
-        connection.primed?.(0);
-        connection.primed = null;
+        // A priming request is not the run's: its connection closing is neither an error nor an answer.
+        if (connection.primed) {
+          connection.due = -1;
+          connection.primed(0);
+          connection.primed = null;
+        }
         if (connection.due >= 0) {
           if (connection.timedOut) timeouts++;
           else errors++;
