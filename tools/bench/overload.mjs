@@ -287,7 +287,8 @@ async function run(options) {
 
 /**
  * Runs the scenario against `base` (an instance started for it) and returns its numbers and targets.
- * `headers`: the bench's admin key; `path`: the page read.
+ * `headers`: the bench's admin key; `path`: the page read; `measured`: the numbers of an earlier run whose capacity
+ * and unloaded p99 this one uses instead of measuring its own.
  */
 export async function overload({
   base,
@@ -300,14 +301,33 @@ export async function overload({
   servicePid,
   warmupSeconds = 0,
   rate,
+  measured,
 }) {
   // The instance is new: its JIT warms up first, unmeasured (capacity measured cold moved by half between runs).
   if (warmupSeconds > 0) await run({ url: base, connections, duration: warmupSeconds, headers, requests: [{ path }] });
-  const atCapacity = cpuMark(servicePid);
-  const capacityRun = await run({ url: base, connections, duration: seconds, headers, requests: [{ path }] });
-  const capacityCpu = cpuSince(atCapacity);
-  const capacity = capacityRun.result.requests.average;
-  const unloadedP99 = capacityRun.result.latency.p99;
+  let capacity, unloadedP99, capacityCpu, capacityNon2xx;
+  if (measured) {
+    // A server that caps what it admits cannot measure its own capacity (the cap's refusals would count): the same
+    // handler's, measured uncapped, is given.
+    ({
+      capacity,
+      unloadedP99,
+      capacityNon2xx,
+      cpu: { capacity: capacityCpu },
+    } = measured);
+  } else {
+    const atCapacity = cpuMark(servicePid);
+    const capacityRun = await run({ url: base, connections, duration: seconds, headers, requests: [{ path }] });
+    capacityCpu = cpuSince(atCapacity);
+    // Served answers only: with ADMISSION=on a refusal in the capacity run would count as capacity.
+    const served = [...capacityRun.byStatus]
+      .filter(([status]) => status >= 200 && status < 300)
+      .flatMap(([, list]) => list)
+      .sort((a, b) => a - b);
+    capacity = served.length / capacityRun.result.duration;
+    capacityNon2xx = capacityRun.result.non2xx;
+    unloadedP99 = round1(percentile(served, 99));
+  }
 
   // The liveness prober is a process of its own, as an orchestrator's is: in this one, each probe's time would include
   // the load generator's own event-loop delay (it sends and reads thousands of requests a second).
@@ -352,6 +372,8 @@ export async function overload({
   const liveFailures = liveness.filter((p) => p.status !== 200).length;
   const numbers = {
     capacity: Math.round(capacity),
+    // Answers other than 2xx while capacity was measured (refusals, if the limit was below the connections).
+    capacityNon2xx,
     unloadedP99,
     offered,
     offeredActual: Math.round(loadRun.sent / overloadSeconds),
@@ -446,6 +468,7 @@ function cpuMark(servicePid) {
     own: process.cpuUsage(),
     pid: servicePid,
     service: processTicks(servicePid),
+    serviceSystem: processTicks(servicePid, 'system'),
     machine: machineTicks(),
   };
 }
@@ -458,10 +481,15 @@ function cpuSince(mark) {
   const generator = +((own.user + own.system) / 1e6 / seconds).toFixed(2);
   const now = processTicks(mark.pid);
   const service = mark.service === null || now === null ? null : cores(now - mark.service);
+  const system = processTicks(mark.pid, 'system');
+  // The service's time in the kernel (its system calls: the sockets' reads and writes, on loopback the peer's TCP
+  // receive work too), a part of `service`.
+  const serviceSystem = mark.serviceSystem === null || system === null ? null : cores(system - mark.serviceSystem);
   const machine = mark.machine === null ? null : cores(machineTicks() - mark.machine);
   return {
     generator,
     service,
+    serviceSystem,
     rest: machine === null || service === null ? null : +(machine - generator - service).toFixed(2),
   };
 }
@@ -514,12 +542,13 @@ export function pinCores(servicePid) {
 /** Linux's USER_HZ (100 on every common build; /proc reports in it). */
 const TICKS_PER_SECOND = 100;
 
-function processTicks(pid) {
+/** A process's CPU time so far (clock ticks): user and system, or system alone (`part`). */
+function processTicks(pid, part = 'all') {
   if (!pid) return null;
   try {
     // utime and stime: fields 14 and 15, counted after the command name's closing parenthesis.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return part === 'system' ? Number(fields[12]) : Number(fields[11]) + Number(fields[12]);
   } catch {
     return null;
   }

@@ -51,7 +51,27 @@ app.setErrorHandler((error, _request, reply) => {
 
 const lastTouched = new Map();
 
+// RAW_SHED_LIMIT (the overload scenario's control, tools/bench/overload.mjs): at most this many requests in
+// flight, every other one answered 503 at once, before the key check: the cheapest shedder a user could write,
+// a fixed cap with no queue, to tell what the service's adaptive admission costs from what overload itself costs.
+const isHealth = (request) => request.url.startsWith('/health/');
+const SHED_LIMIT = Number(process.env.RAW_SHED_LIMIT ?? 0);
+if (SHED_LIMIT > 0) {
+  let inFlight = 0;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (inFlight >= SHED_LIMIT && !isHealth(request)) {
+      reply.code(503).header('retry-after', '1').send({ code: 'overloaded', message: 'Overloaded.', status: 503 });
+      return;
+    }
+    inFlight++;
+    // 'close' comes after the answer and also when the client goes first (onResponse would miss that one).
+    reply.raw.once('close', () => inFlight--);
+    done();
+  });
+}
+
 app.addHook('onRequest', async (request) => {
+  if (isHealth(request)) return;
   const header = request.headers.authorization ?? '';
   const presented = header.startsWith('Bearer ') ? header.slice(7) : '';
   if (!presented) throw new HttpError(401, 'unauthorized', 'A valid API key is required.');
@@ -113,6 +133,10 @@ const toPet = (row) => ({
   status: row.status,
   createdAt: row.created_at.toISOString(),
 });
+
+// The probes the overload scenario sends (no key, no database), as the service's /health/live and /health/ready.
+app.get('/health/live', async () => ({ status: 'ok' }));
+app.get('/health/ready', async () => ({ status: 'ok' }));
 
 app.get('/categories', async (request, reply) => {
   const { limit, afterId } = page(request.query);

@@ -63,7 +63,19 @@ const listSetting = (name, fallback, allowed) => {
   if (values.length === 0 || unknown.length) throw new Error(`${name}: one or more of ${allowed.join(', ')}`);
   return values;
 };
-const OVERLOAD_MODES = listSetting('BENCH_OVERLOAD_MODES', 'on,off', ['on', 'off']);
+// `on` and `off`: the service with ADMISSION so; `minimal`: the minimal baseline, no shedding; `minimal-N`: the
+// minimal baseline answering 503 beyond N requests in flight (RAW_SHED_LIMIT): controls for what overload costs.
+const OVERLOAD_MODES = String(process.env.BENCH_OVERLOAD_MODES ?? 'on,off')
+  .split(',')
+  .map((v) => v.trim())
+  .filter(Boolean);
+if (OVERLOAD_MODES.length === 0 || OVERLOAD_MODES.some((m) => !/^(on|off|minimal(-[1-9]\d*)?)$/.test(m))) {
+  throw new Error('BENCH_OVERLOAD_MODES: one or more of on, off, minimal, minimal-N (N requests in flight at most)');
+}
+const firstCapped = OVERLOAD_MODES.findIndex((m) => m.startsWith('minimal-'));
+if (firstCapped !== -1 && !OVERLOAD_MODES.slice(0, firstCapped).includes('minimal')) {
+  throw new Error('BENCH_OVERLOAD_MODES: minimal-N takes its capacity from minimal, which must come before it');
+}
 const OVERLOAD_CONNECTIONS = setting('BENCH_OVERLOAD_CONNECTIONS', 1000);
 const OVERLOAD_SECONDS = setting('BENCH_OVERLOAD_SECONDS', 20);
 // A fixed rate offered instead of twice the measured capacity (comparing two builds under the same load).
@@ -589,7 +601,7 @@ function markdown(report) {
           '',
           '## Overload (one instance offered twice its capacity)',
           '',
-          '| ADMISSION | capacity r/s (p99 ms) | offered / sent r/s | goodput r/s (of capacity) | ' +
+          '| mode | capacity r/s (p99 ms) | offered / sent r/s | goodput r/s (of capacity) | ' +
             'admitted p50 / p99 ms (× unloaded) | shed (p99 ms) | other non-2xx / errors | ' +
             '/health/live p99 / max ms (failed) | ready after | cores at capacity | cores at twice it |',
           '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -602,9 +614,13 @@ function markdown(report) {
               `${cores(n.cpu.capacity)} | ${cores(n.cpu.overload)} |`,
           ),
           '',
-          'Cores: used by the load generator (the bench) / the service / the rest of the machine (the database, ' +
-            'mostly), while capacity was measured and while twice it was offered: on a machine they share, the ' +
-            "generator's extra work at twice the rate is taken from the service and the database. " +
+          'Modes: `on` and `off`, the service with ADMISSION so; `minimal`, the minimal baseline (no shedding); ' +
+            '`minimal-N`, the minimal baseline answering 503 beyond N requests in flight, its capacity the uncapped ' +
+            "minimal's: controls for what overload costs any server here. " +
+            'Cores: used by the load generator (the bench) / the server (of it, in the kernel) / the rest of the ' +
+            'machine (the database, mostly), while capacity was measured and while twice it was offered: on a ' +
+            "machine they share, the generator's extra work at twice the rate is taken from the server and the " +
+            'database. ' +
             Object.entries(report.overload)
               .map(([mode, n]) =>
                 n.pinned
@@ -737,7 +753,10 @@ async function purgeScenario(base, db, databaseUrl, orderScenario) {
 }
 
 /** Cores used, as `generator / service / rest` (– where unknown). */
-const cores = (c) => [c?.generator, c?.service, c?.rest].map((v) => v ?? '–').join(' / ');
+const cores = (c) =>
+  [c?.generator, c?.serviceSystem == null ? c?.service : `${c.service} (kernel ${c.serviceSystem})`, c?.rest]
+    .map((v) => v ?? '–')
+    .join(' / ');
 const gaugeText = (g) =>
   [
     ['limit', g?.limit],
@@ -979,12 +998,20 @@ async function main() {
       );
       for (const mode of OVERLOAD_MODES) {
         const port = await freePort();
-        const name = `app-admission-${mode}`;
-        const child = startApp(name, port, databaseUrl, 'warn', { ADMISSION: mode });
+        const raw = /^minimal(?:-(\d+))?$/.exec(mode);
+        const name = raw ? `${mode}-overload` : `app-admission-${mode}`;
+        const child = raw
+          ? start(name, ['tools/bench/raw-server.mjs'], {
+              PORT: String(port),
+              DATABASE_URL: databaseUrl,
+              RAW_MODE: 'minimal',
+              RAW_SHED_LIMIT: raw[1] ?? '0',
+            })
+          : startApp(name, port, databaseUrl, 'warn', { ADMISSION: mode });
         const base = `http://127.0.0.1:${port}`;
         let unpin = () => undefined;
         try {
-          await waitUntil(`the service (ADMISSION=${mode})`, child, () =>
+          await waitUntil(raw ? `the ${mode} baseline` : `the service (ADMISSION=${mode})`, child, () =>
             fetch(`${base}/health/ready`).then((r) => r.ok),
           );
           const pinned = OVERLOAD_PIN ? pinCores(child.pid) : null;
@@ -1000,11 +1027,14 @@ async function main() {
             servicePid: child.pid,
             warmupSeconds: Math.max(WARMUP_SECONDS, 5),
             rate: OVERLOAD_RATE,
+            // minimal-N's cap would refuse part of its capacity run: the uncapped minimal's capacity is its own.
+            measured: raw?.[1] ? report.overload.minimal : undefined,
           });
           n.pinned = pinned ? pinned.cores : null;
           report.overload[mode] = n;
           console.log(
-            `  ADMISSION=${mode}: capacity ${n.capacity} r/s (p99 ${n.unloadedP99} ms); offered ${n.offered} ` +
+            `  ${raw ? mode : `ADMISSION=${mode}`}: capacity ${n.capacity} r/s (p99 ${n.unloadedP99} ms` +
+              `${n.capacityNon2xx ? `, ${n.capacityNon2xx} not 2xx` : ''}); offered ${n.offered} ` +
               `(sent ${n.offeredActual}/s): goodput ${n.goodput} r/s = ${n.goodputRatio} ` +
               `(answered over ${n.answeredOverSeconds} s), admitted p50/p99 ` +
               `${n.admittedP50}/${n.admittedP99} ms (${n.admittedP99Ratio}×), shed ${n.shed} (p99 ${n.shedP99} ms), ` +
