@@ -7,14 +7,13 @@
 // Run after `npx nx build api`, on a database `npm run bench` has seeded (DATABASE_URL=… with BENCH_SCENARIOS=overload
 // once); ADMISSION and any ADMISSION_* in the environment reach the service:
 //   ADMISSION=on ADMISSION_LOOP_DELAY_MS=20 node tools/bench/overload-pairs.mjs postgres://…/bench [pairs]
-// The service on the last core and this process on the first (taskset), as the bench pins them.
-import { execFileSync, spawn } from 'node:child_process';
+// The service on the last core and this process on the first (pinCores), as the bench pins them.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus } from 'node:os';
 import autocannon from 'autocannon';
-import { overload } from './overload.mjs';
+import { overload, pinCores } from './overload.mjs';
 
 const [databaseUrl, pairsArg = '3'] = process.argv.slice(2);
 if (!databaseUrl) throw new Error('usage: node tools/bench/overload-pairs.mjs <database URL> [pairs]');
@@ -58,11 +57,7 @@ try {
     if (child.exitCode !== null || waited > 60_000) throw new Error('the service did not become ready');
     await sleep(250);
   }
-  const last = cpus().length - 1;
-  if (last > 0) {
-    execFileSync('taskset', ['-a', '-c', '-p', String(last), String(child.pid)], { stdio: 'ignore' });
-    execFileSync('taskset', ['-a', '-c', '-p', '0', String(process.pid)], { stdio: 'ignore' });
-  }
+  if (!pinCores(child.pid)) console.log('not pinned (fewer than 2 CPUs, or no taskset): all on every core');
   const ticks = () => {
     const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return Number(fields[11]) + Number(fields[12]);

@@ -1122,8 +1122,8 @@ async function main() {
     }
     const by = Object.fromEntries(report.scenarios.map((s) => [s.key, s.results]));
     const ratio = (a, b) => (a && b ? +(a / b).toFixed(2) : null);
-    // With a handful of keys: measured just before the keys were seeded (an older run's JSON has only `categories`).
-    const fewKeys = by.categoriesFewKeys ?? by.categories;
+    // With a handful of keys: measured just before the keys were seeded (it runs whenever categoriesManyKeys does).
+    const fewKeys = by.categoriesFewKeys;
     report.derived = {
       deepPageP50Ratio: ratio(by.deepPage?.[appName].p50, by.firstPage?.[appName].p50),
       rawDeepPageP50Ratio: ratio(by.deepPage?.[REFERENCE].p50, by.firstPage?.[REFERENCE].p50),
