@@ -1,7 +1,7 @@
 // The first half of `npm start`: builds the API (`nx build api`) when dist/apps/api/main.js is missing or older
 // than a source it is built from, then exits (0, or the build's status). The second half, in package.json,
-// is `exec node --max-old-space-size=1024 --no-allocation-site-pretenuring dist/apps/api/main.js` (the flags:
-// docs/operations.md, "Memory"): the shell
+// is `exec node $(node tools/node-flags.mjs) dist/apps/api/main.js` (the flags: docs/operations.md, "Memory" and
+// "Async context"): the shell
 // replaces itself with the server, so the only processes are npm → node (→ the embedded PostgreSQL), and npm
 // forwards SIGTERM/SIGINT to that node process.
 //

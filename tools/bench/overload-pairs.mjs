@@ -7,6 +7,8 @@
 // Run after `npx nx build api`, on a database `npm run bench` has seeded (DATABASE_URL=… with BENCH_SCENARIOS=overload
 // once); ADMISSION and any ADMISSION_* in the environment reach the service:
 //   ADMISSION=on ADMISSION_LOOP_DELAY_MS=20 node tools/bench/overload-pairs.mjs postgres://…/bench [pairs]
+// BENCH_OVERLOAD_FACTOR (default 2): the load offered, in capacities (4: a flood, where refusals alone take much of
+// the thread).
 // The service on the last core and this process on the first (pinCores), as the bench pins them.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,10 +16,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import { overload, pinCores } from './overload.mjs';
+import { nodeFlagsOf } from '../node-flags.mjs';
 
 const [databaseUrl, pairsArg = '3'] = process.argv.slice(2);
 if (!databaseUrl) throw new Error('usage: node tools/bench/overload-pairs.mjs <database URL> [pairs]');
 const PAIRS = Number(pairsArg);
+const FACTOR = Number(process.env.BENCH_OVERLOAD_FACTOR ?? 2);
+if (!(FACTOR > 0)) throw new Error('BENCH_OVERLOAD_FACTOR: a positive number of capacities');
 const PATH = '/pets?status=available&limit=20';
 const key = randomBytes(24).toString('hex');
 const headers = { authorization: `Bearer ${key}` };
@@ -30,7 +35,7 @@ const port = await new Promise((resolve) => {
     server.close(() => resolve(free));
   });
 });
-const child = spawn(node, ['--no-allocation-site-pretenuring', 'dist/apps/api/main.js'], {
+const child = spawn(node, [...nodeFlagsOf(node), 'dist/apps/api/main.js'], {
   env: {
     ...process.env,
     PORT: String(port),
@@ -85,6 +90,7 @@ try {
       overloadConnections: 1000,
       overloadSeconds: 12,
       servicePid: child.pid,
+      rate: Math.round(before.rps * FACTOR),
       measured: { capacity: before.rps, unloadedP99: before.p99, capacityNon2xx: before.non2xx, cpu: {} },
     });
     const after = await capacity();

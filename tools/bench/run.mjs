@@ -33,6 +33,7 @@ import { overload, overloadTargets, pinCores } from './overload.mjs';
 import { replicaScenario } from './replica.mjs';
 import pg from 'pg';
 import { formatProfileSummary, summariseProfile } from './profile.mjs';
+import { nodeFlagsOf } from '../node-flags.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const setting = (name, fallback) => {
@@ -167,13 +168,11 @@ function freePort() {
   });
 }
 
-/** The Node flags `npm start` gives the service (package.json), so that the bench runs it as it is run. */
-function startFlags() {
-  const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  const match = /\bnode((?: --[\w-]+(?:=\S+)?)*) dist\/apps\/api\/main\.js/.exec(script);
-  if (!match) throw new Error(`cannot find "node … dist/apps/api/main.js" in the start script: ${script}`);
-  return match[1].trim().split(' ').filter(Boolean);
-}
+/**
+ * The Node flags `npm start` gives the service (tools/node-flags.mjs, for the Node the bench serves with), so that the
+ * bench runs it as it is run.
+ */
+const START_FLAGS = nodeFlagsOf(SERVER_NODE);
 
 function start(name, args, env) {
   const child = spawn(SERVER_NODE, args, {
@@ -653,7 +652,7 @@ function startApp(name, port, databaseUrl, logLevel, env = {}) {
   return start(
     name,
     [
-      ...startFlags(),
+      ...START_FLAGS,
       ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []),
       'dist/apps/api/main.js',
     ],
@@ -815,6 +814,7 @@ async function main() {
       cores: cpus().length,
       cpu: cpus()[0]?.model ?? 'unknown',
       node: SERVER_NODE_VERSION,
+      serviceFlags: START_FLAGS,
       loadBefore: loadavg()
         .map((l) => l.toFixed(2))
         .join(' '),
@@ -921,7 +921,8 @@ async function main() {
     console.log(
       `\nPetstore benchmark: ${CONNECTIONS} connections, ${SECONDS} s × ${ROUNDS} round(s) per server, ` +
         `${PETS} pets, on 127.0.0.1 (${report.config.database})${PROFILE ? ', servers profiled' : ''}; ` +
-        `servers ${serverNames.join(', ')} on Node ${SERVER_NODE_VERSION}; ratios against ${REFERENCE}\n`,
+        `servers ${serverNames.join(', ')} on Node ${SERVER_NODE_VERSION} (the service: ${START_FLAGS.join(' ')}); ` +
+        `ratios against ${REFERENCE}\n`,
     );
     console.log(
       'scenario'.padEnd(56),

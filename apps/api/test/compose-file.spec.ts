@@ -37,8 +37,13 @@ describe('docker/compose.yaml', () => {
     for (const name of OURS) {
       expect(services[name].image).toBe(`petstore-api:${version}`);
       expect(services[name].build.args.PETSTORE_COMMIT).toBeDefined();
-      // The image's CMD has the flag; a service that replaces the command keeps it (docs/operations.md, "Memory").
-      if (services[name].command) expect(services[name].command).toContain('--no-allocation-site-pretenuring');
+      // The image's CMD has the flags; a service that replaces the command keeps them (docs/operations.md, "Memory"
+      // and "Async context").
+      if (services[name].command) {
+        expect(services[name].command).toEqual(
+          expect.arrayContaining(['--no-allocation-site-pretenuring', '--experimental-async-context-frame']),
+        );
+      }
     }
     expect(dockerfile).toMatch(/^ARG PETSTORE_COMMIT=/m);
     expect(dockerfile).toContain(`-t petstore-api:${version} .`);
