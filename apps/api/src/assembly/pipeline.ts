@@ -73,6 +73,11 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   });
   admission.watchRoutes(fastify);
   settings.frontDoor.install((next) => admission.front(next));
+  // preClose: before the server stops, what still waits for a slot is refused, and admission's timers stop.
+  fastify.addHook('preClose', (done) => {
+    admission.close();
+    done();
+  });
   // onRequest, 1st: every later line logged for the request carries its id; onResponse: the access line.
   registerAccessLog(fastify, settings.logger);
   // onResponse: the duration of every response, refusals by the hooks below included (it never answers).

@@ -185,6 +185,26 @@ describe('Admission (in front of a bare Fastify)', () => {
     expect(admission.governor.cap).toBe(Infinity);
   });
 
+  it('on close, refuses what still waits for a slot at once, and admits again after', async () => {
+    const held = [call('GET', 'a-held'), call('GET', 'b-held')];
+    await until(() => started.length === 2);
+    const queued = [call('GET', 'c'), call('GET', 'd')];
+    await until(() => admission.queued === 2);
+    // The queue's wait is a minute: only close() answers them now.
+    admission.close();
+    const answers = await Promise.all(queued);
+    expect(answers.map((answer) => answer.status)).toEqual([503, 503]);
+    expect(answers[0].body).toMatchObject({ code: 'overloaded' });
+    expect(admission.queued).toBe(0);
+    expect(started).toEqual(['GET a-held', 'GET b-held']);
+    expect(await shed('/work/:name')).toBe(2);
+    gates.get('GET a-held')?.();
+    gates.get('GET b-held')?.();
+    await Promise.all(held);
+    await until(() => admission.inFlight === 0);
+    expect((await call('GET', 'e')).status).toBe(200);
+  });
+
   it('counts a request whose client went away while in flight as finished', async () => {
     const controller = new AbortController();
     const gone = call('GET', 'a-held', controller.signal).catch(() => 'aborted');

@@ -225,6 +225,22 @@ export class Admission {
     };
   }
 
+  /**
+   * The server is closing: refuses the requests still waiting for a slot at once (503 `overloaded`, as their deadline
+   * would have, rather than when it comes, on a closing server) and stops the queue's timer, the governor's window and
+   * its loop-delay histogram. The requests in flight finish as the drain lets them; admission keeps counting them.
+   */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.governorTimer) clearInterval(this.governorTimer);
+    this.governorTimer = null;
+    this.loopDelay.disable();
+    for (const waiter of this.queue.splice(0)) {
+      if (!waiter.request.destroyed) this.refuse(waiter.request, waiter.response, waiter.arrived);
+    }
+  }
+
   private admit(response: AdmittedResponse): void {
     this.inFlightCount++;
     response[ADMITTED_AT] = performance.now();
