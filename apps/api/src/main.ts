@@ -10,7 +10,7 @@ import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
 import { createContext } from './assembly/assembly';
 import { rolesOf } from './assembly/roles';
 import { seedDemoData } from './seed/seed';
-import { describeRelease, runtimeWarning } from './release/release';
+import { asyncContextMode, describeRelease, runtimeWarning } from './release/release';
 
 /** The process's logger once the configuration is read; until then a start-up failure uses loggingSettings. */
 let rootLogger: RootLogger | undefined;
@@ -20,7 +20,9 @@ async function main(): Promise<void> {
   // One pino logger for the whole process: start-up, framework, application and request logs.
   rootLogger = createRootLogger(config.observability);
   const logger = nestLogger(rootLogger);
-  logger.log(`Petstore API ${describeRelease()} starting, on Node.js ${process.version}`);
+  logger.log(
+    `Petstore API ${describeRelease()} starting, on Node.js ${process.version} (async context: ${asyncContextMode()})`,
+  );
   const outdated = runtimeWarning();
   if (outdated) logger.warn(outdated, 'Runtime');
   const signals = new ShutdownSignals(config.process.shutdownTimeoutMs, logger);

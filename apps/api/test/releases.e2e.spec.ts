@@ -34,9 +34,12 @@ describe('releases (the built app, real PostgreSQL)', () => {
       expect(outdated).toEqual(
         major < 22 ? [expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/requires/) })] : [],
       );
+      // Started with npm start's flags (built-app.ts): on a Node that knows the async context frame, it runs on it.
+      const frame = major >= 24 || process.allowedNodeEnvironmentFlags.has('--experimental-async-context-frame');
       const first = lines[0] as { msg: string };
       expect(first.msg).toBe(
-        `Petstore API ${VERSION} (commit ${commit.slice(0, 12)}) starting, on Node.js ${process.version}`,
+        `Petstore API ${VERSION} (commit ${commit.slice(0, 12)}) starting, on Node.js ${process.version} ` +
+          `(async context: ${frame ? 'frame' : 'hooks'})`,
       );
     } finally {
       await api.stop();

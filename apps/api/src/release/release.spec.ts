@@ -1,4 +1,4 @@
-import { describeRelease, releaseOfWorkspace, runtimeWarning } from './release';
+import { asyncContextMode, describeRelease, releaseOfWorkspace, runtimeWarning } from './release';
 import { join } from 'node:path';
 
 describe('release', () => {
@@ -17,5 +17,16 @@ describe('release', () => {
     expect(runtimeWarning('v18.0.0')).toMatch(/^Node\.js v18\.0\.0 is older than 22/);
     expect(runtimeWarning('v22.11.0')).toBeNull();
     expect(runtimeWarning('v24.1.0')).toBeNull();
+  });
+
+  it('tells how the request scope is carried: the frame where the flags or Node version give it, else hooks', () => {
+    const flag = '--experimental-async-context-frame';
+    expect(asyncContextMode('v22.23.3', [], '')).toBe('hooks');
+    expect(asyncContextMode('v22.23.3', ['--max-old-space-size=1024', flag], '')).toBe('frame');
+    expect(asyncContextMode('v22.23.3', [], `--max-old-space-size=512 ${flag}`)).toBe('frame');
+    expect(asyncContextMode('v22.23.3', [flag], '--no-experimental-async-context-frame')).toBe('hooks');
+    expect(asyncContextMode('v20.20.2', [flag], '')).toBe('hooks');
+    expect(asyncContextMode('v24.1.0', [], '')).toBe('frame');
+    expect(asyncContextMode('v24.1.0', ['--no-experimental-async-context-frame'], '')).toBe('hooks');
   });
 });

@@ -56,3 +56,25 @@ export function runtimeWarning(nodeVersion: string = process.version): string | 
     'past its end of life (no security fixes) and measurably slower for this service; run Node.js 22 LTS'
   );
 }
+
+const FRAME_FLAG = '--experimental-async-context-frame';
+
+/**
+ * How this process carries AsyncLocalStorage (the request's scope): `frame` in V8's continuation data (Node 24's
+ * default; Node 22.7+ with `--experimental-async-context-frame`, which `npm start` gives it), else `hooks` (promise
+ * hooks on every promise: measurably slower, docs/operations.md, "Async context"). Read off the flags the process was
+ * started with (the command line, then NODE_OPTIONS; the last one given wins, as in Node): Node tells no other way.
+ */
+export function asyncContextMode(
+  nodeVersion: string = process.version,
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env['NODE_OPTIONS'] ?? '',
+): 'frame' | 'hooks' {
+  const major = Number(/^v?(\d+)/.exec(nodeVersion)?.[1]);
+  let frame = major >= 24;
+  for (const flag of [...execArgv, ...nodeOptions.split(/\s+/)]) {
+    if (flag === FRAME_FLAG) frame = major >= 22;
+    if (flag === `--no-${FRAME_FLAG.slice(2)}`) frame = false;
+  }
+  return frame ? 'frame' : 'hooks';
+}

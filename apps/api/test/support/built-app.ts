@@ -46,6 +46,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+const flagsByNode = new Map<string, string[]>();
+
+/** The flags `npm start` gives `node` (tools/node-flags.mjs run by that binary): the app runs here as it runs there. */
+function startFlags(node: string): string[] {
+  let flags = flagsByNode.get(node);
+  if (!flags) {
+    const printed = execFileSync(node, [join(ROOT, 'tools/node-flags.mjs')], { encoding: 'utf8' });
+    flags = printed.split(' ').filter(Boolean);
+    flagsByNode.set(node, flags);
+  }
+  return flags;
+}
+
 /** Settings a developer's shell might hold that would change what the process does. */
 const CLEARED = ['PORT', 'METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'DATA_DIR', 'REDIS_URL', 'DATABASE_URL'];
 
@@ -68,7 +81,8 @@ export class ApiProcess {
   static async start(env: Record<string, string>, options: { node?: string } = {}): Promise<ApiProcess> {
     const port = await freePort();
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CLEARED.includes(name)));
-    const child = spawn(options.node ?? process.execPath, [BUILT_MAIN], {
+    const node = options.node ?? process.execPath;
+    const child = spawn(node, [...startFlags(node), BUILT_MAIN], {
       env: { ...base, HOST: '127.0.0.1', PORT: String(port), LOG_FORMAT: 'json', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
