@@ -12,13 +12,14 @@
  *    name, say), fails.
  * 3. The previous release's own HTTP e2e tests, run in its checkout against databases migrated first by its own
  *    migrations and then by this release's (its jest global setup is replaced, in that throwaway checkout only,
- *    by one that does both). A migration that breaks the previous release fails them.
+ *    by one that does both; fast-check's seed is fixed there). A migration that breaks the previous release fails
+ *    them.
  *
  * Exit 0 when all holds; else 1 with what failed. A line and exit 0 where no PostgreSQL can be had.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ADMIN_KEY, createDatabase, databaseServer, dropDatabase, log, startApi } from './support';
 
@@ -228,8 +229,39 @@ export default async function globalSetup(): Promise<void> {
 }
 `;
 
+/**
+ * fast-check's seed, fixed in the previous release's checkout (its properties draw a new one per run otherwise):
+ * 1.0.0's store-properties test ends by checking that its 25 random sequences met every outcome, and now and then
+ * they drew no successful cancel and failed on chance, not on the schema (this release's copy runs a covering
+ * sequence first). A previous release is a fixed thing to check against; its random inputs may as well be too.
+ * This seed's sequences meet every outcome that test checks (its run on 1.0.0 passed; a newer fast-check may draw
+ * others, which would then fail every run, not one in many).
+ */
+const FAST_CHECK_SEED = 20261128;
+
+/** The previous release's jest preset, wrapped in its checkout: the same, plus the fixed fast-check seed. */
+function fixFastCheckSeed(): void {
+  const preset = join(CHECKOUT, 'jest.preset.js');
+  renameSync(preset, join(CHECKOUT, 'jest.preset.previous.js'));
+  writeFileSync(
+    join(CHECKOUT, 'tools/jest/fast-check-seed.cjs'),
+    `require('fast-check').configureGlobal({ seed: ${FAST_CHECK_SEED} });\n`,
+  );
+  writeFileSync(
+    preset,
+    `// Written by tools/compat/previous-release.ts of the newer release: the previous preset, fast-check seeded.
+const preset = require('./jest.preset.previous.js');
+module.exports = {
+  ...preset,
+  setupFilesAfterEnv: [...(preset.setupFilesAfterEnv ?? []), require.resolve('./tools/jest/fast-check-seed.cjs')],
+};
+`,
+  );
+}
+
 function previousReleaseTests(server: string): string[] {
   writeFileSync(join(CHECKOUT, 'tools/jest/global-setup.ts'), GLOBAL_SETUP);
+  fixFastCheckSeed();
   const skipped = `apps/api/test/(${SKIPPED_E2E.join('|')})\\.e2e\\.spec\\.ts`;
   log(`the previous release's HTTP e2e tests on the migrated schema (skipping ${SKIPPED_E2E.join(', ')})`);
   const run = spawnSync(
