@@ -177,4 +177,10 @@ describe('category pagination (HTTP, real PostgreSQL)', () => {
       expectError(await api.get(`/categories?${query}`, { key: ADMIN_KEY }), 400, 'validation_failed');
     },
   );
+
+  it('tells a limit that is not a number its type alone, not the two bounds it cannot be measured by', async () => {
+    const response = await api.get('/categories?limit=abc', { key: ADMIN_KEY });
+    expectError(response, 400, 'validation_failed');
+    expect(response.body.details).toEqual([{ field: 'limit', message: 'limit must be an integer number' }]);
+  });
 });

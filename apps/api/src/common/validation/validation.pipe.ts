@@ -45,10 +45,25 @@ function summary(details: ErrorDetail[]): string {
 const shortField = (field: string) =>
   field.length > MAX_FIELD_LENGTH ? `${field.slice(0, MAX_FIELD_LENGTH)}…` : field;
 
+/**
+ * The constraints that say what type a value must be. class-validator checks every constraint of a field, so a value
+ * of the wrong type also failed the ranges it cannot be measured against: `?limit=abc` read "limit must not be greater
+ * than 100; limit must not be less than 1; limit must be an integer number", two of them contradicting each other.
+ * Where a type check failed, it is the field's only message: the ranges are said once the type is right.
+ */
+const TYPE_CHECKS = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject']);
+
+/** A field's failed constraints' messages: its type's alone when that failed (TYPE_CHECKS), else all of them. */
+function messagesOf(constraints: Record<string, string> = {}): string[] {
+  const failed = Object.entries(constraints);
+  const typeChecks = failed.filter(([name]) => TYPE_CHECKS.has(name));
+  return (typeChecks.length ? typeChecks : failed).map(([, message]) => message);
+}
+
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = shortField(parent ? `${parent}.${error.property}` : error.property);
-    const own = Object.values(error.constraints ?? {}).map((message) => ({
+    const own = messagesOf(error.constraints).map((message) => ({
       field,
       message: error.constraints?.['whitelistValidation'] === message ? `${field} is not a known field` : message,
     }));
