@@ -85,6 +85,47 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
     });
   });
 
+  describe('an unpaired surrogate (a JSON escape of half a character) in any text of a body', () => {
+    // JSON.stringify writes a lone surrogate as its escape (`"\ud800"`), as a client sending one would.
+    it('is refused, naming the field, and changes nothing (it was stored as U+FFFD, answered as sent)', async () => {
+      const category = await api.post('/categories', {
+        key: ADMIN_KEY,
+        body: { name: 'Half kind', description: 'kept' },
+      });
+      for (const description of ['a \ud800 b', 'ends \udfff', '\udc00\ud800']) {
+        const patched = await api.patch(`/categories/${category.body.id}`, { key: ADMIN_KEY, body: { description } });
+        expectError(patched, 400, 'validation_failed');
+        expect(patched.body.details).toEqual([
+          { field: 'description', message: 'must not contain an unpaired surrogate (U+D800–U+DFFF)' },
+        ]);
+      }
+      expect((await api.get(`/categories/${category.body.id}`, { key: ADMIN_KEY })).body.description).toBe('kept');
+
+      const before = await count('messages');
+      expectError(
+        await api.post('/messages', { key: customer, body: { message: 'hi \ud83d' } }),
+        400,
+        'validation_failed',
+      );
+      expect(await count('messages')).toBe(before);
+    });
+
+    it('takes a pair (a character outside the BMP) and gives it back as sent', async () => {
+      const response = await api.post('/categories', {
+        key: ADMIN_KEY,
+        body: { name: 'Pair kind', description: 'a 🐕 b' },
+      });
+      expect(response.status).toBe(201);
+      expect((await api.get(`/categories/${response.body.id}`, { key: ADMIN_KEY })).body.description).toBe('a 🐕 b');
+    });
+
+    it('is named in a key too, escaped in the answer', async () => {
+      const key = await api.post('/accounts', { body: { name: 'Ok', 'half\ud800': 'x' } });
+      expectError(key, 400, 'validation_failed');
+      expect(fields(key)).toEqual(['half\\ud800']);
+    });
+  });
+
   describe('nesting depth', () => {
     const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
     const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
@@ -125,6 +166,32 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
     it('still answers invalid JSON as invalid_json and a prototype key as invalid_json', async () => {
       expectError(await raw('/accounts', '{"name":[[[}'), 400, 'invalid_json');
       expectError(await raw('/accounts', '{"name":"x","__proto__":{"admin":true}}'), 400, 'invalid_json');
+    });
+  });
+
+  describe('a body that is not UTF-8', () => {
+    const bytes = (text: string, latin1: string) =>
+      Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(latin1, 'latin1'), Buffer.from('"}', 'utf8')]);
+    const send = (path: string, raw: Uint8Array, contentType = 'application/json') =>
+      api.post(path, { raw, key: ADMIN_KEY, headers: { 'content-type': contentType } });
+
+    it('is refused as invalid_json, whatever the charset says, and creates nothing (it stored U+FFFD)', async () => {
+      const before = await count('categories');
+      for (const contentType of ['application/json', 'application/json; charset=iso-8859-1']) {
+        const response = await send('/categories', bytes('{"name":"', 'Café latin'), contentType);
+        expectError(response, 400, 'invalid_json');
+        expect(response.body.message).toBe('The request body is not valid UTF-8: send JSON in UTF-8 (RFC 8259).');
+      }
+      // An encoded surrogate (ED A0 80) and a byte cut off its character are not UTF-8 either.
+      expectError(await send('/categories', bytes('{"name":"Cut ', '\xed\xa0\x80')), 400, 'invalid_json');
+      expectError(await send('/categories', bytes('{"name":"Cut ', '\xc3')), 400, 'invalid_json');
+      expect(await count('categories')).toBe(before);
+    });
+
+    it('takes the same text in UTF-8, and gives it back as sent', async () => {
+      const response = await send('/categories', Buffer.from('{"name":"Café UTF-8"}', 'utf8'));
+      expect(response.status).toBe(201);
+      expect(response.body.name).toBe('Café UTF-8');
     });
   });
 

@@ -24,7 +24,11 @@ import {
   registerMethodSemantics,
 } from '../common/http/http-semantics.hooks';
 import { BODY_LIMIT_BYTES } from '../common/http-kit/body-limit';
-import { registerJsonOnlyBodies, registerJsonParser, registerNulCheck } from '../common/http/input-limits.hooks';
+import {
+  registerJsonOnlyBodies,
+  registerJsonParser,
+  registerStorableTextCheck,
+} from '../common/http/input-limits.hooks';
 import { registerHostRequired, registerRequestIdHeader, requestId } from '../common/http/request-id';
 import { FrontDoor } from '../common/http-kit/front-door';
 import { registerSecurityHeaders } from '../common/http-kit/security-headers.hooks';
@@ -103,7 +107,7 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   // The body parser (depth check, then JSON) replaces Nest's: it runs after every onRequest hook.
   registerJsonParser(app, BODY_LIMIT_BYTES);
   // preValidation: after parsing, before the guard, pipes and use cases see the request.
-  registerNulCheck(fastify);
+  registerStorableTextCheck(fastify);
   // preSerialization: a Paginated result becomes an array and a Link header, before onSend (deprecation) adds to it.
   registerPagination(fastify);
   // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).

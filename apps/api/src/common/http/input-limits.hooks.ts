@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import { ApiError, ErrorDetail } from '../errors/api-error';
@@ -64,15 +65,27 @@ export function jsonDepthExceeds(text: Buffer, limit: number): boolean {
   return false;
 }
 
+/** What a body that is not UTF-8 is refused with (RFC 8259, section 8.1: JSON between systems is UTF-8). */
+export const NOT_UTF8 = 'The request body is not valid UTF-8: send JSON in UTF-8 (RFC 8259).';
+
 /**
  * Fastify's own JSON parser (secure-json-parse: `__proto__` and `constructor.prototype` keys
  * refused), behind the depth check. Registered through Nest's `useBodyParser`, which replaces
  * Nest's default parsers: a body in any other media type is refused before parsing anyway.
+ *
+ * A body that is not UTF-8 is refused first (400 `invalid_json`): decoding it would turn each invalid byte into
+ * U+FFFD and store that, so a name sent in Latin-1 ("Caf\xE9") became "Caf\uFFFD" for good, answered 201. Whatever
+ * the Content-Type's charset says: JSON is UTF-8, and a charset naming another encoding is not honoured either way.
+ * `isUtf8` is Node's own check (simdutf), a small fraction of the parse that follows.
  */
 export function registerJsonParser(app: NestFastifyApplication, bodyLimit: number): void {
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
+    if (!isUtf8(body)) {
+      done(new ApiError(400, 'invalid_json', NOT_UTF8));
+      return;
+    }
     if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) {
       const message = `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`;
       done(
@@ -85,20 +98,24 @@ export function registerJsonParser(app: NestFastifyApplication, bodyLimit: numbe
 }
 
 /**
- * One rule for every operation: no string of the path, the query or the body (keys included)
- * may hold U+0000, which PostgreSQL text cannot store. Checked in `preValidation`, after
- * parsing and before anything (guard, pipes, use cases) sees the request. A request that
- * matched no route is left alone: whatever its URL holds, the answer is 404 (or 405).
+ * One rule for every operation: no string of the path, the query or the body (keys included) may hold what
+ * PostgreSQL text cannot store as it was sent: U+0000, which it refuses, and an unpaired surrogate (`"\ud800"`, a
+ * JSON escape of half a character), which node-postgres's UTF-8 encoding turns into U+FFFD; a description sent so
+ * was answered 201 as sent and read back changed. Checked in `preValidation`, after parsing and before anything
+ * (guard, pipes, use cases) sees the request. A request that matched no route is left alone: whatever its URL holds,
+ * the answer is 404 (or 405).
  */
-export function registerNulCheck(fastify: FastifyInstance): void {
+export function registerStorableTextCheck(fastify: FastifyInstance): void {
   // Callback-style (a thrown error is handled like a rejection): no promise per request.
   fastify.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
     if (request.is404) return done();
-    // The path and the query are parsed from the URL, where U+0000 can only come from `%00`
-    // (Node's parser refuses a raw one): without it, neither needs walking.
+    // The path and the query are parsed from the URL, where U+0000 can only come from `%00` (Node's parser refuses a
+    // raw one) and a surrogate not at all (percent-encoding is of UTF-8 bytes): without `%00`, neither needs walking.
     const fromUrl = request.url.includes('%00') || request.url.includes('\u0000');
-    const body = request.body === undefined || request.body === null ? [] : nulFields(request.body, '');
-    const details = fromUrl ? [...nulFields(request.params, ''), ...nulFields(request.query, ''), ...body] : body;
+    const body = request.body === undefined || request.body === null ? [] : unstorableFields(request.body, '');
+    const details = fromUrl
+      ? [...unstorableFields(request.params, ''), ...unstorableFields(request.query, ''), ...body]
+      : body;
     if (details.length) {
       throw ApiError.validation(
         `The request is invalid: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`,
@@ -111,24 +128,38 @@ export function registerNulCheck(fastify: FastifyInstance): void {
 
 const MAX_DETAILS = 10;
 
+/** U+0000, or a surrogate that is not half of a pair (with the `u` flag, a pair is one code point, not Cs). */
+// eslint-disable-next-line no-control-regex -- U+0000 is the very character looked for
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+
+/** Why `text` cannot be stored as sent (see UNSTORABLE), or null. */
+function unstorable(text: string): string | null {
+  if (!UNSTORABLE.test(text)) return null;
+  return text.includes('\u0000') ? 'must not contain U+0000' : 'must not contain an unpaired surrogate (U+D800–U+DFFF)';
+}
+
 /**
- * The fields of `value` whose name or text contains U+0000, as dotted paths (`items.0.name`),
+ * The fields of `value` whose name or text holds U+0000 or an unpaired surrogate, as dotted paths (`items.0.name`),
  * found with an explicit stack (no recursion over client data); at most MAX_DETAILS of them.
  */
-export function nulFields(value: unknown, root: string): ErrorDetail[] {
+export function unstorableFields(value: unknown, root: string): ErrorDetail[] {
   const found: ErrorDetail[] = [];
   const stack: Array<{ path: string; value: unknown }> = [{ path: root, value }];
   while (stack.length && found.length < MAX_DETAILS) {
     const { path, value: current } = stack.pop()!;
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) found.push({ field: path || 'body', message: 'must not contain U+0000' });
+      const why = unstorable(current);
+      if (why) found.push({ field: path || 'body', message: why });
     } else if (current !== null && typeof current === 'object') {
       for (const [key, child] of Object.entries(current)) {
         const childPath = path ? `${path}.${key}` : key;
-        if (key.includes('\u0000')) {
+        const why = unstorable(key);
+        if (why) {
           found.push({
-            field: childPath.replaceAll('\u0000', '\\u0000'),
-            message: 'must not contain U+0000 in its name',
+            field: childPath
+              .replaceAll('\u0000', '\\u0000')
+              .replace(/\p{Cs}/gu, (half) => `\\u${half.charCodeAt(0).toString(16)}`),
+            message: `${why} in its name`,
           });
         } else {
           stack.push({ path: childPath, value: child });
