@@ -66,7 +66,7 @@ export function jsonDepthExceeds(text: Buffer, limit: number): boolean {
 }
 
 /** What a body that is not UTF-8 is refused with (RFC 8259, section 8.1: JSON between systems is UTF-8). */
-export const NOT_UTF8 = 'The request body is not valid UTF-8: send JSON in UTF-8 (RFC 8259).';
+const NOT_UTF8 = 'The request body is not valid UTF-8: send JSON in UTF-8 (RFC 8259).';
 
 /**
  * Fastify's own JSON parser (secure-json-parse: `__proto__` and `constructor.prototype` keys
