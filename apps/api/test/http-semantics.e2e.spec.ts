@@ -159,17 +159,51 @@ describe('HTTP semantics: 405 with Allow, OPTIONS, compression and CORS (HTTP, r
       expect(gunzipSync(metrics.body).toString()).toMatch(/^# HELP /m);
     });
 
-    it('does not inflate a compressed request body: it is not JSON as sent', async () => {
-      const zipped = gzipSync('{"name":"Zipped"}');
-      const response = await raw(
+    it('never inflates a body: any Content-Encoding is 415, compressed or not, and creates nothing', async () => {
+      const accounts = async () => Number((await api.sql('SELECT count(*) AS n FROM accounts'))[0].n);
+      const before = await accounts();
+      const sent = [
+        { encoding: 'gzip', body: gzipSync('{"name":"Zipped"}') },
+        // Labelled gzip but sent plain: it was taken as it was.
+        { encoding: 'gzip', body: Buffer.from('{"name":"Labelled"}') },
+        { encoding: 'br, identity', body: Buffer.from('{"name":"Listed"}') },
+      ];
+      for (const { encoding, body } of sent) {
+        const response = await raw(
+          api,
+          'POST',
+          '/accounts',
+          { 'content-type': 'application/json', 'content-encoding': encoding },
+          body,
+        );
+        expect({ encoding, status: response.status, body: JSON.parse(response.body.toString()) }).toEqual({
+          encoding,
+          status: 415,
+          body: {
+            code: 'unsupported_content_encoding',
+            status: 415,
+            message: expect.stringContaining('send the body uncompressed'),
+            documentationUrl: '/docs/errors#unsupported_content_encoding',
+          },
+        });
+      }
+      expect(await accounts()).toBe(before);
+    });
+
+    it('takes a body whose Content-Encoding is identity, and a request without a body whatever it says', async () => {
+      const created = await raw(
         api,
         'POST',
         '/accounts',
-        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        zipped,
+        { 'content-type': 'application/json', 'content-encoding': 'Identity' },
+        '{"name":"Plain"}',
       );
-      expect(response.status).toBe(400);
-      expect(JSON.parse(response.body.toString())).toMatchObject({ status: 400, code: 'invalid_json' });
+      expect(created.status).toBe(201);
+      const read = await raw(api, 'GET', '/categories', {
+        authorization: `Bearer ${ADMIN_KEY}`,
+        'content-encoding': 'gzip',
+      });
+      expect(read.status).toBe(200);
     });
   });
 

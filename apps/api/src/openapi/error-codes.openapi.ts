@@ -6,6 +6,7 @@ export const CODES_OF_NO_OPERATION: readonly PublicErrorCode[] = [
   'method_not_allowed',
   'request_timeout',
   'headers_too_large',
+  'unsupported_content_encoding',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

@@ -1666,8 +1666,8 @@ export interface components {
       | components['schemas']['PingEvent'];
     /**
      * @description Every `code` an `Error` can carry today (docs/api.md says when). Each operation lists its own per
-     * status; `method_not_allowed`, `request_timeout`, `headers_too_large` are answered before a request reaches an
-     * operation. A client must also accept codes it does not know: new ones may be added.
+     * status; `method_not_allowed`, `request_timeout`, `headers_too_large`, `unsupported_content_encoding` are answered
+     * before a request reaches an operation. A client must also accept codes it does not know: new ones may be added.
      * @enum {string}
      */
     ErrorCode:
@@ -1702,6 +1702,7 @@ export interface components {
       | 'operation_sunset'
       | 'precondition_failed'
       | 'payload_too_large'
+      | 'unsupported_content_encoding'
       | 'unknown_category'
       | 'unknown_pet'
       | 'idempotency_key_reused'

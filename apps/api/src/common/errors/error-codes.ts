@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   operation_sunset: [410],
   precondition_failed: [412],
   payload_too_large: [413],
+  unsupported_content_encoding: [415],
   unknown_category: [422],
   unknown_pet: [422],
   idempotency_key_reused: [422],

@@ -10,17 +10,33 @@ function hasBody(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** `Content-Encoding` of a body taken as it is: none, or `identity` (RFC 9110, 8.4.1). */
+const UNENCODED = /^\s*(?:identity\s*)?$/i;
+
 /**
  * A request body is JSON or nothing: any other media type is refused (`400 missing_content_type`, the
- * specification's rule) before anything reads it. Callback-style: a thrown error is handled like a rejection.
+ * specification's rule) before anything reads it. Nor is a body ever inflated (64 KiB of gzip can hold gigabytes):
+ * one with a `Content-Encoding` (gzip, br…) is refused (`415 unsupported_content_encoding`, RFC 9110 8.4's answer).
+ * Before, a compressed body was answered "not valid JSON", which did not say why, and a plain one labelled gzip was
+ * taken as it was. Callback-style: a thrown error is handled like a rejection.
  */
 export function registerJsonOnlyBodies(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (hasBody(request) && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
+    if (!hasBody(request)) return done();
+    if (!JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
       throw new ApiError(
         400,
         'missing_content_type',
         'A request body must be sent with "Content-Type: application/json".',
+      );
+    }
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && !UNENCODED.test(encoding)) {
+      throw new ApiError(
+        415,
+        'unsupported_content_encoding',
+        'Request bodies are not decompressed: send the body uncompressed, without Content-Encoding (responses ' +
+          'are still compressed when you send Accept-Encoding).',
       );
     }
     done();
