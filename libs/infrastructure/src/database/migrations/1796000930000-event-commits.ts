@@ -14,7 +14,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * The rows are written by statement-level triggers on `webhook_events` (transition tables: one INSERT per statement,
  * whatever the number of events), so the events of every writer are recorded, the release before's included; the
- * purge's DELETEs (this release's and the release before's) take their rows with them. An expand step
+ * purge's DELETEs (this release's and the release before's) take their rows with them; a row left behind with the
+ * same `seq` (a TRUNCATE of `webhook_events` alone, its sequence restarted) is overwritten, never a reason to refuse
+ * an event. An expand step
  * (docs/development.md, "Migrations without downtime"): `CREATE TRIGGER` takes a SHARE ROW EXCLUSIVE lock on
  * `webhook_events` for a moment (under the migration's lock timeout, retried); it waits for the transactions writing
  * events to end, so every event written after it has its row, and every event without one committed before it. Those
@@ -33,7 +35,8 @@ export class EventCommits1796000930000 implements MigrationInterface {
     await q.query(`CREATE OR REPLACE FUNCTION petstore_record_event_commits() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO webhook_event_commits (seq, subject_owner_id, xact_id)
-          SELECT seq, subject_owner_id, pg_current_xact_id() FROM inserted WHERE endpoint_id IS NULL;
+          SELECT seq, subject_owner_id, pg_current_xact_id() FROM inserted WHERE endpoint_id IS NULL
+          ON CONFLICT (seq) DO UPDATE SET subject_owner_id = EXCLUDED.subject_owner_id, xact_id = EXCLUDED.xact_id;
         RETURN NULL;
       END $$`);
     await q.query(`CREATE OR REPLACE FUNCTION petstore_forget_event_commits() RETURNS trigger LANGUAGE plpgsql AS $$

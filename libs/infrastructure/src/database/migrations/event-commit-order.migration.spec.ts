@@ -75,6 +75,18 @@ describe('migrations EventCommits1796000930000 and its backfill (real PostgreSQL
       await q.query(`DELETE FROM webhook_events WHERE id = $1`, [before]);
       const [{ count }] = await q.query(`SELECT count(*)::int AS count FROM webhook_event_commits`);
       expect(count).toBe(1);
+
+      // A row left behind under the seq the next event takes (a sequence restarted) is overwritten, not a refusal.
+      await q.query(
+        `INSERT INTO webhook_event_commits (seq, subject_owner_id, xact_id)
+         SELECT nextval(pg_get_serial_sequence('webhook_events', 'seq')) + 1, 99, '1'::xid8`,
+      );
+      await q.query(PREVIOUS_RELEASE_INSERT, [randomUUID(), '{"label":"over a stale row"}']);
+      const [latest] = await q.query(
+        `SELECT c.subject_owner_id::int AS owner, c.xact_id <> '1'::xid8 AS recorded FROM webhook_event_commits c
+          JOIN webhook_events e USING (seq) WHERE e.body = '{"label":"over a stale row"}'`,
+      );
+      expect(latest).toEqual({ owner: 5, recorded: true });
     } finally {
       await previous.end();
       if (q.isTransactionActive) await q.rollbackTransaction();
