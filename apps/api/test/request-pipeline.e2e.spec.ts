@@ -5,7 +5,7 @@ import { ADMIN_KEY, TestApp } from './support/test-app';
  * Nest builds an interceptor chain (an ExecutionContext, rxjs Observables, AsyncResource.bind)
  * only for a route that has interceptors. No route has one: no global interceptor is registered, so a plain read
  * gets its handler called directly, and a POST too: Idempotency-Key is applied by its handler, wrapped at start-up
- * (applyIdempotencyToPosts), not by an interceptor.
+ * (applyIdempotencyToWrites), not by an interceptor.
  */
 describe('request pipeline (HTTP, real PostgreSQL)', () => {
   let api: TestApp;

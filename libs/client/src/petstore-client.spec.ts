@@ -502,21 +502,35 @@ describe('the Petstore client', () => {
       await expect(never.GET('/messages')).rejects.toMatchObject({ code: 'timeout', status: 0 });
     });
 
-    it('does not send a PATCH, PUT or DELETE again (it may have been done), nor one the caller aborted', async () => {
-      server = await ScriptedServer.start(() => ({ status: 200, body: MESSAGE }));
-      const api = createPetstoreClient({ baseUrl: server.baseUrl, fetch: losing(1, 'after sending') });
-      const failure = await api
-        .DELETE('/store/orders/{orderId}', { params: { path: { orderId: 1 } } })
+    it('sends a DELETE or PATCH again with its key; not a PUT (it may have been done), nor an aborted call', async () => {
+      server = await ScriptedServer.start((request) =>
+        request.method === 'DELETE' ? { status: 204 } : { status: 200, body: { petId: 1, quantity: 2 } },
+      );
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        fetch: losing(1, 'after sending'),
+        sleep: async () => undefined,
+      });
+      const { idempotencyKey } = await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId: 1 } } });
+      // The lost attempt and its retry, with the one key: the service replays the first cancel.
+      expect(server.seen.map((s) => [s.method, s.headers['idempotency-key']])).toEqual([
+        ['DELETE', idempotencyKey],
+        ['DELETE', idempotencyKey],
+      ]);
+
+      const once = createPetstoreClient({ baseUrl: server.baseUrl, fetch: losing(1, 'after sending') });
+      const failure = await once
+        .PUT('/store/inventory/{petId}', { params: { path: { petId: 1 } }, body: { quantity: 2 } })
         .catch((e: unknown) => e);
       expect(failure).toMatchObject({ code: 'connection_error', idempotencyKey: undefined });
       expect((failure as Error).message).toMatch(/may have been done/);
-      expect(server.seen).toHaveLength(1);
+      expect(server.seen).toHaveLength(3);
 
       const aborted = new AbortController();
       aborted.abort(new Error('the caller gave up'));
       const patient = createPetstoreClient({ baseUrl: server.baseUrl, sleep: async () => undefined });
       await expect(patient.GET('/messages', { signal: aborted.signal })).rejects.not.toBeInstanceOf(PetstoreApiError);
-      expect(server.seen).toHaveLength(1);
+      expect(server.seen).toHaveLength(3);
     });
 
     it('retries 409 idempotency_key_in_use with the same key; no other 409', async () => {

@@ -19,8 +19,8 @@ export interface PetstoreClientOptions {
   retries?: number | undefined;
   /**
    * Retries of a request that got no response: the connection failed or was lost, or `timeoutMs` passed (default 2).
-   * Only requests that cannot be applied twice: a GET (or HEAD), and a POST, which always has its `Idempotency-Key`
-   * (the same key again: the service replays what it did). A PUT, PATCH or DELETE whose response was lost is not
+   * Only requests that cannot be applied twice: a GET (or HEAD), and a POST, PATCH or DELETE, which always has its
+   * `Idempotency-Key` (the same key again: the service replays what it did). A PUT whose response was lost is not
    * sent again: the error says it may have been done. Each waits a random time up to 0.5 s, 1 s, 2 s… (at most 8 s).
    */
   maxNetworkRetries?: number | undefined;
@@ -34,7 +34,7 @@ export interface PetstoreClientOptions {
    */
   maxTotalRetryMs?: number | undefined;
   /**
-   * The key of a POST that gives none (default: a random UUID). One call gives its own with
+   * The key of a POST, PATCH or DELETE that gives none (default: a random UUID). One call gives its own with
    * `params: { header: { 'Idempotency-Key': key } }`; the key used is the result's (or the error's) `idempotencyKey`.
    */
   idempotencyKey?: (() => string) | undefined;
@@ -58,7 +58,10 @@ export class PetstoreApiError extends Error {
     /** The `X-Request-Id` of the response: the server logged the failure under it. */
     readonly requestId: string | null,
     readonly details: ApiErrorBody['details'] = undefined,
-    /** The `Idempotency-Key` the request was sent with (every POST has one): send it again to retry safely. */
+    /**
+     * The `Idempotency-Key` the request was sent with (every POST, PATCH and DELETE has one): send it again to retry
+     * safely.
+     */
     readonly idempotencyKey: string | undefined = undefined,
     options?: { cause?: unknown; documentationUrl?: string | undefined },
   ) {
@@ -160,8 +163,8 @@ export type SuccessBody<P extends keyof paths, M extends Method> =
 /** `string` where the operation's 2xx always carries an `ETag` (single resources, PUT/PATCH, lists), else `null`. */
 export type ETagOf<P extends keyof paths, M extends Method> =
   Operation<P, M> extends { responses: { 200: { headers: { ETag: string } } } } ? string : null;
-/** The `Idempotency-Key` the client sent: every POST has one (given, or generated); other methods none. */
-export type IdempotencyKeyOf<M extends Method> = M extends 'post' ? string : undefined;
+/** The `Idempotency-Key` the client sent: every POST, PATCH and DELETE has one (given, or generated); GET, PUT none. */
+export type IdempotencyKeyOf<M extends Method> = M extends 'post' | 'patch' | 'delete' ? string : undefined;
 
 /**
  * What a call resolves to: only ever the success (every non-2xx answer rejects with a PetstoreApiError), so `data`
@@ -171,7 +174,8 @@ export type IdempotencyKeyOf<M extends Method> = M extends 'post' ? string : und
  *   PUT/PATCH/DELETE to change the resource only if nobody changed it since (else a 412 `precondition_failed`), or as
  *   `'If-None-Match'` on the GET to revalidate;
  * - `notModified`: false here; see `Revalidated`;
- * - `idempotencyKey`: the key the POST was sent with (retries included): quote it to send the same request again.
+ * - `idempotencyKey`: the key the POST, PATCH or DELETE was sent with (retries included): quote it to send the same
+ *   request again.
  */
 export interface Success<P extends keyof paths, M extends Method> {
   data: SuccessBody<P, M>;
@@ -224,8 +228,10 @@ export type PetstoreClient = Omit<Client<paths, 'application/json'>, 'GET' | 'PU
 const RETRIED_STATUSES = new Set([429, 503]);
 /** 429 codes no wait can cure: the credentials did not authenticate (the API's failed-authentication budget). */
 const NOT_WORTH_WAITING = new Set<string>(['too_many_auth_failures']);
-/** The methods sent again when their response is lost: those a second arrival cannot apply twice (and keyed POSTs). */
+/** The methods sent again when their response is lost: those a second arrival cannot apply twice (and keyed writes). */
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
+/** The methods the service takes an `Idempotency-Key` on (docs/api.md, Idempotency): each gets one. */
+const KEYED_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 /** The backoff of a retry without `Retry-After` (a lost response, a key in use): full jitter up to this, doubling. */
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;
@@ -309,9 +315,9 @@ function authAndIdempotency(options: PetstoreClientOptions, keys: WeakMap<Respon
     onRequest({ request }) {
       if (options.apiKey && !request.headers.has('authorization'))
         request.headers.set('Authorization', `Bearer ${options.apiKey}`);
-      // Every POST gets a key, so that a retry (here or by the caller with the same key) is never applied twice.
-      // The operations that do not take one ignore it.
-      if (request.method === 'POST' && !request.headers.has('idempotency-key'))
+      // Every POST, PATCH and DELETE gets a key, so that a retry (here or by the caller with the same key) is never
+      // applied twice. The operations that do not take one ignore it.
+      if (KEYED_METHODS.has(request.method) && !request.headers.has('idempotency-key'))
         request.headers.set('Idempotency-Key', newKey());
       return request;
     },
@@ -403,7 +409,7 @@ async function attempt(
 /**
  * Sends a request again, with the same request (so the same Idempotency-Key), as long as it is safe and waiting can
  * help:
- * - no response (a connection error, a lost response, `timeoutMs` passed): a GET, HEAD or keyed POST, at most
+ * - no response (a connection error, a lost response, `timeoutMs` passed): a GET, HEAD or keyed write, at most
  *   `maxNetworkRetries` times, after a full-jitter backoff (a random wait up to 0.5 s, 1 s, 2 s…, at most 8 s: the
  *   clients cut off together must not all come back in the same instant). The last failure rejects with a
  *   PetstoreConnectionError;
@@ -427,7 +433,7 @@ function retrying(fetchOnce: (request: Request) => Promise<Response>, options: P
   const backoff = (n: number) => Math.round(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n));
   return async (request: Request): Promise<Response> => {
     const key = request.headers.get('idempotency-key') ?? undefined;
-    const resendable = SAFE_METHODS.has(request.method) || (request.method === 'POST' && key !== undefined);
+    const resendable = SAFE_METHODS.has(request.method) || (KEYED_METHODS.has(request.method) && key !== undefined);
     let waitedMs = 0;
     let answered = 0;
     let lost = 0;

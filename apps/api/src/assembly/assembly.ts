@@ -6,7 +6,7 @@ import { ChangeSignalsModule } from '../change-signals/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
-import { applyIdempotencyToPosts } from '../idempotency/idempotent-posts';
+import { applyIdempotencyToWrites } from '../idempotency/idempotent-writes';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { startupNestLogger, RootLogger, silentLogger } from '../common/logging/logging';
 import { AppConfig } from '../config/app-config';
@@ -79,7 +79,7 @@ export class ProcessModule {
     const http = roles.has('http');
     const listens = http;
     // Every POST honours Idempotency-Key unless @NotIdempotent(reason): a rule, not a list of operations.
-    if (http) applyIdempotencyToPosts(HTTP_SLICES);
+    if (http) applyIdempotencyToWrites(HTTP_SLICES);
     const runsSlices = http || roles.worksJobs;
     return {
       module: ProcessModule,

@@ -5,14 +5,18 @@ import { ApiExtension } from '@nestjs/swagger';
 export const NOT_IDEMPOTENT = 'petstore:not-idempotent';
 /** Metadata of `@ShowsSecret()`. */
 export const SHOWS_SECRET = 'petstore:shows-secret';
-/** The description's mark of a POST that does not honour Idempotency-Key: its value is the reason. */
+/**
+ * The description's mark of a write (POST, PATCH, DELETE) that does not honour Idempotency-Key: its value is the
+ * reason.
+ */
 export const NOT_IDEMPOTENT_EXTENSION = 'x-idempotency-exempt';
 /** The description's mark of an operation whose result is kept sealed (docs/api.md, Idempotency). */
 export const SHOWS_SECRET_EXTENSION = 'x-shows-secret';
 
 /**
- * Every POST honours `Idempotency-Key` (applyIdempotencyToPosts wraps every POST handler at start-up; the description
- * says so per operation): this takes one out, with the reason, which the description shows. None does today.
+ * Every POST, PATCH and DELETE honours `Idempotency-Key` (applyIdempotencyToWrites wraps each such handler at start-up;
+ * the description says so per operation): this takes one out, with the reason, which the description shows. None does
+ * today.
  */
 export function NotIdempotent(reason: string): MethodDecorator {
   if (!reason.trim()) throw new Error('@NotIdempotent() needs the reason.');

@@ -5,11 +5,11 @@ import type { ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 
 /**
- * `Idempotency-Key` on every POST: the store, the sealer of results that show a secret, the use case (injected into
- * each controller whose POST handlers the assembly wraps, applyIdempotencyToPosts), and the purge of expired keys
- * (scheduled by the assembly); the store and the sealer take the optional pepper (IDEMPOTENCY_KEY_PEPPER).
- * Not global: each slice's HTTP module whose controllers have POST handlers imports it, as RunIdempotently is
- * resolved there; the assembly imports it for the purge in a process without HTTP.
+ * `Idempotency-Key` on every POST, PATCH and DELETE: the store, the sealer of results that show a secret, the use case
+ * (injected into each controller whose write handlers the assembly wraps, applyIdempotencyToWrites), and the purge of
+ * expired keys (scheduled by the assembly); the store and the sealer take the optional pepper (IDEMPOTENCY_KEY_PEPPER).
+ * Not global: each slice's HTTP module whose controllers have POST, PATCH or DELETE handlers imports it, as
+ * RunIdempotently is resolved there; the assembly imports it for the purge in a process without HTTP.
  */
 @Module({
   providers: [

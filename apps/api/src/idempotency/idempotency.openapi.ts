@@ -25,8 +25,8 @@ const ANSWERS = {
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
 /**
- * The description's side of the rule applyIdempotencyToPosts applies: a POST, unless marked exempt (with its
- * reason), takes the `Idempotency-Key` header and may answer 409 `idempotency_key_in_use` and 422
+ * The description's side of the rule applyIdempotencyToWrites applies: a POST, PATCH or DELETE, unless marked exempt
+ * (with its reason), takes the `Idempotency-Key` header and may answer 409 `idempotency_key_in_use` and 422
  * `idempotency_key_reused` (and 409 `idempotency_replay_withheld` when its result shows a secret), added to its own
  * answers of those statuses.
  */

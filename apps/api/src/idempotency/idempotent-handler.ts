@@ -8,7 +8,7 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /**
  * The property of a controller instance that holds its application's RunIdempotently: Nest injects it by property
- * (applyIdempotencyToPosts declares it), so two applications in one process each use their own.
+ * (applyIdempotencyToWrites declares it), so two applications in one process each use their own.
  */
 export const RUN_IDEMPOTENTLY = Symbol('petstore:run-idempotently');
 
@@ -21,26 +21,25 @@ type Controller = { [RUN_IDEMPOTENTLY]?: RunIdempotently };
 type AuthenticatedRequest = FastifyRequest & { user?: Account; apiKey?: VerifiedKey };
 
 /**
- * A POST handler that applies `Idempotency-Key` (docs/api.md, Idempotency). Nest calls it as it called the handler,
- * after the guard and the pipes (validation first: an invalid body is a 400 whatever its key, and keeps nothing),
- * with two more arguments appended after the handler's `declaredParams` own: the request and the reply
- * (applyIdempotencyToPosts declares them). The handler gets its own arguments only.
+ * A POST, PATCH or DELETE handler that applies `Idempotency-Key` (docs/api.md, Idempotency). Nest calls it as it called
+ * the handler, after the guard and the pipes (validation first: an invalid body is a 400 whatever its key, and keeps
+ * nothing), with two more arguments appended after the handler's `declaredParams` own: the request and the reply
+ * (applyIdempotencyToWrites declares them). The handler gets its own arguments only.
  *
- * Without the header, the handler is called as it is, nothing more. With it, the handler runs inside
- * RunIdempotently's transaction, and its result is kept as the JSON text sent (sealed when `showsSecret`). A replay
- * sends that same text with the operation's own status, the created resource's `Location` and
- * `Idempotent-Replayed: true`.
+ * Without the header, the handler is called as it is, nothing more. With it, the handler runs inside RunIdempotently's
+ * transaction, and its result is kept as the JSON text sent (sealed when `showsSecret`). A replay sends that same text
+ * with the operation's own status, the created resource's `Location` and `Idempotent-Replayed: true`.
  *
- * Scope: the calling account; for an operation without an API key (the guard sets `user` on every operation that
- * needs one, and only there), no account: such keys are one space, told apart by the key alone.
+ * Scope: the calling account; for an operation without an API key (the guard sets `user` on every operation that needs
+ * one, and only there), no account: such keys are one space, told apart by the key alone.
  *
  * A result that shows a secret belongs to the API key that asked for it, not to the whole account: its request
- * (fingerprint) includes that key's id, so another key of the account presenting the same `Idempotency-Key` and
- * body is a different request (422 `idempotency_key_reused`), never a replay of the secret. Otherwise a key that
- * expires could replay another key's `POST /accounts/me/api-keys` and receive a key that outlives it, secret
- * included (issue 36, finding 3); scoping beats re-checking each operation's rules at replay, which a rule added
- * later would have to remember. A record kept by a release before this rule (fingerprint without a key id) cannot
- * say which key made it: its replay is withheld (409 `idempotency_replay_withheld`), for its remaining 24 hours.
+ * (fingerprint) includes that key's id, so another key of the account presenting the same `Idempotency-Key` and body is
+ * a different request (422 `idempotency_key_reused`), never a replay of the secret. Otherwise a key that expires could
+ * replay another key's `POST /accounts/me/api-keys` and receive a key that outlives it, secret included (issue 36,
+ * finding 3); scoping beats re-checking each operation's rules at replay, which a rule added later would have to
+ * remember. A record kept by a release before this rule (fingerprint without a key id) cannot say which key made it:
+ * its replay is withheld (409 `idempotency_replay_withheld`), for its remaining 24 hours.
  */
 export function idempotentHandler(original: Handler, declaredParams: number, showsSecret: boolean): Handler {
   function handler(this: Controller, ...args: unknown[]): unknown {

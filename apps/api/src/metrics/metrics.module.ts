@@ -43,6 +43,16 @@ function replicaMetrics(metrics: Metrics, replicas: ReadReplicas): void {
   });
   for (const target of ['primary', ...replicas.replicas.map((replica) => replica.label)]) reads.inc({ target }, 0);
   replicas.onRead = (target) => reads.inc({ target });
+  const timeouts = new Counter({
+    name: 'db_replica_statement_timeouts_total',
+    help:
+      'Statements that timed out on a replica (their statement timeout, or no connection free in time), by replica ' +
+      'and whether they were run again on the primary (`rerun`: `true`, or `false` once their client timed out too ' +
+      'often this minute). The replica stays in: its polls judge its health.',
+    labelNames: ['replica', 'rerun'] as const,
+    registers: [metrics.registry],
+  });
+  replicas.onTimeout = (replica, rerun) => timeouts.inc({ replica, rerun: String(rerun) });
   const each = (name: string, help: string, value: (replica: ReadReplicas['replicas'][number]) => number) =>
     new Gauge({
       name,

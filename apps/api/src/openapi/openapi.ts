@@ -134,8 +134,9 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
       if (operation.security.length) {
         operation.security = [...new Set(operation.security.map((s) => JSON.stringify(s)))].map((s) => JSON.parse(s));
       }
-      // Every POST honours Idempotency-Key (applyIdempotencyToPosts's rule): its header and its 409/422 answers.
-      if (method === 'post') describeIdempotency(operation);
+      // Every POST, PATCH and DELETE honours Idempotency-Key (applyIdempotencyToWrites's rule): its header and its
+      // 409/422 answers.
+      if (method === 'post' || method === 'patch' || method === 'delete') describeIdempotency(operation);
       // Path ids are int64 (ParseIdPipe): say so rather than a bare "number".
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.schema?.['type'] === 'number') {

@@ -2755,7 +2755,14 @@ export interface operations {
   revokeApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         keyId: number;
       };
@@ -2770,6 +2777,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content?: never;
@@ -2845,7 +2853,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2857,7 +2869,23 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -3464,6 +3492,12 @@ export interface operations {
          * "only if it does not exist yet"; the category exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         categoryId: number;
@@ -3479,6 +3513,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3561,6 +3596,8 @@ export interface operations {
       /**
        * @description Pets still belong to the category (`category_in_use`).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -3574,7 +3611,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'category_in_use' | 'conflict';
+            code: 'category_in_use' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -3595,6 +3632,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'precondition_failed';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -3669,6 +3722,12 @@ export interface operations {
          * "only if it does not exist yet"; the category exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         categoryId: number;
@@ -3693,6 +3752,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -3785,6 +3845,8 @@ export interface operations {
       /**
        * @description A category with that name exists, in any letter case or Unicode form (`category_name_taken`).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -3798,7 +3860,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'category_name_taken' | 'conflict';
+            code: 'category_name_taken' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -3835,6 +3897,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -4531,6 +4609,12 @@ export interface operations {
          * it does not exist yet"; the pet exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         petId: number;
@@ -4546,6 +4630,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4628,6 +4713,8 @@ export interface operations {
       /**
        * @description The pet has open orders (`pet_has_open_orders`); complete or cancel them first.
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -4641,7 +4728,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'pet_has_open_orders' | 'conflict';
+            code: 'pet_has_open_orders' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -4662,6 +4749,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'precondition_failed';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -4736,6 +4839,12 @@ export interface operations {
          * it does not exist yet"; the pet exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         petId: number;
@@ -4762,6 +4871,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -4856,6 +4966,8 @@ export interface operations {
       /**
        * @description The status change is not allowed from the current status (`invalid_status_transition`).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -4869,7 +4981,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'invalid_status_transition' | 'conflict';
+            code: 'invalid_status_transition' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -4909,7 +5021,11 @@ export interface operations {
           };
         };
       };
-      /** @description The category does not exist (`unknown_category`). */
+      /**
+       * @description The category does not exist (`unknown_category`).
+       *
+       *     The Idempotency-Key was used with a different request (`idempotency_key_reused`).
+       */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4921,7 +5037,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'unknown_category';
+            code: 'unknown_category' | 'idempotency_key_reused';
           };
         };
       };
@@ -6115,6 +6231,12 @@ export interface operations {
          * if it does not exist yet"; the order exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         orderId: number;
@@ -6130,6 +6252,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6210,6 +6333,8 @@ export interface operations {
        * has expired (`order_already_cancelled`), or its units would lift the stock above 2,147,483,647
        * (`stock_limit_exceeded`; lower the stock first).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -6223,7 +6348,12 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'order_already_complete' | 'order_already_cancelled' | 'stock_limit_exceeded' | 'conflict';
+            code:
+              | 'order_already_complete'
+              | 'order_already_cancelled'
+              | 'stock_limit_exceeded'
+              | 'idempotency_key_in_use'
+              | 'conflict';
           };
         };
       };
@@ -6244,6 +6374,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'precondition_failed';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -6318,6 +6464,12 @@ export interface operations {
          * if it does not exist yet"; the order exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         orderId: number;
@@ -6343,6 +6495,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -6441,6 +6594,8 @@ export interface operations {
        * @description The order is already complete (`order_already_complete`), or was cancelled or has expired
        * (`order_already_cancelled`).
        *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
       409: {
@@ -6454,7 +6609,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'order_already_complete' | 'order_already_cancelled' | 'conflict';
+            code: 'order_already_complete' | 'order_already_cancelled' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -6491,6 +6646,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -7662,6 +7833,12 @@ export interface operations {
          * means "only if it does not exist yet"; the webhook endpoint exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         endpointId: number;
@@ -7677,6 +7854,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7752,7 +7930,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7764,7 +7946,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -7785,6 +7967,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'precondition_failed';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };
@@ -7859,6 +8057,12 @@ export interface operations {
          * means "only if it does not exist yet"; the webhook endpoint exists (else 404), so `*` is always 412.
          */
         'If-None-Match'?: string;
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
       };
       path: {
         endpointId: number;
@@ -7888,6 +8092,7 @@ export interface operations {
           'Cache-Control': components['headers']['Cache-Control'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -7978,7 +8183,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7990,7 +8199,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -8027,6 +8236,22 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'payload_too_large';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
           };
         };
       };

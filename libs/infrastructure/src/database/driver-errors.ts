@@ -107,6 +107,17 @@ const CONSTRAINT_KINDS = new Map<string, ConstraintViolationError['constraintKin
   ['23P01', 'exclusion'],
 ]);
 // pg's own errors have no code, only these messages (compared as they are, no pattern).
+/**
+ * Whether a translated timeout (`StoreUnavailableError` 'timeout') was the statement's own cost: cancelled by its
+ * `statement_timeout` (57014), or no pooled connection free in time. Not a server that stopped answering (a reply that
+ * never came, READ_TIMEOUT) nor a lock wait (55P03).
+ */
+export function isStatementCostTimeout(error: StoreUnavailableError): boolean {
+  const cause = error.cause as (PgErrorFields & { driverError?: PgErrorFields }) | undefined;
+  const driverError = cause?.driverError ?? cause;
+  return error.reason === 'timeout' && (driverError?.code === '57014' || driverError?.message === ACQUIRE_TIMEOUT);
+}
+
 const READ_TIMEOUT = 'Query read timeout';
 const ACQUIRE_TIMEOUT = 'timeout exceeded when trying to connect';
 const POOL_CLOSED = 'Cannot use a pool after calling end on the pool';

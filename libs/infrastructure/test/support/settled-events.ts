@@ -9,8 +9,8 @@ export async function settledEvents(dataSource: DataSource, timeoutMs = 30_000):
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [{ settled }] = await dataSource.query(
-      `SELECT NOT EXISTS (SELECT 1 FROM webhook_events
-         WHERE COALESCE(xact_id, '0'::xid8) >= pg_snapshot_xmin(pg_current_snapshot())) AS settled`,
+      `SELECT NOT EXISTS (SELECT 1 FROM webhook_event_commits
+         WHERE xact_id >= pg_snapshot_xmin(pg_current_snapshot())) AS settled`,
     );
     if (settled) return;
     if (Date.now() > deadline) throw new Error(`The events were not settled within ${timeoutMs} ms`);

@@ -22,6 +22,8 @@ import { HeldWriteRowCheck1796000850000 } from './1796000850000-held-write-row-c
 import { EventCommitOrder1796000900000 } from './1796000900000-event-commit-order';
 import { EventCommitOrderIndexes1796000910000 } from './1796000910000-event-commit-order-indexes';
 import { EventTypeIndex1796000920000 } from './1796000920000-event-type-index';
+import { EventCommits1796000930000 } from './1796000930000-event-commits';
+import { EventCommitsBackfill1796000940000 } from './1796000940000-event-commits-backfill';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -49,4 +51,6 @@ export const MIGRATIONS = [
   EventCommitOrder1796000900000,
   EventCommitOrderIndexes1796000910000,
   EventTypeIndex1796000920000,
+  EventCommits1796000930000,
+  EventCommitsBackfill1796000940000,
 ];

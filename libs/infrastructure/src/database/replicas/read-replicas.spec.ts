@@ -1,6 +1,7 @@
 import { ConcurrentUpdateError, StoreUnavailableError } from '@petstore/application';
 import { resetDatabase, testDatabaseUrl } from '@petstore/testing';
 import type { Pool } from 'pg';
+import { DEFAULT_POOL_LIMITS } from '../data-source';
 import { DatabasePool } from '../database-pool';
 import { ReadReplicas, ReadScope, Replica, SharedWritePositions } from './read-replicas';
 import { formatLsn } from './replica-lag';
@@ -188,7 +189,82 @@ describe('ReadReplicas: routing (positions made up)', () => {
   });
 });
 
+describe("ReadReplicas: one client's slow statements", () => {
+  /** A statement cancelled by the replica's statement_timeout, as TransactionHost translates it. */
+  const cancelled = () =>
+    new StoreUnavailableError('timeout', 'The database did not answer in time: canceling statement', {
+      cause: Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+    });
+  /** No connection of the replica's pool came free in time (pg-pool's message). */
+  const poolFull = () =>
+    new StoreUnavailableError('timeout', 'No database connection became available in time', {
+      cause: new Error('timeout exceeded when trying to connect'),
+    });
+
+  it('leave the replica in; each is run again on the primary until its client has timed out too often', async () => {
+    const { replicas, lines } = replicasOf(1);
+    const [replica] = replicas.replicas;
+    polled(replica, 10n);
+    const counted: string[] = [];
+    replicas.onTimeout = (target, rerun) => counted.push(`${target} ${rerun}`);
+    const slowRead = (account: number | null, error = cancelled()) =>
+      replicas.failed(new ReadScope(account, 0n), replica, error);
+
+    // Account 7 times out 3 times (its statement, then a pool its own slow reads filled): each run on the primary.
+    expect([slowRead(7), slowRead(7, poolFull()), slowRead(7)]).toEqual([true, true, true]);
+    // A fourth this minute is answered as timed out: the primary is not made to pay for it again.
+    expect(slowRead(7)).toBe(false);
+    // Another client's statements are not held against it, and the replica serves everyone all along.
+    expect(slowRead(8)).toBe(true);
+    expect(replica.inUse).toBe(true);
+    expect(await route(replicas, 9)).toBe('replica-0:5432/db');
+    expect(lines).toEqual([]);
+    expect(counted).toEqual([
+      'replica-0:5432/db true',
+      'replica-0:5432/db true',
+      'replica-0:5432/db true',
+      'replica-0:5432/db false',
+      'replica-0:5432/db true',
+    ]);
+    // A reply that never came (the server stopped answering) is the replica's health: out.
+    const lost = new StoreUnavailableError('timeout', 'The database did not answer in time', {
+      cause: new Error('Query read timeout'),
+    });
+    expect(slowRead(9, lost)).toBe(true);
+    expect(replica.inUse).toBe(false);
+    await replicas.close();
+  });
+});
+
 describe('ReadReplicas: polling (real PostgreSQL)', () => {
+  it("polls on a connection of its own: a replica's pool full of slow statements does not delay its poll", async () => {
+    const url = await testDatabaseUrl();
+    const primary = new DatabasePool(url);
+    const lines: string[] = [];
+    const replicas = new ReadReplicas(primary, {
+      urls: [url],
+      maxLagMs: 1000,
+      pollTimeoutMs: 1000,
+      limits: { ...DEFAULT_POOL_LIMITS, max: 2 },
+      logger: { log: (line) => lines.push(line), warn: (line) => lines.push(line) },
+    });
+    const [replica] = replicas.replicas;
+    // Every connection of the requests' pool busy for 3 s (one client's slow reads).
+    const slow = [replica.pool.query('SELECT pg_sleep(3)'), replica.pool.query('SELECT pg_sleep(3)')];
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(replica.pool.waitingCount + replica.pool.totalCount).toBeGreaterThanOrEqual(2);
+      await replicas.poll();
+      // The poll answered (this server is no standby, and says so) instead of timing out behind the slow reads.
+      expect(lines).toEqual([expect.stringMatching(/out: it is not a standby/)]);
+      expect(lines.join('\n')).not.toMatch(/does not answer/);
+    } finally {
+      await Promise.all(slow);
+      await replicas.close();
+      await primary.close();
+    }
+  });
+
   it('keeps a server that is not a standby out, saying so once however often it is polled', async () => {
     const url = await testDatabaseUrl();
     await resetDatabase(url);

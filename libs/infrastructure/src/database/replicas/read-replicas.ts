@@ -3,6 +3,7 @@ import { ConcurrentUpdateError, StoreUnavailableError } from '@petstore/applicat
 import type { Pool } from 'pg';
 import { DEFAULT_POOL_LIMITS, PoolLimits } from '../data-source';
 import { DatabasePool } from '../database-pool';
+import { isStatementCostTimeout } from '../driver-errors';
 import { formatLsn, parseLsn, PositionSample, PrimaryPositions, servesReads } from './replica-lag';
 
 /**
@@ -40,7 +41,13 @@ export interface ReadReplicaOptions {
 export class Replica {
   /** Its host, port and database, for logs and metric labels (never the password). */
   readonly label: string;
+  /** The requests' statements. */
   readonly pool: DatabasePool;
+  /**
+   * The polls' own connection: requests that fill `pool` with slow statements (one client's, say) cannot delay a poll
+   * and have the replica taken out for everyone.
+   */
+  readonly pollPool: DatabasePool;
   /** Whether reads may go to it. */
   inUse = false;
   answers = false;
@@ -56,8 +63,15 @@ export class Replica {
     const parsed = new URL(url);
     this.label = `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
     this.pool = new DatabasePool(url, limits);
+    this.pollPool = new DatabasePool(url, { ...limits, max: 1 });
   }
 }
+
+/**
+ * The statements of one client (an account, or every request without one) that may time out on a replica in a minute
+ * and still be run again on the primary (`ReadReplicas.timedOut`).
+ */
+export const REPLICA_TIMEOUTS_PER_MINUTE = 3;
 
 /** The primary, as a target of reads (the routing's other answer). */
 export const PRIMARY = 'primary';
@@ -105,13 +119,21 @@ const MAX_ACCOUNTS = 100_000;
  * - Monotonic reads per account (in this process): after a read from a server, the account is held to it until that
  *   server's next poll shows a position at least as new as what the read can have seen, and every server it reads from
  *   afterwards must have replayed that far.
- * - A replica whose statement fails for want of a connection or an answer is out at once, and the statement is run
- *   again on the primary (the caller sees no error).
+ * - A replica whose statement fails for want of an answer (connection refused or lost) is out at once, and the
+ *   statement is run again on the primary (the caller sees no error). A statement that times out (its own slowness,
+ *   or a pool full of slow statements) leaves the replica in: see `timedOut`. Polls use a connection of their own.
  */
 export class ReadReplicas {
   readonly replicas: Replica[];
   /** Told of every statement served outside a transaction, with its target's label (the metrics count them). */
   onRead?: (target: string) => void;
+  /**
+   * Told of every statement that timed out on a replica (its statement timeout, or no connection of its pool free in
+   * time), with the replica's label and whether it was run again on the primary (the metrics count them).
+   */
+  onTimeout?: (target: string, rerun: boolean) => void;
+  /** Per account (null: requests without one), the replica timeouts of the current window: see `timedOut`. */
+  private readonly timeouts = new Map<number | null, { since: number; count: number }>();
   private readonly scopes = new AsyncLocalStorage<ReadScope>();
   private readonly primaryPositions: PrimaryPositions;
   /** Where the primary's position is polled: a pool of one connection of its own (`primaryUrl`), else the pool. */
@@ -153,7 +175,7 @@ export class ReadReplicas {
     clearInterval(this.timer);
     this.timer = undefined;
     await Promise.all([
-      ...this.replicas.map((replica) => replica.pool.close()),
+      ...this.replicas.flatMap((replica) => [replica.pool.close(), replica.pollPool.close()]),
       this.primaryPoll instanceof DatabasePool && this.primaryPoll !== this.primary ? this.primaryPoll.close() : null,
       this.options.shared?.close().catch(() => undefined),
     ]);
@@ -216,15 +238,40 @@ export class ReadReplicas {
   /**
    * A statement on `replica` failed with `error` (translated): whether to run it again on the primary. A replica that
    * cannot be reached or does not answer is out at once (until a poll finds it back); a write sent to it (read-only,
-   * 25006) or a query cancelled by replay (a recovery conflict) is only run on the primary.
+   * 25006) or a query cancelled by replay (a recovery conflict) is only run on the primary. A statement that timed out
+   * there (see `timedOut`) says nothing of the replica's health: it stays in.
    */
   failed(scope: ReadScope, replica: Replica, error: unknown): boolean {
     scope.target = PRIMARY;
     if (error instanceof ConcurrentUpdateError) return true;
     if (!(error instanceof StoreUnavailableError)) return false;
-    const code = (error.cause as { driverError?: { code?: string } } | undefined)?.driverError?.code;
-    if (code !== '25006') this.out(replica, `a read failed: ${error.message}`);
+    if (isStatementCostTimeout(error)) return this.timedOut(scope, replica);
+    const cause = error.cause as { code?: string; driverError?: { code?: string } } | undefined;
+    if ((cause?.driverError?.code ?? cause?.code) !== '25006') this.out(replica, `a read failed: ${error.message}`);
     return true;
+  }
+
+  /**
+   * A statement of `scope` timed out on `replica`: cancelled by the replica's statement timeout, or no connection of
+   * the replica's pool came free in time. That is the statement's (or its client's) cost, not the replica's health,
+   * which its polls judge on their own connection: the replica stays in for everyone. The statement is run again on
+   * the primary at most once per request (the scope reads from the primary from now on), and only while the client
+   * (its account, or every request without one together) has timed out fewer than REPLICA_TIMEOUTS_PER_MINUTE times
+   * this minute: beyond that its slow reads are answered as timed out (503) without costing the primary as much
+   * again. Whether to run it again.
+   */
+  private timedOut(scope: ReadScope, replica: Replica): boolean {
+    const now = performance.now();
+    let window = this.timeouts.get(scope.account);
+    if (!window || now - window.since >= 60_000) {
+      if (!window && this.timeouts.size >= MAX_ACCOUNTS) this.timeouts.clear();
+      window = { since: now, count: 0 };
+      this.timeouts.set(scope.account, window);
+    }
+    window.count++;
+    const rerun = window.count <= REPLICA_TIMEOUTS_PER_MINUTE;
+    this.onTimeout?.(replica.label, rerun);
+    return rerun;
   }
 
   /**
@@ -306,7 +353,7 @@ export class ReadReplicas {
     const at = performance.now();
     let timer: NodeJS.Timeout | undefined;
     try {
-      const answer = replica.pool.query<{ standby: boolean; lsn: string | null }>(
+      const answer = replica.pollPool.query<{ standby: boolean; lsn: string | null }>(
         'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn',
       );
       const late = new Promise<never>((_, reject) => {

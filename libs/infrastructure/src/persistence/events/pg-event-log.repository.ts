@@ -17,77 +17,116 @@ import { TransactionHost } from '../../database/transaction-host';
 /*
  * Fixed SQL run straight on pg by the transaction host: rows map straight to logged events. `endpoint_id IS NULL`
  * (no pings) is in every list so that the partial indexes serve it: by `seq` for an administrator, by
- * (subject_owner_id, seq) for a customer; in commit order by (xact, seq) and (subject_owner_id, xact, seq).
+ * (subject_owner_id, seq) for a customer.
  *
- * Commit order: `xact_id` is the writing transaction's id (its column default, pg_current_xact_id()); the rows
- * written before the column existed are NULL, read as transaction 0 (the oldest) by the expression XACT, which the
- * commit-order indexes are built on. An event is settled when its transaction is older than the oldest transaction
- * still in progress (`pg_snapshot_xmin` of the statement's own snapshot): every older one has ended, so no event can
- * appear before it any more. The feed lists settled events only: a position it hands out is final.
+ * Commit order: `webhook_event_commits` holds each event's writing transaction (`xact_id`, pg_current_xact_id(),
+ * recorded by a trigger on `webhook_events`; the events written before it existed hold transaction 0, the oldest),
+ * indexed by (xact_id, seq) and (subject_owner_id, xact_id, seq): the feed walks that table and joins each event by
+ * its `seq`. An event is settled when its transaction is older than the oldest transaction still in progress
+ * (`pg_snapshot_xmin` of the statement's own snapshot): every older one has ended, so no event can appear before it
+ * any more. The feed lists settled events only: a position it hands out is final. The other lists read
+ * `webhook_events` and look each listed event's transaction up by `seq` (for its position, once settled).
  *
  * A customer sees its own events and every account's (EVERY_ACCOUNT: the catalogue's). Each list is then two
  * branches, one per owner, each read in the list's order through its index and cut at the page's size, then merged:
  * an OR of the two owners would read every event of both to sort them (the catalogue's are many).
  */
-const XACT = `COALESCE(xact_id, '0'::xid8)`;
+/** An event's transaction, in the lists that read `webhook_events` first (0 if its row is missing: the oldest). */
+const XACT = `COALESCE(c.xact_id, '0'::xid8)`;
 const SETTLED = `${XACT} < pg_snapshot_xmin(pg_current_snapshot())`;
-const COLUMNS = `id, type, subject_owner_id, body, created_at, seq, ${XACT}::text AS xact, ${SETTLED} AS settled`;
+const COLUMNS = `e.id, e.type, e.subject_owner_id, e.body, e.created_at, e.seq,
+  ${XACT}::text AS xact, ${SETTLED} AS settled`;
 /** The filters of every list but the owner's: `$2` the types, `$3` created at or after, `$4` created before. */
-const DATE_FILTERS = `($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)`;
-const FILTERS = `($2::text[] IS NULL OR type = ANY ($2)) AND ${DATE_FILTERS}`;
+const DATE_FILTERS = `($3::timestamptz IS NULL OR e.created_at >= $3)
+  AND ($4::timestamptz IS NULL OR e.created_at < $4)`;
+const FILTERS = `($2::text[] IS NULL OR e.type = ANY ($2)) AND ${DATE_FILTERS}`;
+/** The events with their transaction, read from `webhook_events` (by `seq`): the newest-first lists. */
+const BY_SEQ = `webhook_events AS e LEFT JOIN webhook_event_commits AS c ON c.seq = e.seq`;
+/** The same, read from `webhook_event_commits` (by transaction, then `seq`): the feed. */
+const BY_COMMIT = `webhook_event_commits AS c JOIN webhook_events AS e ON e.seq = c.seq AND e.endpoint_id IS NULL`;
 
-/** One list: its own condition, its order (on the table, and on the merged branches' columns), its limit parameter. */
+/**
+ * One list: where it reads, whose owner column its index starts with, its own condition, its order (on the tables,
+ * and on the merged branches' columns), its limit parameter.
+ */
 interface ListShape {
-  where: string;
+  from: string;
+  owner: string;
+  /**
+   * Its own condition: for every owner (`who` undefined), or for one (`who` its parameter), where the feed's position
+   * is compared with the owner first, (subject_owner_id, xact_id, seq), so that only the owner's index can bound the
+   * scan (by (xact_id, seq) alone the planner may take the smaller index and filter the owner out of the whole log).
+   */
+  where: (who?: string) => string;
   order: string;
   mergedOrder: string;
   limit: string;
 }
 
 /** Every account's events, or (`$1` set) one account's only: the administrator's lists. */
-const anyOwner = ({ where, order, limit }: ListShape): string => `SELECT ${COLUMNS} FROM webhook_events
-  WHERE endpoint_id IS NULL AND ($1::bigint IS NULL OR subject_owner_id = $1) AND ${FILTERS} AND ${where}
+const anyOwner = ({ from, owner, where, order, limit }: ListShape): string => `SELECT ${COLUMNS} FROM ${from}
+  WHERE e.endpoint_id IS NULL AND ($1::bigint IS NULL OR ${owner} = $1) AND ${FILTERS} AND ${where()}
   ORDER BY ${order} LIMIT ${limit}`;
 
 /** A customer's: the account `$1`'s events and EVERY_ACCOUNT's (the parameter after the limit). */
-function ownAndEveryAccount({ where, order, mergedOrder, limit }: ListShape): string {
+function ownAndEveryAccount({ from, owner, where, order, mergedOrder, limit }: ListShape): string {
   const everyAccount = `$${Number(limit.slice(1)) + 1}`;
-  const branch = (owner: string) => `(SELECT ${COLUMNS}, ${XACT} AS xact_order FROM webhook_events
-    WHERE endpoint_id IS NULL AND subject_owner_id = ${owner} AND ${FILTERS} AND ${where}
+  const branch = (who: string) => `(SELECT ${COLUMNS}, ${XACT} AS xact_order FROM ${from}
+    WHERE e.endpoint_id IS NULL AND ${owner} = ${who} AND ${FILTERS} AND ${where(who)}
     ORDER BY ${order} LIMIT ${limit})`;
-  return `SELECT * FROM (${branch('$1')} UNION ALL ${branch(everyAccount)}) AS visible
+  return `SELECT visible.id, visible.type, visible.subject_owner_id, visible.body, visible.created_at, visible.seq,
+    visible.xact, visible.settled
+  FROM (${branch('$1')} UNION ALL ${branch(everyAccount)}) AS visible
   ORDER BY ${mergedOrder} LIMIT ${limit}`;
 }
 
 /** Newest first: `$5` the `seq` to continue below, `$6` the rows to read. */
 const NEWEST_FIRST: ListShape = {
-  where: '($5::bigint IS NULL OR seq < $5)',
-  order: 'seq DESC',
+  from: BY_SEQ,
+  owner: 'e.subject_owner_id',
+  where: () => '($5::bigint IS NULL OR e.seq < $5)',
+  order: 'e.seq DESC',
   mergedOrder: 'seq DESC',
   limit: '$6',
 };
+/** The feed's transaction and its settling, on `webhook_event_commits` (where every row has its transaction). */
+const FEED_SETTLED = `c.xact_id < pg_snapshot_xmin(pg_current_snapshot())`;
+/** Past the position (`$5` its transaction, `$6` its seq), in the order of the index the list reads. */
+const fromPosition = (direction: '<' | '>', who?: string): string =>
+  who === undefined
+    ? `(c.xact_id, c.seq) ${direction} ($5::xid8, $6::bigint)`
+    : `(c.subject_owner_id, c.xact_id, c.seq) ${direction} (${who}::bigint, $5::xid8, $6::bigint)`;
 /** The feed from its start: the oldest settled events; `$5` the rows to read. */
 const FEED_FROM_START: ListShape = {
-  where: SETTLED,
-  order: `${XACT}, seq`,
+  from: BY_COMMIT,
+  owner: 'c.subject_owner_id',
+  where: () => FEED_SETTLED,
+  order: `c.xact_id, c.seq`,
   mergedOrder: 'xact_order, seq',
   limit: '$5',
 };
 /** The feed after a position (`$5` its transaction, `$6` its seq), oldest first; `$7` the rows to read. */
 const FEED_AFTER: ListShape = {
-  where: `${SETTLED} AND (${XACT}, seq) > ($5::xid8, $6::bigint)`,
-  order: `${XACT}, seq`,
+  from: BY_COMMIT,
+  owner: 'c.subject_owner_id',
+  where: (who) => `${FEED_SETTLED} AND ${fromPosition('>', who)}`,
+  order: `c.xact_id, c.seq`,
   mergedOrder: 'xact_order, seq',
   limit: '$7',
 };
 /** The feed before a position (`$5` its transaction, `$6` its seq), nearest first; `$7` the rows to read. */
 const FEED_BEFORE: ListShape = {
-  where: `${SETTLED} AND (${XACT}, seq) < ($5::xid8, $6::bigint)`,
-  order: `${XACT} DESC, seq DESC`,
+  from: BY_COMMIT,
+  owner: 'c.subject_owner_id',
+  where: (who) => `${FEED_SETTLED} AND ${fromPosition('<', who)}`,
+  order: `c.xact_id DESC, c.seq DESC`,
   mergedOrder: 'xact_order DESC, seq DESC',
   limit: '$7',
 };
 
+/** The columns of a list's row, read from a subquery (`listed`, `visible`) that selected COLUMNS. */
+const LISTED = `listed.id, listed.type, listed.subject_owner_id, listed.body, listed.created_at, listed.seq,
+  listed.xact, listed.settled`;
 /** The largest bigint: `seq < COALESCE($n, it)` bounds an index scan under a generic plan too (an OR would not). */
 const MAX_BIGINT = '9223372036854775807';
 /**
@@ -104,12 +143,13 @@ const MAX_BIGINT = '9223372036854775807';
  * the cursor under a generic plan too (`$5 IS NULL OR seq < $5` would be a filter). pg-event-log.repository.spec.ts
  * checks the plan.
  */
-const NEWEST_FIRST_OF_TYPES = `SELECT listed.* FROM (SELECT DISTINCT wanted FROM unnest($2::text[]) AS wanted) AS types,
-  LATERAL (SELECT ${COLUMNS} FROM webhook_events
-    WHERE endpoint_id IS NULL AND type >= types.wanted AND type <= types.wanted
-      AND seq < COALESCE($5::bigint, ${MAX_BIGINT}) AND ($1::bigint IS NULL OR subject_owner_id = $1)
+const NEWEST_FIRST_OF_TYPES = `SELECT ${LISTED}
+  FROM (SELECT DISTINCT wanted FROM unnest($2::text[]) AS wanted) AS types,
+  LATERAL (SELECT ${COLUMNS} FROM ${BY_SEQ}
+    WHERE e.endpoint_id IS NULL AND e.type >= types.wanted AND e.type <= types.wanted
+      AND e.seq < COALESCE($5::bigint, ${MAX_BIGINT}) AND ($1::bigint IS NULL OR e.subject_owner_id = $1)
       AND ${DATE_FILTERS}
-    ORDER BY type DESC, seq DESC LIMIT $6) AS listed
+    ORDER BY e.type DESC, e.seq DESC LIMIT $6) AS listed
   ORDER BY seq DESC LIMIT $6`;
 
 /** Each list's statement for an administrator and for a customer. */
@@ -119,7 +159,7 @@ const STATEMENTS = new Map(
     { anyOwner: anyOwner(shape), ownAndEveryAccount: ownAndEveryAccount(shape) },
   ]),
 );
-const FIND_BY_ID = `SELECT ${COLUMNS} FROM webhook_events WHERE id = $1 AND endpoint_id IS NULL`;
+const FIND_BY_ID = `SELECT ${COLUMNS} FROM ${BY_SEQ} WHERE e.id = $1 AND e.endpoint_id IS NULL`;
 /**
  * The oldest events first, through the BRIN index on created_at (a bitmap scan: the ranges before `$1`); their
  * deliveries go with them (ON DELETE CASCADE, through the deliveries' (event_id, endpoint_id) index).

@@ -12,8 +12,21 @@ import { NOT_IDEMPOTENT, SHOWS_SECRET } from './idempotency.decorators';
 import { Handler, IDEMPOTENT_ORIGINAL, idempotentHandler, RUN_IDEMPOTENTLY } from './idempotent-handler';
 
 /**
- * The rule, applied at start-up: every POST handler of these modules' controllers (and of the modules they import)
- * honours `Idempotency-Key`, unless it is `@NotIdempotent(reason)`; an operation added later does without asking.
+ * The methods whose handlers honour `Idempotency-Key`: those a retry could do twice (the IETF idempotency-key draft's
+ * non-idempotent methods, POST and PATCH) and DELETE, whose repeat is not answered as the first was here (a second
+ * cancel of an order is a 409): with the key, a client whose connection was cut replays the first answer. Not GET or
+ * PUT (a repeat of `PUT /store/inventory/{petId}` sets the same count and answers the same).
+ */
+export const IDEMPOTENT_METHODS: ReadonlySet<RequestMethod> = new Set([
+  RequestMethod.POST,
+  RequestMethod.PATCH,
+  RequestMethod.DELETE,
+]);
+
+/**
+ * The rule, applied at start-up: every POST, PATCH and DELETE handler of these modules' controllers (and of the
+ * modules they import) honours `Idempotency-Key`, unless it is `@NotIdempotent(reason)`; an operation added later
+ * does without asking.
  * The handler method itself is wrapped (idempotentHandler), on the controller's prototype, so Nest calls it after
  * the guard and the pipes, as it calls any handler: no interceptor, which would give every POST an interceptor
  * chain (rxjs, an ExecutionContext, AsyncResource.bind) even without the header (request-pipeline.e2e).
@@ -23,7 +36,7 @@ import { Handler, IDEMPOTENT_ORIGINAL, idempotentHandler, RUN_IDEMPOTENTLY } fro
  * injects into the controller. Runs before Nest scans the modules (the assembly calls it while composing them).
  * Repeatable: a handler already wrapped is left as it is.
  */
-export function applyIdempotencyToPosts(modules: Type[]): void {
+export function applyIdempotencyToWrites(modules: Type[]): void {
   const seen = new Set<Type>();
   const visit = (module: Type | undefined) => {
     if (!module || seen.has(module)) return;
@@ -43,7 +56,7 @@ function applyToController(controller: Type): void {
     const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
     const handler = descriptor?.value as Handler | undefined;
     if (name === 'constructor' || !descriptor || typeof handler !== 'function') continue;
-    if (Reflect.getMetadata(METHOD_METADATA, handler) !== RequestMethod.POST) continue;
+    if (!IDEMPOTENT_METHODS.has(Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod)) continue;
     if (Reflect.getMetadata(NOT_IDEMPOTENT, handler) !== undefined) continue;
     if (IDEMPOTENT_ORIGINAL in handler) {
       wrapsAny = true;

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Body, Controller, Get, HttpCode, Module, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Module, Patch, Post, Put, Res } from '@nestjs/common';
 import {
   HTTP_CODE_METADATA,
   METHOD_METADATA,
@@ -20,7 +20,7 @@ import { createValidationPipe } from '../common/validation/validation.pipe';
 import { NotIdempotent, ShowsSecret } from './idempotency.decorators';
 import { describeIdempotency } from './idempotency.openapi';
 import { IDEMPOTENT_ORIGINAL, RUN_IDEMPOTENTLY } from './idempotent-handler';
-import { applyIdempotencyToPosts } from './idempotent-posts';
+import { applyIdempotencyToWrites } from './idempotent-writes';
 
 class NewThingDto {
   @IsString()
@@ -54,6 +54,22 @@ class ThingsController {
   @NotIdempotent('a poke is harmless to repeat and answers nothing to keep')
   poke(): string {
     return 'poked';
+  }
+
+  @Patch(':id')
+  rename(): { renamed: boolean } {
+    return { renamed: true };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  remove(): void {
+    return undefined;
+  }
+
+  @Put(':id')
+  replace(): { replaced: boolean } {
+    return { replaced: true };
   }
 
   @Get()
@@ -90,22 +106,25 @@ async function appWith(runIdempotently: RecordingRunIdempotently): Promise<NestF
   return app;
 }
 
-describe('Idempotency-Key on every POST: the rule and its opt-out', () => {
+describe('Idempotency-Key on every POST, PATCH and DELETE: the rule and its opt-out', () => {
   const { prototype } = ThingsController;
   const original = prototype.create;
   const routeArgs = (name: string): Record<string, { index: number }> =>
     Reflect.getMetadata(ROUTE_ARGS_METADATA, ThingsController, name);
 
   beforeAll(() => {
-    applyIdempotencyToPosts([OuterModule]);
-    applyIdempotencyToPosts([OuterModule, ThingsModule]); // a second app in the same process
+    applyIdempotencyToWrites([OuterModule]);
+    applyIdempotencyToWrites([OuterModule, ThingsModule]); // a second app in the same process
   });
 
-  it('wraps every POST handler of the modules (and those they import), once, and nothing else', () => {
+  it('wraps every POST, PATCH and DELETE handler of the modules (and those they import), once, and nothing else', () => {
     expect(prototype.create).not.toBe(original);
     expect((prototype.create as unknown as Record<symbol, unknown>)[IDEMPOTENT_ORIGINAL]).toBe(original);
     expect(IDEMPOTENT_ORIGINAL in prototype.reveal).toBe(true);
+    expect(IDEMPOTENT_ORIGINAL in prototype.rename).toBe(true);
+    expect(IDEMPOTENT_ORIGINAL in prototype.remove).toBe(true);
     expect(IDEMPOTENT_ORIGINAL in prototype.poke).toBe(false);
+    expect(IDEMPOTENT_ORIGINAL in prototype.replace).toBe(false);
     expect(IDEMPOTENT_ORIGINAL in prototype.list).toBe(false);
     expect(prototype.create.name).toBe('create');
   });
@@ -149,7 +168,7 @@ describe('Idempotency-Key on every POST: the rule and its opt-out', () => {
     }
     @Module({ controllers: [RawController] })
     class RawModule {}
-    expect(() => applyIdempotencyToPosts([RawModule])).toThrow(/RawController\.send sends its own response/);
+    expect(() => applyIdempotencyToWrites([RawModule])).toThrow(/RawController\.send sends its own response/);
   });
 
   describe('in Nest (two applications in one process, Fastify, the validation pipe)', () => {
