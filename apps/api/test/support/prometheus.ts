@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+
+export { onPath } from './on-path';
 
 /** What deploy/ ships for Prometheus and Grafana, and the runbook their alerts point at. */
 const ROOT = resolve(__dirname, '../../../..');
@@ -123,20 +125,6 @@ export function headingAnchors(markdown: string): Set<string> {
     );
   }
   return anchors;
-}
-
-/** The path of `name` on PATH, or null. */
-export function onPath(name: string): string | null {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
 }
 
 /** Runs promtool; its output, and whether it exited 0. */
