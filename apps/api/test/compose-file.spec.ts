@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { allSettings } from '../src/config/app-config';
+import { allSettings, loadConfig } from '../src/config/app-config';
+import { onPath } from './support/on-path';
 
 /**
- * The properties docker/compose.yaml and docker/Dockerfile must keep (issue 36, item 10); no container engine runs
- * here, so the files themselves are read (tools/check-bundle.sh proves what the image's runtime stage runs).
+ * The properties docker/compose.yaml and docker/Dockerfile must keep (issue 36, item 10; issue 50, item 5); no
+ * container engine runs here, so the files themselves are read (tools/check-bundle.sh proves what the image's
+ * runtime stage runs), and docker-compose validates the compose file (below).
  */
 const root = join(__dirname, '..', '..', '..');
 const compose = parse(readFileSync(join(root, 'docker/compose.yaml'), 'utf8'), { merge: true });
@@ -14,10 +17,22 @@ const dockerfile = readFileSync(join(root, 'docker/Dockerfile'), 'utf8');
 type Service = Record<string, any>;
 const services = compose.services as Record<string, Service>;
 /** The services that run the image: the migrations step, the API replicas, the worker. */
-const OURS = ['migrate', 'api', 'worker'];
-const SECRET_VARIABLES = allSettings()
-  .filter(({ setting }) => setting.file)
-  .map(({ setting }) => setting.variable);
+const OURS = ['migrate', 'api-1', 'api-2', 'worker'];
+const APIS = ['api-1', 'api-2'];
+// IDEMPOTENCY_KEY_PEPPER is a secret whatever the schema marks: issue 50 (item 4) gives it its _FILE variant.
+const SECRET_VARIABLES = [
+  ...new Set([
+    ...allSettings()
+      .filter(({ setting }) => setting.file)
+      .map(({ setting }) => setting.variable),
+    'IDEMPOTENCY_KEY_PEPPER',
+  ]),
+];
+
+/** A value as compose interpolates it with none of its variables set: `${NAME:-default}` is `default`. */
+function unset(value: string): string {
+  return value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+}
 
 function seconds(duration: string): number {
   const match = /^(\d+)(s|m)$/.exec(duration);
@@ -32,10 +47,10 @@ function megabytes(size: string): number {
 }
 
 describe('docker/compose.yaml', () => {
-  it("runs the image tagged with the release's version, with its commit passed to the build, and node's flags", () => {
+  it("runs the image tagged PETSTORE_TAG, by default the release's version, with its commit and node's flags", () => {
     const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
     for (const name of OURS) {
-      expect(services[name].image).toBe(`petstore-api:${version}`);
+      expect(services[name].image).toBe(`petstore-api:\${PETSTORE_TAG:-${version}}`);
       expect(services[name].build.args.PETSTORE_COMMIT).toBeDefined();
       // The image's CMD has the flags; a service that replaces the command keeps them (docs/operations.md, "Memory"
       // and "Async context").
@@ -50,10 +65,54 @@ describe('docker/compose.yaml', () => {
   });
 
   it('runs the migrations step, two API replicas and a worker (--worker-only) beside PostgreSQL and Redis', () => {
-    expect(Object.keys(services).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'worker']);
-    expect(services['api'].deploy.replicas).toBe(2);
+    expect(Object.keys(services).sort()).toEqual(['api-1', 'api-2', 'migrate', 'postgres', 'redis', 'worker']);
     expect(services['worker'].command).toContain('--worker-only');
     expect(services['migrate'].command).toContain('--migrate-only');
+  });
+
+  it('has replicas that can be replaced one at a time: two services alike but for their port, none scaled', () => {
+    const [one, two] = APIS.map((name) => services[name]);
+    expect({ ...one, ports: undefined }).toEqual({ ...two, ports: undefined });
+    expect(one.ports).not.toEqual(two.ports);
+    for (const name of OURS) expect(services[name].deploy.replicas).toBeUndefined();
+    // The documented commands (the file's header and docs/operations.md) replace each one alone.
+    const text = readFileSync(join(root, 'docker/compose.yaml'), 'utf8');
+    for (const name of [...APIS, 'worker']) expect(text).toContain(`up -d --no-deps ${name}`);
+  });
+
+  it('publishes ports on the loopback interface only; PostgreSQL, Redis and the metrics not at all', () => {
+    const published = Object.entries(services).flatMap(([name, service]) =>
+      ((service.ports ?? []) as string[]).map((port) => ({ name, port })),
+    );
+    expect(published.map(({ name }) => name).sort()).toEqual(APIS);
+    for (const { name, port } of published) {
+      expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:\d+:3000$/) });
+    }
+  });
+
+  it('trusts the one proxy hop of the balancer it assumes (a TRUST_PROXY the service accepts)', () => {
+    for (const name of APIS) {
+      const value = services[name].environment.TRUST_PROXY as string;
+      expect(loadConfig({ TRUST_PROXY: unset(value) }).http.trustProxy).toBe(1);
+    }
+  });
+
+  it('checks liveness as the health check, never readiness (a database outage must not make them unhealthy)', () => {
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/health\/live'/m);
+    expect(dockerfile).not.toMatch(/^HEALTHCHECK .*\n.*\/health\/ready/m);
+    for (const [name, service] of Object.entries(services)) {
+      expect({ name, healthcheck: JSON.stringify(service.healthcheck ?? null) }).not.toEqual({
+        name,
+        healthcheck: expect.stringContaining('/health/ready'),
+      });
+    }
+  });
+
+  it('gives the replicas the idempotency pepper as a secret file', () => {
+    for (const name of APIS) {
+      expect(services[name].environment.IDEMPOTENCY_KEY_PEPPER_FILE).toBe('/run/secrets/idempotency_key_pepper');
+      expect(services[name].secrets).toContain('idempotency_key_pepper');
+    }
   });
 
   it.each(OURS)(
@@ -72,7 +131,7 @@ describe('docker/compose.yaml', () => {
     },
   );
 
-  it.each(['api', 'worker'])('%s: a stop grace well over the 10 s drain and the 5 s hard exit', (name) => {
+  it.each([...APIS, 'worker'])('%s: a stop grace well over the 10 s drain and the 5 s hard exit', (name) => {
     expect(seconds(services[name].stop_grace_period)).toBeGreaterThanOrEqual(25);
   });
 
@@ -101,9 +160,11 @@ describe('docker/compose.yaml', () => {
   });
 
   it('serves metrics on a port of their own, and keeps its Redis keys under a prefix of its own', () => {
-    for (const name of ['api', 'worker']) expect(services[name].environment.METRICS_PORT).toMatch(/^\d+$/);
-    expect(services['api'].environment.METRICS_PORT).not.toBe('3000');
-    expect(services['api'].environment.REDIS_KEY_PREFIX).toBeTruthy();
+    for (const name of [...APIS, 'worker']) expect(services[name].environment.METRICS_PORT).toMatch(/^\d+$/);
+    for (const name of APIS) {
+      expect(services[name].environment.METRICS_PORT).not.toBe('3000');
+      expect(services[name].environment.REDIS_KEY_PREFIX).toBeTruthy();
+    }
   });
 });
 
@@ -113,5 +174,50 @@ describe('docker/Dockerfile', () => {
     const stages = dockerfile.split(/^FROM /m).slice(1);
     expect(stages).toHaveLength(2);
     for (const stage of stages) expect(stage).toMatch(/^ENV .*SCARF_ANALYTICS=false/m);
+  });
+});
+
+/**
+ * The file against the Compose Specification's JSON schema: Debian's docker-compose (1.29) validates it with the
+ * schema it ships (compose_spec.json) in `config`, which needs no container engine. .ci/run installs it where it is
+ * missing; without it this says so and skips.
+ */
+const DOCKER_COMPOSE = onPath('docker-compose') ?? '';
+if (!DOCKER_COMPOSE) {
+  console.warn(
+    'compose-file: docker-compose is not installed (Debian: apt-get install docker-compose; .ci/run does), so ' +
+      'the validation against the Compose Specification is skipped.',
+  );
+}
+
+(DOCKER_COMPOSE ? describe : describe.skip)('docker/compose.yaml, by docker-compose config', () => {
+  const config = (env: Record<string, string>) => {
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(PETSTORE_|REDIS_KEY)/.test(name)),
+    );
+    return execFileSync(DOCKER_COMPOSE, ['-f', join(root, 'docker/compose.yaml'), 'config'], {
+      env: { ...clean, ...env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  };
+
+  it('is valid against the Compose Specification, and takes the tag and the trusted hops from the environment', () => {
+    const resolved = parse(config({ PETSTORE_TAG: '9.8.7', PETSTORE_TRUST_PROXY: '2' })) as typeof compose;
+    for (const name of OURS) expect(resolved.services[name].image).toBe('petstore-api:9.8.7');
+    for (const name of APIS) expect(resolved.services[name].environment.TRUST_PROXY).toBe('2');
+  });
+
+  it('refuses a file that breaks the schema (the check can fail)', () => {
+    const broken = join(root, 'tmp', `compose-broken-${process.pid}.yaml`);
+    mkdirSync(dirname(broken), { recursive: true });
+    writeFileSync(broken, 'services:\n  api:\n    image: x\n    no_such_option: 1\n');
+    try {
+      expect(() =>
+        execFileSync(DOCKER_COMPOSE, ['-f', broken, 'config', '-q'], { stdio: ['ignore', 'pipe', 'pipe'] }),
+      ).toThrow(/no_such_option/);
+    } finally {
+      rmSync(broken, { force: true });
+    }
   });
 });

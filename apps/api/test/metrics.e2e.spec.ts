@@ -61,6 +61,7 @@ describe('GET /metrics (Prometheus, HTTP, real PostgreSQL)', () => {
     expect(total.value).toBeGreaterThanOrEqual(1);
     expect(idle.value).toBeLessThanOrEqual(total.value);
     expect(waiting.value).toBeGreaterThanOrEqual(0);
+    expect(samples(text, 'db_up')).toEqual([{ labels: {}, value: 1 }]);
     // Without DATABASE_REPLICA_URLS nothing of the read routing exists (read-replicas.e2e.spec.ts has them).
     expect(text).not.toContain('db_replica_');
   });

@@ -17,9 +17,27 @@ import { AppConfig, ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { MetricsController } from './metrics.controller';
 
+/** How long `db_up` waits for PostgreSQL: as long as readiness does (apps/api/src/health). */
+const DB_PROBE_TIMEOUT_MS = 2000;
+
+/** Whether `check` settles without an error within `ms`. */
+async function answersWithin(check: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)));
+  try {
+    await Promise.race([check, timeout]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * Gauges of the connection pool: connections open, idle, and queries waiting for one. With DATABASE_REPLICA_URLS, the
- * reads per server and each replica's state (none of these series exist without replicas).
+ * Gauges of the connection pool: connections open, idle, queries waiting for one, and whether the database answers
+ * (`db_up`). With DATABASE_REPLICA_URLS, the reads per server and each replica's state (none of these series exist
+ * without replicas).
  */
 @Injectable()
 export class DatabasePoolMetrics {
@@ -27,6 +45,11 @@ export class DatabasePoolMetrics {
     metrics.gauge('db_pool_connections_total', 'Connections the pool holds.', () => pool.totalCount);
     metrics.gauge('db_pool_connections_idle', 'Pool connections not in use.', () => pool.idleCount);
     metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', () => pool.waitingCount);
+    metrics.gauge(
+      'db_up',
+      `Whether PostgreSQL answers a SELECT 1 through the pool within ${DB_PROBE_TIMEOUT_MS / 1000} s: 1 yes, 0 no.`,
+      () => answersWithin(pool.query('SELECT 1'), DB_PROBE_TIMEOUT_MS).then((up) => (up ? 1 : 0)),
+    );
     if (replicas) replicaMetrics(metrics, replicas);
   }
 }

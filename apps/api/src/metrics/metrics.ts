@@ -39,14 +39,22 @@ export class Metrics {
     this.buildInfo.set({ version: RELEASE.version, commit: RELEASE.commit, node_version: process.version }, 1);
   }
 
-  /** A gauge read when scraped: `collect` returns its value (or one per label set). */
+  /**
+   * A gauge read when scraped: `collect` returns its value. One that fails (the queue gauges read the database)
+   * keeps its last value: prom-client would otherwise fail the whole scrape, and every other metric (`db_up`,
+   * `redis_up`, the 503s) would be lost exactly during the outage they describe.
+   */
   gauge(name: string, help: string, collect: () => number | Promise<number>): Gauge {
     return new Gauge({
       name,
       help,
       registers: [this.registry],
       async collect() {
-        this.set(await collect());
+        try {
+          this.set(await collect());
+        } catch {
+          // The last value stays; `db_up` says when the database does not answer.
+        }
       },
     });
   }
