@@ -158,9 +158,29 @@ describe('hostile input gets a 400, never a 500 (HTTP, real PostgreSQL)', () => 
       expect(response.body.account.name).toBe(`"${'['.repeat(40)}`);
     });
 
-    it('still answers invalid JSON as invalid_json and a prototype key as invalid_json', async () => {
+    it('still answers invalid JSON as invalid_json; a prototype key is an unknown field, named', async () => {
       expectError(await raw('/accounts', '{"name":[[[}'), 400, 'invalid_json');
-      expectError(await raw('/accounts', '{"name":"x","__proto__":{"admin":true}}'), 400, 'invalid_json');
+      const proto = await raw('/accounts', '{"name":"x","__proto__":{"admin":true}}');
+      expectError(proto, 400, 'validation_failed');
+      expect(proto.body.details).toEqual([{ field: '__proto__', message: '__proto__ is not a known field' }]);
+      const nested = await raw('/accounts', '{"name":"x","constructor":{"prototype":{"admin":true}}}');
+      expectError(nested, 400, 'validation_failed');
+      expect(nested.body.details).toEqual([{ field: 'constructor', message: 'constructor is not a known field' }]);
+    });
+  });
+
+  describe('a query string that is not valid percent-encoding (as a path is not)', () => {
+    it('is 400 bad_request, whatever the operation; valid escapes are taken', async () => {
+      for (const query of ['name=%E0%A4%A', 'name=%FF', 'name=%', 'name=%zz', 'status=available&name=%C3']) {
+        const response = await api.get(`/pets?${query}`, { key: ADMIN_KEY });
+        expect({ query, status: response.status, code: response.body?.code }).toEqual({
+          query,
+          status: 400,
+          code: 'bad_request',
+        });
+      }
+      expectError(await api.get('/categories?limit=%FF', { key: ADMIN_KEY }), 400, 'bad_request');
+      expect((await api.get('/pets?name=%C3%A9t%C3%A9%25', { key: ADMIN_KEY })).status).toBe(200);
     });
   });
 

@@ -1,3 +1,4 @@
+import * as http from 'node:http';
 import { ADMIN_KEY, expectError, TestApp } from './support/test-app';
 
 type Operation = { requestBody?: unknown; parameters?: { in: string; name: string }[] };
@@ -55,6 +56,44 @@ describe('every operation refuses what it does not define (HTTP, real PostgreSQL
       });
     }
     expect(await count()).toBe(before);
+  });
+
+  it('refuses a body on every GET (it was read and ignored), naming it; an unknown path stays a 404', async () => {
+    const gets = operations.filter((o) => o.method === 'GET');
+    expect(gets.length).toBeGreaterThan(10);
+    // fetch sends no body with a GET: node:http does.
+    const getWithBody = (path: string) =>
+      new Promise<{ status: number; body: { code?: string; details?: unknown } }>((resolve, reject) => {
+        const request = http.request(
+          `${api.baseUrl}${path}`,
+          {
+            method: 'GET',
+            // A length, not chunks: Node's parser refuses a chunked GET itself (malformed HTTP).
+            headers: {
+              authorization: `Bearer ${ADMIN_KEY}`,
+              'content-type': 'application/json',
+              'content-length': '17',
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+          },
+        );
+        request.on('error', reject);
+        request.end('{"status":"sold"}');
+      });
+    for (const { path } of gets) {
+      const response = await getWithBody(path);
+      expect({ path, status: response.status, code: response.body.code, details: response.body.details }).toEqual({
+        path,
+        status: 400,
+        code: 'validation_failed',
+        details: [{ field: 'body', message: 'must be empty: GET takes no body' }],
+      });
+    }
+    expect((await getWithBody('/no-such-thing')).status).toBe(404);
   });
 
   it("refuses names of every object's prototype in a body, as any other unknown field", async () => {

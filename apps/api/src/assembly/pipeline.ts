@@ -26,6 +26,7 @@ import {
 import { BODY_LIMIT_BYTES } from '../common/http-kit/body-limit';
 import {
   registerJsonOnlyBodies,
+  registerQueryEncodingCheck,
   registerJsonParser,
   registerStorableTextCheck,
 } from '../common/http/input-limits.hooks';
@@ -95,8 +96,10 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   await registerSecurityHeaders(app);
   // onRequest: an HTTP/1.1 request without Host is refused (Node's own bare 400 is off: requireHostHeader).
   registerHostRequired(fastify);
-  // onRequest: a body in another media type is refused before anything reads or counts it.
+  // onRequest: a body in another media type, or on a GET, is refused before anything reads or counts it.
   registerJsonOnlyBodies(fastify);
+  // onRequest: a query string that is not valid percent-encoding is refused, as the router refuses such a path.
+  registerQueryEncodingCheck(fastify);
   // onRequest: the handler's deadline starts as early as possible (503 when it passes; 408 while the body is late).
   registerHandlerTimeout(fastify, http.handlerTimeoutMs);
   // A plugin that attaches itself to each route as it is added: before the routes.

@@ -13,6 +13,9 @@ function hasBody(request: FastifyRequest): boolean {
 /** `Content-Encoding` of a body taken as it is: none, or `identity` (RFC 9110, 8.4.1). */
 const UNENCODED = /^\s*(?:identity\s*)?$/i;
 
+/** Methods that take no request body: a body sent with one is refused, not ignored (docs/api.md, Conventions). */
+const BODILESS_METHODS = new Set(['GET', 'HEAD']);
+
 /**
  * A request body is JSON or nothing: any other media type is refused (`400 missing_content_type`, the
  * specification's rule) before anything reads it. Nor is a body ever inflated (64 KiB of gzip can hold gigabytes):
@@ -23,6 +26,13 @@ const UNENCODED = /^\s*(?:identity\s*)?$/i;
 export function registerJsonOnlyBodies(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
     if (!hasBody(request)) return done();
+    if (BODILESS_METHODS.has(request.method) && !request.is404) {
+      // Before, it was read and ignored (answered 200), where docs/api.md says a body an operation does not take is
+      // refused: a client that thinks it filters by a body must hear that it does not.
+      throw ApiError.validation(`A ${request.method} request takes no body.`, [
+        { field: 'body', message: `must be empty: ${request.method} takes no body` },
+      ]);
+    }
     if (!JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) {
       throw new ApiError(
         400,
@@ -38,6 +48,26 @@ export function registerJsonOnlyBodies(fastify: FastifyInstance): void {
         'Request bodies are not decompressed: send the body uncompressed, without Content-Encoding (responses ' +
           'are still compressed when you send Accept-Encoding).',
       );
+    }
+    done();
+  });
+}
+
+/**
+ * A query string must be valid percent-encoding of UTF-8, as the path must be (the router answers a path that is not
+ * `400 bad_request`). fast-querystring, Fastify's parser, leaves a sequence it cannot decode as it is (`%E0%A4%A`,
+ * `%FF`), so such a value used to reach the handler literally. `decodeURIComponent` throws on exactly those: an
+ * incomplete or non-hexadecimal escape, or bytes that are not UTF-8. Only a query holding `%` is decoded.
+ */
+export function registerQueryEncodingCheck(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const url = request.url;
+    const start = url.indexOf('?');
+    if (start < 0 || url.indexOf('%', start) < 0) return done();
+    try {
+      decodeURIComponent(url.slice(start + 1));
+    } catch {
+      throw new ApiError(400, 'bad_request', 'The query string is not valid percent-encoding of UTF-8.');
     }
     done();
   });
@@ -81,6 +111,32 @@ export function jsonDepthExceeds(text: Buffer, limit: number): boolean {
   return false;
 }
 
+/**
+ * The path of the first `__proto__` key, or `constructor` key holding `prototype`, in a valid JSON text (what
+ * secure-json-parse refuses), or null when the text is not valid JSON. `JSON.parse` keeps `__proto__` as an own key.
+ */
+function prototypeKeyOf(text: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const stack: Array<{ path: string; value: unknown }> = [{ path: '', value: parsed }];
+  while (stack.length) {
+    const { path, value } = stack.pop() as { path: string; value: unknown };
+    if (value === null || typeof value !== 'object') continue;
+    for (const key of Object.keys(value)) {
+      const child = (value as Record<string, unknown>)[key];
+      const at = path ? `${path}.${key}` : key;
+      if (key === '__proto__') return at;
+      if (key === 'constructor' && child !== null && typeof child === 'object' && 'prototype' in child) return at;
+      stack.push({ path: at, value: child });
+    }
+  }
+  return null;
+}
+
 /** What a body that is not UTF-8 is refused with (RFC 8259, section 8.1: JSON between systems is UTF-8). */
 const NOT_UTF8 = 'The request body is not valid UTF-8: send JSON in UTF-8 (RFC 8259).';
 
@@ -109,7 +165,22 @@ export function registerJsonParser(app: NestFastifyApplication, bodyLimit: numbe
       );
       return;
     }
-    parseJson(request, body.toString('utf8'), done);
+    const text = body.toString('utf8');
+    parseJson(request, text, (error, value) => {
+      // secure-json-parse refuses `__proto__` (and `constructor.prototype`) keys, and Fastify reports that as
+      // "not valid JSON". When the text is valid JSON, that was the reason: a field no operation takes, refused like
+      // any unknown field (400 validation_failed, named). Only on this error path is the text parsed again.
+      const field = error ? prototypeKeyOf(text) : null;
+      if (field !== null) {
+        done(
+          ApiError.validation(`The request is invalid: ${field} is not a known field.`, [
+            { field, message: `${field} is not a known field` },
+          ]),
+        );
+        return;
+      }
+      done(error, value);
+    });
   });
 }
 
