@@ -17,6 +17,7 @@ import { InMemoryRateLimitStore, RedisRateLimitStore } from '../common/rate-limi
 import { registerTracingHooks } from '../common/tracing/tracing';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { registerHandlerTimeout } from '../common/http/handler-timeout';
+import { registerBodyRate } from '../common/http/body-rate';
 import {
   corsHeadersBeforeCors,
   registerCompression,
@@ -99,6 +100,8 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerJsonOnlyBodies(fastify);
   // onRequest: the handler's deadline starts as early as possible (503 when it passes; 408 while the body is late).
   registerHandlerTimeout(fastify, http.handlerTimeoutMs);
+  // onRequest: a body that trickles is cut (408) long before the handler's deadline: the slow-upload rule.
+  registerBodyRate(fastify, { timeoutMs: http.bodyTimeoutMs, minRate: http.bodyMinRate });
   // A plugin that attaches itself to each route as it is added: before the routes.
   await registerCompression(app);
   // CORS answers preflights; method semantics (405, OPTIONS) comes after it and after the request id, so its

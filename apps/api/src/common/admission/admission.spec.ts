@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AddressInfo } from 'node:net';
 import { Metrics } from '../../metrics/metrics';
 import { FrontDoor } from '../http-kit/front-door';
-import { Admission, Refusal } from './admission';
+import { Admission, LoadSignals, LoadWindow, Refusal } from './admission';
 
 /**
  * Admission alone in front of a bare Fastify (FrontDoor, as create-app.ts puts it) over real HTTP: handlers that wait
@@ -30,6 +30,8 @@ describe('Admission (in front of a bare Fastify)', () => {
    * could cut the limit of 2 to 1 while a test holds both slots, and a queued request would wait for ever.
    */
   let loopDelayMs = 0;
+  /** The governor's signals, given by a test; else the process's own. */
+  let load: LoadSignals | undefined;
 
   beforeEach(async () => {
     gates.clear();
@@ -43,6 +45,7 @@ describe('Admission (in front of a bare Fastify)', () => {
     admission = new Admission({ mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000, loopDelayMs }, metrics, {
       requestId: () => `id-${++ids}`,
       onRefused: (refusal) => refusals.push(refusal),
+      load,
     });
     admission.watchRoutes(fastify);
     door.install((next) => admission.front(next));
@@ -161,30 +164,45 @@ describe('Admission (in front of a bare Fastify)', () => {
     await until(() => admission.inFlight === 0);
   });
 
-  describe('with the loop governor (a 10 ms target)', () => {
-    beforeAll(() => (loopDelayMs = 10));
-    afterAll(() => (loopDelayMs = 0));
+  describe('with the loop governor (a 10 ms target), its signals given by the test', () => {
+    /** What the governor reads at the end of each 100 ms window, and how many windows it has read. */
+    let reading: LoadWindow;
+    let windows = 0;
+    const quiet: LoadWindow = { delayMs: 2, busy: 0.3, cpu: 0.3 };
+    beforeAll(() => {
+      loopDelayMs = 10;
+      load = { start: () => undefined, read: () => (windows++, { ...reading }), stop: () => undefined };
+    });
+    afterAll(() => {
+      loopDelayMs = 0;
+      load = undefined;
+    });
+    beforeEach(() => {
+      reading = quiet;
+      windows = 0;
+    });
 
-    it('lowers the limit below its floor while the loop falls behind under pressure, and lifts it after', async () => {
+    async function windowsPass(n: number): Promise<void> {
+      const until_ = windows + n;
+      await until(() => windows >= until_);
+    }
+
+    it('lowers the limit below its floor while its own load saturates the thread, and lifts it after', async () => {
       const held = [call('GET', 'a-held'), call('GET', 'b-held')];
       await until(() => started.length === 2);
       const queued = call('GET', 'c');
       await until(() => admission.queued === 1);
       expect(admission.limit).toBe(2);
-      // The thread busy in 20 ms slices for about half a second, a request waiting all along: every 100 ms window sees
-      // the loop's delay above its target (10 ms here).
-      for (let i = 0; i < 25; i++) {
-        await new Promise((resolve) => setImmediate(resolve));
-        const end = performance.now() + 20;
-        while (performance.now() < end) {
-          // the loop is held, as by more requests than the thread can serve
-        }
-      }
+      // A request waiting all along, the loop's delay over its target, the thread busy with its own CPU.
+      reading = { delayMs: 40, busy: 0.98, cpu: 1 };
       await until(() => admission.governor.cap < Infinity);
       expect(admission.limit).toBe(1);
       const gauge = await metrics.registry.getSingleMetric('admission_limit')?.get();
       expect(gauge?.values[0].value).toBe(1);
+      // The queue's room is the limit (1, taken): the next read is refused.
+      expect((await call('GET', 'd')).status).toBe(503);
 
+      reading = quiet;
       gates.get('GET a-held')?.();
       gates.get('GET b-held')?.();
       expect((await queued).status).toBe(200);
@@ -192,6 +210,25 @@ describe('Admission (in front of a bare Fastify)', () => {
       // Nothing waits and the loop keeps up: the cap lifts, the gradient's limit (the floor, 2) is back.
       await until(() => admission.limit === 2);
       expect(admission.governor.cap).toBe(Infinity);
+    });
+
+    it("a noisy neighbour's signals (its own CPU half its busy time) keep the limit: reads queue", async () => {
+      const held = [call('GET', 'a-held'), call('GET', 'b-held')];
+      await until(() => started.length === 2);
+      const queued = call('GET', 'c');
+      await until(() => admission.queued === 1);
+      // The same delay and utilisation as above, but the process had the core for half its busy time.
+      reading = { delayMs: 40, busy: 0.98, cpu: 0.5 };
+      await windowsPass(5);
+      expect(admission.governor.cap).toBe(Infinity);
+      expect(admission.limit).toBe(2);
+      const second = call('GET', 'd');
+      await until(() => admission.queued === 2);
+      expect(refusals).toEqual([]);
+      reading = quiet;
+      gates.get('GET a-held')?.();
+      gates.get('GET b-held')?.();
+      expect((await Promise.all([queued, second, ...held])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
     });
   });
 
