@@ -404,20 +404,24 @@ export class Admission {
     return this.queue.length > 0 || this.inFlightCount >= this.limit;
   }
 
+  /** A client's share of the limit: the limit over the clients counted now and `arriving`, at least one. */
+  private share(arriving: string): number {
+    const active = this.clients.has(arriving) ? this.clients.size : this.clients.size + 1;
+    return Math.max(1, Math.floor(this.limit / active));
+  }
+
   /**
-   * Whether a client has its share of the limit in flight or waiting while others have requests too: the limit
-   * divided among the clients counted now (this one included), at least one each. A client alone is never over.
+   * Whether a client has its share of the limit in flight or waiting while others have requests too (`arriving`: the
+   * client of the request being decided, counted as one of them). A client alone is never over.
    */
-  private overShare(client: string): boolean {
-    const mine = this.clients.get(client) ?? 0;
-    const active = mine > 0 ? this.clients.size : this.clients.size + 1;
-    if (active < 2) return false;
-    return mine >= Math.max(1, Math.floor(this.limit / active));
+  private overShare(client: string, arriving = client): boolean {
+    if (this.clients.size < (this.clients.has(arriving) ? 2 : 1)) return false;
+    return (this.clients.get(client) ?? 0) >= this.share(arriving);
   }
 
   /**
    * The queue is full: refuses the newest waiter of the client with the most requests counted, if that client is not
-   * `client` and is over its share, so that another client may wait. False if there is none to refuse.
+   * `client` and is over its share, so that `client` may wait. False if there is none to refuse.
    */
   private makeRoom(client: string): boolean {
     let heaviest: string | null = null;
@@ -429,7 +433,7 @@ export class Admission {
         most = count;
       }
     }
-    if (heaviest === null || !this.overShare(heaviest)) return false;
+    if (heaviest === null || !this.overShare(heaviest, client)) return false;
     for (let i = this.queue.length - 1; i >= 0; i--) {
       if (this.queue[i].client === heaviest) {
         this.shed(this.queue.splice(i, 1)[0]);
@@ -437,6 +441,15 @@ export class Admission {
       }
     }
     return false;
+  }
+
+  /** The next waiter to admit: the oldest of a client within its share (itself included), else the oldest. */
+  private nextWaiter(): Waiter {
+    for (let i = 0; i < this.queue.length; i++) {
+      const client = this.queue[i].client;
+      if ((this.clients.get(client) ?? 0) <= this.share(client)) return this.queue.splice(i, 1)[0];
+    }
+    return this.queue.shift() as Waiter;
   }
 
   private count(client: string): void {
@@ -471,7 +484,7 @@ export class Admission {
   private serveQueue(): void {
     const now = performance.now();
     while (this.queue.length && this.inFlightCount < this.limit) {
-      const waiter = this.queue.shift() as Waiter;
+      const waiter = this.nextWaiter();
       if (waiter.deadline <= now || waiter.request.destroyed) {
         this.shed(waiter);
       } else {
