@@ -379,8 +379,13 @@ export class Admission {
     const size = this.settings.queueMs > 0 ? this.limit : 0;
     const method = request.method ?? 'GET';
     const room = method === 'GET' || method === 'HEAD' ? size : size >> 1;
-    while (this.queue.length >= room) {
-      if (!this.makeRoom(client.key)) return this.turnAway(request, response, resume, now);
+    if (this.queue.length >= room) {
+      // A write's half of the queue is taken while the queue has room: reads first, as without shares. A full queue
+      // makes room by refusing the waiters of clients over their share, if any.
+      if (this.queue.length < size) return this.turnAway(request, response, resume, now);
+      while (this.queue.length >= room) {
+        if (!this.makeRoom(client.key)) return this.turnAway(request, response, resume, now);
+      }
     }
     this.count(client.key);
     this.queue.push({
