@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AddressInfo } from 'node:net';
 import { Metrics } from '../../metrics/metrics';
 import { FrontDoor } from '../http-kit/front-door';
-import { Admission, LoadSignals, LoadWindow, Refusal } from './admission';
+import { Admission, Client, LoadSignals, LoadWindow, Refusal } from './admission';
 
 /**
  * Admission alone in front of a bare Fastify (FrontDoor, as create-app.ts puts it) over real HTTP: handlers that wait
@@ -32,6 +32,8 @@ describe('Admission (in front of a bare Fastify)', () => {
   let loopDelayMs = 0;
   /** The governor's signals, given by a test; else the process's own. */
   let load: LoadSignals | undefined;
+  /** Who sends a request, given by a test; else its address (all of them 127.0.0.1). */
+  let clientOf: ((request: { headers: Record<string, unknown> }) => Client) | undefined;
 
   beforeEach(async () => {
     gates.clear();
@@ -46,6 +48,7 @@ describe('Admission (in front of a bare Fastify)', () => {
       requestId: () => `id-${++ids}`,
       onRefused: (refusal) => refusals.push(refusal),
       load,
+      clientOf,
     });
     admission.watchRoutes(fastify);
     door.install((next) => admission.front(next));
@@ -72,12 +75,14 @@ describe('Admission (in front of a bare Fastify)', () => {
     await fastify.close();
   });
 
-  const call = (method: string, name: string, signal?: AbortSignal) =>
-    fetch(`${baseUrl}/work/${name}`, { method, signal }).then(async (r) => ({
-      status: r.status,
-      headers: r.headers,
-      body: (await r.json()) as Record<string, unknown>,
-    }));
+  const call = (method: string, name: string, signal?: AbortSignal, client?: string) =>
+    fetch(`${baseUrl}/work/${name}`, { method, signal, headers: client ? { 'x-client': client } : {} }).then(
+      async (r) => ({
+        status: r.status,
+        headers: r.headers,
+        body: (await r.json()) as Record<string, unknown>,
+      }),
+    );
 
   async function until(condition: () => boolean): Promise<void> {
     for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -229,6 +234,64 @@ describe('Admission (in front of a bare Fastify)', () => {
       gates.get('GET a-held')?.();
       gates.get('GET b-held')?.();
       expect((await Promise.all([queued, second, ...held])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    });
+  });
+
+  describe('fair shares (the client named by an x-client header here; `admin` an administrator)', () => {
+    beforeAll(() => {
+      clientOf = (request) => {
+        const name = String(request.headers['x-client'] ?? 'nobody');
+        return { key: name, admin: name === 'admin' };
+      };
+    });
+    afterAll(() => (clientOf = undefined));
+    const by = (client: string, name: string) => call('GET', name, undefined, client);
+
+    it('refuses a client at its share at once while another waits; admits the one within its share first', async () => {
+      const held = [by('a', 'a1-held'), by('a', 'a2-held')];
+      await until(() => started.length === 2);
+      // Alone, a client may use the whole limit and the queue.
+      const aQueued = by('a', 'a3');
+      await until(() => admission.queued === 1);
+      // Another client: a's share is now 1 of the limit of 2 (it has 3), b's 1 (it has none): b waits, a is refused.
+      const bQueued = by('b', 'b1');
+      await until(() => admission.queued === 2);
+      const aRefused = await by('a', 'a4');
+      expect(aRefused.status).toBe(503);
+      expect(aRefused.body).toMatchObject({ code: 'overloaded' });
+      // b at its share (one waiting): its next is refused too, the queue's room notwithstanding.
+      expect((await by('b', 'b2')).status).toBe(503);
+      // An administrator is admitted at once, beyond the limit.
+      const admin = by('admin', 'admin-held');
+      await until(() => started.includes('GET admin-held'));
+      expect(admission.inFlight).toBe(3);
+      gates.get('GET admin-held')?.();
+      expect((await admin).status).toBe(200);
+      // A slot frees: b's request, within its share, goes before a's older one.
+      gates.get('GET a1-held')?.();
+      expect((await bQueued).status).toBe(200);
+      expect(started.indexOf('GET b1')).toBeLessThan(started.indexOf('GET a3'));
+      gates.get('GET a2-held')?.();
+      expect((await aQueued).status).toBe(200);
+      await Promise.all(held);
+      await until(() => admission.inFlight === 0);
+    });
+
+    it('a full queue makes room for another client: the newest waiter of the client over its share goes', async () => {
+      const held = [by('a', 'a1-held'), by('a', 'a2-held')];
+      await until(() => started.length === 2);
+      const aFirst = by('a', 'a3');
+      await until(() => admission.queued === 1);
+      const aNewest = by('a', 'a4');
+      await until(() => admission.queued === 2);
+      // The queue is full (its room is the limit, 2), all of it a's: b's read takes the place of a's newest.
+      const b = by('b', 'b1');
+      expect((await aNewest).status).toBe(503);
+      await until(() => admission.queued === 2);
+      gates.get('GET a1-held')?.();
+      gates.get('GET a2-held')?.();
+      expect((await Promise.all([b, aFirst, ...held])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(started).not.toContain('GET a4');
     });
   });
 
