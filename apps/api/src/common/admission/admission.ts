@@ -213,7 +213,9 @@ function pathOf(url: string): string {
  * its share of the limit (the limit over the clients with requests in flight or waiting) in flight or waiting is
  * refused at once, before the others queue; a full queue makes room for another client by refusing the newest waiter
  * of the client furthest over its share. A client alone may use the whole limit. An administrator is admitted at once
- * up to `ADMIN_HEADROOM` beyond the limit. Under pressure a flood is what is refused, the rest served.
+ * up to `ADMIN_HEADROOM` beyond the limit. Under pressure a flood is what is refused, the rest served. Hand-written
+ * like the limit itself: no maintained npm package partitions a concurrency limit by client (`@fastify/rate-limit`
+ * counts requests a window, not requests in flight, and runs as a Fastify hook; the pools are fixed and unkeyed).
  *
  * **Bodies** (issue 48, slow uploads): a request announcing a body is let into Fastify without a slot and takes one
  * once its body has arrived (watchRoutes' preValidation hook: the same limit, queue and shares), so a body that
