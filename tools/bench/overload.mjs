@@ -301,6 +301,7 @@ export async function overload({
   servicePid,
   warmupSeconds = 0,
   rate,
+  factor = 2,
   measured,
 }) {
   // The instance is new: its JIT warms up first, unmeasured (capacity measured cold moved by half between runs).
@@ -343,8 +344,9 @@ export async function overload({
       await next;
     }
   })();
-  // Twice the capacity just measured, or a rate given (BENCH_OVERLOAD_RATE: the same load for builds compared).
-  const offered = rate ?? Math.round(capacity * 2);
+  // Twice the capacity just measured (`factor`: the noisy-neighbour scenario offers half of it too), or a rate given
+  // (BENCH_OVERLOAD_RATE: the same load for builds compared).
+  const offered = rate ?? Math.round(capacity * factor);
   const atLoad = cpuMark(servicePid);
   const timeline = [];
   const loadRun = await openLoop({
@@ -384,6 +386,8 @@ export async function overload({
     admittedP99: round1(percentile(ok, 99)),
     admittedP99Ratio: +(percentile(ok, 99) / Math.max(unloadedP99, 0.1)).toFixed(2),
     shed: shed.length,
+    // The share of the answers that were refusals (the noisy-neighbour scenario's target at half capacity: under 1 %).
+    shedShare: +(shed.length / Math.max(1, ok.length + shed.length + other)).toFixed(4),
     shedP99: round1(percentile(shed, 99)),
     otherNon2xx: other,
     errors: loadRun.errors + loadRun.timeouts,
@@ -536,6 +540,27 @@ export function pinCores(servicePid) {
         // nothing to undo: this process ends soon after, and the servers it started are stopped
       }
     },
+  };
+}
+
+/**
+ * A noisy neighbour: a process spinning a busy loop on `core` (taskset), as another tenant's work on the service's
+ * core, a CPU quota or a VM's steal would take it (issue 48). Returns `stop`, or null where taskset cannot pin it.
+ */
+export function startNoise(core) {
+  const child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  try {
+    execFileSync('taskset', ['-a', '-c', '-p', String(core), String(child.pid)], { stdio: 'ignore' });
+  } catch {
+    child.kill('SIGKILL');
+    return null;
+  }
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGKILL');
+      }),
   };
 }
 

@@ -1,9 +1,10 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Clock } from '@petstore/application';
+import { ApiKeySecrets, Clock, VerifiedKeyCache } from '@petstore/application';
 import { ReadReplicas } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { registerReplicaReads } from '../database/replica-reads';
 import { Admission } from '../common/admission/admission';
+import { admissionClients } from '../common/admission/clients';
 import { BearerStrategy } from '../common/auth/bearer.strategy';
 import { registerConditionalRequests } from '../common/conditional/conditional.hooks';
 import { registerDeprecationHooks } from '../common/deprecation/deprecation.hooks';
@@ -17,6 +18,7 @@ import { InMemoryRateLimitStore, RedisRateLimitStore } from '../common/rate-limi
 import { registerTracingHooks } from '../common/tracing/tracing';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { registerHandlerTimeout } from '../common/http/handler-timeout';
+import { registerBodyRate } from '../common/http/body-rate';
 import {
   corsHeadersBeforeCors,
   registerCompression,
@@ -66,11 +68,15 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   // metric are written as the onResponse hooks below write them. A queued request, admitted when another one ends,
   // enters Fastify from there: the access log's WorkScope, first below, gives it a context of its own. Before the
   // drain, which refuses what it admits once the instance drains. onRoute: the routes' copy that labels refusals.
+  // Shares: who sends a request is known before refusal only as far as the key cache knows it (clients.ts: a cached
+  // key's account, else the address); full authentication stays after admission. preValidation: a request with a
+  // body takes its slot once the body has arrived (a body that trickles holds none), before any other preValidation.
   const metrics = app.get(Metrics);
   const access = accessLogger(settings.logger);
   const admission = new Admission(settings.admission, metrics, {
     requestId,
     refusalHeaders: corsHeadersBeforeCors(http.corsOrigins),
+    clientOf: admissionClients(app.get(VerifiedKeyCache), app.get(ApiKeySecrets), http.trustProxy),
     onRefused: (refusal) => {
       access.info(refusal, 'request completed');
       observeHttpAnswer(metrics, refusal.method, refusal.route, refusal.status, refusal.durationMs / 1000);
@@ -102,6 +108,8 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerQueryEncodingCheck(fastify);
   // onRequest: the handler's deadline starts as early as possible (503 when it passes; 408 while the body is late).
   registerHandlerTimeout(fastify, http.handlerTimeoutMs);
+  // onRequest: a body that trickles is cut (408) long before the handler's deadline: the slow-upload rule.
+  registerBodyRate(fastify, { timeoutMs: http.bodyTimeoutMs, minRate: http.bodyMinRate });
   // A plugin that attaches itself to each route as it is added: before the routes.
   await registerCompression(app);
   // CORS answers preflights; method semantics (405, OPTIONS) comes after it and after the request id, so its

@@ -154,16 +154,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ HTTP_LISTEN_BACKLOG: '128' }).http.listenBacklog).toBe(128);
   });
 
-  it('reads the admission settings: off by default, never under 50 concurrent requests; on, or min above max', () => {
+  it('reads the admission settings: on by default, never under 50 concurrent requests; off, or min above max', () => {
     expect(loadConfig({}).admission).toEqual({
-      mode: 'off',
+      mode: 'on',
       limitMin: 64,
       limitMax: 1000,
       queueMs: 50,
       loopDelayMs: 10,
     });
     expect(loadConfig({}).admission.limitMin).toBeGreaterThanOrEqual(50);
-    expect(loadConfig({ ADMISSION: 'on' }).admission.mode).toBe('on');
+    expect(loadConfig({ ADMISSION: 'off' }).admission.mode).toBe('off');
     expect(() => loadConfig({ ADMISSION_LIMIT_MIN: '10', ADMISSION_LIMIT_MAX: '5' })).toThrow(
       /^Invalid configuration: ADMISSION_LIMIT_MIN must not exceed ADMISSION_LIMIT_MAX \(5\)/,
     );

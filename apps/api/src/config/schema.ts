@@ -136,14 +136,28 @@ export const CONFIG_SCHEMA = {
       '30000',
       'a handler that has not answered by then gets 503 (408 while the request body is still arriving)',
     ),
+    // The slow-upload rule (docs/operations.md, "Slow uploads"): Apache mod_reqtimeout's `body=5,MinRate=500`.
+    bodyTimeoutMs: setting(
+      'HTTP_BODY_TIMEOUT_MS',
+      milliseconds(100, MAX_TIMEOUT_MS),
+      '5000',
+      'a request body gets this long, plus 1 s for every `HTTP_BODY_MIN_RATE` bytes received, before a 408',
+    ),
+    bodyMinRate: setting(
+      'HTTP_BODY_MIN_RATE',
+      integer(0, 1_000_000_000),
+      '500',
+      'the least rate (bytes a second, on average) a request body must arrive at once its first ' +
+        '`HTTP_BODY_TIMEOUT_MS` have passed; 0 = only `HTTP_REQUEST_TIMEOUT_MS` bounds it',
+    ),
   }),
   admission: group('Admission', {
     mode: setting(
       'ADMISSION',
       oneOf(['on', 'off'] as const),
-      // Off until the overload benchmark has measured it: on, an A/B at normal load put the reads' p99 at
-      // 1.2-1.4x the minimal handler's, against 1.1-1.2x off (docs/operations.md, "Admission").
-      'off',
+      // On (issue 48): off, twice capacity gave a minute's tail to everyone; on, at normal load a request costs a
+      // comparison, a counter and a timestamp (docs/operations.md, "Admission": why the defaults are what they are).
+      'on',
       '`on`: an adaptive concurrency limit per instance; what it cannot admit, nor queue for `ADMISSION_QUEUE_MS`, ' +
         'gets 503 `overloaded` at once (health probes, `/metrics`, `/openapi.json` and `/docs` never); `off`: every ' +
         'request is admitted (see Admission)',

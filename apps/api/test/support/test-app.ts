@@ -61,10 +61,10 @@ export class TestApp {
     overrides: ConfigOverrides = {},
     options: StartOptions = {},
   ): Promise<TestApp> {
-    // Limits off unless a test sets them: other tests hold many units per customer, and fire hundreds of
-    // concurrent requests at one instance (admission.e2e.spec.ts turns the admission limit on).
+    // Limits off unless a test sets them: other tests hold many units per customer. Admission stays at the product's
+    // default (on): a test that fires more concurrent requests at one instance than its limit turns it off itself
+    // (store-concurrency.e2e.spec.ts).
     const defaults = withConfig(loadConfig({}), {
-      admission: { mode: 'off' },
       auth: { adminApiKey: ADMIN_KEY, rateLimitPerMinute: 0 },
       messaging: { worker: false },
       ordering: { maxOpenUnitsPerCustomer: 0 },

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AddressInfo } from 'node:net';
 import { Metrics } from '../../metrics/metrics';
 import { FrontDoor } from '../http-kit/front-door';
-import { Admission, Refusal } from './admission';
+import { Admission, Client, LoadSignals, LoadWindow, Refusal } from './admission';
 
 /**
  * Admission alone in front of a bare Fastify (FrontDoor, as create-app.ts puts it) over real HTTP: handlers that wait
@@ -30,6 +30,10 @@ describe('Admission (in front of a bare Fastify)', () => {
    * could cut the limit of 2 to 1 while a test holds both slots, and a queued request would wait for ever.
    */
   let loopDelayMs = 0;
+  /** The governor's signals, given by a test; else the process's own. */
+  let load: LoadSignals | undefined;
+  /** Who sends a request, given by a test; else its address (all of them 127.0.0.1). */
+  let clientOf: ((request: { headers: Record<string, unknown> }) => Client) | undefined;
 
   beforeEach(async () => {
     gates.clear();
@@ -43,6 +47,8 @@ describe('Admission (in front of a bare Fastify)', () => {
     admission = new Admission({ mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000, loopDelayMs }, metrics, {
       requestId: () => `id-${++ids}`,
       onRefused: (refusal) => refusals.push(refusal),
+      load,
+      clientOf,
     });
     admission.watchRoutes(fastify);
     door.install((next) => admission.front(next));
@@ -69,12 +75,14 @@ describe('Admission (in front of a bare Fastify)', () => {
     await fastify.close();
   });
 
-  const call = (method: string, name: string, signal?: AbortSignal) =>
-    fetch(`${baseUrl}/work/${name}`, { method, signal }).then(async (r) => ({
-      status: r.status,
-      headers: r.headers,
-      body: (await r.json()) as Record<string, unknown>,
-    }));
+  const call = (method: string, name: string, signal?: AbortSignal, client?: string) =>
+    fetch(`${baseUrl}/work/${name}`, { method, signal, headers: client ? { 'x-client': client } : {} }).then(
+      async (r) => ({
+        status: r.status,
+        headers: r.headers,
+        body: (await r.json()) as Record<string, unknown>,
+      }),
+    );
 
   async function until(condition: () => boolean): Promise<void> {
     for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -161,30 +169,45 @@ describe('Admission (in front of a bare Fastify)', () => {
     await until(() => admission.inFlight === 0);
   });
 
-  describe('with the loop governor (a 10 ms target)', () => {
-    beforeAll(() => (loopDelayMs = 10));
-    afterAll(() => (loopDelayMs = 0));
+  describe('with the loop governor (a 10 ms target), its signals given by the test', () => {
+    /** What the governor reads at the end of each 100 ms window, and how many windows it has read. */
+    let reading: LoadWindow;
+    let windows = 0;
+    const quiet: LoadWindow = { delayMs: 2, busy: 0.3, cpu: 0.3 };
+    beforeAll(() => {
+      loopDelayMs = 10;
+      load = { start: () => undefined, read: () => (windows++, { ...reading }), stop: () => undefined };
+    });
+    afterAll(() => {
+      loopDelayMs = 0;
+      load = undefined;
+    });
+    beforeEach(() => {
+      reading = quiet;
+      windows = 0;
+    });
 
-    it('lowers the limit below its floor while the loop falls behind under pressure, and lifts it after', async () => {
+    async function windowsPass(n: number): Promise<void> {
+      const until_ = windows + n;
+      await until(() => windows >= until_);
+    }
+
+    it('lowers the limit below its floor while its own load saturates the thread, and lifts it after', async () => {
       const held = [call('GET', 'a-held'), call('GET', 'b-held')];
       await until(() => started.length === 2);
       const queued = call('GET', 'c');
       await until(() => admission.queued === 1);
       expect(admission.limit).toBe(2);
-      // The thread busy in 20 ms slices for about half a second, a request waiting all along: every 100 ms window sees
-      // the loop's delay above its target (10 ms here).
-      for (let i = 0; i < 25; i++) {
-        await new Promise((resolve) => setImmediate(resolve));
-        const end = performance.now() + 20;
-        while (performance.now() < end) {
-          // the loop is held, as by more requests than the thread can serve
-        }
-      }
+      // A request waiting all along, the loop's delay over its target, the thread busy with its own CPU.
+      reading = { delayMs: 40, busy: 0.98, cpu: 1 };
       await until(() => admission.governor.cap < Infinity);
       expect(admission.limit).toBe(1);
       const gauge = await metrics.registry.getSingleMetric('admission_limit')?.get();
       expect(gauge?.values[0].value).toBe(1);
+      // The queue's room is the limit (1, taken): the next read is refused.
+      expect((await call('GET', 'd')).status).toBe(503);
 
+      reading = quiet;
       gates.get('GET a-held')?.();
       gates.get('GET b-held')?.();
       expect((await queued).status).toBe(200);
@@ -192,6 +215,83 @@ describe('Admission (in front of a bare Fastify)', () => {
       // Nothing waits and the loop keeps up: the cap lifts, the gradient's limit (the floor, 2) is back.
       await until(() => admission.limit === 2);
       expect(admission.governor.cap).toBe(Infinity);
+    });
+
+    it("a noisy neighbour's signals (its own CPU half its busy time) keep the limit: reads queue", async () => {
+      const held = [call('GET', 'a-held'), call('GET', 'b-held')];
+      await until(() => started.length === 2);
+      const queued = call('GET', 'c');
+      await until(() => admission.queued === 1);
+      // The same delay and utilisation as above, but the process had the core for half its busy time.
+      reading = { delayMs: 40, busy: 0.98, cpu: 0.5 };
+      await windowsPass(5);
+      expect(admission.governor.cap).toBe(Infinity);
+      expect(admission.limit).toBe(2);
+      const second = call('GET', 'd');
+      await until(() => admission.queued === 2);
+      expect(refusals).toEqual([]);
+      reading = quiet;
+      gates.get('GET a-held')?.();
+      gates.get('GET b-held')?.();
+      expect((await Promise.all([queued, second, ...held])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    });
+  });
+
+  describe('fair shares (the client named by an x-client header here; `admin` an administrator)', () => {
+    beforeAll(() => {
+      clientOf = (request) => {
+        const name = String(request.headers['x-client'] ?? 'nobody');
+        return { key: name, admin: name === 'admin' };
+      };
+    });
+    afterAll(() => (clientOf = undefined));
+    const by = (client: string, name: string) => call('GET', name, undefined, client);
+
+    it('refuses a client at its share at once while another waits; admits the one within its share first', async () => {
+      const held = [by('a', 'a1-held'), by('a', 'a2-held')];
+      await until(() => started.length === 2);
+      // Alone, a client may use the whole limit and the queue.
+      const aQueued = by('a', 'a3');
+      await until(() => admission.queued === 1);
+      // Another client: a's share is now 1 of the limit of 2 (it has 3), b's 1 (it has none): b waits, a is refused.
+      const bQueued = by('b', 'b1');
+      await until(() => admission.queued === 2);
+      const aRefused = await by('a', 'a4');
+      expect(aRefused.status).toBe(503);
+      expect(aRefused.body).toMatchObject({ code: 'overloaded' });
+      // b at its share (one waiting): its next is refused too, the queue's room notwithstanding.
+      expect((await by('b', 'b2')).status).toBe(503);
+      // An administrator is admitted at once, beyond the limit.
+      const admin = by('admin', 'admin-held');
+      await until(() => started.includes('GET admin-held'));
+      expect(admission.inFlight).toBe(3);
+      gates.get('GET admin-held')?.();
+      expect((await admin).status).toBe(200);
+      // A slot frees: b's request, within its share, goes before a's older one.
+      gates.get('GET a1-held')?.();
+      expect((await bQueued).status).toBe(200);
+      expect(started.indexOf('GET b1')).toBeLessThan(started.indexOf('GET a3'));
+      gates.get('GET a2-held')?.();
+      expect((await aQueued).status).toBe(200);
+      await Promise.all(held);
+      await until(() => admission.inFlight === 0);
+    });
+
+    it('a full queue makes room for another client: the newest waiter of the client over its share goes', async () => {
+      const held = [by('a', 'a1-held'), by('a', 'a2-held')];
+      await until(() => started.length === 2);
+      const aFirst = by('a', 'a3');
+      await until(() => admission.queued === 1);
+      const aNewest = by('a', 'a4');
+      await until(() => admission.queued === 2);
+      // The queue is full (its room is the limit, 2), all of it a's: b's read takes the place of a's newest.
+      const b = by('b', 'b1');
+      expect((await aNewest).status).toBe(503);
+      await until(() => admission.queued === 2);
+      gates.get('GET a1-held')?.();
+      gates.get('GET a2-held')?.();
+      expect((await Promise.all([b, aFirst, ...held])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(started).not.toContain('GET a4');
     });
   });
 

@@ -21,6 +21,17 @@
  *
  * Not floored by ADMISSION_LIMIT_MIN, which exists for the database's latency spikes (a vacuum, a failover): at normal
  * load the loop keeps up and nothing queues, so the cap never forms; it forms only while the instance refuses anyway.
+ *
+ * **Its own load only** (issue 48). A noisy neighbour on the same core (a busy process, a container's CPU quota, a
+ * VM's steal) raises both signals without any request of the instance's own: the loop's delay grows while the
+ * thread waits for the core, and utilisation counts that wait as busy when it falls inside a callback. Cut on them
+ * alone and the instance refused 45 % of half the capacity it had under that noise. Two conditions make the signals
+ * the instance's own: **pressure**, the share of the window's arrivals that could not be admitted at once (refused or
+ * queued: the instance's own demand over its own limit, not one burst after a descheduling), at least
+ * `MIN_PRESSURE`; and **its own CPU**, the process's CPU time over the window, at least `OWN_CPU` of the time the loop
+ * was busy (a thread that had the core for its busy time was busy with its own work; one that had it for half of it
+ * was waiting for a neighbour, and fewer requests in flight would not shorten that wait). Without them the cap gives
+ * a tenth back, as in a quiet window; the latency gradient and the queue still shed real overload under noise.
  */
 export class LoopGovernor {
   private capValue = Infinity;
@@ -34,20 +45,33 @@ export class LoopGovernor {
   }
 
   /**
-   * One window: the loop's delay in it (ms), the share of it the thread was busy (event-loop utilisation, 0-1),
-   * whether a request was refused or queued in it, the requests in flight at its end, and the gradient's limit now
-   * (the cap lifts when it grows back to it).
+   * One window: the loop's delay in it (ms), the share of it the thread was busy (event-loop utilisation, 0-1), the
+   * share of its arrivals refused or queued (0-1; 1 when a request waited and none arrived), the requests in flight
+   * at its end, the gradient's limit now (the cap lifts when it grows back to it), and the process's CPU time over the
+   * window's (0-1, more with helper threads; default: as busy as the loop, no neighbour).
    */
-  onWindow(delayMs: number, busy: number, pressed: boolean, inFlight: number, limit: number): void {
+  onWindow(delayMs: number, busy: number, pressure: number, inFlight: number, limit: number, cpu = busy): void {
     if (this.targetMs <= 0) return;
-    if (pressed && delayMs > this.targetMs && busy >= 0.9) {
+    const ownLoad = pressure >= MIN_PRESSURE && cpu >= busy * OWN_CPU;
+    if (ownLoad && delayMs > this.targetMs && busy >= 0.9) {
       // In proportion to how far the delay is over its target, from a tenth to a half per window: the load's first
       // second, from the gradient's floor, took 13 windows at a tenth each, and held that second's p99 at 130-270 ms.
       const factor = Math.max(0.5, Math.min(0.9, this.targetMs / delayMs));
       this.capValue = Math.max(1, Math.floor(Math.min(this.capValue, limit, Math.max(inFlight, 1)) * factor));
-    } else if (this.capValue !== Infinity && (!pressed || delayMs <= this.targetMs / 2 || busy < 0.85)) {
+    } else if (this.capValue !== Infinity && (!ownLoad || delayMs <= this.targetMs / 2 || busy < 0.85)) {
       this.capValue = Math.ceil(this.capValue * 1.1) + 1;
       if (this.capValue >= limit) this.capValue = Infinity;
     }
   }
 }
+
+/**
+ * The least share of a window's arrivals refused or queued for the cap to fall: at twice capacity about half are; a
+ * descheduling of 50 ms at half capacity queues the few that arrive in it, a few hundredths of the window's.
+ */
+export const MIN_PRESSURE = 0.1;
+/**
+ * The least ratio of the process's CPU time to the loop's busy time for the busy time to be its own: the thread's
+ * work alone gives about 1 (garbage-collection threads add to it); a core shared half and half with a busy loop, 0.5.
+ */
+export const OWN_CPU = 0.75;

@@ -80,8 +80,9 @@ export class ApiError extends Error {
   }
 
   /**
-   * 503 `overloaded`: the admission limit refused the request before it was authenticated or did any work (nothing
-   * was done; safe to repeat after `Retry-After`). Expected under overload: its access line at `info`, nothing more.
+   * 503 `overloaded`: the admission limit refused the request before its handler ran (before authentication too,
+   * unless it has a body: that is decided once the body has arrived); nothing was done, safe to repeat after
+   * `Retry-After`. Expected under overload: its access line at `info`, nothing more.
    */
   static overloaded(message: string, retryAfterSeconds: number): ApiError {
     const error = new ApiError(503, 'overloaded', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
