@@ -32,7 +32,7 @@ export interface paths {
      * The process can serve: its PostgreSQL answers, and it is not shutting down
      * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish, and
      * while PostgreSQL does not answer. Redis (when configured) is reported, not required: without it the process
-     * serves (rate limits fail open), so the answer stays 200 with `status: degraded` and `redis: down`.
+     * serves (rate limits count per process), so the answer stays 200 with `status: degraded` and `redis: down`.
      */
     get: operations['ready'];
     put?: never;
@@ -612,8 +612,8 @@ export interface components {
        */
       status: 'ok' | 'degraded';
       /**
-       * @description Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits fail
-       * open and count per process; the process stays ready.
+       * @description Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits count
+       * per process; the process stays ready.
        * @enum {string}
        */
       redis?: 'up' | 'down';

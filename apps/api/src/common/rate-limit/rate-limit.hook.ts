@@ -75,8 +75,9 @@ function policy(
  *   client held is refunded, as GitHub does: revalidating a resource that did not change costs nothing, and its
  *   RateLimit header says so. A 304 earned by `If-None-Match: *` is charged: `*` matches without any knowledge of
  *   the resource, so refunding it would make every single-resource GET free (issue 36).
- * The key is verified here once; the guard reuses the outcome. If the shared store (Redis) fails,
- * requests pass: the limit protects the service, it must not take it down.
+ * The key is verified here once; the guard reuses the outcome. If the shared store (Redis) does not answer, the
+ * process counts alone (RedisRateLimitStore); a store that throws all the same lets the request pass: the limit
+ * protects the service, it must not take it down.
  */
 export function registerRateLimit(
   fastify: FastifyInstance,
