@@ -112,11 +112,10 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerPagination(fastify);
   // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).
   app.get(Drain).register(fastify);
-  // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match; before the rate
-  // limit's onSend, which refunds a 304.
+  // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match (charged by the rate
+  // limit like any answer: deciding it ran the query).
   registerConditionalRequests(fastify);
   // onRequest: verifies the key once (the guard reuses it) and counts it; after the cheap refusals above.
-  // onSend: a 304 earned by a listed tag (not by `*`) gives its unit back.
   if (auth.rateLimitPerMinute > 0) {
     const store = auth.redisUrl
       ? new RedisRateLimitStore(auth.redisUrl, settings.rateLimitPrefix ?? `${auth.redisKeyPrefix}ratelimit:`)

@@ -2374,8 +2374,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -2928,8 +2928,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -3295,7 +3295,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -3916,8 +3916,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -4290,7 +4290,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -4997,8 +4997,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -5146,7 +5146,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
-         * 304 without a body, which does not count against the rate limit (one earned by `*` does).
+         * 304 without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -5556,8 +5556,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -5941,7 +5941,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -6563,8 +6563,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -6943,7 +6943,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -7111,8 +7111,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -7490,7 +7490,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
-         * is 304 without a body, which does not count against the rate limit (one earned by `*` does).
+         * is 304 without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -8327,8 +8327,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -8955,8 +8955,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };

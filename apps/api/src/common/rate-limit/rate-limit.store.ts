@@ -11,11 +11,6 @@ export interface WindowCount {
 /** Counts requests per client in fixed windows. */
 export interface RateLimitStore {
   hit(client: string, windowMs: number): Promise<WindowCount>;
-  /**
-   * Takes back one request counted in the client's current window (a `304 Not Modified` costs nothing). A window
-   * that has ended, or a count at 0, is left alone: a refund never creates a window or goes below 0.
-   */
-  refund(client: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,11 +28,6 @@ export class InMemoryRateLimitStore implements RateLimitStore {
     }
     window.count++;
     return { count: window.count, resetInMs: window.resetAt - now };
-  }
-
-  async refund(client: string): Promise<void> {
-    const window = this.windows.get(client);
-    if (window && window.resetAt > Date.now() && window.count > 0) window.count--;
   }
 
   async close(): Promise<void> {
@@ -66,11 +56,6 @@ export class RedisRateLimitStore implements RateLimitStore {
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
     return {count, ttl}`;
-  // DECR keeps the key's expiry; a key that expired is not created again (DECR would make it -1, forever).
-  private static readonly REFUND = `
-    local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-    if count > 0 then redis.call('DECR', KEYS[1]) end
-    return 0`;
   private readonly redis: Redis;
   /** The counters while Redis does not answer. */
   private readonly local = new InMemoryRateLimitStore();
@@ -120,16 +105,6 @@ export class RedisRateLimitStore implements RateLimitStore {
       return this.local.hit(client, windowMs);
     } finally {
       if (retry) this.retrying = false;
-    }
-  }
-
-  async refund(client: string): Promise<void> {
-    if (this.state !== 'up') return this.local.refund(client);
-    try {
-      await this.redis.eval(RedisRateLimitStore.REFUND, 1, this.prefix + client);
-    } catch {
-      this.markDown();
-      await this.local.refund(client);
     }
   }
 
