@@ -3905,7 +3905,11 @@ export interface operations {
         status?: components['schemas']['PetStatus'][];
         /** @description Pets of this category. */
         categoryId?: number;
-        /** @description Pets whose name contains this text, in any letter case (`%` and `_` are plain characters). */
+        /**
+         * @description Pets whose name contains this text, in any letter case (`%` and `_` are plain characters). It
+         * must hold at least 3 letters or digits in a row (`rex`, `50%_off`; not `ab` nor `a b`): the search looks them
+         * up in an index, and shorter text would read every pet (400 `validation_failed`).
+         */
         name?: string;
         /**
          * @description Pets with these ids, comma-separated (`ids=1,2,3`), at most 100. The successor of `GET
