@@ -8936,7 +8936,11 @@ export interface operations {
          * after a later one, so a time is no checkpoint to resume from (resume with `startingAfter`).
          */
         createdAfter?: string;
-        /** @description Only events before this time (exclusive; ISO 8601 with a time zone). */
+        /**
+         * @description Only events before this time (exclusive; ISO 8601 with a time zone). With a time filter a
+         * newest-first page looks at no more than 1,000 events below its cursor: a page may hold fewer items than
+         * `limit`, even none, and still link to the next; follow `Link` to the end.
+         */
         createdBefore?: string;
         /**
          * @description `newest` (the default): newest first, paged by `cursor`. `commit`: the feed, oldest first in
