@@ -17,6 +17,7 @@ import { InMemoryRateLimitStore, RedisRateLimitStore } from '../common/rate-limi
 import { registerTracingHooks } from '../common/tracing/tracing';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { registerHandlerTimeout } from '../common/http/handler-timeout';
+import { CompressedDocs } from '../common/http/compressed-docs';
 import {
   corsHeadersBeforeCors,
   registerCompression,
@@ -101,6 +102,9 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerHandlerTimeout(fastify, http.handlerTimeoutMs);
   // A plugin that attaches itself to each route as it is added: before the routes.
   await registerCompression(app);
+  // onSend: the documentation (/openapi.json, /docs…) compressed once and kept; an instance hook, so it runs before
+  // the plugin's route hooks, which then find it compressed.
+  app.get(CompressedDocs).register(fastify);
   // CORS answers preflights; method semantics (405, OPTIONS) comes after it and after the request id, so its
   // answers carry both.
   registerMethodSemantics(fastify, await registerCors(app, http.corsOrigins));
