@@ -1695,6 +1695,7 @@ export interface components {
       | 'hold_limit_reached'
       | 'too_many_keys'
       | 'too_many_endpoints'
+      | 'webhook_url_taken'
       | 'idempotency_key_in_use'
       | 'delivery_pending'
       | 'idempotency_replay_withheld'
@@ -7377,7 +7378,8 @@ export interface operations {
         };
       };
       /**
-       * @description The account has 10 endpoints already (`too_many_endpoints`).
+       * @description The account has 10 endpoints already (`too_many_endpoints`), or one on this URL
+       * (`webhook_url_taken`: subscribe that one to more events instead).
        *
        * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
        * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
@@ -7396,7 +7398,12 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_endpoints' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
+            code:
+              | 'too_many_endpoints'
+              | 'webhook_url_taken'
+              | 'idempotency_key_in_use'
+              | 'idempotency_replay_withheld'
+              | 'conflict';
           };
         };
       };
@@ -7982,7 +7989,11 @@ export interface operations {
           };
         };
       };
-      /** @description A concurrent change got there first (`conflict`); read the resource again. */
+      /**
+       * @description Another endpoint of the account has this URL (`webhook_url_taken`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7994,7 +8005,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'conflict';
+            code: 'webhook_url_taken' | 'conflict';
           };
         };
       };
