@@ -209,8 +209,8 @@ const redisUrl = process.env['TEST_REDIS_URL'];
     it('counts made-up keys sent to either instance against the one client address', async () => {
       // The address may send 4 a minute. Alone, an instance would see at most three of these and its own fetch of
       // /openapi.json at start, 4: the fifth is refused only if the two count together. Those start-up fetches count
-      // or not (an instance's Redis client may still be connecting then, and the limit fails open: CI saw it), so the
-      // first 429 comes at the third request at the earliest, and at the fifth at the latest.
+      // in Redis or not (an instance's Redis client may still be connecting then, and the process counts alone: CI saw
+      // it), so the first 429 comes at the third request at the earliest, and at the fifth at the latest.
       const statuses = [];
       for (const api of [first, second, first, second, first]) {
         statuses.push((await api.get('/accounts/me', { key: `psk_${randomBytes(32).toString('base64url')}` })).status);
