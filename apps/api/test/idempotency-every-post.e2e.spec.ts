@@ -65,7 +65,7 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
       return { name: 'Walker', categoryId: category.body.id };
     },
     '/store/orders': async () => ({ petId: await store.pet({ quantity: 5 }), quantity: 1 }),
-    '/webhooks/endpoints': async () => ({ url: hookUrl, events: ['order.placed'] }),
+    '/webhooks/endpoints': async () => ({ url: `${hookUrl}/${randomUUID()}`, events: ['order.placed'] }),
     // The description's example has a fixed expiry, which will one day be in the past (a 400): a week from now.
     '/accounts/me/api-keys': async () => ({
       name: 'walk',
@@ -80,7 +80,7 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
     endpointId: async () => {
       const created = await api.post('/webhooks/endpoints', {
         key: ADMIN_KEY,
-        body: { url: hookUrl, events: ['order.placed'] },
+        body: { url: `${hookUrl}/${randomUUID()}`, events: ['order.placed'] },
       });
       return created.body.id;
     },

@@ -320,13 +320,14 @@ describe('GET /pets: filters (HTTP, real PostgreSQL)', () => {
     ['categoryId', () => `?categoryId=${dogs}`, ['Rex', 'Bella', 'rexy', 'Max']],
     ['name, in any case', () => '?name=REX', ['Rex', 'Rexona', 'rexy']],
     ['name, a substring', () => '?name=ell', ['Bella']],
-    ['name, % taken literally', () => '?name=%25', ['50%_off']],
-    ['name, _ taken literally', () => '?name=_', ['50%_off']],
+    ['name, % and _ taken literally', () => '?name=0%25_off', ['50%_off']],
+    ['name, % not a wildcard', () => '?name=rex%25', []],
+    ['name, _ not a wildcard', () => '?name=rex_', []],
     ['ids', () => `?ids=${pet['Max']},${pet['Rex']},${pet['Tom']}`, ['Rex', 'Tom', 'Max']],
     ['ids, with duplicates and spaces', () => `?ids=${pet['Tom']},%20${pet['Tom']}`, ['Tom']],
     ['ids, repeated', () => `?ids=${pet['Tom']}&ids=${pet['Rex']}`, ['Rex', 'Tom']],
     ['status + categoryId', () => `?status=available&categoryId=${dogs}`, ['Rex', 'Max']],
-    ['status + categoryId + name', () => `?status=available&categoryId=${dogs}&name=e`, ['Rex']],
+    ['status + categoryId + name', () => `?status=available&categoryId=${dogs}&name=rex`, ['Rex']],
     ['ids + status', () => `?ids=${pet['Rex']},${pet['Rexona']},${pet['Tom']}&status=pending`, ['Rexona']],
     ['name + status (several)', () => '?name=rex&status=sold&status=pending', ['Rexona', 'rexy']],
     ['a category without pets', () => '?categoryId=999999', []],
@@ -378,6 +379,24 @@ describe('GET /pets: filters (HTTP, real PostgreSQL)', () => {
     'colour=red',
   ])('refuses %s (400 validation_failed)', async (query) => {
     expectError(await list(`?${query}`), 400, 'validation_failed');
+  });
+
+  // Issue 48, item 5: without 3 letters or digits in a row the name search has no trigram to look up, and read every
+  // pet (0.5 s at 1,000,000; a dozen at once slowed everyone). Refused, naming the minimum; nothing is queried.
+  it.each(['a', 'q!', 'ab', 'a b', 'ab-cd', '%25%25%25', '___', '!!!!'])(
+    'refuses name=%s, too short for the index: 400 naming the minimum',
+    async (name) => {
+      const response = await list(`?name=${name}`);
+      expectError(response, 400, 'validation_failed');
+      expect(response.body.details).toEqual([
+        { field: 'name', message: expect.stringContaining('at least 3 letters or digits in a row') },
+      ]);
+    },
+  );
+
+  it('accepts 3 letters or digits in a row, whatever surrounds them', async () => {
+    for (const name of ['rex', 'o-rex-o', 'x 500', 'Bél'])
+      expect((await list(`?name=${encodeURIComponent(name)}`)).status).toBe(200);
   });
 });
 

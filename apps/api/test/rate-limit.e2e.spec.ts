@@ -1,6 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
 import Redis from 'ioredis';
 import type { ConfigOverrides } from '../src/config/app-config';
+import { freePort } from './support/built-app';
+import { capturedLog } from './support/log-capture';
 import { ADMIN_KEY, TestApp, expectError } from './support/test-app';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';
 
@@ -206,8 +209,8 @@ const redisUrl = process.env['TEST_REDIS_URL'];
     it('counts made-up keys sent to either instance against the one client address', async () => {
       // The address may send 4 a minute. Alone, an instance would see at most three of these and its own fetch of
       // /openapi.json at start, 4: the fifth is refused only if the two count together. Those start-up fetches count
-      // or not (an instance's Redis client may still be connecting then, and the limit fails open: CI saw it), so the
-      // first 429 comes at the third request at the earliest, and at the fifth at the latest.
+      // in Redis or not (an instance's Redis client may still be connecting then, and the process counts alone: CI saw
+      // it), so the first 429 comes at the third request at the earliest, and at the fifth at the latest.
       const statuses = [];
       for (const api of [first, second, first, second, first]) {
         statuses.push((await api.get('/accounts/me', { key: `psk_${randomBytes(32).toString('base64url')}` })).status);
@@ -352,3 +355,147 @@ describe('webhook redeliveries share the pings budget (worker on, a local receiv
     expect((await deliveries()).body[0]).toMatchObject({ id: ping.id, status: 'delivered', attempts: 5 });
   });
 });
+
+/**
+ * Issue 48, item 7: with Redis unreachable the limits count per process, as without REDIS_URL, instead of letting
+ * every request through; the log says so once at start-up, once when Redis is lost and once when it is back, never
+ * once per request.
+ */
+describe('rate limit with Redis unreachable: per-process counting (HTTP, real PostgreSQL)', () => {
+  const madeUpKey = () => `psk_${randomBytes(32).toString('base64url')}`;
+  const rateLimitLines = (lines: Array<Record<string, unknown>>) =>
+    lines.filter((line) => line['context'] === 'RateLimit').map((line) => [line['level'], line['msg']]);
+  const limits = { rateLimitPerMinute: 100, authFailureLimitPerMinute: 3, signupLimitPerHour: 2 };
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    const base = await TestApp.start();
+    databaseUrl = base.databaseUrl;
+    await base.close();
+  });
+
+  it('REDIS_URL on a closed port: 429 after the failed-authentication and sign-up budgets; one warning', async () => {
+    const closedPort = await freePort(); // free, and nothing listens on it
+    const { lines, logger } = capturedLog();
+    const app = await TestApp.startOn(
+      databaseUrl,
+      { auth: { ...limits, redisUrl: `redis://127.0.0.1:${closedPort}` } },
+      { logger },
+    );
+    try {
+      await eventually(
+        () => rateLimitLines(lines),
+        (found) => found.length > 0,
+      );
+      const unknownKeys = [];
+      for (let i = 0; i < 5; i++) unknownKeys.push((await app.get('/accounts/me', { key: madeUpKey() })).body.code);
+      expect(unknownKeys).toEqual([
+        'unauthorized',
+        'unauthorized',
+        'unauthorized',
+        'too_many_auth_failures',
+        'too_many_auth_failures',
+      ]);
+      const signUps = [];
+      for (let i = 0; i < 3; i++) signUps.push((await app.post('/accounts', { body: { name: `Down ${i}` } })).status);
+      expect(signUps).toEqual([201, 201, 429]);
+      expect(rateLimitLines(lines)).toEqual([
+        ['warn', 'Redis (REDIS_URL) does not answer at start-up: rate limits count per process until it does.'],
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  (redisUrl ? it : it.skip)('Redis lost, then back (a proxy closed and reopened): one line each', async () => {
+    const target = new URL(redisUrl!);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+    const port = await proxy.open();
+    const prefix = `petstore:test:${randomUUID()}:`;
+    const { lines, logger } = capturedLog();
+    const app = await TestApp.startOn(
+      databaseUrl,
+      { auth: { ...limits, redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix } },
+      { logger },
+    );
+    try {
+      await eventually(
+        () => app.get<{ redis?: string }>('/health/ready').then((r) => r.body.redis),
+        (redis) => redis === 'up',
+      );
+      // Up: counted in Redis, under the prefix.
+      expect((await app.get('/accounts/me', { key: madeUpKey() })).status).toBe(401);
+      const shared = new Redis(redisUrl!);
+      try {
+        expect(await shared.get(`${prefix}ratelimit:auth-failures:127.0.0.1`)).toBe('1');
+      } finally {
+        shared.disconnect();
+      }
+
+      await proxy.close();
+      await eventually(
+        () => rateLimitLines(lines),
+        (found) => found.length > 0,
+      );
+      // Lost: this process counts alone from 0, and still refuses past the budget.
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await app.get('/accounts/me', { key: madeUpKey() })).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+
+      await proxy.open(port);
+      await eventually(
+        () => rateLimitLines(lines),
+        (found) => found.length > 1,
+      );
+      expect(rateLimitLines(lines)).toEqual([
+        ['warn', 'Redis (REDIS_URL) lost: rate limits count per process until it answers again.'],
+        ['info', 'Redis (REDIS_URL) answers again: rate limits are shared again.'],
+      ]);
+      // Back: the shared count goes on from where Redis had it (1): two more failures, then the third is refused.
+      const after = [];
+      for (let i = 0; i < 3; i++) after.push((await app.get('/accounts/me', { key: madeUpKey() })).status);
+      expect(after).toEqual([401, 401, 429]);
+    } finally {
+      await app.close();
+      await proxy.close();
+      const cleanup = new Redis(redisUrl!);
+      const keys = await cleanup.keys(`${prefix}*`);
+      if (keys.length) await cleanup.del(...keys);
+      cleanup.disconnect();
+    }
+  });
+});
+
+/** A TCP proxy to one address that can be closed (its connections cut) and opened again on the same port. */
+class TcpProxy {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  open(port = 0): Promise<number> {
+    const server = createServer((client) => {
+      const upstream = connect(this.port, this.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    this.server = server;
+    return new Promise((resolve) =>
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  }
+}

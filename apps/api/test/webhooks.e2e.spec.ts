@@ -100,9 +100,9 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
 
   it('allows at most 10 endpoints per account, also under 15 concurrent requests (409 beyond)', async () => {
     const { key } = await api.customer('Many hooks');
-    const body = { url: `${receiver.url}/many`, events: ['order.placed'] };
+    const body = (i: number) => ({ url: `${receiver.url}/many-${i}`, events: ['order.placed'] });
     const responses = await Promise.all(
-      Array.from({ length: 15 }, () => api.post('/webhooks/endpoints', { key, body })),
+      Array.from({ length: 15 }, (_, i) => api.post('/webhooks/endpoints', { key, body: body(i) })),
     );
     expect(responses.filter((r) => r.status === 201)).toHaveLength(10);
     for (const refused of responses.filter((r) => r.status !== 201)) expectError(refused, 409, 'too_many_endpoints');

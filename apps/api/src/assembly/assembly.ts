@@ -5,6 +5,8 @@ import { AccountsHttpModule, AccountsModule } from '../accounts/accounts.module'
 import { ChangeSignalsModule } from '../change-signals/change-signals.module';
 import { CatalogueHttpModule, CatalogueModule } from '../catalogue/catalogue.module';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
+import { CompressedDocs } from '../common/http/compressed-docs';
+import { COMPRESSION_THRESHOLD_BYTES } from '../common/http/http-semantics.hooks';
 import { OperationShapeGuard, OperationShapes } from '../common/validation/operation-shapes';
 import { applyIdempotencyToWrites } from '../idempotency/idempotent-writes';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -132,6 +134,8 @@ export class ProcessModule {
             { provide: APP_GUARD, useClass: OperationShapeGuard },
             OperationShapes, // loaded from the served description by createApp
             RedisProbe,
+            // The documentation's compressed bytes, kept for the life of the process (the pipeline's hook).
+            { provide: CompressedDocs, useFactory: () => new CompressedDocs(COMPRESSION_THRESHOLD_BYTES) },
           ]
         : [],
     };

@@ -19,6 +19,7 @@ import { registerTracingHooks } from '../common/tracing/tracing';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { registerHandlerTimeout } from '../common/http/handler-timeout';
 import { registerBodyRate } from '../common/http/body-rate';
+import { CompressedDocs } from '../common/http/compressed-docs';
 import {
   corsHeadersBeforeCors,
   registerCompression,
@@ -112,6 +113,9 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerBodyRate(fastify, { timeoutMs: http.bodyTimeoutMs, minRate: http.bodyMinRate });
   // A plugin that attaches itself to each route as it is added: before the routes.
   await registerCompression(app);
+  // onSend: the documentation (/openapi.json, /docs…) compressed once and kept; an instance hook, so it runs before
+  // the plugin's route hooks, which then find it compressed.
+  app.get(CompressedDocs).register(fastify);
   // CORS answers preflights; method semantics (405, OPTIONS) comes after it and after the request id, so its
   // answers carry both.
   registerMethodSemantics(fastify, await registerCors(app, http.corsOrigins));
@@ -123,11 +127,10 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerPagination(fastify);
   // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).
   app.get(Drain).register(fastify);
-  // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match; before the rate
-  // limit's onSend, which refunds a 304.
+  // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match (charged by the rate
+  // limit like any answer: deciding it ran the query).
   registerConditionalRequests(fastify);
   // onRequest: verifies the key once (the guard reuses it) and counts it; after the cheap refusals above.
-  // onSend: a 304 earned by a listed tag (not by `*`) gives its unit back.
   if (auth.rateLimitPerMinute > 0) {
     const store = auth.redisUrl
       ? new RedisRateLimitStore(auth.redisUrl, settings.rateLimitPrefix ?? `${auth.redisKeyPrefix}ratelimit:`)

@@ -88,7 +88,10 @@ export class EventListQueryDto extends PageQueryDto {
   createdAfter?: string;
 
   @ApiPropertyOptional({
-    description: 'Only events before this time (exclusive; ISO 8601 with a time zone).',
+    description:
+      'Only events before this time (exclusive; ISO 8601 with a time zone). With a time filter a newest-first page ' +
+      'looks at no more than 1,000 events below its cursor: a page may hold fewer items than `limit`, even none, and ' +
+      'still link to the next; follow `Link` to the end.',
     format: 'date-time',
     example: '2026-11-02T00:00:00Z',
   })

@@ -24,8 +24,8 @@ class HealthDto {
   @ApiPropertyOptional({
     enum: ['up', 'down'],
     description:
-      'Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits fail open and ' +
-      'count per process; the process stays ready.',
+      'Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits count per ' +
+      'process; the process stays ready.',
   })
   redis?: 'up' | 'down';
 }
@@ -47,7 +47,7 @@ class LivenessDto {
 
 /**
  * Redis, when REDIS_URL is set (the shared rate-limit counters): a connection of its own, for probes only. Redis is
- * not critical (rate limits fail open without it), so it shows in readiness's body and in the `redis_up` gauge,
+ * not critical (rate limits count per process without it), so it shows in readiness's body and in the `redis_up` gauge,
  * never as a readiness failure: a load balancer must not take every replica out over it.
  */
 @Injectable()
@@ -108,7 +108,7 @@ export class HealthController {
     description:
       'Answers 503 as soon as the process starts shutting down, while the requests in flight finish, and while ' +
       'PostgreSQL does not answer. Redis (when configured) is reported, not required: without it the process ' +
-      'serves (rate limits fail open), so the answer stays 200 with `status: degraded` and `redis: down`.',
+      'serves (rate limits count per process), so the answer stays 200 with `status: degraded` and `redis: down`.',
   })
   @ApiOkResponse({ type: HealthDto })
   async ready(): Promise<HealthDto> {

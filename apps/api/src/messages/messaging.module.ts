@@ -36,22 +36,23 @@ export function messagingJobs(config: AppConfig): SliceJobs {
 @Injectable()
 export class MessageQueueMetrics {
   readonly failures;
-  private stats: ReturnType<MessageRepository['queueStats']> | null = null;
 
   constructor(metrics: Metrics, messages: MessageRepository) {
-    // One query per scrape for the three gauges (a scrape collects them all at once).
-    const stats = () => {
-      this.stats ??= messages.queueStats().finally(() => (this.stats = null));
-      return this.stats;
-    };
-    metrics.gauge('message_queue_depth', 'Messages queued, not yet delivered.', async () => (await stats()).queued);
-    metrics.gauge('message_queue_oldest_age_seconds', 'Age of the oldest queued message (0 when none).', async () => {
-      const { oldestQueuedAt } = await stats();
-      return oldestQueuedAt ? Math.max(0, (Date.now() - oldestQueuedAt.getTime()) / 1000) : 0;
-    });
-    metrics.gauge('message_queue_failed_messages', 'Messages given up after MESSAGE_MAX_ATTEMPTS.', async () => {
-      return (await stats()).failed;
-    });
+    // One query per scrape for the three gauges; absent from a scrape whose query fails (the database refusing).
+    metrics.gaugesFrom('message_queue', () => messages.queueStats(), [
+      { name: 'message_queue_depth', help: 'Messages queued, not yet delivered.', value: (stats) => stats.queued },
+      {
+        name: 'message_queue_oldest_age_seconds',
+        help: 'Age of the oldest queued message (0 when none).',
+        value: ({ oldestQueuedAt }) =>
+          oldestQueuedAt ? Math.max(0, (Date.now() - oldestQueuedAt.getTime()) / 1000) : 0,
+      },
+      {
+        name: 'message_queue_failed_messages',
+        help: 'Messages given up after MESSAGE_MAX_ATTEMPTS.',
+        value: (stats) => stats.failed,
+      },
+    ]);
     this.failures = metrics.counter('message_delivery_failures_total', 'Failed delivery attempts in this process.');
   }
 }

@@ -34,15 +34,30 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Whether the last scrape could not read a source of gauges (`gaugesFrom`): 1 yes (its gauges are absent from that
+   * scrape), 0 no. With the database refusing, the queue gauges go and everything else stays.
+   */
+  readonly scrapeErrors = new Gauge({
+    name: 'metrics_scrape_error',
+    help: 'Whether the last scrape could not read the source of some gauges (absent then): 1 yes, 0 no.',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+  /** The gauges read from a source when scraped, each source in a registry of its own (see `gaugesFrom`). */
+  private readonly sources: Array<{ source: string; registry: Registry }> = [];
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     this.buildInfo.set({ version: RELEASE.version, commit: RELEASE.commit, node_version: process.version }, 1);
   }
 
   /**
-   * A gauge read when scraped: `collect` returns its value. One that fails (the queue gauges read the database)
-   * keeps its last value: prom-client would otherwise fail the whole scrape, and every other metric (`db_up`,
-   * `redis_up`, the 503s) would be lost exactly during the outage they describe.
+   * A gauge read when scraped from the process's own state (a pool's counts, a probe's last answer): `collect` returns
+   * its value. One that fails keeps its last value: prom-client would otherwise fail the whole scrape, and every other
+   * metric (`db_up`, `redis_up`, the 503s) would be lost exactly during the outage they describe. Gauges read from the
+   * database go through `gaugesFrom`, which leaves them out of a scrape that cannot read them (no old value shown as
+   * current).
    */
   gauge(name: string, help: string, collect: () => number | Promise<number>): Gauge {
     return new Gauge({
@@ -59,6 +74,34 @@ export class Metrics {
     });
   }
 
+  /**
+   * Gauges read from one source (a database statement) when scraped: one read shared by the gauges of a scrape. A
+   * read that fails leaves them out of that scrape (Prometheus marks their series stale: no old value is shown as
+   * current) and sets `metrics_scrape_error{source}` to 1; the rest of the scrape (process, HTTP, pool, Redis) is
+   * answered all the same. In the main registry, a failing gauge would fail the whole scrape (a 500).
+   */
+  gaugesFrom<T>(
+    source: string,
+    read: () => Promise<T>,
+    gauges: Array<{ name: string; help: string; value: (read: T) => number }>,
+  ): void {
+    const registry = new Registry();
+    let current: Promise<T> | null = null;
+    const shared = () => (current ??= read().finally(() => (current = null)));
+    for (const { name, help, value } of gauges) {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          this.set(value(await shared()));
+        },
+      });
+    }
+    this.scrapeErrors.set({ source }, 0);
+    this.sources.push({ source, registry });
+  }
+
   counter(name: string, help: string): Counter {
     return new Counter({ name, help, registers: [this.registry] });
   }
@@ -67,8 +110,21 @@ export class Metrics {
     return this.registry.contentType;
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  /** The sources first (their outcome sets `metrics_scrape_error`), then the main registry. */
+  async text(): Promise<string> {
+    const sourced = await Promise.all(
+      this.sources.map(async ({ source, registry }) => {
+        try {
+          const text = await registry.metrics();
+          this.scrapeErrors.set({ source }, 0);
+          return text;
+        } catch {
+          this.scrapeErrors.set({ source }, 1);
+          return '';
+        }
+      }),
+    );
+    return (await this.registry.metrics()) + sourced.join('');
   }
 }
 

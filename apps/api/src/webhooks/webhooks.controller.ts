@@ -78,7 +78,9 @@ export class WebhooksController {
   })
   @ApiErrors({
     400: 'The URL is not `https`, or points inside the network (`invalid_webhook_url`).',
-    409: 'The account has 10 endpoints already (`too_many_endpoints`).',
+    409:
+      'The account has 10 endpoints already (`too_many_endpoints`), or one on this URL (`webhook_url_taken`: ' +
+      'subscribe that one to more events instead).',
   })
   async create(
     @Body() body: NewWebhookEndpointDto,
@@ -124,7 +126,10 @@ export class WebhooksController {
       DELIVERY.slice(DELIVERY.indexOf('The URL must')),
   })
   @ApiOkResponse({ type: WebhookEndpointDto })
-  @ApiErrors({ 400: 'The URL is not `https`, or points inside the network (`invalid_webhook_url`).' })
+  @ApiErrors({
+    400: 'The URL is not `https`, or points inside the network (`invalid_webhook_url`).',
+    409: 'Another endpoint of the account has this URL (`webhook_url_taken`).',
+  })
   @Conditional('webhook endpoint')
   async update(
     @Param('endpointId', ParseIdPipe) id: number,

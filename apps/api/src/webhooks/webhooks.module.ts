@@ -89,37 +89,34 @@ export class WebhookQueueMetrics {
   readonly failures?: Counter;
   /** Deliveries given up for good: no attempt left, endpoint disabled, or their runs kept breaking. */
   readonly givenUp?: Counter;
-  private stats: Promise<WebhookQueueStats> | null = null;
 
   constructor(deliveries: WebhookDeliveryRepository, @Optional() metrics?: Metrics) {
     if (!metrics) return;
-    const stats = () => {
-      this.stats ??= deliveries.queueStats().finally(() => (this.stats = null));
-      return this.stats;
-    };
-    metrics.gauge(
-      'webhook_deliveries_pending',
-      'Webhook deliveries not delivered nor given up: due, or waiting for their next attempt.',
-      async () => (await stats()).pending,
-    );
-    metrics.gauge(
-      'webhook_deliveries_retrying',
-      'Pending webhook deliveries whose attempts so far failed.',
-      async () => (await stats()).retrying,
-    );
-    metrics.gauge(
-      'webhook_deliveries_oldest_due_age_seconds',
-      'How long the pending delivery due first has been due (0 when none is due): grows while no worker delivers.',
-      async () => {
-        const { earliestDueAt } = await stats();
-        return earliestDueAt ? Math.max(0, (Date.now() - earliestDueAt.getTime()) / 1000) : 0;
+    // Absent from a scrape whose statement fails (the database refusing): metrics_scrape_error{source} says so.
+    metrics.gaugesFrom<WebhookQueueStats>('webhook_queue', () => deliveries.queueStats(), [
+      {
+        name: 'webhook_deliveries_pending',
+        help: 'Webhook deliveries not delivered nor given up: due, or waiting for their next attempt.',
+        value: (stats) => stats.pending,
       },
-    );
-    metrics.gauge(
-      'webhook_endpoints_failing',
-      'Enabled webhook endpoints whose deliveries fail now (disabled after the failing period).',
-      async () => (await stats()).failingEndpoints,
-    );
+      {
+        name: 'webhook_deliveries_retrying',
+        help: 'Pending webhook deliveries whose attempts so far failed.',
+        value: (stats) => stats.retrying,
+      },
+      {
+        name: 'webhook_deliveries_oldest_due_age_seconds',
+        help:
+          'How long the pending delivery due first has been due (0 when none is due): ' +
+          'grows while no worker delivers.',
+        value: ({ earliestDueAt }) => (earliestDueAt ? Math.max(0, (Date.now() - earliestDueAt.getTime()) / 1000) : 0),
+      },
+      {
+        name: 'webhook_endpoints_failing',
+        help: 'Enabled webhook endpoints whose deliveries fail now (disabled after the failing period).',
+        value: (stats) => stats.failingEndpoints,
+      },
+    ]);
     this.failures = metrics.counter('webhook_delivery_failures_total', 'Failed webhook attempts in this process.');
     this.givenUp = metrics.counter(
       'webhook_deliveries_failed_total',

@@ -86,8 +86,10 @@ function webhooks() {
 
 type Slice = ReturnType<typeof webhooks>;
 
+let hooks = 0;
+/** An endpoint of `owner` on a URL of its own (an account has one endpoint per URL). */
 async function subscribe(slice: Slice, owner: Account, events = ['order.placed']) {
-  return slice.create.execute({ url: `https://hooks.example/${owner.id}`, events, owner });
+  return slice.create.execute({ url: `https://hooks.example/${owner.id}/${++hooks}`, events, owner });
 }
 
 /** An order placed by `owner`, reported as the ordering use cases do (inside their transaction). */

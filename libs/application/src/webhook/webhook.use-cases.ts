@@ -4,7 +4,10 @@ import {
   Account,
   InvalidValueError,
   TooManyWebhookEndpointsError,
+  sameWebhookUrl,
+  webhookUrlKey,
   WebhookAudience,
+  WebhookUrlTakenError,
   WebhookEndpoint,
   WebhookEndpointChange,
   WebhookEndpointNotFoundError,
@@ -67,12 +70,24 @@ export class CreateWebhookEndpoint {
       if ((await this.endpoints.countByOwner(endpoint.ownerId)) >= LIMITS.webhookEndpoints.max) {
         throw new TooManyWebhookEndpointsError();
       }
+      await refuseTakenUrl(this.endpoints, endpoint);
       await this.endpoints.add(endpoint);
       await this.changes.announce();
     });
     this.subscribers.changed();
     return endpoint;
   }
+}
+
+/**
+ * One endpoint per URL in an account (issue 48, item 8): with the owner's row locked (`lockOwner`), so that two
+ * concurrent requests cannot both pass. Another endpoint of the account on the same URL is a 409; rows made before the
+ * rule (or by the previous release) stay, and the fan-out sends each event once per URL (`FanOutWebhookEvent`).
+ */
+async function refuseTakenUrl(endpoints: WebhookEndpointRepository, endpoint: WebhookEndpoint): Promise<void> {
+  const own = await endpoints.listByOwner(endpoint.ownerId, { limit: LIMITS.pageSize.max });
+  const taken = own.items.find((other) => other.id !== endpoint.id && sameWebhookUrl(other.url, endpoint.url));
+  if (taken) throw new WebhookUrlTakenError(taken.id);
 }
 
 /** Reads and deletes: an endpoint is its owner's (or an administrator's); another's is not found. */
@@ -153,6 +168,10 @@ export class UpdateWebhookEndpoint {
       const endpoint = visibleTo(locked?.endpoint ?? null, viewer, () => new WebhookEndpointNotFoundError(id));
       assertPrecondition(precondition, endpoint);
       const changed = endpoint.change(change, locked?.ownerIsAdmin === true, this.clock.now());
+      if (!sameWebhookUrl(changed.url, endpoint.url)) {
+        await this.endpoints.lockOwner(endpoint.ownerId); // after the endpoint's row, as no other path locks both
+        await refuseTakenUrl(this.endpoints, changed);
+      }
       const enabledAgain = endpoint.disabledAt !== null && changed.disabledAt === null;
       await this.endpoints.update(changed, { resetHealth: enabledAgain || changed.url !== endpoint.url });
       await this.changes.announce();
@@ -249,10 +268,18 @@ export class FanOutWebhookEvent {
       } else {
         const type = event.type;
         const subscribers = await this.endpoints.findSubscribers(type, event.subjectOwnerId);
+        // One delivery per URL of an account (its lowest endpoint id, subscribers come in id order): endpoints made
+        // before one URL per account was the rule, or by the previous release, each made the service send the event
+        // to that URL once more (issue 48, item 8).
+        const urls = new Set<string>();
         targets = subscribers
           .filter(({ endpoint, ownerIsAdmin }) =>
             WebhookAudience.receives({ id: endpoint.ownerId, isAdmin: ownerIsAdmin }, type, event.subjectOwnerId),
           )
+          .filter(({ endpoint }) => {
+            const key = `${endpoint.ownerId} ${webhookUrlKey(endpoint.url)}`;
+            return !urls.has(key) && Boolean(urls.add(key));
+          })
           .map(({ endpoint }) => endpoint.id);
       }
       const created = await this.deliveries.createFor(event.id, targets, this.clock.now());

@@ -32,7 +32,7 @@ export interface paths {
      * The process can serve: its PostgreSQL answers, and it is not shutting down
      * @description Answers 503 as soon as the process starts shutting down, while the requests in flight finish, and
      * while PostgreSQL does not answer. Redis (when configured) is reported, not required: without it the process
-     * serves (rate limits fail open), so the answer stays 200 with `status: degraded` and `redis: down`.
+     * serves (rate limits count per process), so the answer stays 200 with `status: degraded` and `redis: down`.
      */
     get: operations['ready'];
     put?: never;
@@ -612,8 +612,8 @@ export interface components {
        */
       status: 'ok' | 'degraded';
       /**
-       * @description Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits fail
-       * open and count per process; the process stays ready.
+       * @description Readiness only, when REDIS_URL is set: whether Redis answers. While it does not, rate limits count
+       * per process; the process stays ready.
        * @enum {string}
        */
       redis?: 'up' | 'down';
@@ -1695,6 +1695,7 @@ export interface components {
       | 'hold_limit_reached'
       | 'too_many_keys'
       | 'too_many_endpoints'
+      | 'webhook_url_taken'
       | 'idempotency_key_in_use'
       | 'delivery_pending'
       | 'idempotency_replay_withheld'
@@ -2374,8 +2375,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -2956,8 +2957,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -3323,7 +3324,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the category you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -3983,7 +3984,11 @@ export interface operations {
         status?: components['schemas']['PetStatus'][];
         /** @description Pets of this category. */
         categoryId?: number;
-        /** @description Pets whose name contains this text, in any letter case (`%` and `_` are plain characters). */
+        /**
+         * @description Pets whose name contains this text, in any letter case (`%` and `_` are plain characters). It
+         * must hold at least 3 letters or digits in a row (`rex`, `50%_off`; not `ab` nor `a b`): the search looks them
+         * up in an index, and shorter text would read every pet (400 `validation_failed`).
+         */
         name?: string;
         /**
          * @description Pets with these ids, comma-separated (`ids=1,2,3`), at most 100. The successor of `GET
@@ -3994,8 +3999,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -4368,7 +4373,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the pet you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -5113,8 +5118,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -5262,7 +5267,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the stock entry you hold (a list, or `*`): when it still matches, the answer is
-         * 304 without a body, which does not count against the rate limit (one earned by `*` does).
+         * 304 without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -5672,8 +5677,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -6057,7 +6062,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the order you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -6734,8 +6739,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -7114,7 +7119,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the message you hold (a list, or `*`): when it still matches, the answer is 304
-         * without a body, which does not count against the rate limit (one earned by `*` does).
+         * without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -7282,8 +7287,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -7544,7 +7549,8 @@ export interface operations {
         };
       };
       /**
-       * @description The account has 10 endpoints already (`too_many_endpoints`).
+       * @description The account has 10 endpoints already (`too_many_endpoints`), or one on this URL
+       * (`webhook_url_taken`: subscribe that one to more events instead).
        *
        * A request with the same Idempotency-Key is still running (`idempotency_key_in_use`). The kept response to this
        * Idempotency-Key (it shows a secret, kept sealed) cannot be opened (`idempotency_replay_withheld`); nothing was
@@ -7563,7 +7569,12 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'too_many_endpoints' | 'idempotency_key_in_use' | 'idempotency_replay_withheld' | 'conflict';
+            code:
+              | 'too_many_endpoints'
+              | 'webhook_url_taken'
+              | 'idempotency_key_in_use'
+              | 'idempotency_replay_withheld'
+              | 'conflict';
           };
         };
       };
@@ -7661,7 +7672,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of the webhook endpoint you hold (a list, or `*`): when it still matches, the answer
-         * is 304 without a body, which does not count against the rate limit (one earned by `*` does).
+         * is 304 without a body; it counts against the rate limit like a full answer (the resource is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -8184,7 +8195,9 @@ export interface operations {
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       * @description Another endpoint of the account has this URL (`webhook_url_taken`).
+       *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -8199,7 +8212,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'idempotency_key_in_use' | 'conflict';
+            code: 'webhook_url_taken' | 'idempotency_key_in_use' | 'conflict';
           };
         };
       };
@@ -8552,8 +8565,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };
@@ -9157,7 +9170,11 @@ export interface operations {
          * after a later one, so a time is no checkpoint to resume from (resume with `startingAfter`).
          */
         createdAfter?: string;
-        /** @description Only events before this time (exclusive; ISO 8601 with a time zone). */
+        /**
+         * @description Only events before this time (exclusive; ISO 8601 with a time zone). With a time filter a
+         * newest-first page looks at no more than 1,000 events below its cursor: a page may hold fewer items than
+         * `limit`, even none, and still link to the next; follow `Link` to the end.
+         */
         createdBefore?: string;
         /**
          * @description `newest` (the default): newest first, paged by `cursor`. `commit`: the feed, oldest first in
@@ -9180,8 +9197,8 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its
-         * items and its `Link`), the answer is 304 without a body, which does not count against the rate limit (one
-         * earned by `*` does).
+         * items and its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer
+         * (the page is read to compare).
          */
         'If-None-Match'?: string;
       };

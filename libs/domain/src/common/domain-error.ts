@@ -20,6 +20,7 @@ export type DomainErrorKind =
   | 'hold_limit_reached' //       a customer's open orders would hold more units than allowed
   | 'too_many_keys' //            an account already has the most active API keys allowed
   | 'too_many_endpoints' //       an account already has the most webhook endpoints allowed
+  | 'webhook_url_taken' //        an account already has a webhook endpoint on that URL
   | 'insufficient_scope' //       a key asks for more than its scopes allow (creating a key with scopes it lacks)
   // a webhook URL events may not be sent to (scheme, private address); the generator adds new kinds below
   | 'invalid_webhook_url';

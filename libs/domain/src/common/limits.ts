@@ -26,4 +26,9 @@ export const LIMITS = {
   pageSize: { min: 1, max: 100, default: 20 },
   /** Most ids one `GET /pets?ids=` may name. */
   petIdsFilter: { max: 100 },
+  /**
+   * `GET /pets?name=`: at least this many letters or digits in a row, the least the trigram index on the names can
+   * look up (a shorter run makes no trigram, and the search reads every pet); the same maximum as a name.
+   */
+  petNameFilter: { minRun: 3, max: 100 },
 } as const;

@@ -133,6 +133,23 @@ function checkedUrl(url: string): string {
   return url;
 }
 
+/**
+ * Whether two endpoint URLs are the same receiver: compared as parsed (the host's case, a default port, percent-case
+ * are not a new receiver), or as written when one does not parse. An account has one endpoint per URL.
+ */
+export function sameWebhookUrl(a: string, b: string): boolean {
+  return webhookUrlKey(a) === webhookUrlKey(b);
+}
+
+/** The URL as `sameWebhookUrl` compares it. */
+export function webhookUrlKey(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
 /** A URL where an account receives the events it subscribed to, signed with the endpoint's secret. */
 export class WebhookEndpoint {
   private constructor(private readonly props: WebhookEndpointProps) {}

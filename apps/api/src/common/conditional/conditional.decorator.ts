@@ -16,7 +16,7 @@ export const CONDITIONAL_OPENAPI_MARKER = 'x-petstore-conditional';
  * `@Conditional('pet')` (the resource, as its 412 names it):
  * - its 200 responses carry `ETag`, the entity tag of the body (conditional.hooks.ts);
  * - a `GET` (and `HEAD`) answers `304 Not Modified`, without a body, when `If-None-Match` lists that tag or is `*`;
- *   a 304 earned by a listed tag does not count against the rate limit (one earned by `*` does);
+ *   a 304 is charged by the rate limit like a full answer (the tag is the body's, so the query ran);
  * - a `PUT`/`PATCH`/`DELETE` takes `If-Match` (and `If-None-Match`) through `@IfMatch(…)` on a parameter, and
  *   answers 412 `precondition_failed` when the resource changed meanwhile (or, for `If-None-Match: *`, exists).
  * The description gets the headers and the 304/412 responses (`describeConditionalRequests`).
@@ -34,7 +34,7 @@ export const CONDITIONAL_PAGE = 'page';
 /**
  * A list operation that takes part in conditional requests, in one line: its 200 carries `ETag`, the tag of the page
  * as sent (its JSON body and its `Link` header: a page whose items did not change but which now has a next page is
- * another page), and a `GET` answers 304 to an `If-None-Match` that lists it, refunded by the rate limit as
+ * another page), and a `GET` answers 304 to an `If-None-Match` that lists it, charged by the rate limit as
  * `@Conditional`'s are. A list takes no `If-Match`: nothing changes a page.
  */
 export function ConditionalPage(): MethodDecorator {

@@ -3,26 +3,15 @@ import { CONDITIONAL_PAGE, CONDITIONAL_ROUTE_CONFIG } from './conditional.decora
 import { entityTag, matchesWeakly, parseEntityTags } from './entity-tag';
 
 /**
- * The requests answered 304 because `If-None-Match` listed the current tag: a validator the client can only have
- * from an earlier response (a tag is 128 bits of a hash). Only these are refunded by the rate limit; a 304 earned by
- * `*`, which matches any representation without knowing one, is charged like a full answer, or `If-None-Match: *`
- * would switch the rate limit off on every single-resource GET (issue 36, finding 1).
- */
-const revalidated = new WeakSet<FastifyRequest>();
-
-/** Whether this request's 304 was earned by a tag the client held (not by `*`): the rate limit refunds only those. */
-export function revalidatedWithTag(request: FastifyRequest): boolean {
-  return revalidated.has(request);
-}
-
-/**
  * Enforces `@Conditional` on the Fastify instance, keyed by the route's config, in one `onSend` hook: the tag is
  * made from the JSON text Fastify is about to send (no second serialisation), so it is the tag of exactly that body.
  * - A 200 with a body gets `ETag` (a list's, `@ConditionalPage`, covers its `Link` too).
  * - A `GET`/`HEAD` whose `If-None-Match` lists the tag (weak comparison) or is `*` becomes `304 Not Modified`:
  *   no body, no `Content-Type`/`Content-Length`, the `ETag` and the other headers kept. A malformed `If-None-Match`
- *   is ignored (the full answer is safe). The rate limit's `onSend`, registered after this one, gives the request
- *   its unit back when the 304 was earned by a listed tag (`revalidatedWithTag`), not by `*`.
+ *   is ignored (the full answer is safe).
+ * A 304 saves the bytes, not the work: the handler ran its query and the body was serialised to make the tag, so the
+ * rate limit charges it like any answer (issue 48, item 5: refunded, the tag of an empty list, a constant, made any
+ * filter that matches nothing free). Were a tag ever checked without running the query, that 304 could be refunded.
  */
 export function registerConditionalRequests(fastify: FastifyInstance): void {
   // Callback-style: no promise per response.
@@ -35,7 +24,6 @@ export function registerConditionalRequests(fastify: FastifyInstance): void {
     void reply.header('ETag', tag);
     const listed = isSafe(request) ? parseEntityTags(request.headers['if-none-match']) : null;
     if (listed !== null && matchesWeakly(listed, tag)) {
-      if (listed !== '*') revalidated.add(request);
       void reply.code(304);
       reply.removeHeader('content-type');
       reply.removeHeader('content-length');

@@ -67,7 +67,7 @@ export function describeConditionalRequests(document: OpenAPIObject): OpenAPIObj
           required: false,
           description:
             `The \`ETag\` of the ${resource} you hold (a list, or \`*\`): when it still matches, the answer is 304 ` +
-            'without a body, which does not count against the rate limit (one earned by `*` does).',
+            'without a body; it counts against the rate limit like a full answer (the resource is read to compare).',
           schema: TAG_LIST,
         });
         operation.responses['304'] = {
@@ -121,8 +121,8 @@ function describePage(operation: Operation): void {
     required: false,
     description:
       'The `ETag` of this page as you hold it (a list, or `*`): when the page is still the same (its items and ' +
-      'its `Link`), the answer is 304 without a body, which does not count against the rate limit (one earned by ' +
-      '`*` does).',
+      'its `Link`), the answer is 304 without a body; it counts against the rate limit like a full answer (the ' +
+      'page is read to compare).',
     schema: TAG_LIST,
   });
   // The 304 keeps the page's headers (its `Link`, which the tag covers), as the 200 declares them.

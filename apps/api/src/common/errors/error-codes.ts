@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   hold_limit_reached: [409],
   too_many_keys: [409],
   too_many_endpoints: [409],
+  webhook_url_taken: [409],
   idempotency_key_in_use: [409],
   delivery_pending: [409],
   idempotency_replay_withheld: [409],

@@ -57,6 +57,7 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   too_many_keys: { status: 409, code: 'too_many_keys' },
   insufficient_scope: { status: 403, code: 'insufficient_scope' },
   too_many_endpoints: { status: 409, code: 'too_many_endpoints' },
+  webhook_url_taken: { status: 409, code: 'webhook_url_taken' },
   invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
   delivery_pending: { status: 409, code: 'delivery_pending' },

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { isHealthProbe } from '../http-kit/health-probes';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { revalidatedWithTag } from '../conditional/conditional.hooks';
 import { ApiError } from '../errors/api-error';
 import type { PublicErrorCode } from '../errors/error-codes';
 import { RateLimitStore, WindowCount } from './rate-limit.store';
@@ -71,12 +70,12 @@ function policy(
  *   failed authentications, a stricter budget (key guessing);
  * - sign-up (POST /accounts) also counts against the address's sign-ups an hour;
  * - a webhook ping or redelivery also counts against the account's outbound budget (WEBHOOK_OUTBOUND_PER_MINUTE);
- * - a `304 Not Modified` (conditional.hooks.ts, whose `onSend` runs before this one's) earned by an entity tag the
- *   client held is refunded, as GitHub does: revalidating a resource that did not change costs nothing, and its
- *   RateLimit header says so. A 304 earned by `If-None-Match: *` is charged: `*` matches without any knowledge of
- *   the resource, so refunding it would make every single-resource GET free (issue 36).
- * The key is verified here once; the guard reuses the outcome. If the shared store (Redis) fails,
- * requests pass: the limit protects the service, it must not take it down.
+ * - a `304 Not Modified` is charged like any answer: conditional.hooks.ts decides it from the body's tag, after the
+ *   handler ran its query. GitHub makes conditional requests free where deciding them is cheap; here it never is,
+ *   and the refund made any filter matching nothing (an empty list's tag is a constant) free (issue 48, item 5).
+ * The key is verified here once; the guard reuses the outcome. If the shared store (Redis) does not answer, the
+ * process counts alone (RedisRateLimitStore); a store that throws all the same lets the request pass: the limit
+ * protects the service, it must not take it down.
  */
 export function registerRateLimit(
   fastify: FastifyInstance,
@@ -114,8 +113,6 @@ export function registerRateLimit(
       `Too many webhook pings and redeliveries: the limit is ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per account.`,
     ),
   };
-  /** What each request counted, for the refund of a 304 (a WeakMap: nothing to clean up). */
-  const counted = new WeakMap<FastifyRequest, { buckets: Bucket[]; counts: WindowCount[] }>();
   fastify.addHook('onRequest', async (request, reply) => {
     if (isHealthProbe(request.url)) return; // probes from orchestrators are never limited
     const buckets = await bucketsOf(request, policies, authenticate);
@@ -145,23 +142,6 @@ export function registerRateLimit(
       const message = `${refusal} Retry after ${wait} seconds.`;
       throw new ApiError(429, code, message, undefined, { 'Retry-After': String(wait) });
     }
-    counted.set(request, { buckets, counts });
-  });
-  // Callback-style: no promise for the responses that are not 304 (all but a few).
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    const hit = reply.statusCode === 304 && revalidatedWithTag(request) ? counted.get(request) : undefined;
-    if (!hit) return done(null, payload);
-    Promise.all(hit.buckets.map((bucket) => store.refund(bucket.client))).then(
-      () => {
-        const counts = hit.counts.map((count) => ({ ...count, count: Math.max(0, count.count - 1) }));
-        setHeaders(reply, hit.buckets, counts);
-        done(null, payload);
-      },
-      (error: Error) => {
-        logger.warn(`Rate-limit store unavailable, a 304 not refunded: ${error.message}`);
-        done(null, payload);
-      },
-    );
   });
   fastify.addHook('onClose', async () => store.close());
 }

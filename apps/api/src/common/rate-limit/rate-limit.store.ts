@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 
 export interface WindowCount {
@@ -10,11 +11,6 @@ export interface WindowCount {
 /** Counts requests per client in fixed windows. */
 export interface RateLimitStore {
   hit(client: string, windowMs: number): Promise<WindowCount>;
-  /**
-   * Takes back one request counted in the client's current window (a `304 Not Modified` costs nothing). A window
-   * that has ended, or a count at 0, is left alone: a refund never creates a window or goes below 0.
-   */
-  refund(client: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,11 +30,6 @@ export class InMemoryRateLimitStore implements RateLimitStore {
     return { count: window.count, resetInMs: window.resetAt - now };
   }
 
-  async refund(client: string): Promise<void> {
-    const window = this.windows.get(client);
-    if (window && window.resetAt > Date.now() && window.count > 0) window.count--;
-  }
-
   async close(): Promise<void> {
     this.windows.clear();
   }
@@ -48,7 +39,16 @@ export class InMemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Counters shared by every instance through Redis (REDIS_URL). */
+/**
+ * Counters shared by every instance through Redis (REDIS_URL), and this process's own while Redis does not answer:
+ * the limits then count per process (operations.md, "Degraded modes"), as they do without REDIS_URL, rather than not
+ * at all. Unreachable at start-up is one warning; losing Redis is one line and getting it back another, never one
+ * per request: a request while it is down goes to the process's counters at once (no offline queue, no retry), and
+ * a command that fails on a connection that looks up marks it down until the next one succeeds.
+ *
+ * Hand-written: `rate-limiter-flexible` (its `insuranceLimiter`) does this, but is not installed, and its counters
+ * and Redis keys differ from the ones every release so far has used (a rolling upgrade would count twice).
+ */
 export class RedisRateLimitStore implements RateLimitStore {
   private static readonly SCRIPT = `
     local count = redis.call('INCR', KEYS[1])
@@ -56,12 +56,14 @@ export class RedisRateLimitStore implements RateLimitStore {
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
     return {count, ttl}`;
-  // DECR keeps the key's expiry; a key that expired is not created again (DECR would make it -1, forever).
-  private static readonly REFUND = `
-    local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-    if count > 0 then redis.call('DECR', KEYS[1]) end
-    return 0`;
   private readonly redis: Redis;
+  /** The counters while Redis does not answer. */
+  private readonly local = new InMemoryRateLimitStore();
+  /** `starting` until the first connection or the first failure; then whether Redis answers. */
+  private state: 'starting' | 'up' | 'down' = 'starting';
+  private retrying = false;
+  private closed = false;
+  private readonly logger = new Logger('RateLimit');
 
   constructor(
     url: string,
@@ -70,27 +72,61 @@ export class RedisRateLimitStore implements RateLimitStore {
   ) {
     this.redis = new Redis(url, {
       lazyConnect: false,
+      // A command while the connection is down fails at once (the process's counters take it), never waits.
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       connectTimeout: 2000,
+      // A Redis that stops answering on an open connection: the request counts here after this, and waits no more.
+      commandTimeout: 1000,
     });
-    // Errors surface on the commands that fail; keep the client from crashing the process.
-    this.redis.on('error', () => undefined);
+    // Errors surface on the commands that fail (and as the state's changes): keep the client from crashing the process.
+    this.redis.on('error', () => this.markDown());
+    this.redis.on('close', () => this.markDown());
+    this.redis.on('ready', () => this.markUp());
   }
 
   async hit(client: string, windowMs: number): Promise<WindowCount> {
-    const [count, ttl] = (await this.redis.eval(RedisRateLimitStore.SCRIPT, 1, this.prefix + client, windowMs)) as [
-      number,
-      number,
-    ];
-    return { count, resetInMs: ttl };
-  }
-
-  async refund(client: string): Promise<void> {
-    await this.redis.eval(RedisRateLimitStore.REFUND, 1, this.prefix + client);
+    // Down on a connection that looks open (its commands failed or timed out): one request at a time tries Redis
+    // again, the others count here without waiting for it.
+    if (this.redis.status !== 'ready' || (this.state === 'down' && this.retrying)) {
+      return this.local.hit(client, windowMs);
+    }
+    const retry = this.state === 'down';
+    if (retry) this.retrying = true;
+    try {
+      const [count, ttl] = (await this.redis.eval(RedisRateLimitStore.SCRIPT, 1, this.prefix + client, windowMs)) as [
+        number,
+        number,
+      ];
+      this.markUp();
+      return { count, resetInMs: ttl };
+    } catch {
+      this.markDown();
+      return this.local.hit(client, windowMs);
+    } finally {
+      if (retry) this.retrying = false;
+    }
   }
 
   async close(): Promise<void> {
+    this.closed = true; // closing is not losing it: no line
     this.redis.disconnect();
+    await this.local.close();
+  }
+
+  private markDown(): void {
+    if (this.state === 'down' || this.closed) return;
+    if (this.state === 'starting') {
+      this.logger.warn('Redis (REDIS_URL) does not answer at start-up: rate limits count per process until it does.');
+    } else {
+      this.logger.warn('Redis (REDIS_URL) lost: rate limits count per process until it answers again.');
+    }
+    this.state = 'down';
+  }
+
+  private markUp(): void {
+    if (this.state === 'up' || this.closed) return;
+    if (this.state === 'down') this.logger.log('Redis (REDIS_URL) answers again: rate limits are shared again.');
+    this.state = 'up';
   }
 }

@@ -3,7 +3,7 @@ import type { FeedPosition, OutboxEvent } from '@petstore/application';
 import { resetDatabase } from '@petstore/testing';
 import { pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { settledEvents } from '../../../test/support/settled-events';
-import { PgEventLog } from './pg-event-log.repository';
+import { PgEventLog, TIME_BOUNDED_SCAN_LIMIT } from './pg-event-log.repository';
 import { PgEventOutbox } from './pg-event-outbox.repository';
 
 describe('The event log on PostgreSQL (real database)', () => {
@@ -214,6 +214,50 @@ describe('The event log on PostgreSQL (real database)', () => {
       expect(plan).not.toMatch(/Seq Scan|Bitmap/);
     });
 
+    // Issue 48, item 5: `createdBefore` before every event walked a customer's whole history (here 100 of its own and
+    // 5,000 of the catalogue's) to answer an empty page.
+    it('a time-bounded page reads at most TIME_BOUNDED_SCAN_LIMIT rows of each range, newest first', async () => {
+      const returned: Array<{ sql: string; rows: number }> = [];
+      const query = db.host.query.bind(db.host);
+      const spy = jest.spyOn(db.host, 'query').mockImplementation(async (sql: string, params?: unknown[]) => {
+        const rows = await query(sql, params);
+        returned.push({ sql, rows: rows.length });
+        return rows;
+      });
+      try {
+        const page = await new PgEventLog(db.host).list(
+          { subjectOwnerId: 7, createdBefore: new Date('2025-12-31T00:00:00Z') },
+          { limit: 20 },
+        );
+        expect(page.items).toEqual([]);
+        // The catalogue's range stopped at its limit: the next page goes on below it.
+        expect(page.nextAfterId).toEqual(expect.any(Number));
+      } finally {
+        spy.mockRestore();
+      }
+      expect(returned.map((statement) => statement.rows)).toEqual([100, TIME_BOUNDED_SCAN_LIMIT]);
+      // Each range through its index, newest first, cut at the limit: never a scan of the table or a sort.
+      const runner = db.dataSource.createQueryRunner();
+      try {
+        await runner.startTransaction();
+        await runner.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN ${returned[1].sql}`, [
+          null,
+          TIME_BOUNDED_SCAN_LIMIT,
+          null,
+          null,
+          new Date('2025-12-31T00:00:00Z'),
+          0,
+        ]);
+        const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+        expect(text).toMatch(/Limit[\s\S]*Index Scan Backward using webhook_events_(owner_)?seq_idx/);
+        expect(text).not.toMatch(/Seq Scan|Sort/);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    });
+
     it('the purge finds the old events through the BRIN index on created_at', async () => {
       expect(await planOf((log) => log.purgeBatch(new Date('2026-01-01T00:00:00Z'), 10_000))).toContain(
         'webhook_events_created_brin',
@@ -323,6 +367,34 @@ describe('The event log on PostgreSQL (real database)', () => {
         [4, 'pet.updated'],
       ]);
       expect(await seen({ subjectOwnerId: 9, types: ['order.placed'] })).toEqual([]);
+    });
+
+    it('a time-bounded list reads each range a few rows a page: short pages go on, and none is skipped', async () => {
+      class SmallScans extends PgEventLog {
+        protected override readonly scanLimit = 4;
+      }
+      const small = new SmallScans(db.host);
+      // Before 00:00:03, owner 7 sees seq 1 alone (seq 2 is owner 8's). Its own range (seq 7, 1) is read whole; the
+      // catalogue's (12, 11, 10, 6, 5, 4) stops at 6 on the first page.
+      const query = { subjectOwnerId: 7, createdBefore: new Date('2026-01-01T00:00:03Z') };
+      const first = await small.list(query, { limit: 3 });
+      expect({ seqs: first.items.map((event) => event.seq), next: first.nextAfterId }).toEqual({ seqs: [], next: 6 });
+      const second = await small.list(query, { limit: 3, afterId: 6 });
+      expect({ seqs: second.items.map((event) => event.seq), next: second.nextAfterId }).toEqual({
+        seqs: [1],
+        next: null,
+      });
+      // A bound that many match fills its pages as ever, cut where a range stopped.
+      const recent = { subjectOwnerId: 7, createdAfter: new Date('2026-01-01T00:00:04Z') };
+      const pages: number[][] = [];
+      for (let afterId: number | undefined, i = 0; i < 10; i++) {
+        const page = await small.list(recent, { limit: 3, afterId });
+        pages.push(page.items.map((event) => event.seq));
+        if (page.nextAfterId === null) break;
+        afterId = page.nextAfterId;
+      }
+      expect(pages.flat()).toEqual([12, 11, 10, 7, 6, 5, 4]);
+      expect(pages.every((page) => page.length <= 3)).toBe(true);
     });
   });
 });

@@ -152,6 +152,28 @@ const NEWEST_FIRST_OF_TYPES = `SELECT ${LISTED}
     ORDER BY e.type DESC, e.seq DESC LIMIT $6) AS listed
   ORDER BY seq DESC LIMIT $6`;
 
+/**
+ * A newest-first list with a time bound (`createdAfter`, `createdBefore`): the walk by `seq` meets the bound as a
+ * filter, and `createdBefore` far in the past (or `createdAfter` in the future) walked a customer's whole history to
+ * find a page (issue 48, item 5). Bounded instead: each owner's range is read newest first, at most `scanLimit` rows
+ * from the cursor (`$1`, the seq to continue below; `$2` the rows; `$6` the owner), light columns only, whether each
+ * matches computed here (`$3` the types, `$4` at or after, `$5` before); the page's bodies are then read by their seq.
+ * Not an index on created_at: the list is in `seq` order, and a range of created_at is sorted by seq only after
+ * reading it whole, which a recent `createdBefore` makes the whole history again.
+ */
+const SCAN_MATCHES = `($3::text[] IS NULL OR type = ANY ($3))
+  AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5)`;
+const SCAN_EVERY_OWNER = `SELECT seq, ${SCAN_MATCHES} AS matches FROM webhook_events
+  WHERE endpoint_id IS NULL AND seq < COALESCE($1::bigint, ${MAX_BIGINT})
+  ORDER BY seq DESC LIMIT $2`;
+const SCAN_OWNER = `SELECT seq, ${SCAN_MATCHES} AS matches FROM webhook_events
+  WHERE endpoint_id IS NULL AND subject_owner_id = $6 AND seq < COALESCE($1::bigint, ${MAX_BIGINT})
+  ORDER BY seq DESC LIMIT $2`;
+const BY_SEQS = `SELECT ${COLUMNS} FROM ${BY_SEQ} WHERE e.endpoint_id IS NULL AND e.seq = ANY ($1::bigint[])
+  ORDER BY e.seq DESC`;
+/** Rows one owner's range may read for one page of a time-bounded list: ten of the largest pages. */
+export const TIME_BOUNDED_SCAN_LIMIT = 1000;
+
 /** Each list's statement for an administrator and for a customer. */
 const STATEMENTS = new Map(
   [NEWEST_FIRST, FEED_FROM_START, FEED_AFTER, FEED_BEFORE].map((shape) => [
@@ -211,13 +233,47 @@ export class PgEventLog extends EventLog {
     super();
   }
 
+  /** Rows one owner's range may read for a page of a time-bounded list (a subclass of a test makes it small). */
+  protected readonly scanLimit: number = TIME_BOUNDED_SCAN_LIMIT;
+
   async list(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
+    if (query.createdAfter !== undefined || query.createdBefore !== undefined) {
+      return this.listTimeBounded(query, { limit, afterId });
+    }
     const own = [afterId ?? null, limit + 1];
     const rows =
       query.types?.length && query.subjectOwnerId === undefined
         ? await this.host.query<LoggedEventRow>(NEWEST_FIRST_OF_TYPES, [...filterParams(query), ...own])
         : await this.select(NEWEST_FIRST, query, own);
     return pageFromRows(rows.map(toLoggedEvent), limit, (event) => event.seq);
+  }
+
+  /**
+   * At most `scanLimit` rows of each owner's range (every owner's, or a customer's own and the catalogue's), newest
+   * first from the cursor. A range read to its limit is not read below its last seq: the page holds the matching rows
+   * at or above the highest such seq, and goes on below it. So a sparse time range gives pages shorter than asked
+   * (even empty) that still have a next one; following them reads the history at `scanLimit` rows a page, never all
+   * of it in one request.
+   */
+  private async listTimeBounded(query: EventLogQuery, { limit, afterId }: PageRequest): Promise<Page<LoggedEvent>> {
+    const owners = query.subjectOwnerId === undefined ? [null] : [query.subjectOwnerId, EVERY_ACCOUNT];
+    const filters = [query.types?.length ? query.types : null, query.createdAfter ?? null, query.createdBefore ?? null];
+    let cut = 0; // the seq not to read below this page: 0, or where a range stopped at its limit
+    const matching: number[] = [];
+    for (const owner of owners) {
+      const params = [afterId ?? null, this.scanLimit, ...filters];
+      const rows = await this.host.query<{ seq: string; matches: boolean }>(
+        owner === null ? SCAN_EVERY_OWNER : SCAN_OWNER,
+        owner === null ? params : [...params, owner],
+      );
+      if (rows.length === this.scanLimit) cut = Math.max(cut, Number(rows[rows.length - 1].seq));
+      for (const row of rows) if (row.matches) matching.push(Number(row.seq));
+    }
+    const seqs = matching.filter((seq) => seq >= cut).sort((a, b) => b - a);
+    const pageSeqs = seqs.slice(0, limit);
+    const rows = pageSeqs.length ? await this.host.query<LoggedEventRow>(BY_SEQS, [pageSeqs]) : [];
+    const nextAfterId = seqs.length > limit ? pageSeqs[limit - 1] : cut > 0 ? cut : null;
+    return { items: rows.map(toLoggedEvent), nextAfterId };
   }
 
   /** One statement per direction (not `$n IS NULL OR …`), so that each plan reads its index from the position on. */
