@@ -303,6 +303,22 @@ describe('webhook pings: 5 a minute per account, shared by instances through the
     const otherHook = (await first.post('/webhooks/endpoints', { key: other.key, body })).body.id as number;
     expect((await second.post(`/webhooks/endpoints/${otherHook}/test`, { key: other.key })).status).toBe(202);
   });
+
+  it("a read key's refused writes spend its own budget, not the account's pings nor its minute", async () => {
+    const { key } = await first.customer('Leaked read key');
+    const body = { url: 'https://127.0.0.1:8443/hook', events: ['order.placed'] };
+    const hook = (await first.post('/webhooks/endpoints', { key, body })).body.id as number;
+    const reader = (await first.post('/accounts/me/api-keys', { key, body: { scopes: ['read'] } })).body.key as string;
+    const refused: number[] = [];
+    for (let i = 0; i < 8; i++)
+      refused.push((await first.post(`/webhooks/endpoints/${hook}/test`, { key: reader })).status);
+    expect(refused).toEqual(Array(8).fill(403));
+    // The account's own key still has its five pings a minute, and its requests their budget.
+    const pings: number[] = [];
+    for (let i = 0; i < 5; i++) pings.push((await second.post(`/webhooks/endpoints/${hook}/test`, { key })).status);
+    expect(pings).toEqual([202, 202, 202, 202, 202]);
+    expect((await first.get('/accounts/me', { key })).headers.get('ratelimit')).toMatch(/"default";r=9\d\b/);
+  });
 });
 
 /**

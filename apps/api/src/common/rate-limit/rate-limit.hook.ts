@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { isHealthProbe } from '../http-kit/health-probes';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiKeyScope, scopesGrant } from '@petstore/domain';
+import { scopeFor } from '../auth/api-key.guard';
 import { ApiError } from '../errors/api-error';
 import type { PublicErrorCode } from '../errors/error-codes';
 import { RateLimitStore, WindowCount } from './rate-limit.store';
@@ -30,7 +32,10 @@ export interface RateLimits {
 }
 
 /** Who a request comes from: the account its key verified, else nobody (`null`). */
-export type Authenticator = (request: FastifyRequest) => Promise<{ account: { id: number; createdAt: Date } | null }>;
+export type Authenticator = (request: FastifyRequest) => Promise<{
+  account: { id: number; createdAt: Date } | null;
+  key?: { keyId: number; scopes: readonly ApiKeyScope[] };
+}>;
 
 /** A budget: its IETF policy name, size and window, and what a refusal says. Fixed for the process. */
 interface Policy {
@@ -70,6 +75,8 @@ function policy(
  *   failed authentications, a stricter budget (key guessing);
  * - sign-up (POST /accounts) also counts against the address's sign-ups an hour;
  * - a webhook ping or redelivery also counts against the account's outbound budget (WEBHOOK_OUTBOUND_PER_MINUTE);
+ * - a request the key's scope does not allow (a `read` key's write: the guard answers 403) counts against that key
+ *   alone, never the account's budgets;
  * - a `304 Not Modified` is charged like any answer: conditional.hooks.ts decides it from the body's tag, after the
  *   handler ran its query. GitHub makes conditional requests free where deciding them is cheap; here it never is,
  *   and the refund made any filter matching nothing (an empty list's tag is a constant) free (issue 48, item 5).
@@ -181,15 +188,21 @@ function resetIn(count: WindowCount): number {
 async function bucketsOf(request: FastifyRequest, policies: Policies, authenticate: Authenticator): Promise<Bucket[]> {
   const address = request.ip;
   let account: { id: number; createdAt: Date } | null = null;
+  let key: { keyId: number; scopes: readonly ApiKeyScope[] } | undefined;
   let unverified = false;
   try {
-    ({ account } = await authenticate(request));
+    ({ account, key } = await authenticate(request));
   } catch {
     // A failure to verify (database down) counts against the address; the guard reports the failure.
     unverified = true;
   }
   const buckets: Bucket[] = [];
-  if (account) {
+  if (account && key && !scopesGrant(key.scopes, scopeFor(request.method))) {
+    // A key whose scope the method exceeds (a `read` key sending a write) is refused by the guard (403): its requests
+    // count against the key alone, not the account's budgets (its webhook budget included), so a leaked read-only key
+    // cannot spend what the account's other keys live on.
+    buckets.push({ policy: policies.default, client: `key:${key.keyId}:${account.createdAt.getTime()}` });
+  } else if (account) {
     // Account ids restart in every database; the creation time keeps apart deployments sharing one Redis.
     const client = `account:${account.id}:${account.createdAt.getTime()}`;
     buckets.push({ policy: policies.default, client });
