@@ -231,17 +231,32 @@ describe('the event log: GET /events (HTTP, real PostgreSQL, no webhook endpoint
 
     it('refuses a position it did not issue, and mixed paging, with 400 naming the parameter', async () => {
       const { key } = await api.customer('Feed bad input');
-      const bad = Buffer.from(JSON.stringify({ x: '-1', s: 1 })).toString('base64url');
+      const petId = await store.pet({ quantity: 5 });
+      await store.placed(key, petId);
+      await store.placed(key, petId);
+      const feed = await api.get<Listed>('/events?order=commit&limit=2', { key });
+      const position = feed.body[0].position as string;
+      const newest = await api.get<Listed>('/events?limit=1', { key });
+      const listCursor = new URL(nextLink(newest) as string, 'http://x').searchParams.get('cursor') as string;
+      // A position reveals nothing: no JSON, no number, the same length whatever it holds.
+      for (const token of [position, feed.body[1].position as string, listCursor]) {
+        expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+        expect(() => JSON.parse(Buffer.from(token, 'base64url').toString('utf8'))).toThrow();
+      }
+      const tampered = `${position.slice(0, 5)}${position[5] === 'A' ? 'B' : 'A'}${position.slice(6)}`;
       for (const query of [
         'startingAfter=nonsense',
-        `startingAfter=${bad}`,
-        `endingBefore=${Buffer.from(JSON.stringify({ x: '18446744073709551616', s: 1 })).toString('base64url')}`,
-        `startingAfter=${Buffer.from('{"after":3}').toString('base64url')}`,
+        // The positions of before (base64 JSON of the transaction and seq) are no longer taken.
+        `startingAfter=${Buffer.from(JSON.stringify({ x: '1', s: 1 })).toString('base64url')}`,
+        `startingAfter=${tampered}`,
+        // A newest-first cursor is not a position, nor a position a cursor.
+        `startingAfter=${listCursor}`,
+        `cursor=${position}`,
         'order=oldest',
       ]) {
         expectError(await api.get(`/events?${query}`, { key }), 400, 'validation_failed');
       }
-      const position = Buffer.from(JSON.stringify({ x: '1', s: 1 })).toString('base64url');
+      expect((await api.get(`/events?cursor=${listCursor}`, { key })).status).toBe(200);
       for (const [query, field] of [
         [`startingAfter=${position}&endingBefore=${position}`, 'endingBefore'],
         [`startingAfter=${position}&cursor=${Buffer.from('{"after":3}').toString('base64url')}`, 'cursor'],

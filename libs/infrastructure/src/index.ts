@@ -23,6 +23,7 @@ export * from './message/pg-boss-message-queue';
 export * from './message/message-delivery-worker';
 export * from './persistence/events/pg-event-outbox.repository';
 export * from './persistence/events/pg-event-log.repository';
+export * from './persistence/secrets/pg-service-secrets';
 export * from './persistence/webhook/pg-webhook-endpoint.repository';
 export * from './persistence/webhook/pg-webhook-delivery.repository';
 export * from './jobs/pg-boss-webhook-fan-out-queue';

@@ -1,8 +1,8 @@
+import type { EventPositions } from './event-positions';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { LoggedEvent } from '@petstore/application';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '@petstore/domain';
 import { ArrayMaxSize, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { encodeFeedCursor } from '../common/pagination/cursor';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { IsDateTime } from '../common/validation/date-time';
 import { QueryList } from '../common/validation/query-transforms';
@@ -40,12 +40,12 @@ export class EventDto {
       '(`endingBefore`: those before it). Opaque. Present once the event is settled, that is once every ' +
       'transaction that began writing before its own has ended (at once, unless writers are still in flight); ' +
       'always present in the commit-order feed (`order=commit`).',
-    example: 'eyJ4IjoiNzQ1IiwicyI6MTJ9',
+    example: 'Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW',
   })
   position?: string;
 
   /** The stored webhook body, parsed: exactly what an endpoint received, with its id and, if settled, position. */
-  static from(event: LoggedEvent): EventDto {
+  static from(event: LoggedEvent, positions: EventPositions): EventDto {
     const body = JSON.parse(event.body) as Omit<EventDto, 'id' | 'position'>;
     const dto = Object.assign(new EventDto(), {
       id: event.id,
@@ -53,7 +53,7 @@ export class EventDto {
       timestamp: body.timestamp,
       data: body.data,
     });
-    if (event.position !== null) dto.position = encodeFeedCursor(event.position);
+    if (event.position !== null) dto.position = positions.feedToken(event.position);
     return dto;
   }
 }

@@ -6,7 +6,7 @@ import { ConditionalPage } from '../common/conditional/conditional.decorator';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
 import { Stability } from '../openapi/stability.decorator';
-import { decodeFeedCursor, encodeFeedCursor, pageRequest } from '../common/pagination/cursor';
+import { EventPositions } from './event-positions';
 import { PageLink, Paginated } from '../common/pagination/paginated';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { EventDto, EventListQueryDto } from './event.dto';
@@ -51,7 +51,10 @@ const VISIBILITY =
 @Stability('beta')
 @Controller('events')
 export class EventsController {
-  constructor(private readonly queries: EventQueries) {}
+  constructor(
+    private readonly queries: EventQueries,
+    private readonly positions: EventPositions,
+  ) {}
 
   @ReadsFromReplica()
   @Get()
@@ -82,21 +85,33 @@ export class EventsController {
     };
     const { startingAfter, endingBefore } = query;
     if (query.order !== 'commit' && startingAfter === undefined && endingBefore === undefined) {
-      const request = pageRequest(query);
-      return Paginated.of(await this.queries.list(account, filter, request), request, EventDto.from);
+      // The cursor is a token of EventPositions, not the generic one: a seq in clear would count hidden events.
+      const limit = query.limit ?? LIMITS.pageSize.default;
+      const afterId = query.cursor === undefined ? undefined : this.positions.listAfter(query.cursor);
+      const page = await this.queries.list(account, filter, { limit, afterId });
+      const next: PageLink[] =
+        page.nextAfterId === null
+          ? []
+          : [{ rel: 'next', set: { cursor: this.positions.listCursor(page.nextAfterId) }, remove: ['cursor'] }];
+      return new Paginated(
+        page.items.map((event) => EventDto.from(event, this.positions)),
+        null,
+        limit,
+        next,
+      );
     }
     refuseMixedPaging(query);
     const limit = query.limit ?? LIMITS.pageSize.default;
-    const after = startingAfter === undefined ? undefined : decodeFeedCursor(startingAfter, 'startingAfter');
-    const before = endingBefore === undefined ? undefined : decodeFeedCursor(endingBefore, 'endingBefore');
+    const after = startingAfter === undefined ? undefined : this.positions.feedPosition(startingAfter, 'startingAfter');
+    const before = endingBefore === undefined ? undefined : this.positions.feedPosition(endingBefore, 'endingBefore');
     const page = await this.queries.feed(account, filter, { limit, after, before });
-    const items = page.items.map(EventDto.from);
+    const items = page.items.map((event) => EventDto.from(event, this.positions));
     const first = page.items[0]?.position;
     const last = page.items.at(-1)?.position;
     const links: PageLink[] = [];
     const going = (rel: PageLink['rel'], name: string, position: FeedPosition): PageLink => ({
       rel,
-      set: { [name]: encodeFeedCursor(position) },
+      set: { [name]: this.positions.feedToken(position) },
       remove: ['cursor', 'startingAfter', 'endingBefore'],
     });
     if (before === undefined) {
@@ -123,6 +138,6 @@ export class EventsController {
     if (!isEventId(id)) {
       throw ApiError.validation('eventId must be a UUID.', [{ field: 'eventId', message: 'eventId must be a UUID' }]);
     }
-    return EventDto.from(await this.queries.get(id.toLowerCase(), account));
+    return EventDto.from(await this.queries.get(id.toLowerCase(), account), this.positions);
   }
 }

@@ -9,12 +9,14 @@ import {
   EventRetention,
   OutboxEventRecorder,
   PurgeEvents,
+  ServiceSecrets,
 } from '@petstore/application';
-import { PgEventLog, PgEventOutbox } from '@petstore/infrastructure';
+import { PgEventLog, PgEventOutbox, PgServiceSecrets } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { ApiEventPayloads } from './event-payloads';
+import { EventPositions } from './event-positions';
 import { EventsController } from './events.controller';
 
 /** The events' scheduled job: the log is purged after EVENT_RETENTION_DAYS. */
@@ -48,6 +50,10 @@ export const EVENTS_JOBS: SliceJobs = {
 })
 export class EventsModule {}
 
-/** `/events` (the `http` role). */
-@Module({ imports: [EventsModule], controllers: [EventsController] })
+/** `/events` (the `http` role), with the key of its positions (EventPositions, from the database's secret). */
+@Module({
+  imports: [EventsModule],
+  controllers: [EventsController],
+  providers: [EventPositions, { provide: ServiceSecrets, useClass: PgServiceSecrets }],
+})
 export class EventsHttpModule {}

@@ -1390,7 +1390,7 @@ export interface components {
        * it (`endingBefore`: those before it). Opaque. Present once the event is settled, that is once every transaction
        * that began writing before its own has ended (at once, unless writers are still in flight); always present in
        * the commit-order feed (`order=commit`).
-       * @example eyJ4IjoiNzQ1IiwicyI6MTJ9
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
        */
       position?: string;
     };
@@ -9231,7 +9231,7 @@ export interface operations {
            *         "type": "order.placed",
            *         "timestamp": "2026-11-23T10:00:00.000Z",
            *         "data": {},
-           *         "position": "eyJ4IjoiNzQ1IiwicyI6MTJ9"
+           *         "position": "Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW"
            *       }
            *     ]
            */
@@ -9381,7 +9381,7 @@ export interface operations {
            *       "type": "order.placed",
            *       "timestamp": "2026-11-23T10:00:00.000Z",
            *       "data": {},
-           *       "position": "eyJ4IjoiNzQ1IiwicyI6MTJ9"
+           *       "position": "Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW"
            *     }
            */
           'application/json': components['schemas']['EventLogEntry'];

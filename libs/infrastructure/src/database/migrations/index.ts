@@ -24,6 +24,7 @@ import { EventCommitOrderIndexes1796000910000 } from './1796000910000-event-comm
 import { EventTypeIndex1796000920000 } from './1796000920000-event-type-index';
 import { EventCommits1796000930000 } from './1796000930000-event-commits';
 import { EventCommitsBackfill1796000940000 } from './1796000940000-event-commits-backfill';
+import { ServiceSecretsTable1796000950000 } from './1796000950000-service-secrets';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   EventTypeIndex1796000920000,
   EventCommits1796000930000,
   EventCommitsBackfill1796000940000,
+  ServiceSecretsTable1796000950000,
 ];
