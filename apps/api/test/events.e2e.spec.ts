@@ -234,9 +234,9 @@ describe('the event log: GET /events (HTTP, real PostgreSQL, no webhook endpoint
       const petId = await store.pet({ quantity: 5 });
       await store.placed(key, petId);
       await store.placed(key, petId);
-      const feed = await api.get<Listed>('/events?order=commit&limit=2', { key });
+      const feed = await api.get<Listed[]>('/events?order=commit&limit=2', { key });
       const position = feed.body[0].position as string;
-      const newest = await api.get<Listed>('/events?limit=1', { key });
+      const newest = await api.get<Listed[]>('/events?limit=1', { key });
       const listCursor = new URL(nextLink(newest) as string, 'http://x').searchParams.get('cursor') as string;
       // A position reveals nothing: no JSON, no number, the same length whatever it holds.
       for (const token of [position, feed.body[1].position as string, listCursor]) {

@@ -388,7 +388,7 @@ describe('GET /pets: filters (HTTP, real PostgreSQL)', () => {
     async (name) => {
       const response = await list(`?name=${name}`);
       expectError(response, 400, 'validation_failed');
-      expect(response.body.details).toEqual([
+      expect((response.body as unknown as { details: unknown }).details).toEqual([
         { field: 'name', message: expect.stringContaining('at least 3 letters or digits in a row') },
       ]);
     },

@@ -502,7 +502,7 @@ describe('the Petstore client', () => {
       await expect(never.GET('/messages')).rejects.toMatchObject({ code: 'timeout', status: 0 });
     });
 
-    it('sends a DELETE or PATCH again with its key; not a PUT (it may have been done), nor an aborted call', async () => {
+    it('sends a DELETE or PATCH again with its key; not a PUT (maybe done), nor an aborted call', async () => {
       server = await ScriptedServer.start((request) =>
         request.method === 'DELETE' ? { status: 204 } : { status: 200, body: { petId: 1, quantity: 2 } },
       );
