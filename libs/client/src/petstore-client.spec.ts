@@ -682,7 +682,7 @@ describe('the Petstore client', () => {
       ]);
     });
 
-    it('followEvents ends when its signal aborts a wait (even a sleep that ignores it); break too', async () => {
+    it('followEvents ends when its signal aborts a wait (even a sleep ignoring it) or a request; break too', async () => {
       server = await ScriptedServer.start(() => ({ status: 200, headers: { etag: EMPTY_TAG }, body: [] }));
       const stop = new AbortController();
       const api = createPetstoreClient({
@@ -704,6 +704,21 @@ describe('the Petstore client', () => {
         break;
       }
       expect([yielded, server.seen.length]).toEqual([['p1'], 1]);
+
+      // Aborted while a request is on its way (a feed that does not answer): the iteration ends, no error.
+      const hanging = new AbortController();
+      const asked: string[] = [];
+      const stuck = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        fetch: (request) =>
+          new Promise<Response>((_, reject) => {
+            asked.push(request.url);
+            request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true });
+            hanging.abort();
+          }),
+      });
+      for await (const event of stuck.followEvents({ after: 'p2', signal: hanging.signal })) yielded.push(event);
+      expect([yielded, asked]).toEqual([['p1'], [`${server.baseUrl}/events?startingAfter=p2&limit=100`]]);
     });
 
     it('list() revalidates the pages of its cache: a 304 yields the stored page, follows its stored Link', async () => {
