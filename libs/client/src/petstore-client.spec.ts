@@ -682,7 +682,7 @@ describe('the Petstore client', () => {
       ]);
     });
 
-    it('followEvents ends when its signal aborts a wait (even a sleep ignoring it) or a request; break too', async () => {
+    it('followEvents ends on its signal, in a wait (even one ignoring it) or a request, and on break', async () => {
       server = await ScriptedServer.start(() => ({ status: 200, headers: { etag: EMPTY_TAG }, body: [] }));
       const stop = new AbortController();
       const api = createPetstoreClient({
