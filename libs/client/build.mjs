@@ -6,7 +6,7 @@
 // `type`, so Node and TypeScript read each as it is. `npm run client:pack` (libs/client/pack.mjs) builds and packs
 // it in one command.
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,6 +43,24 @@ await Promise.all(
   }),
 );
 mkdirSync(out, { recursive: true });
-copyFileSync(join(lib, 'package.json'), join(out, 'package.json'));
+writeFileSync(join(out, 'package.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 copyFileSync(join(lib, 'README.md'), join(out, 'README.md'));
+copyFileSync(join(lib, 'CHANGELOG.md'), join(out, 'CHANGELOG.md'));
 console.log(`Built ${out} (esm, cjs)`);
+
+/**
+ * The built package.json: libs/client's, with the service's version (root package.json's, read now: the client is
+ * released with the service it was generated from, so its version is never hand-kept apart), without `private` and
+ * the comment (they are the source folder's), and with a `publishConfig.registry` that is never the public one: an
+ * `npm publish` of the folder goes to CLIENT_REGISTRY (your private registry, given when you pack to publish), else to
+ * https://npm.invalid/, which does not resolve (RFC 2606), so the name is not published anywhere by accident.
+ */
+function manifest() {
+  const client = JSON.parse(readFileSync(join(lib, 'package.json'), 'utf8'));
+  delete client['//'];
+  delete client.private;
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const registry = process.env['CLIENT_REGISTRY'] || 'https://npm.invalid/';
+  const [name, ...rest] = Object.entries(client);
+  return Object.fromEntries([name, ['version', version], ...rest, ['publishConfig', { registry }]]);
+}

@@ -47,7 +47,8 @@ const packed = execFileSync(npm, ['pack', built, '--pack-destination', destinati
   cwd: root,
   encoding: 'utf8',
 });
-const [{ filename }] = JSON.parse(packed);
+const [{ filename, version }] = JSON.parse(packed);
 const tarball = join(destination, filename.replace(/^@petstore\//, 'petstore-'));
-console.log(`Packed @petstore/client ${client.version} (dependencies: ${Object.keys(client.dependencies).join(', ')})`);
+// The version build.mjs wrote: the service's (root package.json), not one kept in libs/client.
+console.log(`Packed @petstore/client ${version} (dependencies: ${Object.keys(client.dependencies).join(', ')})`);
 console.log(tarball);

@@ -29,18 +29,24 @@ describe('npm run client:pack', () => {
     const stdout = execFileSync(process.execPath, [join(ROOT, 'libs/client/pack.mjs'), scratch], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, CLIENT_BUILD_DIR: join(scratch, 'build') },
+      env: { ...process.env, CLIENT_BUILD_DIR: join(scratch, 'build'), CLIENT_REGISTRY: '' },
     });
     const tarball = stdout.trim().split('\n').at(-1) ?? '';
-    const { version } = JSON.parse(readFileSync(join(ROOT, 'libs/client/package.json'), 'utf8'));
+    // The service's version (root package.json), whatever libs/client holds (issue 49: it said 1.0.0 beside 1.1.0).
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     expect(tarball).toBe(join(scratch, `petstore-client-${version}.tgz`));
     expect(existsSync(tarball)).toBe(true);
     const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
-    expect(manifest.name).toBe('@petstore/client');
+    expect([manifest.name, manifest.version, manifest.private]).toEqual(['@petstore/client', version, undefined]);
+    // Never published to the public registry by accident: the source folder is private, the package's registry none.
+    expect(JSON.parse(readFileSync(join(ROOT, 'libs/client/package.json'), 'utf8')).private).toBe(true);
+    expect(manifest.publishConfig).toEqual({ registry: 'https://npm.invalid/' });
     expect(Object.keys(manifest.dependencies).sort()).toEqual(documentedDependencies());
     expect(documentedDependencies()).toEqual(['openapi-fetch', 'standardwebhooks']);
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
-    expect(files).toEqual(expect.arrayContaining(['package/esm/index.js', 'package/cjs/index.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining(['package/esm/index.js', 'package/cjs/index.d.ts', 'package/CHANGELOG.md']),
+    );
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('npm run client:pack');
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import {
   PetstoreConnectionError,
   retryAfterMs,
   unwrap,
+  type CachedPage,
 } from './petstore-client';
 
 interface Seen {
@@ -586,5 +587,244 @@ describe('the Petstore client', () => {
     expect(retryAfterMs('Mon, 23 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
     expect(retryAfterMs('soon', now)).toBeUndefined();
     expect(retryAfterMs(null, now)).toBeUndefined();
+  });
+
+  describe('issue 49: a client that follows', () => {
+    const entry = (n: number) => ({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      type: 'order.placed' as const,
+      timestamp: '2026-11-25T09:00:00.000Z',
+      data: { id: n, petId: 1, quantity: 1, complete: false, status: 'placed' },
+      position: `p${n}`,
+    });
+    const EMPTY_TAG = '"end-of-feed"';
+
+    it('followEvents resumes after a saved position, polls its end with If-None-Match, waits a 503', async () => {
+      const script: Answer[] = [
+        {
+          status: 200,
+          headers: { link: '</events?startingAfter=p3&limit=2>; rel="next"', etag: '"a"' },
+          body: [entry(2), entry(3)],
+        },
+        { status: 200, headers: { etag: '"b"' }, body: [entry(4)] },
+        { status: 200, headers: { etag: EMPTY_TAG }, body: [] },
+        { status: 304, headers: { etag: EMPTY_TAG } },
+        { ...error(503, 'service_unavailable'), headers: { 'retry-after': '7' } },
+        { status: 200, headers: { etag: '"c"' }, body: [entry(5)] },
+      ];
+      server = await ScriptedServer.start((_, index) => script[index] ?? error(500, 'internal_error'));
+      const log: string[] = [];
+      const stop = new AbortController();
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        apiKey: 'psk_test',
+        retries: 0,
+        sleep: async (ms) => void log.push(`wait ${ms}`),
+        onRetry: ({ attempt, delayMs, status, code, retryAfterMs }) =>
+          void log.push(`retry ${attempt} in ${delayMs} after ${status} ${code} (asked ${retryAfterMs})`),
+      });
+      for await (const event of api.followEvents({ after: 'p1', limit: 2, signal: stop.signal })) {
+        log.push(`apply ${event.id.slice(-1)} at ${event.position}`);
+        if (event.position === 'p5') stop.abort();
+      }
+      expect(log).toEqual([
+        'apply 2 at p2',
+        'apply 3 at p3',
+        'apply 4 at p4',
+        'wait 1000', // the end of the feed for now
+        'wait 1000', // an empty page: its tag is the end's
+        'wait 1000', // 304: nothing new
+        'retry 1 in 7000 after 503 service_unavailable (asked 7000)',
+        'wait 7000',
+        'apply 5 at p5',
+      ]);
+      expect(server.seen.map((s) => [s.url, s.headers['if-none-match']])).toEqual([
+        ['/events?startingAfter=p1&limit=2', undefined],
+        ['/events?startingAfter=p3&limit=2', undefined],
+        ['/events?startingAfter=p4&limit=2', undefined],
+        ['/events?startingAfter=p4&limit=2', EMPTY_TAG],
+        ['/events?startingAfter=p4&limit=2', EMPTY_TAG],
+        ['/events?startingAfter=p4&limit=2', EMPTY_TAG],
+      ]);
+      expect(server.seen.every((s) => s.headers.authorization === 'Bearer psk_test')).toBe(true);
+    });
+
+    it("followEvents starts at the feed's start, backs off with jitter, ends on an error no wait cures", async () => {
+      const script: Answer[] = [
+        error(500, 'internal_error'),
+        error(502, 'http_error'),
+        { status: 200, headers: { etag: '"a"' }, body: [entry(1)] },
+        error(400, 'validation_failed'),
+      ];
+      server = await ScriptedServer.start((_, index) => script[index] ?? error(500, 'internal_error'));
+      const delays: number[] = [];
+      const notices: number[] = [];
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        sleep: async (ms) => void delays.push(ms),
+        random: () => 0.5,
+        onRetry: ({ attempt, status }) => void notices.push(attempt, status),
+      });
+      const applied: string[] = [];
+      const following = (async () => {
+        for await (const event of api.followEvents({ type: ['order.placed'] })) applied.push(event.position);
+      })();
+      await expect(following).rejects.toMatchObject({ status: 400, code: 'validation_failed' });
+      expect(applied).toEqual(['p1']);
+      // Half to all of 1 s, 2 s… (random 0.5: three quarters), then the poll interval.
+      expect(delays).toEqual([750, 1500, 1000]);
+      expect(notices).toEqual([1, 500, 2, 502]);
+      expect(server.seen.map((s) => s.url)).toEqual([
+        '/events?type=order.placed&order=commit&limit=100',
+        '/events?type=order.placed&order=commit&limit=100',
+        '/events?type=order.placed&order=commit&limit=100',
+        '/events?type=order.placed&startingAfter=p1&limit=100',
+      ]);
+    });
+
+    it('followEvents ends on its signal, in a wait (even one ignoring it) or a request, and on break', async () => {
+      server = await ScriptedServer.start(() => ({ status: 200, headers: { etag: EMPTY_TAG }, body: [] }));
+      const stop = new AbortController();
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        sleep: () => {
+          stop.abort();
+          return new Promise<void>(() => undefined); // never resolves: only the abort ends the wait
+        },
+      });
+      const yielded: unknown[] = [];
+      for await (const event of api.followEvents({ signal: stop.signal })) yielded.push(event);
+      expect([yielded, server.seen.length]).toEqual([[], 1]);
+
+      await server.close();
+      server = await ScriptedServer.start(() => ({ status: 200, body: [entry(1), entry(2)] }));
+      const another = createPetstoreClient({ baseUrl: server.baseUrl });
+      for await (const event of another.followEvents()) {
+        yielded.push(event.position);
+        break;
+      }
+      expect([yielded, server.seen.length]).toEqual([['p1'], 1]);
+
+      // Aborted while a request is on its way (a feed that does not answer): the iteration ends, no error.
+      const hanging = new AbortController();
+      const asked: string[] = [];
+      const stuck = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        fetch: (request) =>
+          new Promise<Response>((_, reject) => {
+            asked.push(request.url);
+            request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true });
+            hanging.abort();
+          }),
+      });
+      for await (const event of stuck.followEvents({ after: 'p2', signal: hanging.signal })) yielded.push(event);
+      expect([yielded, asked]).toEqual([['p1'], [`${server.baseUrl}/events?startingAfter=p2&limit=100`]]);
+    });
+
+    it('list() revalidates the pages of its cache: a 304 yields the stored page, follows its stored Link', async () => {
+      const PET = (id: number, name: string) => ({ id, name, categoryId: 1, status: 'available' });
+      let round = 0;
+      server = await ScriptedServer.start((request): Answer => {
+        const second = request.url.includes('cursor=c1');
+        if (round === 1 && !second && request.headers['if-none-match'] === '"p1"') return { status: 304 };
+        if (second)
+          return round === 0
+            ? { status: 200, headers: { etag: '"p2"' }, body: [PET(2, 'B')] }
+            : { status: 200, headers: { etag: '"p2-new"' }, body: [PET(2, 'B2')] };
+        return {
+          status: 200,
+          headers: { etag: '"p1"', link: '</pets?cursor=c1&limit=1>; rel="next"' },
+          body: [PET(1, 'A')],
+        };
+      });
+      const api = createPetstoreClient({ baseUrl: server.baseUrl });
+      const cache = new Map<string, CachedPage>();
+      const names = async () => {
+        const seen: string[] = [];
+        for await (const pet of api.list('/pets', { limit: 1 }, { cache })) {
+          seen.push(pet.name);
+          pet.name = 'changed by the caller'; // not by the cache's copy
+        }
+        return seen;
+      };
+      expect(await names()).toEqual(['A', 'B']);
+      round = 1;
+      expect(await names()).toEqual(['A', 'B2']);
+      expect(server.seen.map((s) => [s.url, s.headers['if-none-match']])).toEqual([
+        ['/pets?limit=1', undefined],
+        ['/pets?cursor=c1&limit=1', undefined],
+        ['/pets?limit=1', '"p1"'],
+        ['/pets?cursor=c1&limit=1', '"p2"'],
+      ]);
+      expect(cache.get(`${server.baseUrl}/pets?cursor=c1&limit=1`)).toEqual({
+        etag: '"p2-new"',
+        items: [PET(2, 'B2')],
+        next: null,
+      });
+    });
+
+    it('onRetry tells each wait before it (attempt, delay, status, code, Retry-After); throwing gives up', async () => {
+      server = await ScriptedServer.start((_, index) =>
+        index === 0
+          ? { ...error(429, 'rate_limited'), headers: { 'retry-after': '60' } }
+          : index === 1
+            ? { ...error(503, 'overloaded'), headers: { 'retry-after': '1' } }
+            : index === 2
+              ? { status: 202, body: MESSAGE }
+              : { ...error(429, 'rate_limited'), headers: { 'retry-after': '30' } },
+      );
+      const log: unknown[] = [];
+      const api = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        maxTotalRetryMs: 120_000,
+        random: () => 0,
+        sleep: async (ms) => void log.push(`wait ${ms}`),
+        onRetry: (retry) => void log.push(retry),
+      });
+      const { idempotencyKey } = await api.POST('/messages', { body: { message: 'hi' } });
+      expect(log).toEqual([
+        {
+          attempt: 1,
+          delayMs: 60_000,
+          method: 'POST',
+          url: `${server.baseUrl}/messages`,
+          status: 429,
+          code: 'rate_limited',
+          retryAfterMs: 60_000,
+          requestId: 'req-1',
+          idempotencyKey,
+        },
+        'wait 60000',
+        expect.objectContaining({ attempt: 2, delayMs: 1000, status: 503, code: 'overloaded', requestId: 'req-2' }),
+        'wait 1000',
+      ]);
+      const impatient = createPetstoreClient({
+        baseUrl: server.baseUrl,
+        sleep: async (ms) => void log.push(`wait ${ms}`),
+        onRetry: ({ delayMs }) => {
+          throw new Error(`not waiting ${delayMs} ms`);
+        },
+      });
+      await expect(impatient.GET('/categories')).rejects.toThrow('not waiting 30000 ms');
+      expect([log.length, server.seen.length]).toEqual([4, 4]);
+    });
+
+    it('onRetry tells a lost response: status 0, connection_error', async () => {
+      let attempts = 0;
+      const notices: unknown[] = [];
+      const api = createPetstoreClient({
+        baseUrl: 'http://127.0.0.1:9',
+        fetch: async () => {
+          if (attempts++ === 0) throw new TypeError('fetch failed');
+          return new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });
+        },
+        random: () => 0.5,
+        sleep: async () => undefined,
+        onRetry: ({ attempt, status, code, delayMs, requestId }) =>
+          void notices.push({ attempt, status, code, delayMs, requestId }),
+      });
+      await api.GET('/categories');
+      expect(notices).toEqual([{ attempt: 1, status: 0, code: 'connection_error', delayMs: 250, requestId: null }]);
+    });
   });
 });

@@ -1,7 +1,7 @@
 import createClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
 import type { paths } from './generated/schema.js';
 import { type ClientErrorCode, type ErrorCode } from './error-codes.js';
-import type { Schemas, Sent } from './sent.js';
+import type { FeedEntry, Schemas, Sent } from './sent.js';
 
 export type { Schemas } from './sent.js';
 export type ApiErrorBody = Schemas['Error'];
@@ -40,10 +40,41 @@ export interface PetstoreClientOptions {
   idempotencyKey?: (() => string) | undefined;
   /** Default: the global fetch. */
   fetch?: ((request: Request) => Promise<Response>) | undefined;
-  /** How to wait between retries (default: a timer); tests may record the delays instead. */
-  sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * How to wait between retries and between `followEvents()` polls (default: a timer that the call's `signal` ends);
+   * tests may record the delays instead. A wait is ended by an abort whether or not `sleep` heeds the signal.
+   */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /**
+   * Called before each wait of a retry (a 429 or 503 and its `Retry-After`, a lost response, a 409
+   * `idempotency_key_in_use`, and `followEvents()`'s waits after a failure), so that a long wait is visible:
+   * `onRetry: (r) => log.warn(`${r.method} ${r.url}: ${r.status} ${r.code}, retry ${r.attempt} in ${r.delayMs} ms`)`.
+   * A hook that throws fails the call with its error, without the wait (a way to give up).
+   */
+  onRetry?: ((retry: RetryNotice) => void) | undefined;
   /** A number in [0, 1): the jitter of the retries (default: Math.random); tests fix it. */
   random?: (() => number) | undefined;
+}
+
+/** What `onRetry` is told before a wait: which request, why, and for how long. */
+export interface RetryNotice {
+  /** The retry about to be made: 1 for the first. */
+  attempt: number;
+  /** How long the client waits before it (the `Retry-After` asked, or a backoff). */
+  delayMs: number;
+  method: string;
+  /** The request's URL. */
+  url: string;
+  /** The status answered, or 0 when no response came. */
+  status: number;
+  /** The answer's `code` (`rate_limited`, `overloaded`…), `connection_error` or `timeout`, or `http_error`. */
+  code: ErrorCode;
+  /** The answer's `Retry-After`, in milliseconds, when it had one. */
+  retryAfterMs: number | undefined;
+  /** The answer's `X-Request-Id` (null when no response came). */
+  requestId: string | null;
+  /** The key the request is sent again with (POST, PATCH, DELETE). */
+  idempotencyKey: string | undefined;
 }
 
 /** A response other than 2xx, after the retries: the API's `Error` body with the request id to quote. */
@@ -63,14 +94,17 @@ export class PetstoreApiError extends Error {
      * safely.
      */
     readonly idempotencyKey: string | undefined = undefined,
-    options?: { cause?: unknown; documentationUrl?: string | undefined },
+    options?: { cause?: unknown; documentationUrl?: string | undefined; retryAfterMs?: number | undefined },
   ) {
     super(message, options);
     this.documentationUrl = options?.documentationUrl;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 
   /** Where the service documents `code` (the body's `documentationUrl`, resolved against the request's URL). */
   readonly documentationUrl: string | undefined;
+  /** The answer's `Retry-After` in milliseconds (a 429 or 503 the client did not wait for), when it had one. */
+  readonly retryAfterMs: number | undefined;
 }
 
 /**
@@ -123,17 +157,105 @@ export type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters
 export type ListPathParams<P extends ListPath> = paths[P] extends { get: { parameters: { path: infer Params } } }
   ? Params
   : never;
-/** `list(path, query?)`, or `list(path, query, pathParams)` for a list under a resource. */
+/**
+ * `list(path, query?, options?)`, or `list(path, query, pathParams, options?)` for a list under a resource.
+ */
 export type ListArgs<P extends ListPath> = [ListPathParams<P>] extends [never]
-  ? [query?: ListQuery<P>]
-  : [query: ListQuery<P> | undefined, pathParams: ListPathParams<P>];
+  ? [query?: ListQuery<P>, options?: ListOptions]
+  : [query: ListQuery<P> | undefined, pathParams: ListPathParams<P>, options?: ListOptions];
+
+/** A query of the events' commit-order feed: `order=commit`, or a position to page from. */
+export type FeedQuery = ListQuery<'/events'> &
+  ({ order: 'commit' } | { startingAfter: string } | { endingBefore: string });
+
+/**
+ * A page `list()` received, as a `PageCache` keeps it: its tag, its items (as received) and the URL of its next page.
+ * Plain data: a cache may store it as JSON.
+ */
+export interface CachedPage {
+  etag: string;
+  items: unknown[];
+  next: string | null;
+}
+
+/**
+ * Where `list()` keeps the pages it received, by URL, to ask for them again with `If-None-Match`: a `Map<string,
+ * CachedPage>` will do (it keeps every page: give an LRU cache to bound it, e.g. lru-cache's `LRUCache`, whose `get`
+ * and `set` fit). `get` may answer a promise (a cache in Redis or on disk).
+ */
+export interface PageCache {
+  get(url: string): CachedPage | undefined | PromiseLike<CachedPage | undefined>;
+  set(url: string, page: CachedPage): unknown;
+}
+
+/** The options of one `list()`. */
+export interface ListOptions {
+  /**
+   * Revalidate the pages already seen: each page held in `cache` is asked with its tag in `If-None-Match`, and a
+   * 304 (free: not counted by the rate limit) yields the stored items again; every 200 is stored.
+   */
+  cache?: PageCache | undefined;
+  /** Ends the listing: the page being fetched is abandoned and the iteration throws the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/** The options of `followEvents()`. */
+export interface FollowEventsOptions extends Pick<ListQuery<'/events'>, 'type' | 'createdAfter' | 'createdBefore'> {
+  /**
+   * The `position` of the last event you applied (kept in your storage): the feed resumes after it. Absent: from the
+   * start of the feed (the oldest event kept).
+   */
+  after?: string | undefined;
+  /** Events per request (1–100, default 100). */
+  limit?: number | undefined;
+  /** How long to wait at the end of the feed before asking again (default 1000 ms). Each ask is a free 304. */
+  pollIntervalMs?: number | undefined;
+  /**
+   * The longest wait between failed asks when the answer gives no `Retry-After` (default 60 s): after a 5xx, a 429,
+   * or no response (once the client's own retries are spent), waits double from 1 s up to it, jittered.
+   */
+  maxBackoffMs?: number | undefined;
+  /** Stops following: the iteration ends (no error), at once, even during a wait. */
+  signal?: AbortSignal | undefined;
+}
+
+/** The brand that tells a resource's entity tag from a list page's (`ResourceTag`, `PageTag`). */
+declare const tagKind: unique symbol;
+/**
+ * The `ETag` of one resource (`GET /pets/{petId}`, and the PUT/PATCH that change it): what `If-Match` takes, to change
+ * the resource only if nobody changed it since. A string, so that it can be stored, logged and compared.
+ */
+export type ResourceTag = string & { readonly [tagKind]: 'resource' };
+/**
+ * The `ETag` of a list's page (`GET /pets`, `/pets?ids=`, `/events`…): the tag of the page as sent (its items and its
+ * `Link`), for `If-None-Match` on the same page only. Not a resource's tag: `If-Match` refuses it at compile time
+ * (sent, it would never match, and the 412 would read as "changed").
+ */
+export type PageTag = string & { readonly [tagKind]: 'page' };
+/**
+ * What `If-Match` takes: a resource's tag (`ResourceTag`), or any string (`*`, a tag kept in your own storage), but
+ * never a list page's `PageTag`.
+ */
+export type IfMatchValue = string & { readonly [tagKind]?: 'resource' };
+
+/** The request headers of a call, with `If-Match` typed as `IfMatchValue` (a list page's tag refused). */
+type RetaggedHeaders<Header> = Header extends object
+  ? { [K in keyof Header]: K extends 'If-Match' ? IfMatchValue : Header[K] }
+  : Header;
+type RetaggedParams<Params> = Params extends object
+  ? { [K in keyof Params]: K extends 'header' ? RetaggedHeaders<Params[K]> : Params[K] }
+  : Params;
+type Retagged<Init> = { [K in keyof Init]: K extends 'params' ? RetaggedParams<Init[K]> : Init[K] };
 
 /**
  * The second argument of a call: openapi-fetch's (`params`, `body`, `headers`, `signal`…), exactly: a field the
  * operation does not have (`qty` for `quantity`) is a compile error in an object literal (openapi-fetch's own
  * signature adds `[key: string]: unknown`, which lets any through). `parseAs` is JSON only: the types say so.
+ * `If-Match` takes a resource's tag, not a list page's (`IfMatchValue`).
  */
-export type CallInit<P extends keyof paths, M extends Method> = Exclude<MaybeOptionalInit<paths[P], M>, undefined> & {
+export type CallInit<P extends keyof paths, M extends Method> = Retagged<
+  Exclude<MaybeOptionalInit<paths[P], M>, undefined>
+> & {
   parseAs?: 'json';
 };
 type RequiredKeysOf<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
@@ -143,9 +265,16 @@ type InitArgs<Init> = RequiredKeysOf<Init> extends never ? [init?: Init] : [init
 type RevalidatingPath = {
   [P in PathsWith<'get'>]: Operation<P, 'get'> extends { responses: { 304: unknown } } ? P : never;
 }[PathsWith<'get'>];
-/** The init of a conditional GET: `If-None-Match` given (a 304 may come back). */
-type RevalidatingInit<P extends RevalidatingPath> = CallInit<P, 'get'> & {
-  params: { header: { 'If-None-Match': string | undefined } };
+/**
+ * The init of a conditional GET: `If-None-Match` given, a tag or `undefined` (a tag you may not hold yet: sent
+ * without the header, then it is the full answer), so a 304 may come back.
+ */
+type RevalidatingInit<P extends RevalidatingPath> = Omit<CallInit<P, 'get'>, 'params'> & {
+  params: Omit<NonNullable<CallInit<P, 'get'>['params']>, 'header'> & {
+    header: Omit<NonNullable<NonNullable<CallInit<P, 'get'>['params']>['header']>, 'If-None-Match'> & {
+      'If-None-Match': string | undefined;
+    };
+  };
 };
 /** The init of any other call: where a GET could answer 304, `If-None-Match` absent (else the first signature). */
 type PlainInit<P extends keyof paths, M extends Method> = P extends RevalidatingPath
@@ -160,9 +289,16 @@ export type SuccessBody<P extends keyof paths, M extends Method> =
   Operation<P, M> extends infer Op extends Record<string | number, any>
     ? Sent<Extract<FetchResponse<Op, object, 'application/json'>, { error?: never }>['data']>
     : never;
-/** `string` where the operation's 2xx always carries an `ETag` (single resources, PUT/PATCH, lists), else `null`. */
+/**
+ * The `ETag` a call's answer carries: a `PageTag` for a list's page (a 200 whose body is an array), a `ResourceTag`
+ * where the operation's 2xx always carries one (single resources, their PUT/PATCH), else `null`.
+ */
 export type ETagOf<P extends keyof paths, M extends Method> =
-  Operation<P, M> extends { responses: { 200: { headers: { ETag: string } } } } ? string : null;
+  Operation<P, M> extends { responses: { 200: { headers: { ETag: string } } } }
+    ? Operation<P, M> extends { responses: { 200: { content: { 'application/json': unknown[] } } } }
+      ? PageTag
+      : ResourceTag
+    : null;
 /** The `Idempotency-Key` the client sent: every POST, PATCH and DELETE has one (given, or generated); GET, PUT none. */
 export type IdempotencyKeyOf<M extends Method> = M extends 'post' | 'patch' | 'delete' ? string : undefined;
 
@@ -193,7 +329,14 @@ export interface Success<P extends keyof paths, M extends Method> {
  */
 export type Revalidated<P extends RevalidatingPath> =
   | Success<P, 'get'>
-  | { data: undefined; error?: never; response: Response; etag: string; notModified: true; idempotencyKey: undefined };
+  | {
+      data: undefined;
+      error?: never;
+      response: Response;
+      etag: ETagOf<P, 'get'> extends null ? string : ETagOf<P, 'get'>;
+      notModified: true;
+      idempotencyKey: undefined;
+    };
 
 /** Conditional requests: the `etag` and `notModified` of every result (see `Success`). */
 export interface Conditional {
@@ -219,10 +362,19 @@ export type PetstoreClient = Omit<Client<paths, 'application/json'>, 'GET' | 'PU
    * Every item of a list, page after page: follows `Link: <…>; rel="next"` until there is none.
    * `for await (const pet of api.list('/pets', { status: ['available'] })) …`; a list under a resource takes its
    * path parameters third: `api.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { endpointId })`. The
-   * events' feed resumes from a saved position: `api.list('/events', { startingAfter: saved })`, each entry with its
-   * own `position` to save next.
+   * events' feed (`order: 'commit'`, or `startingAfter` a saved position) yields `FeedEntry`s, each with the
+   * `position` to save next. The last argument, `{ cache }`, revalidates the pages already seen (`ListOptions`).
    */
+  list(path: '/events', query: FeedQuery, options?: ListOptions): AsyncGenerator<FeedEntry, void, undefined>;
   list<P extends ListPath>(path: P, ...args: ListArgs<P>): AsyncGenerator<ListItem<P>, void, undefined>;
+  /**
+   * Follows the events' commit-order feed without end: resumes after `after` (a position you saved), yields each
+   * event (a `FeedEntry`: save its `position` once you applied it), and at the end of the feed asks again every
+   * `pollIntervalMs` with `If-None-Match` (a 304 while nothing came: free). Failures wait and ask again (a 5xx, a
+   * 429 after its `Retry-After`, no response: `onRetry` tells each wait); any other error (a bad position, a key
+   * refused) ends the iteration with it. Stop with `break` or `signal`.
+   */
+  followEvents(options?: FollowEventsOptions): AsyncGenerator<FeedEntry, void, undefined>;
 };
 
 const RETRIED_STATUSES = new Set([429, 503]);
@@ -260,30 +412,114 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
     });
   }
 
-  async function* list<P extends ListPath>(
-    path: P,
-    ...[query, pathParams]: ListArgs<P>
-  ): AsyncGenerator<ListItem<P>, void, undefined> {
-    // openapi-fetch types each path's call; this one generic loop over them speaks to it untyped.
+  // openapi-fetch types each path's call; the generic loops below speak to it untyped.
+  const get = client.GET as unknown as (url: string, init: object) => Promise<{ data?: unknown; response: Response }>;
+  const sleep = sleeper(options);
+
+  async function* list(path: ListPath, ...args: unknown[]): AsyncGenerator<unknown, void, undefined> {
+    // A list under a resource takes its path parameters before the options.
+    const [query, pathParams, listOptions] = (path.includes('{') ? args : [args[0], undefined, args[1]]) as [
+      object | undefined,
+      object | undefined,
+      ListOptions | undefined,
+    ];
+    const cache = listOptions?.cache;
     // The next pages go through the same client (key, retries, errors): the path, with the Link's query.
-    const get = client.GET as unknown as (url: string, init: object) => Promise<{ data?: unknown; response: Response }>;
     let next: URL | null = null;
     do {
       const search: string | undefined = next?.search.slice(1);
-      const { data, response } = await get(
-        path,
-        search === undefined
-          ? { params: { query, path: pathParams } }
-          : { params: { path: pathParams }, querySerializer: () => search },
-      );
-      for (const item of (data ?? []) as Array<ListItem<P>>) yield item;
+      // The URL as sent (the cache's key) and the page held for it, read once the client has built the request.
+      let sent = '';
+      let held: CachedPage | undefined;
+      const revalidate: Middleware = {
+        async onRequest({ request }) {
+          sent = request.url;
+          held = await cache?.get(sent);
+          if (held !== undefined) request.headers.set('If-None-Match', held.etag);
+          return request;
+        },
+      };
+      const { data, response } = await get(path, {
+        params: search === undefined ? { query, path: pathParams } : { path: pathParams },
+        ...(search === undefined ? {} : { querySerializer: () => search }),
+        middleware: [revalidate],
+        signal: listOptions?.signal,
+      });
+      if (response.status === 304 && held !== undefined) {
+        // The page is still the one held (its items and its Link): a copy, so that the caller's changes stay theirs.
+        yield* structuredClone(held.items);
+        next = held.next === null ? null : new URL(held.next);
+        continue;
+      }
+      const items = (data ?? []) as unknown[];
       next = nextPage(response, baseUrl);
+      const etag = response.headers.get('etag');
+      if (cache !== undefined && etag !== null) {
+        await cache.set(sent, { etag, items: structuredClone(items), next: next?.href ?? null });
+      }
+      yield* items;
     } while (next);
+  }
+
+  async function* followEvents(follow: FollowEventsOptions = {}): AsyncGenerator<FeedEntry, void, undefined> {
+    const { after, limit = 100, pollIntervalMs = 1000, maxBackoffMs = 60_000, signal, ...filters } = follow;
+    const random = options.random ?? Math.random;
+    let position = after;
+    // The tag of an empty page at the end of the feed. A page's tag is made from what it sends (its items and its
+    // Link), so an empty page has the same tag at any position: sent with the next ask, whatever the position, it
+    // earns a 304 while nothing new came (free), and a 200 with the new events as soon as some did.
+    let endTag: string | undefined;
+    let failures = 0;
+    const pause = async (ms: number) => {
+      await sleep(ms, signal).catch(() => undefined);
+      return !signal?.aborted;
+    };
+    while (!signal?.aborted) {
+      let page: { data?: unknown; response: Response };
+      try {
+        const from = position === undefined ? { order: 'commit' } : { startingAfter: position };
+        page = await get('/events', {
+          params: { query: { ...filters, ...from, limit }, header: { 'If-None-Match': endTag } },
+          signal,
+        });
+      } catch (error) {
+        if (signal?.aborted) return;
+        const delayMs = followBackoff(error, failures, maxBackoffMs, random);
+        if (delayMs === undefined || !(error instanceof PetstoreApiError)) throw error;
+        failures++;
+        options.onRetry?.({
+          attempt: failures,
+          delayMs,
+          method: 'GET',
+          url: `${baseUrl}/events`,
+          status: error.status,
+          code: error.code,
+          retryAfterMs: error.retryAfterMs,
+          requestId: error.requestId,
+          idempotencyKey: undefined,
+        });
+        if (!(await pause(delayMs))) return;
+        continue;
+      }
+      failures = 0;
+      const { data, response } = page;
+      if (response.status !== 304) {
+        const entries = (data ?? []) as FeedEntry[];
+        for (const entry of entries) {
+          yield entry;
+          // Resumed: the caller has applied it.
+          position = entry.position;
+        }
+        if (nextPage(response, baseUrl) !== null) continue;
+        if (entries.length === 0) endTag = response.headers.get('etag') ?? undefined;
+      }
+      if (!(await pause(pollIntervalMs))) return;
+    }
   }
 
   // The same openapi-fetch client: errorsAsExceptions makes every call that resolves a success, which is what the
   // narrower method types say.
-  return Object.assign(client, { list }) as unknown as PetstoreClient;
+  return Object.assign(client, { list, followEvents }) as unknown as PetstoreClient;
 }
 
 /**
@@ -346,7 +582,10 @@ const errorsAsExceptions: Middleware = {
       requestIdOf(response),
       body?.details,
       request.headers.get('idempotency-key') ?? undefined,
-      { documentationUrl: documentationUrlOf(body, request.url) },
+      {
+        documentationUrl: documentationUrlOf(body, request.url),
+        retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+      },
     );
   },
 };
@@ -428,7 +667,7 @@ function retrying(fetchOnce: (request: Request) => Promise<Response>, options: P
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxDelayMs = options.maxRetryDelayMs ?? 60_000;
   const maxTotalMs = options.maxTotalRetryMs ?? 60_000;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = sleeper(options);
   const random = options.random ?? Math.random;
   const backoff = (n: number) => Math.round(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n));
   return async (request: Request): Promise<Response> => {
@@ -452,7 +691,18 @@ function retrying(fetchOnce: (request: Request) => Promise<Response>, options: P
             outcome.error,
           );
         }
-        await sleep(delayMs);
+        options.onRetry?.({
+          attempt: answered + lost + 1,
+          delayMs,
+          method: request.method,
+          url: request.url,
+          status: 0,
+          code: outcome.kind,
+          retryAfterMs: undefined,
+          requestId: null,
+          idempotencyKey: key,
+        });
+        await sleep(delayMs, request.signal);
         waitedMs += delayMs;
         lost++;
         continue;
@@ -475,12 +725,71 @@ function retrying(fetchOnce: (request: Request) => Promise<Response>, options: P
       if (response.status === 429 && NOT_WORTH_WAITING.has(String(code))) return response;
       // A write that may have been done: sent again only with its Idempotency-Key (which replays it if it was).
       if (response.status === 503 && key === undefined && code === 'outcome_unknown') return response;
+      options.onRetry?.({
+        attempt: answered + lost + 1,
+        delayMs,
+        method: request.method,
+        url: request.url,
+        status: response.status,
+        code: typeof code === 'string' ? code : 'http_error',
+        retryAfterMs: askedMs,
+        requestId: requestIdOf(response),
+        idempotencyKey: key,
+      });
       await response.body?.cancel();
-      await sleep(delayMs);
+      await sleep(delayMs, request.signal);
       waitedMs += delayMs;
       answered++;
     }
   };
+}
+
+/**
+ * The client's waits: `options.sleep` (or a timer), ended early by the signal, whether or not `sleep` heeds it: then
+ * the wait rejects with the signal's reason.
+ */
+function sleeper(options: PetstoreClientOptions): (ms: number, signal?: AbortSignal) => Promise<void> {
+  const sleep =
+    options.sleep ??
+    ((ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
+      }));
+  return async (ms, signal) => {
+    if (signal === undefined) return sleep(ms);
+    signal.throwIfAborted();
+    let onAbort = () => undefined as void;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([sleep(ms, signal), aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      aborted.catch(() => undefined);
+    }
+  };
+}
+
+/**
+ * How long `followEvents()` waits after a failed ask, or undefined when asking again cannot help (a 4xx other than
+ * 408 and 429, or a 429 `too_many_auth_failures`). The answer's `Retry-After` when it has one (the client's own
+ * retries did not wait for it: too long, or spent); else doubling from 1 s up to `maxMs`, between half and all of it
+ * at random, so that followers cut off together do not come back together.
+ */
+function followBackoff(error: unknown, failures: number, maxMs: number, random: () => number): number | undefined {
+  if (!(error instanceof PetstoreApiError)) return undefined;
+  const transient =
+    error.status === 0 ||
+    error.status === 408 ||
+    error.status >= 500 ||
+    (error.status === 429 && !NOT_WORTH_WAITING.has(String(error.code)));
+  if (!transient) return undefined;
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
+  const ceiling = Math.min(maxMs, 1000 * 2 ** failures);
+  return Math.round(ceiling * (0.5 + random() / 2));
 }
 
 /** `Retry-After` is either seconds or an HTTP-date (RFC 9110, 10.2.3). */

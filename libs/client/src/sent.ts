@@ -43,6 +43,17 @@ export type EventLogEntry =
       : never
     : never;
 
+/**
+ * An entry of the commit-order feed (`GET /events?order=commit`, or `startingAfter`/`endingBefore`): an
+ * `EventLogEntry` whose `position` is always there (the feed lists only settled events). `list('/events', { order:
+ * 'commit' })` and `followEvents()` yield these: save `position` once the event is applied, resume after it.
+ */
+export type FeedEntry = EventLogEntry extends infer Entry
+  ? Entry extends unknown
+    ? Omit<Entry, 'position'> & { position: string }
+    : never
+  : never;
+
 /** Whether two types are the same type (not merely assignable either way). */
 type Same<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
 

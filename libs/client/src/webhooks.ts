@@ -14,8 +14,17 @@ export type WebhookEvent = SentWebhookEvent;
  * same on every attempt and in the event log, `GET /events/{eventId}`): deduplicate by it.
  */
 export type VerifiedWebhookEvent = WebhookEvent & { id: string };
-/** `'order.placed' | 'order.completed' | … | 'ping'`. */
+/**
+ * The `type` of a body an endpoint may receive: `'order.placed' | 'order.completed' | … | 'ping'` (a ping is sent by
+ * `POST /webhooks/endpoints/{endpointId}/test`, whatever the endpoint subscribes to). To subscribe, see
+ * `SubscribableEventType`, which has no `ping`.
+ */
 export type WebhookEventType = WebhookEvent['type'];
+/**
+ * What an endpoint's `events` takes (and `GET /events?type=`): every event type but `ping` (pings are not events of
+ * the log, nobody subscribes to them; an endpoint's `events` refuses one). The description's `EventType`.
+ */
+export type SubscribableEventType = Exclude<WebhookEventType, 'ping'>;
 /** The body of one event type: `WebhookEventOf<'order.placed'>['data']` is an Order. */
 export type WebhookEventOf<Type extends WebhookEventType> = Extract<WebhookEvent, { type: Type }>;
 

@@ -7,10 +7,18 @@ import {
   PetstoreApiError,
   PetstoreConnectionError,
   verifyWebhook,
+  type CachedPage,
   type ClientErrorCode,
   type EventLogEntry,
+  type FeedEntry,
   type KnownErrorCode,
+  type PageTag,
+  type ResourceTag,
+  type RetryNotice,
   type Schemas,
+  type SubscribableEventType,
+  type WebhookEventType,
+  type components,
 } from '../src/index.js';
 
 // An option given as possibly undefined (an environment variable) compiles under exactOptionalPropertyTypes.
@@ -166,3 +174,93 @@ export async function retries(petId: number): Promise<string | undefined> {
 
 /** `Schemas` are the response shapes: `Schemas['Order']` has its id. */
 export const orderId = (order: Schemas['Order']): number => order.id;
+
+/** Issue 49: `If-None-Match` with a tag you may not hold yet (`string | undefined`), exactOptionalPropertyTypes. */
+export async function revalidateMaybe(petId: number, tag: string | undefined): Promise<string> {
+  const read = await api.GET('/pets/{petId}', { params: { path: { petId }, header: { 'If-None-Match': tag } } });
+  const page = await api.GET('/pets', { params: { query: { limit: 5 }, header: { 'If-None-Match': tag } } });
+  if (read.notModified || page.notModified) return read.etag;
+  return read.data.name;
+}
+
+/** Issue 49: a list page's tag is a `PageTag`, a resource's a `ResourceTag`; `If-Match` refuses the page's. */
+export async function brandedTags(petId: number, stored: string): Promise<void> {
+  const { data: pets, etag: pageTag } = await api.GET('/pets', { params: { query: { ids: [petId] } } });
+  const page: PageTag = pageTag;
+  // @ts-expect-error a list page's tag is not a resource's: sent as If-Match it would never match (a 412)
+  const notAResource: ResourceTag = pageTag;
+  void [page, notAResource, pets];
+  // @ts-expect-error If-Match takes the pet's own tag (GET /pets/{petId}, or the PATCH answer), not the page's
+  await api.PATCH('/pets/{petId}', {
+    params: { path: { petId }, header: { 'If-Match': pageTag } },
+    body: { name: 'Rex' },
+  });
+  const { etag } = await api.GET('/pets/{petId}', { params: { path: { petId } } });
+  const resource: ResourceTag = etag;
+  const deleted = await api.DELETE('/pets/{petId}', { params: { path: { petId }, header: { 'If-Match': resource } } });
+  void deleted;
+  // A tag kept in your own storage (a plain string) and `*` are still accepted.
+  await api.PATCH('/pets/{petId}', {
+    params: { path: { petId }, header: { 'If-Match': stored } },
+    body: { name: 'A' },
+  });
+  await api.PATCH('/pets/{petId}', { params: { path: { petId }, header: { 'If-Match': '*' } }, body: { name: 'B' } });
+  // A page's tag still revalidates its page.
+  const again = await api.GET('/pets', { params: { query: { ids: [petId] }, header: { 'If-None-Match': pageTag } } });
+  void again;
+}
+
+/** Issue 49: what an endpoint subscribes to has no `ping`; what it receives may be one. */
+export async function subscriptions(url: string, received: WebhookEventType): Promise<void> {
+  const events: SubscribableEventType[] = ['order.placed', 'inventory.changed'];
+  await api.POST('/webhooks/endpoints', { body: { url, events } });
+  // @ts-expect-error an endpoint's events refuse `ping` (a 400): pings are sent by POST …/test, not subscribed to
+  const withPing: SubscribableEventType[] = ['order.placed', 'ping'];
+  const delivered: WebhookEventType[] = [received, 'ping'];
+  // @ts-expect-error a received type may be `ping`, which an endpoint cannot subscribe to
+  await api.POST('/webhooks/endpoints', { body: { url, events: delivered } });
+  const same: components['schemas']['EventType'][] = events;
+  const back: SubscribableEventType[] = same;
+  void [withPing, back];
+  for await (const entry of api.list('/events', { type: events })) void entry.type;
+}
+
+/** Issue 49: the commit-order feed's entries always have their `position` (`FeedEntry`); newest-first ones may not. */
+export async function feedPositions(saved: string): Promise<string> {
+  let position = saved;
+  for await (const entry of api.list('/events', { startingAfter: saved, limit: 100 })) {
+    const feed: FeedEntry = entry;
+    position = feed.position;
+  }
+  for await (const entry of api.list('/events', { order: 'commit' })) position = entry.position;
+  for await (const entry of api.list('/events')) {
+    // @ts-expect-error the newest-first list shows a position only once the event is settled: it may be absent
+    position = entry.position;
+    const logged: EventLogEntry = entry;
+    void logged;
+  }
+  for await (const entry of api.followEvents({ after: saved, type: ['order.placed'], pollIntervalMs: 500 })) {
+    if (entry.type === 'order.placed') void entry.data.petId;
+    position = entry.position;
+    break;
+  }
+  return position;
+}
+
+/** Issue 49: `list()` revalidates with a cache of pages; `onRetry` sees every wait. */
+export async function revalidatingList(): Promise<number> {
+  const notices: RetryNotice[] = [];
+  const watched = createPetstoreClient({
+    baseUrl: 'http://localhost:3000',
+    onRetry: (retry) => void notices.push(retry),
+  });
+  const cache = new Map<string, CachedPage>();
+  let count = 0;
+  for await (const pet of watched.list('/pets', { status: ['available'] }, { cache })) count += pet.id;
+  for await (const d of watched.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { endpointId: 1 }, { cache }))
+    count += d.attempts;
+  // @ts-expect-error the options come after the path parameters of a list under a resource
+  void watched.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { cache });
+  const waited: number = notices.reduce((total, notice) => total + notice.delayMs, 0);
+  return count + waited;
+}
