@@ -267,13 +267,15 @@ export const CONFIG_SCHEMA = {
         'bootstrap administrator key (`openssl rand -hex 24`); idempotent; a new one revokes the previous',
       ),
     ),
-    idempotencyKeyPeppers: optional(
-      'IDEMPOTENCY_KEY_PEPPER',
-      secretList(ADMIN_API_KEY_MIN_LENGTH, 3),
-      'Idempotency-Keys are kept as their HMAC under the first (and results showing a secret sealed with it), ' +
-        'so a copy of the database cannot test guessed keys; older values, after it, still find and open the ' +
-        'records of the last 24 hours. Unset = plain SHA-256 (see Security and limits)',
-      [] as string[],
+    idempotencyKeyPeppers: fromFile(
+      optional(
+        'IDEMPOTENCY_KEY_PEPPER',
+        secretList(ADMIN_API_KEY_MIN_LENGTH, 3),
+        'Idempotency-Keys are kept as their HMAC under the first (and results showing a secret sealed with it), ' +
+          'so a copy of the database cannot test guessed keys; older values, after it, still find and open the ' +
+          'records of the last 24 hours. Unset = plain SHA-256 (see Security and limits)',
+        [] as string[],
+      ),
     ),
     apiKeyCacheSeconds: setting(
       'API_KEY_CACHE_SECONDS',
@@ -401,11 +403,13 @@ export const CONFIG_SCHEMA = {
       integer(1, 65535),
       'serve `GET /metrics` on this port without auth (and not on `PORT`); unset = on `PORT`, administrator key only',
     ),
-    otlpEndpoint: optional(
-      'OTEL_EXPORTER_OTLP_ENDPOINT',
-      url('http', 'https'),
-      'OTLP/HTTP collector (`http://collector:4318`): export OpenTelemetry traces to `<it>/v1/traces`; ' +
-        'unset = no tracing code loaded',
+    otlpEndpoint: fromFile(
+      optional(
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        url('http', 'https'),
+        'OTLP/HTTP collector (`http://collector:4318`): export OpenTelemetry traces to `<it>/v1/traces`; ' +
+          'unset = no tracing code loaded',
+      ),
     ),
   }),
   process: group('Process', {
