@@ -417,7 +417,8 @@ export const CONFIG_SCHEMA = {
       'SHUTDOWN_TIMEOUT_MS',
       integer(0, 600_000),
       '10000',
-      'at most this long from SIGTERM/SIGINT to exit (drain, then stop)',
+      'the process exits within this from SIGTERM/SIGINT: the drain gets all but a closing share (a quarter, ' +
+        'at most 2 s), then it stops',
     ),
     nodeEnv: optional(
       'NODE_ENV',
