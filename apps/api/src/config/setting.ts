@@ -174,16 +174,12 @@ export function secret(minLength: number): Kind<string> {
       .min(minLength)
       .regex(/^\S+$/)
       .refine((value) => !isRepetition(value) && estimatedBits(value) >= SECRET_MIN_BITS)
-      .superRefine((value, context) => {
-        const reason = placeholderReason(value);
-        if (reason === null) return;
-        context.addIssue({
-          code: 'custom',
-          message:
-            `looks like a placeholder, not a generated secret (${reason}): ` +
-            'set a random value, such as `openssl rand -hex 24` prints',
-          params: { explained: true },
-        });
+      // Its own message (the loader shows it instead of `problem`), saying which placeholder it looks like.
+      .refine((value) => placeholderReason(value) === null, {
+        error: (issue) =>
+          `looks like a placeholder, not a generated secret (${placeholderReason(String(issue.input))}): ` +
+          'set a random value, such as `openssl rand -hex 24` prints',
+        params: { explained: true },
       }),
     echo: false,
   };

@@ -502,7 +502,9 @@ export interface paths {
      * already (queued, or under way) answers 409 `delivery_pending`: of two retries at once, one is accepted. `GET
      * /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention period are gone with
      * their deliveries. Redeliveries share the pings' budget: 5 pings and redeliveries a minute per account (shared by
-     * every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.
+     * every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A deployment
+     * that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and leaves the delivery as it
+     * was.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -524,7 +526,8 @@ export interface paths {
      * Send a `ping` event to the endpoint
      * @description One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings
      * have a budget of their own, shared with redeliveries: 5 a minute per account (shared by every instance), on top
-     * of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.
+     * of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A deployment that sends no webhooks
+     * (`WEBHOOKS_DELIVERY=off`, a restored copy of the database) answers 409 `webhook_delivery_off` and queues nothing.
      */
     post: operations['testWebhookEndpoint'];
     delete?: never;
@@ -1697,6 +1700,7 @@ export interface components {
       | 'too_many_endpoints'
       | 'idempotency_key_in_use'
       | 'delivery_pending'
+      | 'webhook_delivery_off'
       | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
@@ -8610,7 +8614,9 @@ export interface operations {
         };
       };
       /**
-       * @description The delivery is being sent already: its attempt is queued or under way (`delivery_pending`).
+       * @description The delivery is being sent already: its attempt is queued or under way (`delivery_pending`); or
+       * this deployment sends no webhooks (a restored copy: `webhook_delivery_off`), and the delivery is left as it
+       * was.
        *
        *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
@@ -8627,7 +8633,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'idempotency_key_in_use' | 'delivery_pending' | 'conflict';
+            code: 'idempotency_key_in_use' | 'delivery_pending' | 'webhook_delivery_off' | 'conflict';
           };
         };
       };
@@ -8796,7 +8802,7 @@ export interface operations {
           };
         };
       };
-      /** @description No such resource (`not_found`). */
+      /** @description No such endpoint of yours (`not_found`). */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8813,7 +8819,10 @@ export interface operations {
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       * @description This deployment sends no webhooks (a restored copy of the database): nothing is queued
+       * (`webhook_delivery_off`).
+       *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -8828,7 +8837,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'idempotency_key_in_use' | 'conflict';
+            code: 'idempotency_key_in_use' | 'webhook_delivery_off' | 'conflict';
           };
         };
       };
