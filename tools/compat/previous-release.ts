@@ -21,7 +21,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ADMIN_KEY, createDatabase, databaseServer, dropDatabase, log, startApi } from './support';
+import { ADMIN_KEY, createDatabase, databaseServer, dropDatabase, log, startApi, withoutEmpty } from './support';
 
 const ROOT = resolve(__dirname, '../..');
 const CURRENT_MAIN = join(ROOT, 'dist/apps/api/main.js');
@@ -165,7 +165,7 @@ async function upgradeUnderTraffic(server: string, previousMain: string): Promis
     log('migrating with this release (--migrate-only) while the previous one serves');
     const started = Date.now();
     const migrate = spawnSync(process.execPath, [CURRENT_MAIN, '--migrate-only'], {
-      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', METRICS_PORT: '', REDIS_URL: '' },
+      env: withoutEmpty({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', METRICS_PORT: '', REDIS_URL: '' }),
       encoding: 'utf8',
       timeout: 300_000,
     });
@@ -218,7 +218,12 @@ export default async function globalSetup(): Promise<void> {
       migrate: async (url: string) => {
         await migrateDatabase(url);
         execFileSync(process.execPath, [${JSON.stringify(CURRENT_MAIN)}, '--migrate-only'], {
-          env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', METRICS_PORT: '', REDIS_URL: '' },
+          // The newer release refuses a variable set but empty: these are left out, not emptied.
+          env: Object.fromEntries(
+            Object.entries({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }).filter(
+              ([name, value]) => value !== '' && name !== 'METRICS_PORT' && name !== 'REDIS_URL',
+            ),
+          ),
           stdio: 'inherit',
         });
       },

@@ -598,8 +598,9 @@ export interface components {
       /** @enum {string} */
       status: 'ok';
       /**
-       * @description The release (semantic version; CHANGELOG.md).
-       * @example 1.1.0
+       * @description The release (semantic version; CHANGELOG.md): `1.2.0` for a tagged release, `1.2.0-dev+<commit>`
+       * for a build between releases.
+       * @example 1.2.0-dev+0123456789ab
        */
       version: string;
       /**
@@ -1778,7 +1779,7 @@ export interface operations {
           /**
            * @example {
            *       "status": "ok",
-           *       "version": "1.1.0",
+           *       "version": "1.2.0-dev+0123456789ab",
            *       "commit": "96828ad7a9c8d50e6a8bd372df28395ee2cc8633"
            *     }
            */
