@@ -32,6 +32,8 @@ import { TransactionHost } from '../../database/transaction-host';
 const XACT = `COALESCE(xact_id, '0'::xid8)`;
 const SETTLED = `${XACT} < pg_snapshot_xmin(pg_current_snapshot())`;
 const COLUMNS = `id, type, subject_owner_id, body, created_at, seq, ${XACT}::text AS xact, ${SETTLED} AS settled`;
+/** The same columns read back from a derived table of them (never `*`: sql-star.spec.ts). */
+const LISTED = 'id, type, subject_owner_id, body, created_at, seq, xact, settled';
 /** The filters of every list but the owner's: `$2` the types, `$3` created at or after, `$4` created before. */
 const DATE_FILTERS = `($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)`;
 const FILTERS = `($2::text[] IS NULL OR type = ANY ($2)) AND ${DATE_FILTERS}`;
@@ -55,7 +57,7 @@ function ownAndEveryAccount({ where, order, mergedOrder, limit }: ListShape): st
   const branch = (owner: string) => `(SELECT ${COLUMNS}, ${XACT} AS xact_order FROM webhook_events
     WHERE endpoint_id IS NULL AND subject_owner_id = ${owner} AND ${FILTERS} AND ${where}
     ORDER BY ${order} LIMIT ${limit})`;
-  return `SELECT * FROM (${branch('$1')} UNION ALL ${branch(everyAccount)}) AS visible
+  return `SELECT ${LISTED} FROM (${branch('$1')} UNION ALL ${branch(everyAccount)}) AS visible
   ORDER BY ${mergedOrder} LIMIT ${limit}`;
 }
 
@@ -104,7 +106,9 @@ const MAX_BIGINT = '9223372036854775807';
  * the cursor under a generic plan too (`$5 IS NULL OR seq < $5` would be a filter). pg-event-log.repository.spec.ts
  * checks the plan.
  */
-const NEWEST_FIRST_OF_TYPES = `SELECT listed.* FROM (SELECT DISTINCT wanted FROM unnest($2::text[]) AS wanted) AS types,
+const NEWEST_FIRST_OF_TYPES = `SELECT ${LISTED.split(', ')
+  .map((column) => `listed.${column}`)
+  .join(', ')} FROM (SELECT DISTINCT wanted FROM unnest($2::text[]) AS wanted) AS types,
   LATERAL (SELECT ${COLUMNS} FROM webhook_events
     WHERE endpoint_id IS NULL AND type >= types.wanted AND type <= types.wanted
       AND seq < COALESCE($5::bigint, ${MAX_BIGINT}) AND ($1::bigint IS NULL OR subject_owner_id = $1)
