@@ -359,8 +359,9 @@ export const CONFIG_SCHEMA = {
       'WEBHOOKS_DELIVERY',
       oneOf(['on', 'off'] as const),
       'on',
-      '`off`: this process sends nothing to any webhook endpoint (deliveries stay queued): for a restored copy ' +
-        "of the database, which must not call the customers' URLs",
+      '`off`: this process sends nothing to any webhook endpoint (deliveries stay queued, their count in the ' +
+        'start-up warning) and answers a ping or a redelivery 409 `webhook_delivery_off`: for a restored copy ' +
+        "of the database, which must not call the customers' URLs (set it on every process of the copy)",
     ),
     allowPrivate: setting(
       'WEBHOOKS_ALLOW_PRIVATE',
