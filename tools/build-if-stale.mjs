@@ -1,8 +1,9 @@
-// The first half of `npm start`: builds the API (`nx build api`) when dist/apps/api/main.js is missing or older
-// than a source it is built from, then exits (0, or the build's status). The second half, in package.json,
+// The first half of `tools/start.sh` (`npm start`): builds the API (`nx build api`) when dist/apps/api/main.js is
+// missing or older than a source it is built from, then exits (0, or the build's status); the build writes to
+// standard error, which leaves standard output to the service's JSON log. The second half, in tools/start.sh,
 // is `exec node $(node tools/node-flags.mjs) dist/apps/api/main.js` (the flags: docs/operations.md, "Memory" and
 // "Async context"): the shell
-// replaces itself with the server, so the only processes are npm → node (→ the embedded PostgreSQL), and npm
+// replaces itself with the server, so the only processes are (npm →) node (→ the embedded PostgreSQL), and npm
 // forwards SIGTERM/SIGINT to that node process.
 //
 // Hand-written rather than always running `nx build api`: Nx's cache is skipped in CI (NX_SKIP_NX_CACHE) and
@@ -43,5 +44,6 @@ console.error(built ? 'npm start: sources changed since the last build: nx build
 const env = { NX_DAEMON: 'false', ...process.env };
 const nxPackage = createRequire(import.meta.url).resolve('nx/package.json');
 const nx = join(dirname(nxPackage), JSON.parse(readFileSync(nxPackage, 'utf8')).bin.nx);
-const build = spawnSync(process.execPath, [nx, 'build', 'api'], { cwd: root, env, stdio: 'inherit' });
+// Its output to standard error (fd 2 for both): standard output is the service's log alone.
+const build = spawnSync(process.execPath, [nx, 'build', 'api'], { cwd: root, env, stdio: ['ignore', 2, 2] });
 process.exit(build.status ?? 1);

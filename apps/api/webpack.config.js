@@ -19,7 +19,9 @@ function release() {
       // no git: `unknown`
     }
   }
-  return { version, commit };
+  // releaseVersion (apps/api/src/release/release.ts): a pre-release build carries its commit as build metadata.
+  const known = /^[0-9a-f]{12,40}$/.test(commit) && version.includes('-') && !version.includes('+');
+  return { version: known ? `${version}+${commit.slice(0, 12)}` : version, commit };
 }
 
 /**

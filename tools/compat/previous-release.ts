@@ -26,7 +26,7 @@ import { existsSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSyn
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { ADMIN_KEY, createDatabase, databaseServer, dropDatabase, log, startApi } from './support';
+import { ADMIN_KEY, createDatabase, databaseServer, dropDatabase, log, startApi, withoutEmpty } from './support';
 
 const ROOT = resolve(__dirname, '../..');
 const CURRENT_MAIN = join(ROOT, 'dist/apps/api/main.js');
@@ -247,7 +247,7 @@ async function upgradeUnderTraffic(server: string, previousMain: string): Promis
     log('migrating with this release (--migrate-only) while the previous one serves');
     const started = Date.now();
     const migrate = spawnSync(process.execPath, [CURRENT_MAIN, '--migrate-only'], {
-      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', METRICS_PORT: '', REDIS_URL: '' },
+      env: withoutEmpty({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', METRICS_PORT: '', REDIS_URL: '' }),
       encoding: 'utf8',
       timeout: 300_000,
     });
@@ -305,7 +305,12 @@ export default async function globalSetup(): Promise<void> {
       migrate: async (url: string) => {
         await migrateDatabase(url);
         execFileSync(process.execPath, [${JSON.stringify(CURRENT_MAIN)}, '--migrate-only'], {
-          env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', METRICS_PORT: '', REDIS_URL: '' },
+          // The newer release refuses a variable set but empty: these are left out, not emptied.
+          env: Object.fromEntries(
+            Object.entries({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }).filter(
+              ([name, value]) => value !== '' && name !== 'METRICS_PORT' && name !== 'REDIS_URL',
+            ),
+          ),
           stdio: 'inherit',
         });
       },

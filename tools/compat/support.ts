@@ -64,11 +64,17 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The environment without its empty variables: the service refuses a variable set but empty, '' here means unset. */
+export function withoutEmpty(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+}
+
 export async function startApi(main: string, databaseUrl: string, env: Record<string, string> = {}) {
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [main], {
-    env: {
+    // '' below means unset: the service refuses a variable set but empty (issue 50).
+    env: withoutEmpty({
       ...process.env,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
@@ -79,7 +85,7 @@ export async function startApi(main: string, databaseUrl: string, env: Record<st
       METRICS_PORT: '',
       REDIS_URL: '',
       ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -5,7 +5,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { ConfigError, loadConfig, loggingSettings } from './config/app-config';
 import { createApp } from './create-app';
 import { openDatabase } from './database/open-database';
-import { Drain } from './common/drain/drain.service';
+import { Drain, shutdownShares } from './common/drain/drain.service';
 import { ShutdownSignals } from './lifecycle/shutdown-signals.handler';
 import { createContext } from './assembly/assembly';
 import { rolesOf } from './assembly/roles';
@@ -25,7 +25,11 @@ async function main(): Promise<void> {
   );
   const outdated = runtimeWarning();
   if (outdated) logger.warn(outdated, 'Runtime');
-  const signals = new ShutdownSignals(config.process.shutdownTimeoutMs, logger);
+  const signals = new ShutdownSignals(
+    config.process.shutdownTimeoutMs,
+    shutdownShares(config.process.shutdownTimeoutMs),
+    logger,
+  );
   const database = await openDatabase(config, logger);
   signals.onStop(() => database.stop());
   signals.atDeadline(() => database.stop());
@@ -65,13 +69,14 @@ async function main(): Promise<void> {
     // close, then the embedded database stops.
     signals.onStop(async () => {
       const drain = app?.get(Drain);
-      const drained = !drain || (await drain.drain(config.process.shutdownTimeoutMs));
+      const { drainMs } = shutdownShares(config.process.shutdownTimeoutMs);
+      const drained = !drain || (await drain.drain(drainMs));
       // One line for all the requests refused meanwhile (each has its info access line, nothing more).
       if (drain?.refused) logger.log(`Refused ${drain.refused} requests while draining (503, Retry-After: 1)`);
       if (!drained) {
-        logger.warn(`Requests in flight after ${config.process.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): cut off`);
+        logger.warn(`Requests in flight after ${drainMs} ms (the drain's share of SHUTDOWN_TIMEOUT_MS): cut off`);
         // Answered 503 (and logged) first, their transactions kept from committing; then the sockets close.
-        await app?.get(Drain).cutOff();
+        await app?.get(Drain).cutOff(Math.min(500, (config.process.shutdownTimeoutMs - drainMs) / 2));
         app?.getHttpServer().closeAllConnections();
       }
       await started.close();

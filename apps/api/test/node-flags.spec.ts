@@ -20,8 +20,11 @@ describe('the node flags of the start paths', () => {
   const start: string = JSON.parse(read('package.json')).scripts.start;
   const imageOptions = /^ENV .*\bNODE_OPTIONS=(\S+)/m.exec(read('docker/Dockerfile'))?.[1] ?? '';
 
-  it('npm start runs the bundle with the flags tools/node-flags.mjs prints for the Node it runs on', () => {
-    expect(start).toMatch(/exec node \$\(node tools\/node-flags\.mjs\) dist\/apps\/api\/main\.js$/);
+  it('npm start runs tools/start.sh, which runs the bundle with the flags tools/node-flags.mjs prints', () => {
+    expect(start).toBe('tools/start.sh');
+    expect(read('tools/start.sh')).toMatch(
+      /^exec node \$\(node tools\/node-flags\.mjs\) dist\/apps\/api\/main\.js "\$@"$/m,
+    );
   });
 
   it('those flags: a heap ceiling, pretenuring off, and the async context frame wherever this Node knows it', () => {
@@ -53,7 +56,7 @@ describe('the node flags of the start paths', () => {
 
   it('npm run worker (--worker-only) runs with the same flags as npm start', () => {
     const worker: string = JSON.parse(read('package.json')).scripts.worker;
-    expect(worker).toBe(start.replace(/main\.js$/, 'main.js --worker-only'));
+    expect(worker).toBe(`${start} --worker-only`);
   });
 
   it('npx nx serve api (development) runs with the heap ceiling and pretenuring off too', () => {

@@ -17,7 +17,12 @@ const SEEDED = { categories: 4, pets: 13, stock: 13, accounts: 1, api_keys: 1, o
 /** `main.js --seed` (what `npm run seed` runs after building) against a database of its own. */
 async function seed(databaseUrl: string): Promise<string> {
   const { stdout } = await run(process.execPath, [BUILT_MAIN, '--seed'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_API_KEY: '', LOG_LEVEL: 'warn' },
+    // Without ADMIN_API_KEY (unset: the service refuses a variable set but empty).
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'ADMIN_API_KEY')),
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+    },
   });
   return stdout;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppConfig, ConfigError, defaultOf, loadConfig } from './app-config';
+import { allSettings, AppConfig, ConfigError, defaultOf, loadConfig } from './app-config';
 
 const ADMIN_KEY_OF_TEST = 'config-admin-key-5f0c9e2b7d4a18c3e6b1';
 
@@ -270,7 +270,7 @@ describe('loadConfig: one frozen part per concern', () => {
 
 describe('loadConfig: secrets', () => {
   it.each([
-    ['ADMIN_API_KEY', 'short secret'],
+    ['ADMIN_API_KEY', 'short key'],
     ['DATABASE_URL', 'mysql://user:hunter2@db/petstore'],
     ['REDIS_URL', 'http://:hunter2@cache'],
   ])('does not repeat the value of %s in the error line', (variable, value) => {
@@ -322,9 +322,92 @@ describe('loadConfig: secrets from files (*_FILE)', () => {
     expect(bad).not.toThrow('hunter2');
   });
 
-  it('offers _FILE for the secrets only', () => {
-    expect(loadConfig({ PORT_FILE: file('port', '9999') }).http.port).toBe(3000);
-    expect(loadConfig({ DATABASE_URL_FILE: ' ' }).database.url).toBeNull();
+  it('offers _FILE for every setting whose value may be a secret (never repeated in an error), and only those', () => {
+    const secrets = allSettings()
+      .filter(({ setting }) => setting.file)
+      .map(({ setting }) => setting.variable);
+    const unrepeated = allSettings()
+      .filter(({ setting }) => setting.kind.echo === false)
+      .map(({ setting }) => setting.variable);
+    expect(secrets).toEqual(unrepeated);
+    expect(secrets).toEqual(expect.arrayContaining(['ADMIN_API_KEY', 'IDEMPOTENCY_KEY_PEPPER', 'DATABASE_URL']));
+  });
+
+  it('reads IDEMPOTENCY_KEY_PEPPER from a file (issue 50: the instance started without a pepper)', () => {
+    const [current, previous] = [randomBytes(24).toString('hex'), randomBytes(24).toString('hex')];
+    const config = loadConfig({ IDEMPOTENCY_KEY_PEPPER_FILE: file('pepper', `${current},${previous}\n`) });
+    expect(config.auth.idempotencyKeyPeppers).toEqual([current, previous]);
+  });
+
+  it('refuses a _FILE of a setting that is not a secret, naming it, rather than ignoring it', () => {
+    expect(() => loadConfig({ PORT_FILE: file('port', '9999') })).toThrow(
+      /^Invalid configuration: PORT_FILE is not read: PORT is not a secret, set PORT itself\.$/,
+    );
+  });
+
+  it.each(['ADMIN_KEY_FILE', 'DATABASE_URLS_FILE', 'IDEMPOTENCY_KEY_PEPPERS_FILE', 'REDIS_PASSWORD_FILE'])(
+    "refuses %s, a _FILE of no setting among the service's own words, listing the ones there are",
+    (variable) => {
+      expect(() => loadConfig({ [variable]: file('misspelt', 'x') })).toThrow(
+        new RegExp(
+          `^Invalid configuration: ${variable} names no setting: the secrets read from files are ` +
+            'DATABASE_URL_FILE, .*IDEMPOTENCY_KEY_PEPPER_FILE',
+        ),
+      );
+    },
+  );
+
+  it("leaves other software's _FILE variables alone", () => {
+    const env = { SSL_CERT_FILE: '/etc/ssl/certs/ca.pem', POSTGRES_PASSWORD_FILE: '/run/secrets/pg', NODE_FILE: 'x' };
+    expect(loadConfig(env).http.port).toBe(3000);
+  });
+
+  it('refuses an empty _FILE like any empty variable', () => {
+    expect(() => loadConfig({ DATABASE_URL_FILE: ' ' })).toThrow(
+      /^Invalid configuration: DATABASE_URL_FILE is set but empty: give it a value, or leave it unset\.$/,
+    );
+  });
+});
+
+describe('loadConfig: empty values (issue 50: PORT= silently took 3000)', () => {
+  it.each(allSettings().map(({ setting }) => [setting.variable, setting.fallback] as const))(
+    'refuses %s set but empty, in one line naming it and what unsetting it means',
+    (variable, fallback) => {
+      for (const empty of ['', '  ']) {
+        const instead = fallback === null ? 'leave it unset' : `unset it for the default \\(${escape(fallback)}\\)`;
+        expect(() => loadConfig({ [variable]: empty })).toThrow(
+          new RegExp(`^Invalid configuration: ${variable} is set but empty: give it a value, or ${instead}\\.$`),
+        );
+      }
+    },
+  );
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+describe('loadConfig: placeholders for secrets (issue 50)', () => {
+  it.each([
+    'change-me-change-me-change-me-32',
+    'REPLACE_WITH_A_RANDOM_32_CHAR_KEY',
+    'your-admin-api-key-here-0123456789abcdef',
+    'example-key-4f9a1c7e2b8d6a3f5c0e9b1d',
+    'petstore-admin-xxxxxxxxxxxxxxxxxxxxxxxx',
+    '3f9a1c7e2b8d0000000000006a3f5c0e9b1d',
+    'placeholder_for_the_admin_key_7f3a9c1e',
+  ])('refuses ADMIN_API_KEY=%s as a placeholder, saying so without repeating it', (value) => {
+    const load = () => loadConfig({ ADMIN_API_KEY: value });
+    expect(load).toThrow(/^Invalid configuration: ADMIN_API_KEY looks like a placeholder, not a generated secret \(/);
+    expect(load).toThrow(/openssl rand -hex 24/);
+    expect(load).not.toThrow(value);
+  });
+
+  it('refuses a placeholder in IDEMPOTENCY_KEY_PEPPER too, and from a file', () => {
+    const real = randomBytes(24).toString('hex');
+    expect(() => loadConfig({ IDEMPOTENCY_KEY_PEPPER: `${real},CHANGE_ME_TO_A_LONG_RANDOM_VALUE_123` })).toThrow(
+      /^Invalid configuration: IDEMPOTENCY_KEY_PEPPER looks like a placeholder/,
+    );
   });
 });
 

@@ -55,21 +55,32 @@ export function allSettings(): { group: ConfigGroup; title: string; key: string;
   );
 }
 
-function blank(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
+/**
+ * A variable's text, trimmed; undefined when it is not in the environment. Set but empty (`PORT=`, or only white
+ * space) is refused like any other invalid value (issue 50: `PORT=` silently took 3000): an empty value is as likely
+ * a template's unfilled line as a wish for the default, and only unsetting the variable says the latter.
+ */
+function given(variable: string, env: Env, fallback: string | null = null): string | undefined {
+  const value = env[variable];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed) return trimmed;
+  const instead = fallback === null ? 'leave it unset' : `unset it for the default (${fallback})`;
+  throw new ConfigError(variable, `is set but empty: give it a value, or ${instead}.`);
 }
 
 /** Reads one setting: its text (or default) through its kind; an unset optional one is its `unset` value. */
 function read(setting: Setting<unknown>, env: Env): unknown {
   const fromFile = setting.file ? readSecretFile(setting, env) : undefined;
-  const text = fromFile ?? blank(env[setting.variable]) ?? setting.fallback;
+  const text = fromFile ?? given(setting.variable, env, setting.fallback) ?? setting.fallback;
   if (text === null) return setting.unset ?? null;
   const parsed = setting.kind.schema.safeParse(text);
   if (!parsed.success) {
+    // A check with a message of its own (a secret that looks like a placeholder) says it rather than the kind's.
+    const explained = parsed.error.issues.find((issue) => issue.code === 'custom' && issue.params?.['explained']);
     const got = setting.kind.echo === false ? '' : ` (got "${text}")`;
     const source = fromFile === undefined ? '' : ` (read from ${setting.variable}_FILE)`;
-    throw new ConfigError(setting.variable, `${setting.kind.problem}${got}${source}.`);
+    throw new ConfigError(setting.variable, `${explained?.message ?? setting.kind.problem}${got}${source}.`);
   }
   return parsed.data;
 }
@@ -81,9 +92,9 @@ function read(setting: Setting<unknown>, env: Env): unknown {
  */
 function readSecretFile(setting: Setting<unknown>, env: Env): string | undefined {
   const variable = `${setting.variable}_FILE`;
-  const path = blank(env[variable]);
+  const path = given(variable, env);
   if (path === undefined) return undefined;
-  if (blank(env[setting.variable]) !== undefined) {
+  if (given(setting.variable, env, setting.fallback) !== undefined) {
     throw new ConfigError(variable, `and ${setting.variable} are both set: set one of them.`);
   }
   let content: string;
@@ -93,13 +104,52 @@ function readSecretFile(setting: Setting<unknown>, env: Env): string | undefined
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(variable, `names a file that cannot be read (${code}: ${path}).`);
   }
-  const text = blank(content);
-  if (text === undefined) throw new ConfigError(variable, `names an empty file (${path}).`);
+  const text = content.trim();
+  if (!text) throw new ConfigError(variable, `names an empty file (${path}).`);
   return text;
+}
+
+/**
+ * The first words of the service's own variables (`DATABASE`, `WEBHOOK`, `ADMIN`…): a `*_FILE` variable starting
+ * with one is meant for this service. NODE_ENV and the OpenTelemetry variables are shared with other software, so
+ * `NODE_` and `OTEL_` are not the service's words.
+ */
+function ownWords(): Set<string> {
+  const shared = new Set(['NODE', 'OTEL']);
+  return new Set(
+    allSettings()
+      .map(({ setting }) => setting.variable.split('_')[0])
+      .filter((word) => !shared.has(word)),
+  );
+}
+
+/**
+ * A `*_FILE` variable the service would not read is refused rather than ignored (issue 50: an instance given
+ * `IDEMPOTENCY_KEY_PEPPER_FILE`, before the pepper had a file variant, started without a pepper): one naming a
+ * setting that is not a secret (`PORT_FILE`), or one starting with a word of the service's own variables that names
+ * no setting (`ADMIN_KEY_FILE`, `DATABASE_URLS_FILE`). Other `*_FILE` variables (`SSL_CERT_FILE`,
+ * `POSTGRES_PASSWORD_FILE`) belong to other software and are left alone.
+ */
+function checkFileVariables(env: Env): void {
+  const settings = new Map(allSettings().map(({ setting }) => [setting.variable, setting]));
+  const secrets = [...settings.values()].filter((setting) => setting.file).map((setting) => `${setting.variable}_FILE`);
+  const words = ownWords();
+  for (const variable of Object.keys(env).sort()) {
+    if (!variable.endsWith('_FILE') || env[variable] === undefined) continue;
+    const named = settings.get(variable.slice(0, -'_FILE'.length));
+    if (named?.file) continue;
+    if (named) {
+      throw new ConfigError(variable, `is not read: ${named.variable} is not a secret, set ${named.variable} itself.`);
+    }
+    if (words.has(variable.split('_')[0])) {
+      throw new ConfigError(variable, `names no setting: the secrets read from files are ${secrets.join(', ')}.`);
+    }
+  }
 }
 
 /** Reads, checks and freezes the configuration; throws ConfigError (one line naming the variable). */
 export function loadConfig(env: Env = process.env): AppConfig {
+  checkFileVariables(env);
   const config: Record<string, Record<string, unknown>> = {};
   for (const { group, key, setting } of allSettings()) {
     (config[group] ??= {})[key] = read(setting, env);

@@ -14,9 +14,16 @@ export function configurationTable(): string {
     '<!-- Generated from apps/api/src/config/schema.ts by `npm run docs:config`: edit the schema, not this. -->',
     '',
     'Every setting is an environment variable. An invalid value stops start-up with one line naming the',
-    'variable; `apps/api/src/config/` alone reads the environment. A secret (marked "or `…_FILE`") may be given',
+    'variable; so does an empty one (`PORT=`): unset a variable to take its default. `apps/api/src/config/` alone',
+    'reads the environment. A secret (marked "or `…_FILE`": every setting whose value may hold one) may be given',
     'instead as a file whose path its `_FILE` variable holds (`DATABASE_URL_FILE=/run/secrets/database_url`: Docker',
     'and Kubernetes secrets), its content read at start-up without surrounding white space; both set is refused.',
+    'A `_FILE` variable the service would not read is refused too, rather than ignored: one of a setting that is not',
+    'a secret (`PORT_FILE`), or one starting with the first word of a setting (`DATABASE_`, `ADMIN_`, `IDEMPOTENCY_`…;',
+    "not `NODE_` nor `OTEL_`, shared with other software) that names no setting (`ADMIN_KEY_FILE`). Other software's",
+    "(`SSL_CERT_FILE`) are left alone. A secret that looks like a template's placeholder (a word such as",
+    '`change`, `replace`, `example`, `placeholder`, `your`, `here`, `secret`, `xxx`, or one character 8 times in a',
+    'row) is refused.',
   ];
   let title = '';
   for (const entry of allSettings()) {

@@ -281,13 +281,15 @@ export const CONFIG_SCHEMA = {
         'bootstrap administrator key (`openssl rand -hex 24`); idempotent; a new one revokes the previous',
       ),
     ),
-    idempotencyKeyPeppers: optional(
-      'IDEMPOTENCY_KEY_PEPPER',
-      secretList(ADMIN_API_KEY_MIN_LENGTH, 3),
-      'Idempotency-Keys are kept as their HMAC under the first (and results showing a secret sealed with it), ' +
-        'so a copy of the database cannot test guessed keys; older values, after it, still find and open the ' +
-        'records of the last 24 hours. Unset = plain SHA-256 (see Security and limits)',
-      [] as string[],
+    idempotencyKeyPeppers: fromFile(
+      optional(
+        'IDEMPOTENCY_KEY_PEPPER',
+        secretList(ADMIN_API_KEY_MIN_LENGTH, 3),
+        'Idempotency-Keys are kept as their HMAC under the first (and results showing a secret sealed with it), ' +
+          'so a copy of the database cannot test guessed keys; older values, after it, still find and open the ' +
+          'records of the last 24 hours. Unset = plain SHA-256 (see Security and limits)',
+        [] as string[],
+      ),
     ),
     apiKeyCacheSeconds: setting(
       'API_KEY_CACHE_SECONDS',
@@ -371,8 +373,9 @@ export const CONFIG_SCHEMA = {
       'WEBHOOKS_DELIVERY',
       oneOf(['on', 'off'] as const),
       'on',
-      '`off`: this process sends nothing to any webhook endpoint (deliveries stay queued): for a restored copy ' +
-        "of the database, which must not call the customers' URLs",
+      '`off`: this process sends nothing to any webhook endpoint (deliveries stay queued, their count in the ' +
+        'start-up warning) and answers a ping or a redelivery 409 `webhook_delivery_off`: for a restored copy ' +
+        "of the database, which must not call the customers' URLs (set it on every process of the copy)",
     ),
     allowPrivate: setting(
       'WEBHOOKS_ALLOW_PRIVATE',
@@ -415,11 +418,13 @@ export const CONFIG_SCHEMA = {
       integer(1, 65535),
       'serve `GET /metrics` on this port without auth (and not on `PORT`); unset = on `PORT`, administrator key only',
     ),
-    otlpEndpoint: optional(
-      'OTEL_EXPORTER_OTLP_ENDPOINT',
-      url('http', 'https'),
-      'OTLP/HTTP collector (`http://collector:4318`): export OpenTelemetry traces to `<it>/v1/traces`; ' +
-        'unset = no tracing code loaded',
+    otlpEndpoint: fromFile(
+      optional(
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        url('http', 'https'),
+        'OTLP/HTTP collector (`http://collector:4318`): export OpenTelemetry traces to `<it>/v1/traces`; ' +
+          'unset = no tracing code loaded',
+      ),
     ),
   }),
   process: group('Process', {
@@ -427,7 +432,8 @@ export const CONFIG_SCHEMA = {
       'SHUTDOWN_TIMEOUT_MS',
       integer(0, 600_000),
       '10000',
-      'at most this long from SIGTERM/SIGINT to exit (drain, then stop)',
+      'the process exits within this from SIGTERM/SIGINT: the drain gets all but a closing share (a quarter, ' +
+        'at most 2 s), then it stops',
     ),
     nodeEnv: optional(
       'NODE_ENV',

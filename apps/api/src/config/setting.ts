@@ -110,12 +110,62 @@ export function isRepetition(value: string): boolean {
 }
 
 /**
+ * The words of the placeholders that example files and templates put where a secret goes
+ * (`change-me-change-me-change-me-32`, `REPLACE_WITH_A_RANDOM_32_CHAR_KEY`, `your-secret-here`): a value holding one
+ * of them as a word of its own was copied, not generated. Only whole words count (runs of letters between other
+ * characters, or a run of `x`), so a random value is refused only if it happens to hold, say, `-example-` (hex has
+ * no such letters; 32 base64url characters hold one about once in millions of draws).
+ */
+const PLACEHOLDER_WORDS = new Set([
+  'change',
+  'changeme',
+  'changethis',
+  'replace',
+  'replaceme',
+  'example',
+  'placeholder',
+  'sample',
+  'dummy',
+  'todo',
+  'fixme',
+  'your',
+  'yourkey',
+  'insert',
+  'here',
+  'random',
+  'secret',
+  'password',
+  'redacted',
+]);
+
+/** A run of this many identical characters (`xxxxxxxx`, `00000000`) is filled in, not random: hex has one in 10^7. */
+const FILLED_RUN = 8;
+
+/**
+ * Why a value is a placeholder rather than a generated secret, or null: it holds a placeholder's word (see
+ * PLACEHOLDER_WORDS) or `xxx`, or one character repeated FILLED_RUN times in a row.
+ */
+export function placeholderReason(value: string): string | null {
+  for (const word of value.toLowerCase().match(/[a-z]+/g) ?? []) {
+    if (PLACEHOLDER_WORDS.has(word)) return `it holds the word "${word}"`;
+    if (/^x{3,}$/.test(word)) return `it holds "${word}"`;
+  }
+  if (new RegExp(`(.)\\1{${FILLED_RUN - 1}}`).test(value))
+    return `it repeats one character ${FILLED_RUN} times in a row`;
+  return null;
+}
+
+/**
  * A secret: at least `minLength` characters, no white space, and not obviously guessable: not a shorter part
- * repeated, and at least SECRET_MIN_BITS by `estimatedBits` (issue 36, 5a: 32 identical characters were accepted).
+ * repeated, at least SECRET_MIN_BITS by `estimatedBits` (issue 36, 5a: 32 identical characters were accepted), and
+ * not a template's placeholder (issue 50: `change-me-change-me-change-me-32` was accepted), which gets its own
+ * message.
  */
 export function secret(minLength: number): Kind<string> {
   return {
-    type: `text, ${minLength}+ characters, no spaces, random (not a repetition, ${SECRET_MIN_BITS}+ bits)`,
+    type:
+      `text, ${minLength}+ characters, no spaces, random (not a repetition, ${SECRET_MIN_BITS}+ bits, ` +
+      'not a placeholder)',
     problem:
       `must be at least ${minLength} characters without spaces, and random: not a shorter part repeated, ` +
       `with at least ${SECRET_MIN_BITS} bits by the count of its characters (\`openssl rand -hex 24\` makes one)`,
@@ -123,7 +173,14 @@ export function secret(minLength: number): Kind<string> {
       .string()
       .min(minLength)
       .regex(/^\S+$/)
-      .refine((value) => !isRepetition(value) && estimatedBits(value) >= SECRET_MIN_BITS),
+      .refine((value) => !isRepetition(value) && estimatedBits(value) >= SECRET_MIN_BITS)
+      // Its own message (the loader shows it instead of `problem`), saying which placeholder it looks like.
+      .refine((value) => placeholderReason(value) === null, {
+        error: (issue) =>
+          `looks like a placeholder, not a generated secret (${placeholderReason(String(issue.input))}): ` +
+          'set a random value, such as `openssl rand -hex 24` prints',
+        params: { explained: true },
+      }),
     echo: false,
   };
 }

@@ -35,7 +35,12 @@ class LivenessDto {
   @ApiProperty({ enum: ['ok'] })
   status: 'ok';
 
-  @ApiProperty({ example: '1.1.0', description: 'The release (semantic version; CHANGELOG.md).' })
+  @ApiProperty({
+    example: '1.2.0-dev+0123456789ab',
+    description:
+      'The release (semantic version; CHANGELOG.md): `1.2.0` for a tagged release, `1.2.0-dev+<commit>` for a ' +
+      'build between releases.',
+  })
   version: string;
 
   @ApiProperty({

@@ -12,7 +12,7 @@ import { DatabasePool, PgBossJobQueue, QueueDefinition, withStartupLock } from '
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { DrainModule } from '../common/drain/drain.module';
-import { Drain } from '../common/drain/drain.service';
+import { Drain, shutdownShares } from '../common/drain/drain.service';
 import { ScheduledJob, SliceJobs } from './scheduled-jobs';
 
 /**
@@ -74,8 +74,8 @@ export class ScheduledJobsHost implements OnApplicationBootstrap {
 
 /**
  * Stops the job queue (workers first, after their jobs in progress) before the pool closes. The jobs in
- * progress get what is left of SHUTDOWN_TIMEOUT_MS after the HTTP drain (all of it in a worker-only
- * process; pg-boss waits at least 1 s); those still running then fail and are retried.
+ * progress get what is left of the drain's share of SHUTDOWN_TIMEOUT_MS (`shutdownShares`) after the HTTP drain
+ * (all of it in a worker-only process; pg-boss waits at least 1 s); those still running then fail and are retried.
  */
 @Injectable()
 export class JobQueueCloser implements BeforeApplicationShutdown {
@@ -87,8 +87,7 @@ export class JobQueueCloser implements BeforeApplicationShutdown {
 
   /** How long the jobs in progress may still run. */
   get stopTimeoutMs(): number {
-    const { shutdownTimeoutMs } = this.settings;
-    return this.drain.timeLeft(shutdownTimeoutMs);
+    return this.drain.timeLeft(shutdownShares(this.settings.shutdownTimeoutMs).drainMs);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

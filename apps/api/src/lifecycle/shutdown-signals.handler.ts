@@ -1,14 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
 
-/** After the drain deadline, how long closing may still take before the process exits regardless. */
-const CLOSE_GRACE_MS = 5_000;
-
 /**
  * SIGTERM and SIGINT, from the start of the process: the first one runs the stop given to `onStop` (at once,
  * or as soon as start-up hands it over), then the process exits: 0 when the stop went cleanly, 1 when it failed
- * or reported requests cut off at the drain deadline (SHUTDOWN_TIMEOUT_MS). Should stopping hang, the process
- * exits with 1 anyway CLOSE_GRACE_MS after that deadline, once `atDeadline`'s work (stopping the embedded
- * PostgreSQL, so that it does not outlive the process) is done or has had a few seconds.
+ * or reported requests cut off at the drain deadline (SHUTDOWN_TIMEOUT_MS). Should stopping take longer than its
+ * share, the process exits with 1 anyway within SHUTDOWN_TIMEOUT_MS of the signal, once
+ * `atDeadline`'s work (stopping the embedded PostgreSQL, so that it does not outlive the process) is done or has had
+ * what is left of it.
  * A repeated signal changes nothing: `npm start` forwards the Ctrl-C that the terminal also sent.
  *
  * Hand-written: NestJS's `enableShutdownHooks` only closes the application on a signal; it knows nothing of
@@ -22,6 +20,8 @@ export class ShutdownSignals {
 
   constructor(
     private readonly timeoutMs: number,
+    /** SHUTDOWN_TIMEOUT_MS shared out (main.ts gives `shutdownShares`): the drain's part, and when to give up. */
+    private readonly shares: { readonly drainMs: number; readonly deadlineMs: number },
     private readonly logger: LoggerService,
   ) {
     for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, (received) => this.received(received));
@@ -46,13 +46,17 @@ export class ShutdownSignals {
   private received(signal: NodeJS.Signals): void {
     if (this.signal) return;
     this.signal = signal;
-    this.logger.log(`${signal} received: stopping (drain at most ${this.timeoutMs} ms, SHUTDOWN_TIMEOUT_MS)`);
+    const { drainMs, deadlineMs } = this.shares;
+    this.logger.log(
+      `${signal} received: stopping (drain at most ${drainMs} ms, exit within ${this.timeoutMs} ms: ` +
+        'SHUTDOWN_TIMEOUT_MS)',
+    );
     setTimeout(() => {
-      this.logger.error(`Still stopping ${CLOSE_GRACE_MS} ms after the drain deadline: exiting anyway`);
+      this.logger.error(`Still stopping ${deadlineMs} ms after ${signal}: exiting within SHUTDOWN_TIMEOUT_MS anyway`);
       const lastly = this.lastly?.().catch(() => undefined);
-      const bound = new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
+      const bound = new Promise((resolve) => setTimeout(resolve, this.timeoutMs - deadlineMs).unref());
       void Promise.race([lastly, bound]).finally(() => process.exit(1));
-    }, this.timeoutMs + CLOSE_GRACE_MS).unref();
+    }, deadlineMs).unref();
     if (this.stop) void this.run();
   }
 

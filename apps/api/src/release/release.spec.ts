@@ -1,4 +1,5 @@
-import { asyncContextMode, describeRelease, releaseOfWorkspace, runtimeWarning } from './release';
+import { asyncContextMode, describeRelease, releaseOfWorkspace, releaseVersion, runtimeWarning } from './release';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 describe('release', () => {
@@ -7,6 +8,18 @@ describe('release', () => {
     expect(release.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(release.commit).toMatch(/^([0-9a-f]{40}|unknown)$/);
     expect(describeRelease({ version: '1.2.3', commit: '0123456789abcdef0123' })).toBe('1.2.3 (commit 0123456789ab)');
+  });
+
+  it('adds the commit to a pre-release version as build metadata, not to a release, nor when it is unknown', () => {
+    const commit = '0123456789abcdef0123456789abcdef01234567';
+    expect(releaseVersion('1.2.0-dev', commit)).toBe('1.2.0-dev+0123456789ab');
+    expect(releaseVersion('1.2.0', commit)).toBe('1.2.0');
+    expect(releaseVersion('1.2.0-dev', 'unknown')).toBe('1.2.0-dev');
+    expect(releaseVersion('1.2.0-dev+0123456789ab', commit)).toBe('1.2.0-dev+0123456789ab');
+    const root = join(__dirname, '../../../..');
+    const workspace = releaseOfWorkspace(root);
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(workspace.version).toBe(releaseVersion(version, workspace.commit));
   });
 
   it('warns, in one line, on a Node.js older than 22; says nothing on 22 or later', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /** Which release this process runs: the version of CHANGELOG.md and package.json, and the commit it was built from. */
 export interface Release {
-  /** Semantic version (package.json `version`). */
+  /** Semantic version: package.json's, with `+<commit>` when that is a pre-release (`releaseVersion`). */
   version: string;
   /** The git commit the bundle was built from (40 hex digits), or `unknown` (built outside a git checkout). */
   commit: string;
@@ -23,6 +23,18 @@ export const RELEASE: Release =
     ? __PETSTORE_RELEASE__
     : releaseOfWorkspace(join(__dirname, '../../../..'));
 
+/**
+ * The version a build reports (docs/operations.md, "Versions"): package.json's `version` is the next release with the
+ * pre-release tag `dev` between releases (`1.2.0-dev`, while CHANGELOG.md has an `[Unreleased]` section), and the
+ * release itself (`1.2.0`) only in the commit tagged `v1.2.0`. A pre-release build adds its commit as semver build
+ * metadata, `1.2.0-dev+0123456789ab` (12 hex digits, as the log line shows it), when the commit is known; a release
+ * is its version alone. apps/api/webpack.config.js applies the same rule to the bundle.
+ */
+export function releaseVersion(version: string, commit: string): string {
+  if (!version.includes('-') || version.includes('+') || !/^[0-9a-f]{12,40}$/.test(commit)) return version;
+  return `${version}+${commit.slice(0, 12)}`;
+}
+
 /** The release of a source checkout: its package.json's version and its HEAD commit. */
 export function releaseOfWorkspace(root: string): Release {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -32,7 +44,7 @@ export function releaseOfWorkspace(root: string): Release {
   } catch {
     // not a git checkout: the version alone says which release
   }
-  return { version, commit };
+  return { version: releaseVersion(version, commit), commit };
 }
 
 /** `1.1.0 (commit 0123456789ab)`: for log lines. */

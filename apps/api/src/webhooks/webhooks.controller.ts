@@ -209,12 +209,16 @@ export class WebhooksController {
       'retries at once, one is accepted. `GET /webhooks/endpoints/{endpointId}/deliveries` ' +
       'lists the ids; events older than the retention period are gone with their deliveries. Redeliveries share ' +
       `the pings' budget: ${WEBHOOK_OUTBOUND_PER_MINUTE} pings and redeliveries a minute per account (shared by ` +
-      'every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.',
+      'every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A ' +
+      'deployment that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and leaves ' +
+      'the delivery as it was.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'Queued: the delivery, `pending` again.' })
   @ApiErrors({
     404: 'No such endpoint of yours, or no such delivery of that endpoint (`not_found`).',
-    409: 'The delivery is being sent already: its attempt is queued or under way (`delivery_pending`).',
+    409:
+      'The delivery is being sent already: its attempt is queued or under way (`delivery_pending`); or this ' +
+      'deployment sends no webhooks (a restored copy: `webhook_delivery_off`), and the delivery is left as it was.',
   })
   async retry(
     @Param('endpointId', ParseIdPipe) id: number,
@@ -232,9 +236,17 @@ export class WebhooksController {
     description:
       'One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings have a ' +
       `budget of their own, shared with redeliveries: ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per account (shared ` +
-      'by every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.',
+      'by every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A ' +
+      'deployment that sends no webhooks (`WEBHOOKS_DELIVERY=off`, a restored copy of the database) answers 409 ' +
+      '`webhook_delivery_off` and queues nothing.',
   })
   @ApiAcceptedResponse({ type: WebhookPingDto })
+  @ApiErrors({
+    404: 'No such endpoint of yours (`not_found`).',
+    409:
+      'This deployment sends no webhooks (a restored copy of the database): nothing is queued ' +
+      '(`webhook_delivery_off`).',
+  })
   async test(
     @Param('endpointId', ParseIdPipe) id: number,
     @CurrentAccount() account: Account,

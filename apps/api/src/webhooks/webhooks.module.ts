@@ -15,6 +15,7 @@ import {
   SubscriberCacheSettings,
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
+  WebhookDeliverySwitch,
   WebhookEndpointQueries,
   WebhookEndpointRepository,
   WebhookQueueStats,
@@ -74,6 +75,29 @@ export class UnsafeWebhookNetworkWarning implements OnApplicationBootstrap {
     new Logger('Webhooks').warn(
       'WEBHOOKS_ALLOW_PRIVATE=true: webhooks may go to http:// URLs and to private, loopback and link-local ' +
         'addresses. Unsafe outside development: a customer can make this service POST inside your network.',
+    );
+  }
+}
+
+/**
+ * WEBHOOKS_DELIVERY=off (a restored copy of production, docs/operations.md "Backup and restore"): one warning line at
+ * start-up, in every process that has the setting (API or worker), counting the deliveries held: pending ones, which
+ * no process of this copy sends. Pings and retries are refused meanwhile (`webhook_delivery_off`).
+ */
+@Injectable()
+export class HeldWebhooksNotice implements OnApplicationBootstrap {
+  constructor(
+    private readonly sending: WebhookDeliverySwitch,
+    private readonly deliveries: WebhookDeliveryRepository,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.sending.on) return;
+    const { pending } = await this.deliveries.queueStats();
+    new Logger('Webhooks').warn(
+      `WEBHOOKS_DELIVERY=off: no webhook is sent by this process; ${pending} pending ` +
+        `${pending === 1 ? 'delivery is' : 'deliveries are'} held (pings and retries are refused: ` +
+        'webhook_delivery_off)',
     );
   }
 }
@@ -148,6 +172,12 @@ export class WebhookQueueMetrics {
       inject: [configToken('webhooks')],
     },
     {
+      provide: WebhookDeliverySwitch,
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookDeliverySwitch(webhooks.delivery === 'on'),
+      inject: [configToken('webhooks')],
+    },
+    HeldWebhooksNotice,
+    {
       provide: WebhookNetworkSettings,
       useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookNetworkSettings(webhooks.allowPrivate),
       inject: [configToken('webhooks')],
@@ -210,11 +240,9 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.webhooks.delivery === 'off') {
-      // A restored copy of production (docs/operations.md, "Backup and restore"): the queue is kept, nothing sent.
-      this.logger.warn('WEBHOOKS_DELIVERY=off: no webhook is sent by this process; deliveries stay queued');
-      return;
-    }
+    // A restored copy of production (docs/operations.md, "Backup and restore"): the queue is kept, nothing sent
+    // (HeldWebhooksNotice says so, with the count held).
+    if (this.webhooks.delivery === 'off') return;
     const observe = (result: WebhookWorkResult) => {
       if (result === 'retrying' || result === 'failed') this.metrics.failures?.inc();
       if (result === 'failed' || result === 'given_up') this.metrics.givenUp?.inc();

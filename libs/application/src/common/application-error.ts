@@ -5,6 +5,7 @@ export type ApplicationErrorKind =
   | 'idempotency_key_in_use' //  a request with the same key is still running
   | 'idempotency_key_reused' //  the key was used with another request
   | 'delivery_pending' //        a webhook delivery asked to be retried has its attempt due (queued or under way)
+  | 'webhook_delivery_off' //    a ping or retry asked of a process that sends no webhooks (WEBHOOKS_DELIVERY=off)
   | 'idempotency_replay_withheld' // the kept result is sealed and does not open
   | 'store_unavailable' //       the database cannot serve now (transient)
   | 'outcome_unknown' //         the connection was lost (or gave up) while the COMMIT was on its way

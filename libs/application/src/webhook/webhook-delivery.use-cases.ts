@@ -6,9 +6,10 @@ import {
   WebhookDelivery,
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
+  WebhookDeliverySwitch,
   WebhookEndpointRepository,
 } from './webhook.ports';
-import { DeliveryPendingError } from './webhook.errors';
+import { DeliveryPendingError, WebhookDeliveryOffError } from './webhook.errors';
 
 export class WebhookDeliveryNotFoundError extends NotFoundError {
   constructor(id: number) {
@@ -32,12 +33,15 @@ export class RetryWebhookDelivery {
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly queue: WebhookDeliveryQueue,
     private readonly clock: Clock,
+    private readonly sending: WebhookDeliverySwitch = new WebhookDeliverySwitch(),
   ) {}
 
   execute(endpointId: number, deliveryId: number, viewer: Account): Promise<WebhookDelivery> {
     return this.uow.run(async () => {
       const endpoint = await this.endpoints.findById(endpointId);
       visibleTo(endpoint, viewer, () => new WebhookEndpointNotFoundError(endpointId));
+      // Before anything changes: a delivered one made pending again would wait for a send that never comes.
+      if (!this.sending.on) throw new WebhookDeliveryOffError();
       const requeued = await this.deliveries.requeue(endpointId, deliveryId, () => this.clock.now());
       if (requeued === 'not_found') throw new WebhookDeliveryNotFoundError(deliveryId);
       if (requeued === 'pending') throw new DeliveryPendingError(deliveryId);

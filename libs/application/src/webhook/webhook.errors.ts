@@ -10,3 +10,17 @@ export class DeliveryPendingError extends ApplicationError {
     );
   }
 }
+
+/**
+ * A ping or a retry asked of a process that sends no webhooks (WEBHOOKS_DELIVERY=off: a restored copy of the
+ * database): nothing would be sent, so nothing is queued nor changed.
+ */
+export class WebhookDeliveryOffError extends ApplicationError {
+  readonly kind = 'webhook_delivery_off' as const;
+  constructor() {
+    super(
+      'Webhook delivery is off on this deployment (a restored copy or a test instance): nothing is sent to any ' +
+        'endpoint, so pings and retries are refused; deliveries stay as they are.',
+    );
+  }
+}

@@ -195,6 +195,14 @@ export abstract class WebhookSender {
 }
 
 /** Delivery settings, bound by value in the composition root. */
+/**
+ * Whether this process sends webhooks (WEBHOOKS_DELIVERY): off, on a restored copy of the database, nothing goes to
+ * the customers' URLs, and what asks for a send now (a ping, a retry) is refused rather than queued for nobody.
+ */
+export class WebhookDeliverySwitch {
+  constructor(readonly on = true) {}
+}
+
 export class WebhookSettings {
   /** After 5 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about a day), a delivery is failed. */
   /** An endpoint whose deliveries all failed for this long (5 days) is disabled. */

@@ -20,11 +20,13 @@ import { assertPrecondition, Precondition } from '../common/precondition';
 import { EventOutbox } from '../events/event.ports';
 import { WebhookFanOut } from './webhook-fan-out';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
+import { WebhookDeliveryOffError } from './webhook.errors';
 import {
   WebhookDelivery,
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
   WebhookDeliveryStatus,
+  WebhookDeliverySwitch,
   WebhookEndpointRepository,
   WebhookSecrets,
   WebhookSender,
@@ -231,11 +233,13 @@ export class PingWebhookEndpoint {
     private readonly uow: UnitOfWork,
     private readonly endpoints: WebhookEndpointRepository,
     private readonly fanOut: WebhookFanOut,
+    private readonly sending: WebhookDeliverySwitch = new WebhookDeliverySwitch(),
   ) {}
 
   execute(id: number, viewer: Account): Promise<string> {
     return this.uow.run(async () => {
       const endpoint = visibleTo(await this.endpoints.findById(id), viewer, () => new WebhookEndpointNotFoundError(id));
+      if (!this.sending.on) throw new WebhookDeliveryOffError();
       return this.fanOut.ping(endpoint.id);
     });
   }

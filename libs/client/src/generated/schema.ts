@@ -502,7 +502,9 @@ export interface paths {
      * already (queued, or under way) answers 409 `delivery_pending`: of two retries at once, one is accepted. `GET
      * /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention period are gone with
      * their deliveries. Redeliveries share the pings' budget: 5 pings and redeliveries a minute per account (shared by
-     * every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.
+     * every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A deployment
+     * that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and leaves the delivery as it
+     * was.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -524,7 +526,8 @@ export interface paths {
      * Send a `ping` event to the endpoint
      * @description One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings
      * have a budget of their own, shared with redeliveries: 5 a minute per account (shared by every instance), on top
-     * of the general rate limit; past it, 429 `rate_limited` with `Retry-After`.
+     * of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A deployment that sends no webhooks
+     * (`WEBHOOKS_DELIVERY=off`, a restored copy of the database) answers 409 `webhook_delivery_off` and queues nothing.
      */
     post: operations['testWebhookEndpoint'];
     delete?: never;
@@ -595,8 +598,9 @@ export interface components {
       /** @enum {string} */
       status: 'ok';
       /**
-       * @description The release (semantic version; CHANGELOG.md).
-       * @example 1.1.0
+       * @description The release (semantic version; CHANGELOG.md): `1.2.0` for a tagged release, `1.2.0-dev+<commit>`
+       * for a build between releases.
+       * @example 1.2.0-dev+0123456789ab
        */
       version: string;
       /**
@@ -1698,6 +1702,7 @@ export interface components {
       | 'webhook_url_taken'
       | 'idempotency_key_in_use'
       | 'delivery_pending'
+      | 'webhook_delivery_off'
       | 'idempotency_replay_withheld'
       | 'conflict'
       | 'operation_sunset'
@@ -1775,7 +1780,7 @@ export interface operations {
           /**
            * @example {
            *       "status": "ok",
-           *       "version": "1.1.0",
+           *       "version": "1.2.0-dev+0123456789ab",
            *       "commit": "96828ad7a9c8d50e6a8bd372df28395ee2cc8633"
            *     }
            */
@@ -8848,7 +8853,9 @@ export interface operations {
         };
       };
       /**
-       * @description The delivery is being sent already: its attempt is queued or under way (`delivery_pending`).
+       * @description The delivery is being sent already: its attempt is queued or under way (`delivery_pending`); or
+       * this deployment sends no webhooks (a restored copy: `webhook_delivery_off`), and the delivery is left as it
+       * was.
        *
        *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
@@ -8865,7 +8872,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'idempotency_key_in_use' | 'delivery_pending' | 'conflict';
+            code: 'idempotency_key_in_use' | 'delivery_pending' | 'webhook_delivery_off' | 'conflict';
           };
         };
       };
@@ -9034,7 +9041,7 @@ export interface operations {
           };
         };
       };
-      /** @description No such resource (`not_found`). */
+      /** @description No such endpoint of yours (`not_found`). */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9051,7 +9058,10 @@ export interface operations {
         };
       };
       /**
-       * @description A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       * @description This deployment sends no webhooks (a restored copy of the database): nothing is queued
+       * (`webhook_delivery_off`).
+       *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
        *     A concurrent change got there first (`conflict`); read the resource again.
        */
@@ -9066,7 +9076,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
-            code: 'idempotency_key_in_use' | 'conflict';
+            code: 'idempotency_key_in_use' | 'webhook_delivery_off' | 'conflict';
           };
         };
       };

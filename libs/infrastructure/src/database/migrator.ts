@@ -293,7 +293,8 @@ async function recordReleases(
   if (!rows.length) return;
   await queryRunner.query(
     `INSERT INTO schema_migration_releases (name, serves_from)
-       SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (name) DO NOTHING`,
+       SELECT name, serves_from FROM unnest($1::text[], $2::text[]) AS listed (name, serves_from)
+       ON CONFLICT (name) DO NOTHING`,
     [rows.map((row) => row.name), rows.map((row) => row.servesFrom)],
   );
 }

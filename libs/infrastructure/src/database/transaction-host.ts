@@ -39,6 +39,8 @@ interface Transaction {
   ended: boolean;
   /** The connection broke, or was closed because a reply timed out: the pool must not lend it again. */
   lost?: Error;
+  /** A statement failed on a plan made for a table as it was (`isStalePlan`): the unit of work may run again. */
+  stalePlan?: boolean;
 }
 
 /** One query of those `send` writes together; `writes`: the held writes it carries (their row checks). */
@@ -50,6 +52,24 @@ interface Piped {
 /** The names given to statement texts (`TransactionHost.prepared`): one per text, for every host of the process. */
 const statementNames = new Map<string, string>();
 const MAX_NAMED_STATEMENTS = 500;
+/** Names given so far (a text named anew after a stale plan takes a new one: `replan`). */
+let namesGiven = 0;
+
+/**
+ * Whether a statement failed on the plan PostgreSQL prepared for it when a table it reads had other columns (SQLSTATE
+ * 0A000, "cached plan must not change result type"): a migration changed the table under a named statement of a
+ * pooled connection (issue 50: 1.0.0's select of every column of `webhook_events` once one was added). Prepared
+ * anew, the statement runs on the table as it is. Looked for through translation's wrapping (`cause`, TypeORM's
+ * `driverError`).
+ */
+export function isStalePlan(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const fields = current as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
+    if (fields.code === '0A000' && /cached plan must not change result type/.test(String(fields.message))) return true;
+    current = fields.driverError ?? fields.cause;
+  }
+  return false;
+}
 
 /**
  * The database session of the command being run: holds its transaction, so that every repository called inside
@@ -133,7 +153,13 @@ export class TransactionHost {
     return this.run(work);
   }
 
-  private async run<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * `retried`: this is the second run of `work`, after its first met a stale plan (`isStalePlan`). A failed statement
+   * aborts its transaction, so the statement alone cannot be run again: the whole unit of work is, once, from the
+   * start, on a new transaction, after the first rolled back. That is safe because a unit of work is the database's
+   * alone here (its jobs are sent in the transaction, pg-boss's `db`); it is what a client's retry would do.
+   */
+  private async run<T>(work: () => Promise<T>, retried = false): Promise<T> {
     const client = await this.checkout();
     const transaction: Transaction = { client, held: [], begun: false, ended: false };
     // A checked-out client has no 'error' listener of the pool's: without this one, a connection lost between
@@ -149,11 +175,14 @@ export class TransactionHost {
       if (transaction.begun && !transaction.ended && !transaction.lost) {
         await client.query('ROLLBACK').catch((lost: Error) => (transaction.lost ??= lost));
       }
-      throw translateDriverError(error);
+      if (!(transaction.stalePlan && !retried && !transaction.ended && isStalePlan(error))) {
+        throw translateDriverError(error);
+      }
     } finally {
       client.removeListener('error', onError);
       client.release(transaction.lost);
     }
+    return this.run(work, true);
   }
 
   /**
@@ -169,9 +198,19 @@ export class TransactionHost {
     if (this.preamble) return { text: sql, values: params };
     let name = statementNames.get(sql);
     if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
-      statementNames.set(sql, (name = `petstore_${statementNames.size}`));
+      statementNames.set(sql, (name = `petstore_${namesGiven++}`));
     }
     return name === undefined ? { text: sql, values: params } : { name, text: sql, values: params };
+  }
+
+  /**
+   * A named statement whose plan went stale (`isStalePlan`) gets a new name: every connection of the process then
+   * prepares it anew at its next use, on the table as it is, rather than each failing once with the old name (the
+   * pooled connections all hold the old plan). The old prepared statement stays on the connections that have it,
+   * unused, until they close.
+   */
+  private replan(sql: string): void {
+    if (statementNames.has(sql)) statementNames.set(sql, `petstore_${namesGiven++}`);
   }
 
   private async statement(sql: string, params?: unknown[]): Promise<QueryResult> {
@@ -213,6 +252,10 @@ export class TransactionHost {
     if (failed === -1) return settled.map((answer) => (answer as PromiseFulfilledResult<QueryResult>).value);
     const error = (settled[failed] as PromiseRejectedResult).reason as Error;
     const { config, writes } = queries[failed];
+    if (isStalePlan(error)) {
+      this.replan(config.text);
+      transaction.stalePlan = true;
+    }
     const translated =
       mismatchOf(writes, error) ?? translateDriverError(new QueryFailedError(config.text, config.values, error));
     // pg closes a connection whose reply timed out in pipeline mode; one the server ended or that is read-only (a
@@ -304,7 +347,13 @@ export class TransactionHost {
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     try {
-      return await client.query(this.prepared(sql, params));
+      // A stale plan (`isStalePlan`: a migration changed a table under the named statement) is prepared anew under
+      // a new name and run again, once: outside a transaction nothing else was undone by the failure.
+      return await client.query(this.prepared(sql, params)).catch((error: unknown) => {
+        if (!isStalePlan(error)) throw error;
+        this.replan(sql);
+        return client.query(this.prepared(sql, params));
+      });
     } catch (error) {
       const translated = translateDriverError(new QueryFailedError(sql, params, error as Error));
       if (isClientReadTimeout(error)) {

@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   webhook_url_taken: [409],
   idempotency_key_in_use: [409],
   delivery_pending: [409],
+  webhook_delivery_off: [409],
   idempotency_replay_withheld: [409],
   conflict: [409],
   operation_sunset: [410],

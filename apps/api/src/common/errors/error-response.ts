@@ -61,6 +61,7 @@ const ERRORS: Record<ErrorKind, ErrorAnswer> = {
   invalid_webhook_url: { status: 400, code: 'invalid_webhook_url' },
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use' },
   delivery_pending: { status: 409, code: 'delivery_pending' },
+  webhook_delivery_off: { status: 409, code: 'webhook_delivery_off' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
   idempotency_replay_withheld: { status: 409, code: 'idempotency_replay_withheld' },
   store_unavailable: { ...RETRY_SOON, headers: { 'Retry-After': '5' } },
