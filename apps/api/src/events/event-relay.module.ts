@@ -31,6 +31,8 @@ export class EventRelayHost implements OnApplicationBootstrap, BeforeApplication
   private stop: () => void = () => undefined;
   private readonly stopped = new Promise<void>((resolve) => (this.stop = resolve));
   private supervising: Promise<void> | null = null;
+  /** When the oldest event not relayed yet was recorded; null when the relay has caught up. */
+  private behindSince: Date | null = null;
 
   constructor(
     private readonly log: EventLog,
@@ -56,14 +58,16 @@ export class EventRelayHost implements OnApplicationBootstrap, BeforeApplication
 
   /** Takes the lock, relays while it holds it, and takes it again if its session is lost. */
   private async supervise(url: string): Promise<void> {
-    const metrics = this.metrics ? new EventRelayMetrics(this.metrics) : null;
+    const lag = () =>
+      this.behindSince ? Math.max(0, (this.clock.now().getTime() - this.behindSince.getTime()) / 1000) : 0;
+    const metrics = this.metrics ? new EventRelayMetrics(this.metrics, lag) : null;
     while (!this.stopping) {
       const lock = await SessionLock.acquire(this.jobs.startupLockUrl, EVENT_RELAY_LOCK, () => this.stopping);
       if (!lock) return;
       const { natsStream: stream, natsSubjectPrefix: subjectPrefix } = this.settings;
       this.logger.log(`Relaying events to NATS stream ${stream} (subjects ${subjectPrefix}.<event type>)`);
       const broker = new NatsEventStream({ url, stream, subjectPrefix });
-      const relay = new EventRelay(this.log, broker, this.clock, this.observer(metrics));
+      const relay = new EventRelay(this.log, broker, this.observer(metrics));
       relay.start();
       const lost = await Promise.race([lock.lost.then(() => true), this.stopped.then(() => false)]);
       if (lost) this.logger.warn('The event relay lost its database session (and lock): it stops, then takes it again');
@@ -83,9 +87,9 @@ export class EventRelayHost implements OnApplicationBootstrap, BeforeApplication
         feedFailing = false;
         metrics?.relayed.inc();
       },
-      lag: (seconds) => {
+      behindSince: (recordedAt) => {
         feedFailing = false;
-        metrics?.lagSeconds.set(seconds);
+        this.behindSince = recordedAt;
       },
       brokerUp: () => {
         metrics?.brokerUp.set(1);

@@ -10,7 +10,8 @@ export class EventRelayMetrics {
   readonly lagSeconds: Gauge;
   readonly brokerUp: Gauge;
 
-  constructor(metrics: Metrics) {
+  /** `lagSeconds`: read when scraped (it grows while the relay waits). */
+  constructor(metrics: Metrics, lagSeconds: () => number) {
     const registers = [metrics.registry];
     this.relayed = new Counter({
       name: 'events_relayed_total',
@@ -23,6 +24,9 @@ export class EventRelayMetrics {
         'How far the relay is behind the feed: the age of the oldest event not yet in the NATS stream (0: caught ' +
         'up). Grows while the broker is down.',
       registers,
+      collect() {
+        this.set(lagSeconds());
+      },
     });
     this.brokerUp = new Gauge({
       name: 'events_relay_broker_up',

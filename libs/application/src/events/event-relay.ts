@@ -1,4 +1,3 @@
-import { Clock } from '../ports';
 import { EventLog, FeedPosition, LoggedEvent } from './event.ports';
 
 /** An event of the feed: settled, so it has its position. */
@@ -34,8 +33,11 @@ export abstract class EventStream {
 /** What the relay reports: to the metrics and the log. */
 export interface EventRelayObserver {
   relayed(event: FeedEvent): void;
-  /** Seconds the relay is behind the feed's end: the age of the oldest event not relayed yet (0: caught up). */
-  lag(seconds: number): void;
+  /**
+   * How far the relay is behind the feed's end: the time the oldest event not relayed yet was recorded (its age is the
+   * lag), or null when it has caught up.
+   */
+  behindSince(recordedAt: Date | null): void;
   brokerUp(reason?: string): void;
   brokerDown(reason: string): void;
   /** The feed could not be read (PostgreSQL): retried. */
@@ -72,11 +74,12 @@ export class EventRelay {
   private wake: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private up: boolean | null = null;
+  /** The position of the stream's last event, once read from the stream (null: the stream is empty). */
+  private relayedUpTo: FeedPosition | null | undefined = undefined;
 
   constructor(
     private readonly log: EventLog,
     private readonly stream: EventStream,
-    private readonly clock: Clock,
     private readonly observer: EventRelayObserver,
     private readonly settings = new EventRelaySettings(),
   ) {}
@@ -101,8 +104,10 @@ export class EventRelay {
         await this.follow(end);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        if (error instanceof BrokerFailure) this.markDown(reason);
-        else this.observer.feedFailed(reason);
+        if (error instanceof BrokerFailure) {
+          this.markDown(reason);
+          await this.notePending();
+        } else this.observer.feedFailed(reason);
         await this.pause(this.settings.retryMs);
       }
     }
@@ -110,15 +115,12 @@ export class EventRelay {
 
   /** From the stream's end on: reads the feed after it and publishes each event in turn, until stopped or failed. */
   private async follow(end: StreamEnd | null): Promise<void> {
-    let position = end?.position;
+    this.relayedUpTo = end?.position ?? null;
     let sequence = end?.sequence ?? 0;
     while (!this.stopping) {
-      const page = await this.log.feed(
-        {},
-        { limit: this.settings.batchSize, ...(position ? { after: position } : {}) },
-      );
+      const page = await this.log.feed({}, { limit: this.settings.batchSize, ...this.after() });
       if (page.items.length === 0) {
-        this.observer.lag(0);
+        this.observer.behindSince(null);
         // At the feed's end nothing is published: a connection lost meanwhile is noticed (and logged) here.
         if (!this.stream.connected) throw new BrokerFailure('connection to the broker lost');
         await this.pause(this.settings.pollMs);
@@ -126,12 +128,30 @@ export class EventRelay {
       }
       for (const event of page.items) {
         if (this.stopping) return;
-        this.observer.lag(Math.max(0, (this.clock.now().getTime() - event.createdAt.getTime()) / 1000));
+        this.observer.behindSince(event.createdAt);
         const ack = await this.broker(() => this.stream.publish(event, sequence));
         sequence = ack.sequence;
-        position = event.position;
+        this.relayedUpTo = event.position;
         if (!ack.duplicate) this.observer.relayed(event);
       }
+    }
+  }
+
+  private after(): { after?: FeedPosition } {
+    return this.relayedUpTo ? { after: this.relayedUpTo } : {};
+  }
+
+  /**
+   * While the broker is down, events keep being recorded: the oldest one not relayed is read from the feed so that
+   * the lag grows meanwhile (once the stream's end has been read: before, where the relay stands is unknown).
+   */
+  private async notePending(): Promise<void> {
+    if (this.relayedUpTo === undefined) return;
+    try {
+      const [next] = (await this.log.feed({}, { limit: 1, ...this.after() })).items;
+      this.observer.behindSince(next?.createdAt ?? null);
+    } catch {
+      // The database too: its own failure is reported by the next read of the feed.
     }
   }
 
