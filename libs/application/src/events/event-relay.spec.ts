@@ -29,7 +29,9 @@ class MemoryStream extends EventStream {
   begun = 0;
   loseNextAck = false;
   connected = true;
-  async open(): Promise<void> {}
+  open(): Promise<void> {
+    return Promise.resolve();
+  }
   async end(): Promise<StreamEnd | null> {
     const last = this.stored.at(-1);
     return last ? { position: last.position, sequence: this.stored.length } : null;
@@ -45,7 +47,9 @@ class MemoryStream extends EventStream {
     }
     return { sequence: this.stored.length, duplicate: false };
   }
-  async close(): Promise<void> {}
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 const events = (count: number): FeedEvent[] =>
