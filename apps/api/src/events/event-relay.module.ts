@@ -60,10 +60,12 @@ export class EventRelayHost implements OnApplicationBootstrap, BeforeApplication
   private async supervise(url: string): Promise<void> {
     const lag = () =>
       this.behindSince ? Math.max(0, (this.clock.now().getTime() - this.behindSince.getTime()) / 1000) : 0;
-    const metrics = this.metrics ? new EventRelayMetrics(this.metrics, lag) : null;
+    let metrics: EventRelayMetrics | null = null;
     while (!this.stopping) {
       const lock = await SessionLock.acquire(this.jobs.startupLockUrl, EVENT_RELAY_LOCK, () => this.stopping);
       if (!lock) return;
+      // Only the process that relays has the series: the workers waiting for the lock do not report a broker down.
+      if (this.metrics) metrics ??= new EventRelayMetrics(this.metrics, lag);
       const { natsStream: stream, natsSubjectPrefix: subjectPrefix } = this.settings;
       this.logger.log(`Relaying events to NATS stream ${stream} (subjects ${subjectPrefix}.<event type>)`);
       const broker = new NatsEventStream({ url, stream, subjectPrefix });
