@@ -5,6 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { EventLog } from '@petstore/application';
 import { NatsEventStream } from '@petstore/infrastructure';
 import { eventually } from './support/eventually';
+import { capturedLog } from './support/log-capture';
 import { findNatsServer, NatsServer } from './support/nats-server';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp } from './support/test-app';
@@ -39,6 +40,8 @@ interface StreamMessage {
   let jsm: JetStreamManager;
   let api: TestApp;
   let store: StoreFixtures;
+  /** The first app's log. */
+  let log: ReturnType<typeof capturedLog>;
   const relayConfig = () => ({
     messaging: { worker: true },
     eventStream: { natsUrl: server.url, natsStream: STREAM, natsSubjectPrefix: PREFIX },
@@ -51,7 +54,8 @@ interface StreamMessage {
     await (
       await manager()
     ).streams.add({ name: STREAM, subjects: [`${PREFIX}.>`], storage: StorageType.File, duplicate_window: nanos(100) });
-    api = await TestApp.start(relayConfig());
+    log = capturedLog();
+    api = await TestApp.start(relayConfig(), { logger: log.logger });
     store = await StoreFixtures.on(api);
   });
   afterAll(async () => {
@@ -187,6 +191,9 @@ interface StreamMessage {
     await writing;
     await eventually(brokerUp, (up) => up === '1', 30_000, 100);
     await expectStreamIsTheFeed();
+    // One line when the broker was lost and one when it was back, not one per retry.
+    const said = (start: string) => log.lines.filter((line) => String(line['msg']).startsWith(start)).length;
+    expect([said('NATS broker lost'), said('NATS broker back')]).toEqual([1, 1]);
   });
 
   it('does not repeat an event published just before a crash, nor with two relays started together', async () => {
