@@ -1,5 +1,6 @@
 export * from './database/data-source';
 export * from './database/database-pool';
+export * from './database/session-lock';
 export * from './database/migrator';
 export * from './database/transaction-host';
 export { heldWrite } from './database/session/held-write';
@@ -34,3 +35,4 @@ export * from './change-signals/pg-key-revocations.signals';
 export * from './change-signals/pg-webhook-endpoint-changes.signals';
 export * from './database/replicas/read-replicas';
 export * from './database/replicas/replica-lag';
+export * from './events/nats-event-stream';

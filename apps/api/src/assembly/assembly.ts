@@ -15,6 +15,7 @@ import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { EVENTS_JOBS, EventsHttpModule, EventsModule } from '../events/events.module';
+import { EventRelayModule } from '../events/event-relay.module';
 import { HealthController, RedisProbe } from '../health/health.controller';
 import { JobQueueModule } from '../jobs/job-queue.module';
 import { ScheduledJob, SliceJobs } from '../jobs/scheduled-jobs';
@@ -122,7 +123,7 @@ export class ProcessModule {
               ...HTTP_SLICES,
             ]
           : []),
-        ...(roles.has('worker') ? [MessagingWorkerModule, WebhooksWorkerModule] : []),
+        ...(roles.has('worker') ? [MessagingWorkerModule, WebhooksWorkerModule, EventRelayModule] : []),
         // The seed's changes are events too: webhooks subscribe to them wherever events are recorded.
         ...(roles.has('seed') ? [SeedModule, EventsModule, WebhooksModule] : []),
       ],

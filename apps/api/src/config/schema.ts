@@ -404,6 +404,40 @@ export const CONFIG_SCHEMA = {
       'for tests: the waits between webhook attempts in milliseconds (`100,100,100`); unset = the standard schedule',
     ),
   }),
+  eventStream: group('Event stream (NATS JetStream)', {
+    natsUrl: fromFile(
+      optional(
+        'EVENTS_NATS_URL',
+        url('nats', 'tls'),
+        'a NATS server with JetStream (`nats://user:password@host:4222`; a user alone is a token): a process with ' +
+          'the worker role relays every event there, in commit order, once each (see Event stream); unset = off',
+      ),
+    ),
+    natsStream: setting(
+      'EVENTS_NATS_STREAM',
+      {
+        // NATS refuses `.`, `*`, `>` and spaces in a stream's name.
+        type: 'text, 1–100 of `A–Z a–z 0–9 _ -`',
+        problem: 'must be 1 to 100 letters, digits, _ or -',
+        schema: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/),
+      },
+      'PETSTORE_EVENTS',
+      'the JetStream stream the events go to: created (file storage, subjects `<prefix>.>`) if missing',
+    ),
+    natsSubjectPrefix: setting(
+      'EVENTS_NATS_SUBJECT_PREFIX',
+      {
+        type: 'dot-separated tokens of `A–Z a–z 0–9 _ -`, at most 100 characters',
+        problem: 'must be dot-separated tokens of letters, digits, _ or - (no wildcards), at most 100 characters',
+        schema: z
+          .string()
+          .max(100)
+          .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
+      },
+      'petstore.events',
+      "each event's subject is `<prefix>.<event type>` (`petstore.events.order.placed`)",
+    ),
+  }),
   observability: group('Observability', {
     logLevel: setting('LOG_LEVEL', oneOf(LOG_LEVELS), 'info', 'the least severe level logged'),
     logFormat: setting(

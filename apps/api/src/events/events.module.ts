@@ -46,7 +46,8 @@ export const EVENTS_JOBS: SliceJobs = {
     EventQueries,
     PurgeEvents,
   ],
-  exports: [EventRecorder, OutboxEventRecorder, EventConsumers, EventOutbox, EventQueries, PurgeEvents],
+  // EventLog: the relay (EventRelayModule) follows its feed.
+  exports: [EventRecorder, OutboxEventRecorder, EventConsumers, EventOutbox, EventLog, EventQueries, PurgeEvents],
 })
 export class EventsModule {}
 

@@ -1,3 +1,4 @@
 export * from './event.ports';
 export * from './event-recorder';
 export * from './event-log.use-cases';
+export * from './event-relay';
