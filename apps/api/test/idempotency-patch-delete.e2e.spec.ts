@@ -40,7 +40,7 @@ describe('Idempotency-Key on PATCH and DELETE (HTTP, real PostgreSQL)', () => {
     }
   });
 
-  it('a repeated cancel with the same key replays its 204; without a key it is a 409; nothing is done twice', async () => {
+  it('a repeated cancel with the same key replays its 204; without a key, 409; nothing is done twice', async () => {
     const { key: customer } = await api.customer('Cut connection');
     const petId = await store.pet({ quantity: 5 });
     const orderId = await store.placed(customer, petId, 2);

@@ -117,7 +117,7 @@ describe('Idempotency-Key on every POST, PATCH and DELETE: the rule and its opt-
     applyIdempotencyToWrites([OuterModule, ThingsModule]); // a second app in the same process
   });
 
-  it('wraps every POST, PATCH and DELETE handler of the modules (and those they import), once, and nothing else', () => {
+  it('wraps every POST, PATCH and DELETE handler of the modules (and those they import), once, nothing else', () => {
     expect(prototype.create).not.toBe(original);
     expect((prototype.create as unknown as Record<symbol, unknown>)[IDEMPOTENT_ORIGINAL]).toBe(original);
     expect(IDEMPOTENT_ORIGINAL in prototype.reveal).toBe(true);

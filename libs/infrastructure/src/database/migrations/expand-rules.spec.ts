@@ -8,8 +8,8 @@ const BEFORE_THE_RULES = 18;
 /**
  * The tables the supported releases before (1.0.0, 1.1.0) read with `SELECT *` in prepared statements: a column
  * added to or dropped from one of them makes those statements fail ("cached plan must not change result type",
- * SQLSTATE 0A000) until their connections are recycled. This release selects no `*` from a table (a test holds it), so the
- * list only shrinks as those releases leave support.
+ * SQLSTATE 0A000) until their connections are recycled. This release selects no `*` from a table (a test holds it),
+ * so the list only shrinks as those releases leave support.
  */
 const READ_WITH_STAR_BY_RELEASES_BEFORE = ['webhook_events', 'webhook_endpoints'];
 
