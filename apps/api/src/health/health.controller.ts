@@ -9,9 +9,7 @@ import { InjectConfig } from '../config/config.module';
 import { Drain } from '../common/drain/drain.service';
 import { RELEASE } from '../release/release';
 import { Metrics } from '../metrics/metrics';
-
-/** How long a readiness probe waits for PostgreSQL or Redis before calling it unreachable. */
-const PROBE_TIMEOUT_MS = 2000;
+import { answersWithin, PROBE_TIMEOUT_MS } from '../metrics/probe';
 
 @ApiSchema({ name: 'Health' })
 class HealthDto {
@@ -65,7 +63,7 @@ export class RedisProbe implements OnApplicationShutdown {
   ) {
     if (!this.configured || !metrics) return;
     metrics.gauge('redis_up', 'Whether the configured Redis (REDIS_URL) answers a PING within 2 s: 1 yes, 0 no.', () =>
-      answers(this.ping()).then((up) => (up ? 1 : 0)),
+      answersWithin(this.ping()).then((up) => (up ? 1 : 0)),
     );
   }
 
@@ -118,8 +116,8 @@ export class HealthController {
   @ApiOkResponse({ type: HealthDto })
   async ready(): Promise<HealthDto> {
     if (this.drain.isDraining) throw ApiError.shuttingDown('The service is shutting down.', 5);
-    const database = answers(this.host.query('SELECT 1'));
-    const redis = this.redis.configured ? answers(this.redis.ping()) : undefined;
+    const database = answersWithin(this.host.query('SELECT 1'));
+    const redis = this.redis.configured ? answersWithin(this.redis.ping()) : undefined;
     if (!(await database)) throw unavailable('The database is not reachable.');
     if (redis === undefined) return { status: 'ok' };
     return (await redis) ? { status: 'ok', redis: 'up' } : { status: 'degraded', redis: 'down' };
@@ -128,19 +126,4 @@ export class HealthController {
 
 function unavailable(message: string): ApiError {
   return ApiError.serviceUnavailable(message, 5);
-}
-
-async function answers(check: Promise<unknown>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timeout')), PROBE_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([check, timeout]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -13,26 +13,10 @@ import {
 import { DatabasePool, ReadReplicas } from '@petstore/infrastructure';
 import { Counter, Gauge } from 'prom-client';
 import { Metrics } from './metrics';
+import { answersWithin, PROBE_TIMEOUT_MS } from './probe';
 import { AppConfig, ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { MetricsController } from './metrics.controller';
-
-/** How long `db_up` waits for PostgreSQL: as long as readiness does (apps/api/src/health). */
-const DB_PROBE_TIMEOUT_MS = 2000;
-
-/** Whether `check` settles without an error within `ms`. */
-async function answersWithin(check: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)));
-  try {
-    await Promise.race([check, timeout]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Gauges of the connection pool: connections open, idle, queries waiting for one, and whether the database answers
@@ -47,8 +31,8 @@ export class DatabasePoolMetrics {
     metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a pool connection.', () => pool.waitingCount);
     metrics.gauge(
       'db_up',
-      `Whether PostgreSQL answers a SELECT 1 through the pool within ${DB_PROBE_TIMEOUT_MS / 1000} s: 1 yes, 0 no.`,
-      () => answersWithin(pool.query('SELECT 1'), DB_PROBE_TIMEOUT_MS).then((up) => (up ? 1 : 0)),
+      `Whether PostgreSQL answers a SELECT 1 through the pool within ${PROBE_TIMEOUT_MS / 1000} s: 1 yes, 0 no.`,
+      () => answersWithin(pool.query('SELECT 1')).then((up) => (up ? 1 : 0)),
     );
     if (replicas) replicaMetrics(metrics, replicas);
   }
