@@ -11,8 +11,8 @@
  *    this check); this release's `--migrate-only` migrates the same database meanwhile (it must succeed at its first
  *    start); the traffic goes on after it. Any 5xx, any answer an unchanged API would not give (a 409 for a new
  *    category name, say), an error in the previous release's log, or no webhook delivered after the migration, fails.
- *    (A migration that changes the row type of a table the previous release reads with a prepared `SELECT *` shows
- *    here as 500s on `GET /events` and failed fan-outs.)
+ *    (A migration that changes the row type of a table the previous release reads with a prepared select of every
+ *    column shows here as 500s on `GET /events` and failed fan-outs.)
  * 3. The previous release's own HTTP e2e tests, run in its checkout against databases migrated first by its own
  *    migrations and then by this release's (its jest global setup is replaced, in that throwaway checkout only,
  *    by one that does both; fast-check's seed is fixed there). A migration that breaks the previous release fails

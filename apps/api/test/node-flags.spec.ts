@@ -20,8 +20,9 @@ describe('the node flags of the start paths', () => {
   const start: string = JSON.parse(read('package.json')).scripts.start;
   const imageOptions = /^ENV .*\bNODE_OPTIONS=(\S+)/m.exec(read('docker/Dockerfile'))?.[1] ?? '';
 
-  it('npm start runs tools/start.sh, which runs the bundle with the flags tools/node-flags.mjs prints', () => {
-    expect(start).toBe('tools/start.sh');
+  it('npm start execs tools/start.sh, which runs the bundle with the flags tools/node-flags.mjs prints', () => {
+    // exec: npm's child is then node itself, which gets the supervisor's SIGTERM and exits 0 (tools/smoke.sh).
+    expect(start).toBe('exec tools/start.sh');
     expect(read('tools/start.sh')).toMatch(
       /^exec node \$\(node tools\/node-flags\.mjs\) dist\/apps\/api\/main\.js "\$@"$/m,
     );

@@ -110,8 +110,14 @@ export class PgBossJobQueue {
           try {
             await handler(job);
           } catch (error) {
-            // Failed one by one: the others of the batch are completed when the batch returns.
-            await this.boss.fail(queue, job.id, { message: (error as Error)?.message ?? String(error) });
+            // Failed one by one: the others of the batch are completed when the batch returns. While the queue stops,
+            // the pool may close under a handler (its error is that): a failure that cannot be recorded then is left
+            // to the job's expiry, which retries it, rather than thrown where nothing awaits it any more.
+            await this.boss
+              .fail(queue, job.id, { message: (error as Error)?.message ?? String(error) })
+              .catch((failed: unknown) => {
+                if (this.started) throw failed;
+              });
           }
         }),
       );
