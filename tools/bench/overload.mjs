@@ -9,9 +9,10 @@
 // 3. Right after: `GET /health/ready` must answer 200 within a second.
 //
 // Each mode of ADMISSION (BENCH_OVERLOAD_MODES, default `on,off`) runs on an instance of its own, started for it
-// and stopped after, so the other scenarios' instances never see this load. Targets (issue 34): goodput ≥ 0.9 of
-// capacity, admitted p99 ≤ 3× the unloaded p99, shed answers' p99 ≤ 50 ms, `/health/live` p99 ≤ 100 ms, ready right
-// after. The capacity run's per-status latencies come from autocannon's 'response' event.
+// and stopped after, so the other scenarios' instances never see this load. Targets (issue 48): goodput ≥ 0.8 of
+// capacity (issue 34 asked 0.9, above what one thread can do when a refusal costs ~7 % of a served read; see
+// docs/operations.md), admitted p99 ≤ 3× the unloaded p99, shed answers' p99 ≤ 50 ms, `/health/live` p99 ≤ 100 ms,
+// ready right after. The capacity run's per-status latencies come from autocannon's 'response' event.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -589,10 +590,10 @@ function machineTicks() {
   }
 }
 
-/** The targets of issue 34 for one overload result (admission on). */
+/** The targets of issue 48 for one overload result (admission on, the defaults). */
 export function overloadTargets(n) {
   return [
-    { target: 'overload: goodput ≥ 0.9 of capacity', met: n.goodputRatio >= 0.9, measured: n.goodputRatio },
+    { target: 'overload: goodput ≥ 0.8 of capacity', met: n.goodputRatio >= 0.8, measured: n.goodputRatio },
     {
       target: 'overload: admitted p99 ≤ 3× the unloaded p99',
       met: n.admittedP99Ratio <= 3,

@@ -704,6 +704,14 @@ function markdown(report) {
 }
 
 /** Starts the service at a log level (the bench's admin key, no rate limit, no open-units cap, no worker). */
+/**
+ * `on` is the service's defaults (admission is on unless ADMISSION says otherwise, issue 48): nothing is set, so the
+ * scenario measures what an operator who never read the Admission section gets; `off` sets ADMISSION=off.
+ */
+function admissionEnv(mode) {
+  return mode === 'on' ? {} : { ADMISSION: mode };
+}
+
 function startApp(name, port, databaseUrl, logLevel, env = {}) {
   return start(
     name,
@@ -1073,7 +1081,7 @@ async function main() {
               RAW_MODE: 'minimal',
               RAW_SHED_LIMIT: raw[1] ?? '0',
             })
-          : startApp(name, port, databaseUrl, 'warn', { ADMISSION: mode.split(' ')[0] });
+          : startApp(name, port, databaseUrl, 'warn', admissionEnv(mode.split(' ')[0]));
         const base = `http://127.0.0.1:${port}`;
         let unpin = () => undefined;
         try {
@@ -1150,7 +1158,7 @@ async function main() {
       );
       for (const mode of NOISY_MODES) {
         const port = await freePort();
-        const child = startApp(`app-noisy-${mode}`, port, databaseUrl, 'warn', { ADMISSION: mode });
+        const child = startApp(`app-noisy-${mode}`, port, databaseUrl, 'warn', admissionEnv(mode));
         const base = `http://127.0.0.1:${port}`;
         let unpin = () => undefined;
         let noise = null;
