@@ -4,7 +4,7 @@
 // repositories' SQL, and this file (and raw-server.mjs's parameters) must follow.
 // CommonJS, so that both raw-server.mjs (ESM) and the jest spec (CommonJS) load it as it is.
 
-const PET_COLUMNS = 'SELECT id, name, category_id, status, created_at FROM pets';
+const PET_COLUMNS = 'SELECT id, name, category_id, status, created_at, version FROM pets';
 const ORDER_INSERT = `INSERT INTO orders (id, pet_id, owner_id, quantity, ship_date, status, complete, created_at,
   status_changed_at)`;
 const EVENT_INSERT = 'INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)';
@@ -18,18 +18,19 @@ module.exports = {
  WHERE k.hash = $1`,
   touchKey: `UPDATE api_keys SET last_used_at = $2
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
-  categoriesPage: `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id
-  LIMIT $2`,
+  categoriesPage: `SELECT id, name, description, version FROM categories WHERE ($1::bigint IS NULL OR id > $1)
+  ORDER BY id LIMIT $2`,
   petsByIds: `${PET_COLUMNS} WHERE id = ANY($1) ORDER BY id LIMIT $2`,
   petById: `${PET_COLUMNS} WHERE id = $1`,
   petsByStatus: `${PET_COLUMNS} WHERE status = ANY($1) ORDER BY id LIMIT $2`,
   petsByStatusAfter: `${PET_COLUMNS} WHERE id > $1 AND status = ANY($2) ORDER BY id LIMIT $3`,
-  inventoryPage: `SELECT stock.pet_id, stock.quantity, pet.status
+  inventoryPage: `SELECT stock.pet_id, stock.quantity, pet.status, stock.version
   FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id WHERE ($1::bigint IS NULL OR stock.pet_id > $1) AND
   ($2::varchar[] IS NULL OR pet.status = ANY($2)) ORDER BY stock.pet_id LIMIT $3`,
   // An order: the pet and its stock entry locked, an id from the order sequence's block, then the held writes as
   // one statement (TransactionHost.hold): the stock entry (its row count checked), its event, the order, its event.
-  lockPetAndStock: `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
+  lockPetAndStock: `SELECT p.id, p.name, p.category_id, p.status, p.created_at, p.version, s.quantity,
+    s.version AS stock_version
   FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`,
   // The order's id: the first block resolves the sequence and its increment (50), a later one reads it again.
   orderIdFirstBlock: `SELECT nextval(s.id) AS start, q.seqincrement AS size, s.id::text AS sequence

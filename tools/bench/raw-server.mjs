@@ -132,6 +132,8 @@ const toPet = (row) => ({
   categoryId: Number(row.category_id),
   status: row.status,
   createdAt: row.created_at.toISOString(),
+  // The mirrored baseline reads the version as the service does (the minimal one does not select it).
+  ...(row.version === undefined ? {} : { version: Number(row.version) }),
 });
 
 // The probes the overload scenario sends (no key, no database), as the service's /health/live and /health/ready.
@@ -153,6 +155,7 @@ app.get('/categories', async (request, reply) => {
       id: Number(r.id),
       name: r.name,
       ...(r.description === null ? {} : { description: r.description }),
+      ...(r.version === undefined ? {} : { version: Number(r.version) }),
     })),
     limit,
     (c) => c.id,
@@ -223,6 +226,7 @@ app.get('/store/inventory', async (request, reply) => {
     petId: Number(r.pet_id),
     quantity: r.quantity,
     status: r.status,
+    ...(r.version === undefined ? {} : { version: Number(r.version) }),
   }));
   return sendPage(request, reply, levels, limit, (l) => l.petId);
 });
@@ -267,17 +271,19 @@ app.post('/store/orders', async (request, reply) => {
     const left = stock.quantity - quantity;
     const at = now.toISOString();
     const order = { id, petId, quantity, complete: false, status: 'placed', createdAt: at, statusChangedAt: at };
+    const shown = { ...order, version: 1 };
     const orderRow = [id, petId, request.account.id, quantity, null, 'placed', now, now];
     // The event rows: id, type, subject owner, endpoint (none), body, time.
-    const orderEvent = [randomUUID(), 'order.placed', request.account.id, null, event('order.placed', now, order), now];
+    const orderEvent = [randomUUID(), 'order.placed', request.account.id, null, event('order.placed', now, shown), now];
     // The stock's event (inventory.changed, for every account: the catalogue's).
     const status = left === 0 ? 'pending' : pet.status;
-    const level = { petId, quantity: left, status };
+    // The entry's version counts its quantity's changes and its pet's status's (the database's triggers).
+    const level = { petId, quantity: left, status, version: Number(pet.stock_version) + (left === 0 ? 2 : 1) };
     const stockEvent = [randomUUID(), 'inventory.changed', null, null, event('inventory.changed', now, level), now];
     // The stock entry's update must write one row (the service's held-write check).
     const oneRow = 1;
     if (left === 0) {
-      const body = { ...toPet(pet), status: 'pending' };
+      const body = { ...toPet(pet), status: 'pending', version: Number(pet.version) + 1 };
       const petEvent = [randomUUID(), 'pet.status_changed', null, null, event('pet.status_changed', now, body), now];
       const updated = [randomUUID(), 'pet.updated', null, null, event('pet.updated', now, body), now];
       await client.query(SQL.stockAndEvent, [petId, left, ...petEvent, oneRow]);
@@ -288,7 +294,7 @@ app.post('/store/orders', async (request, reply) => {
     }
     await client.query('COMMIT');
     reply.code(201).header('Location', `/store/orders/${id}`);
-    return order;
+    return shown;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

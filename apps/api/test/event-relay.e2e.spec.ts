@@ -2,13 +2,14 @@ import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { connect, nanos } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EventLog } from '@petstore/application';
+import { EventBodies, EventLog } from '@petstore/application';
 import { NatsEventStream } from '@petstore/infrastructure';
 import { eventually } from './support/eventually';
 import { capturedLog } from './support/log-capture';
 import { findNatsServer, NatsServer } from './support/nats-server';
 import { StoreFixtures } from './support/store-fixtures';
 import { ADMIN_KEY, TestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 // A broker restart, reconnection, and several app instances.
 jest.setTimeout(120_000);
@@ -40,10 +41,13 @@ interface StreamMessage {
   let jsm: JetStreamManager;
   let api: TestApp;
   let store: StoreFixtures;
+  /** An administrator's webhook endpoint subscribed to every event: the first test compares the bodies. */
+  let receiver: WebhookReceiver;
   /** The first app's log. */
   let log: ReturnType<typeof capturedLog>;
   const relayConfig = () => ({
     messaging: { worker: true },
+    webhooks: { allowPrivate: true },
     eventStream: { natsUrl: server.url, natsStream: STREAM, natsSubjectPrefix: PREFIX },
   });
 
@@ -55,12 +59,14 @@ interface StreamMessage {
       await manager()
     ).streams.add({ name: STREAM, subjects: [`${PREFIX}.>`], storage: StorageType.File, duplicate_window: nanos(100) });
     log = capturedLog();
+    receiver = await WebhookReceiver.start();
     api = await TestApp.start(relayConfig(), { logger: log.logger });
     store = await StoreFixtures.on(api);
   });
   afterAll(async () => {
     await store?.close();
     await api?.close();
+    await receiver?.close();
     await connection?.close();
     await server?.close();
   });
@@ -98,7 +104,7 @@ interface StreamMessage {
   }
 
   /** Every event of the feed in commit order, as an administrator reads it (GET /events?order=commit). */
-  async function feed(): Promise<{ id: string; type: string }[]> {
+  async function feed(): Promise<{ id: string; type: string; position: string }[]> {
     const events: { id: string; type: string; position: string }[] = [];
     for (;;) {
       const after = events.at(-1)?.position;
@@ -158,16 +164,32 @@ interface StreamMessage {
   const lagSeconds = async () => Number(await metric('events_relay_lag_seconds'));
 
   it('relays every event written by concurrent writers once, in commit order, with the webhook body', async () => {
+    const types = (await api.get('/openapi.json')).body.components.schemas.EventType.enum as string[];
+    const endpoint = await api.post('/webhooks/endpoints', {
+      key: ADMIN_KEY,
+      body: { url: `${receiver.url}/relay`, events: types },
+    });
+    expect(endpoint.status).toBe(201);
+    // The events before the endpoint (the fixtures') are the feed's first: they are not delivered to it.
+    const before = await loggedCount();
     await writeConcurrently(10);
     const messages = await expectStreamIsTheFeed();
     expect(messages.length).toBeGreaterThan(40);
-    // The body is the one the outbox keeps: what every webhook delivery of the event carries.
-    const rows = await api.sql<{ id: string; body: string }>(
-      'SELECT id, body FROM webhook_events WHERE id = ANY ($1::uuid[])',
-      [messages.map((m) => m.msgId)],
+    // The body is the one every webhook delivery of the event carries (EventBodies, one builder): the body the
+    // outbox keeps, with the event's position in the feed (the one GET /events?order=commit lists it with).
+    const written = messages.slice(before);
+    const delivered = await eventually(
+      () => new Map(receiver.to('/relay').map((r) => [r.headers['webhook-id'] as string, r.body])),
+      (bodies) => written.every((m) => bodies.has(m.msgId as string)),
+      60_000,
+      100,
     );
-    const bodies = new Map(rows.map((row) => [row.id, row.body]));
-    for (const message of messages) expect(message.body).toBe(bodies.get(message.msgId as string));
+    const positions = new Map((await feed()).map((event) => [event.id, event.position]));
+    expect(written.length).toBeGreaterThan(40);
+    for (const message of written) {
+      expect(message.body).toBe(delivered.get(message.msgId as string));
+      expect(JSON.parse(message.body).position).toBe(positions.get(message.msgId as string));
+    }
     const metrics = (await api.get('/metrics', { key: ADMIN_KEY })).body as string;
     expect(metrics).toMatch(new RegExp(`^events_relayed_total ${messages.length}$`, 'm'));
     // Caught up: nothing waits.
@@ -205,12 +227,13 @@ interface StreamMessage {
     await writeConcurrently(3);
     // A relay that crashed right after the broker stored the next event, before doing anything else.
     const log = api.app.get(EventLog);
+    const bodies = api.app.get(EventBodies);
     const stream = new NatsEventStream({ url: server.url, stream: STREAM, subjectPrefix: PREFIX });
     await stream.open();
     const end = await stream.end();
     const [next] = (await log.feed({}, { limit: 1, ...(end ? { after: end.position } : {}) })).items;
     if (!next) throw new Error('the writes recorded no event');
-    await stream.publish(next, end?.sequence ?? 0);
+    await stream.publish(next, bodies.sent(next), end?.sequence ?? 0);
     await stream.close();
     // Two instances with the relay start together: one relays (the advisory lock), from the stream's end.
     await api.close();

@@ -2,6 +2,7 @@ export * from './common/domain-error';
 export * from './common/limits';
 export * from './common/text';
 export * from './common/identity';
+export * from './common/version';
 export * from './category';
 export * from './account';
 export * from './pet';

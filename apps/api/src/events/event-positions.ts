@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { FeedPosition, ServiceSecrets } from '@petstore/application';
+import { FeedPosition, FeedPositionTokens, ServiceSecrets } from '@petstore/application';
 import { ApiError } from '../common/errors/api-error';
 
 /** The "transaction" of a newest-first list's cursor: no event's (an xid8 never comes near 2^64 - 1). */
@@ -22,11 +22,13 @@ const TOKEN_LENGTH = Math.ceil(((BLOCK + TAG) * 4) / 3);
  * 16-byte value deterministically with authentication (AES-SIV is not in Node's OpenSSL ciphers list).
  */
 @Injectable()
-export class EventPositions implements OnModuleInit {
+export class EventPositions extends FeedPositionTokens implements OnModuleInit {
   private cipherKey?: Buffer;
   private macKey?: Buffer;
 
-  constructor(private readonly secrets: ServiceSecrets) {}
+  constructor(private readonly secrets: ServiceSecrets) {
+    super();
+  }
 
   async onModuleInit(): Promise<void> {
     const secret = await this.secrets.get('event-positions');
@@ -37,6 +39,11 @@ export class EventPositions implements OnModuleInit {
   /** A feed position as the `position`, `startingAfter` and `endingBefore` a client sees. */
   feedToken(position: FeedPosition): string {
     return this.seal(BigInt(position.xact), BigInt(position.seq));
+  }
+
+  /** FeedPositionTokens: the position webhook deliveries and the event stream's messages carry (EventBodies). */
+  token(position: FeedPosition): string {
+    return this.feedToken(position);
   }
 
   /** The feed position a token holds; anything else is `400 validation_failed` naming `field`. */

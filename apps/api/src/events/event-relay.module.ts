@@ -6,7 +6,7 @@ import {
   OnApplicationBootstrap,
   Optional,
 } from '@nestjs/common';
-import { Clock, EventLog, EventRelay, EventRelayObserver } from '@petstore/application';
+import { Clock, EventBodies, EventLog, EventRelay, EventRelayObserver } from '@petstore/application';
 import { NatsEventStream, SessionLock } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -36,6 +36,8 @@ export class EventRelayHost implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly log: EventLog,
+    /** The messages' bodies: what each event's webhook deliveries carry. */
+    private readonly bodies: EventBodies,
     private readonly clock: Clock,
     // A direct session (not through a transaction pooler), where a session lock holds: the job queue's start-up one.
     private readonly jobs: JobQueueSettings,
@@ -69,7 +71,7 @@ export class EventRelayHost implements OnApplicationBootstrap, BeforeApplication
       const { natsStream: stream, natsSubjectPrefix: subjectPrefix } = this.settings;
       this.logger.log(`Relaying events to NATS stream ${stream} (subjects ${subjectPrefix}.<event type>)`);
       const broker = new NatsEventStream({ url, stream, subjectPrefix });
-      const relay = new EventRelay(this.log, broker, this.observer(metrics));
+      const relay = new EventRelay(this.log, broker, this.observer(metrics), this.bodies);
       relay.start();
       const lost = await Promise.race([lock.lost.then(() => true), this.stopped.then(() => false)]);
       if (lost) this.logger.warn('The event relay lost its database session (and lock): it stops, then takes it again');

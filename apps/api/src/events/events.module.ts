@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import {
+  EventBodies,
   EventConsumers,
   EventLog,
   EventOutbox,
@@ -7,6 +8,7 @@ import {
   EventQueries,
   EventRecorder,
   EventRetention,
+  FeedPositionTokens,
   OutboxEventRecorder,
   PurgeEvents,
   ServiceSecrets,
@@ -26,9 +28,10 @@ export const EVENTS_JOBS: SliceJobs = {
 
 /**
  * Events: the facts the slices record (EventRecorder, the one port catalogue, ordering and messaging import), kept
- * in the outbox that is also the log `GET /events` reads, their payloads (EVENT_PAYLOADS) and their consumers
- * (EventConsumers: webhooks subscribe; events know no consumer). Its controller is EventsHttpModule, which the
- * assembly adds for the `http` role.
+ * in the outbox that is also the log `GET /events` reads, their payloads (EVENT_PAYLOADS), their consumers
+ * (EventConsumers: webhooks subscribe; events know no consumer), and the bodies they are sent with (EventBodies: by
+ * webhooks and the event relay alike, each with its feed position, whose key EventPositions reads from the database's
+ * secret). Its controller is EventsHttpModule, which the assembly adds for the `http` role.
  */
 @Module({
   providers: [
@@ -45,16 +48,29 @@ export const EVENTS_JOBS: SliceJobs = {
     { provide: EventRecorder, useExisting: OutboxEventRecorder },
     EventQueries,
     PurgeEvents,
+    { provide: ServiceSecrets, useClass: PgServiceSecrets },
+    EventPositions,
+    { provide: FeedPositionTokens, useExisting: EventPositions },
+    EventBodies,
   ],
-  // EventLog: the relay (EventRelayModule) follows its feed.
-  exports: [EventRecorder, OutboxEventRecorder, EventConsumers, EventOutbox, EventLog, EventQueries, PurgeEvents],
+  // EventLog: the relay (EventRelayModule) follows its feed. EventBodies: webhooks and the relay send with it.
+  exports: [
+    EventRecorder,
+    OutboxEventRecorder,
+    EventConsumers,
+    EventOutbox,
+    EventLog,
+    EventQueries,
+    PurgeEvents,
+    EventPositions,
+    EventBodies,
+  ],
 })
 export class EventsModule {}
 
-/** `/events` (the `http` role), with the key of its positions (EventPositions, from the database's secret). */
+/** `/events` (the `http` role), its positions and cursors those of EventPositions. */
 @Module({
   imports: [EventsModule],
   controllers: [EventsController],
-  providers: [EventPositions, { provide: ServiceSecrets, useClass: PgServiceSecrets }],
 })
 export class EventsHttpModule {}

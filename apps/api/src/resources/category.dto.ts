@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Category, LIMITS } from '@petstore/domain';
 import { IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { IsOmittable } from '../common/validation/optional';
+import { versionProperty } from './version.property';
 
 @ApiSchema({ name: 'NewCategory', description: 'Input for creating a category.' })
 export class NewCategoryDto {
@@ -55,11 +56,15 @@ export class CategoryDto {
   @ApiPropertyOptional({ description: 'Absent when the category has none.', example: 'Loyal companions' })
   description?: string;
 
+  @ApiPropertyOptional(versionProperty('category', 'its name or description'))
+  version?: number;
+
   static from(category: Category): CategoryDto {
     const dto = new CategoryDto();
     dto.id = category.id;
     dto.name = category.name;
     if (category.description !== null) dto.description = category.description;
+    dto.version = category.version;
     return dto;
   }
 }

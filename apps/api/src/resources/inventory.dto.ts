@@ -4,6 +4,7 @@ import { LIMITS, PET_STATUSES, PetStatus } from '@petstore/domain';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { QueryList } from '../common/validation/query-transforms';
+import { versionProperty } from './version.property';
 
 /** The DTOs are named after the specification's schemas (`InventoryItem`, `InventoryUpdate`): a pet's stock. */
 @ApiSchema({ name: 'InventoryItem', description: "The stock entry of one pet; its status is the pet's." })
@@ -24,11 +25,15 @@ export class InventoryItemDto {
   @ApiProperty({ description: "The pet's status.", enum: PET_STATUSES, enumName: 'PetStatus', example: 'available' })
   status: PetStatus;
 
+  @ApiPropertyOptional(versionProperty('entry', "its quantity or of its pet's status"))
+  version?: number;
+
   static from(level: StockLevel): InventoryItemDto {
     const dto = new InventoryItemDto();
     dto.petId = level.petId;
     dto.quantity = level.quantity;
     dto.status = level.status;
+    dto.version = level.version;
     return dto;
   }
 }

@@ -3,6 +3,7 @@ import { LIMITS, Message, MESSAGE_STATUSES, MessageStatus } from '@petstore/doma
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { defaultOf } from '../config/app-config';
+import { versionProperty } from './version.property';
 
 @ApiSchema({ name: 'NewMessage', description: 'Input of the quickstart operation `POST /messages`.' })
 export class NewMessageDto {
@@ -61,6 +62,9 @@ export class MessageDto {
   })
   deliveredAt?: string;
 
+  @ApiPropertyOptional(versionProperty('message', 'its status'))
+  version?: number;
+
   static from(message: Message): MessageDto {
     const dto = new MessageDto();
     dto.id = message.id;
@@ -68,6 +72,7 @@ export class MessageDto {
     dto.status = message.status;
     dto.createdAt = message.createdAt.toISOString();
     if (message.deliveredAt) dto.deliveredAt = message.deliveredAt.toISOString();
+    dto.version = message.version;
     return dto;
   }
 }

@@ -7,6 +7,7 @@ import { IsDateTime } from '../common/validation/date-time';
 import { IsIdNumber, IsPositiveInt64String } from '../common/validation/int64';
 import { IsOmittable } from '../common/validation/optional';
 import { QueryBoolean, QueryList } from '../common/validation/query-transforms';
+import { versionProperty } from './version.property';
 
 @ApiSchema({ name: 'NewOrder', description: 'Input for placing an order: some units of one available pet.' })
 export class NewOrderDto {
@@ -157,6 +158,9 @@ export class OrderDto {
   })
   statusChangedAt: string;
 
+  @ApiPropertyOptional(versionProperty('order', 'its status (or its pet deleted)'))
+  version?: number;
+
   static from(order: Order): OrderDto {
     const dto = new OrderDto();
     dto.id = order.id;
@@ -167,6 +171,7 @@ export class OrderDto {
     dto.status = order.status;
     dto.createdAt = order.createdAt.toISOString();
     dto.statusChangedAt = order.statusChangedAt.toISOString();
+    dto.version = order.version;
     return dto;
   }
 }

@@ -3,6 +3,7 @@ import { LIMITS, Pet, PET_STATUSES, PetStatus } from '@petstore/domain';
 import { IsIn, IsString, Length } from 'class-validator';
 import { IsIdNumber } from '../common/validation/int64';
 import { IsOmittable } from '../common/validation/optional';
+import { versionProperty } from './version.property';
 
 /**
  * `PetStatus`, the specification's enum, as one referenced schema. Use it for every status
@@ -109,6 +110,9 @@ export class PetDto {
   })
   createdAt: string;
 
+  @ApiPropertyOptional(versionProperty('pet', 'its name, category or status'))
+  version?: number;
+
   static from(pet: Pet): PetDto {
     return Object.assign(new PetDto(), {
       id: pet.id,
@@ -116,6 +120,7 @@ export class PetDto {
       categoryId: pet.categoryId,
       status: pet.status,
       createdAt: pet.createdAt.toISOString(),
+      version: pet.version,
     });
   }
 }

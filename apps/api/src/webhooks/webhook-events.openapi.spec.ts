@@ -26,7 +26,18 @@ describe('the event schemas of the description', () => {
     const data = schema['properties'].data as Json;
     if (data['$ref']) expect(schemas[data['$ref'].split('/').pop()]).toBeDefined();
     else expect(data).toMatchObject({ type: 'object', properties: expect.any(Object) });
+    // Its place in the feed, which a ping (not in the feed) does not have; optional (deliveries of releases before).
+    if (type === WEBHOOK_PING) expect(schema['properties'].position).toBeUndefined();
+    else expect(schema['properties'].position).toMatchObject({ type: 'string', maxLength: 32 });
   });
+
+  it.each(['Pet', 'Category', 'InventoryItem', 'Order', 'Message'])(
+    "%s, an event's data, has its version: optional and read-only (the specification's fields stay as they are)",
+    (name) => {
+      expect(schemas[name]['properties'].version).toMatchObject({ type: 'integer', readOnly: true, minimum: 1 });
+      expect(schemas[name]['required'] ?? []).not.toContain('version');
+    },
+  );
 
   it('unites them in WebhookEvent, discriminated by type, and no other', () => {
     const union = schemas[WEBHOOK_EVENT_SCHEMA];

@@ -104,6 +104,23 @@ export function eventSchemaName(type: EventName): string {
 /** The union of every event body, discriminated by `type`. */
 export const WEBHOOK_EVENT_SCHEMA = 'WebhookEvent';
 
+/**
+ * An event's place in the commit-order feed (EventBodies adds it to what is sent). Not required: a ping has none, and
+ * the previous release, whose workers may still send during an upgrade, sends none.
+ */
+const POSITION: Schema = {
+  type: 'string',
+  description:
+    'Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it with (opaque, ' +
+    'encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the feed from the ' +
+    'last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with the highest ' +
+    '`version`. Absent from a ping (not in the feed).',
+  minLength: 32,
+  maxLength: 32,
+  pattern: '^[A-Za-z0-9_-]{32}$',
+  example: 'Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW',
+};
+
 function eventSchema(type: EventName): Schema {
   const { data, sent } = WEBHOOK_EVENTS[type];
   return {
@@ -119,6 +136,7 @@ function eventSchema(type: EventName): Schema {
         example: '2026-11-23T10:00:00.000Z',
       },
       data: typeof data === 'string' ? ref(data) : data,
+      ...(type === WEBHOOK_PING ? {} : { position: POSITION }),
     },
   };
 }
@@ -131,7 +149,10 @@ export function webhookEventSchemas(): Record<string, Schema> {
       description:
         'Any event the service POSTs to a webhook endpoint: `type` says which, and which schema the body follows. ' +
         'A newer service may send a type this description does not list yet: ignore (and answer 2xx to) what you ' +
-        'do not know.',
+        'do not know. Deliveries are not ordered (retries, several workers): an event about a resource may arrive ' +
+        'after a later one about it. Apply one only when its `data.version` is higher than the version you hold ' +
+        'of that resource (a `*.deleted` removes it for good: ids are never reused), or take a delivery as a signal ' +
+        'to read `GET /events` from your saved `position`.',
       oneOf: SENT_EVENT_TYPES.map((type) => ref(eventSchemaName(type))),
       discriminator: {
         propertyName: 'type',
@@ -164,7 +185,8 @@ export function webhookEventCallbacks(): Record<string, unknown> {
             '. Signed by the Standard Webhooks scheme with the secret `POST /webhooks/endpoints` answered: verify ' +
             'the raw body and these headers before trusting it (`verifyWebhook` of `@petstore/client`, or ' +
             '`new Webhook(secret).verify(body, headers)` of `standardwebhooks`). Delivered at least once: the same ' +
-            '`webhook-id` may come again.',
+            '`webhook-id` may come again. Not in order: keep per resource the newest `data.version` (see ' +
+            '`WebhookEvent`).',
           security: [],
           parameters: [
             header('webhook-id', "The event's id, the same on every attempt: deduplicate by it.", {

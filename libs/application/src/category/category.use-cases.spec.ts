@@ -12,7 +12,7 @@ describe('category use cases (in-memory ports)', () => {
         name: '  Dogs ',
         description: 'Loyal',
       });
-      expect(created.toSnapshot()).toEqual({ id: expect.any(Number), name: 'Dogs', description: 'Loyal' });
+      expect(created.toSnapshot()).toEqual({ id: expect.any(Number), name: 'Dogs', description: 'Loyal', version: 1 });
       expect(await store.categories.exists(created.id)).toBe(true);
     });
 
@@ -38,14 +38,20 @@ describe('category use cases (in-memory ports)', () => {
 
     it('changes only what is given', async () => {
       const category = await aCategory().named('Cats').describedAs('Independent').saveIn(store);
-      await update().execute({ id: category.id, name: 'Felines' });
+      const renamed = await update().execute({ id: category.id, name: 'Felines' });
       expect((await store.categories.findById(category.id))?.toSnapshot()).toEqual({
         id: category.id,
         name: 'Felines',
         description: 'Independent',
+        version: 2,
       });
+      // The version the store gave the change is the one the use case returns (and its event carries).
+      expect(renamed.version).toBe(2);
       await update().execute({ id: category.id, description: null });
       expect((await store.categories.findById(category.id))?.description).toBeNull();
+      // A change that changes nothing writes nothing: the version stays.
+      expect((await update().execute({ id: category.id, name: 'Felines' })).version).toBe(3);
+      expect((await store.categories.findById(category.id))?.version).toBe(3);
     });
 
     it('refuses an unknown id with CategoryNotFoundError', async () => {

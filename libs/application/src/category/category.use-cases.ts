@@ -64,6 +64,8 @@ export class UpdateCategory {
       if (command.description !== undefined) category.describe(command.description);
       const after = category.toSnapshot();
       if (after.name === before.name && after.description === before.description) return category;
+      // The version the database gives the stored change (FIRST_VERSION), so that the event carries it.
+      category.advanceVersion();
       await this.categories.save(category);
       await this.events.record('category.updated', category);
       return category;

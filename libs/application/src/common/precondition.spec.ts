@@ -145,7 +145,10 @@ describe('use cases with a precondition (in-memory ports)', () => {
         new SetStock(store.stockCommand).execute({ petId: pet.id, quantity: 0, precondition: refusing }),
       ).rejects.toBeInstanceOf(PreconditionFailedError);
       expect(refusing.asked).toEqual([
-        { state: { petId: pet.id, quantity: 3, status: 'available' }, inTransaction: true },
+        {
+          state: { petId: pet.id, quantity: 3, status: 'available', version: expect.any(Number) },
+          inTransaction: true,
+        },
       ]);
       expect((await store.stocks.findByPetId(pet.id))?.quantity).toBe(3);
       expect((await store.pets.findById(pet.id))?.status).toBe('available');
@@ -154,7 +157,7 @@ describe('use cases with a precondition (in-memory ports)', () => {
         quantity: 0,
         precondition: expecting<StockLevel>(true),
       });
-      expect(level).toEqual({ petId: pet.id, quantity: 0, status: 'sold' });
+      expect(level).toEqual({ petId: pet.id, quantity: 0, status: 'sold', version: expect.any(Number) });
     });
   });
 

@@ -1,4 +1,13 @@
-import { compareFeedPositions, EventLog, EventLogQuery, FeedPage, FeedRequest, LoggedEvent } from './event.ports';
+import { EventBodies, FeedPositionTokens } from './event-bodies';
+import {
+  compareFeedPositions,
+  EventLog,
+  EventLogQuery,
+  FeedPage,
+  FeedPosition,
+  FeedRequest,
+  LoggedEvent,
+} from './event.ports';
 import { EventRelay, EventRelayObserver, EventRelaySettings, EventStream, FeedEvent, StreamEnd } from './event-relay';
 
 /** The feed of a fixed list of events (the relay's part only: the SQL is PgEventLog's, tested on PostgreSQL). */
@@ -24,6 +33,8 @@ class ListedFeed extends EventLog {
 /** A stream in memory whose publishes can be held (a slow ack) or made to fail after storing (a lost ack). */
 class MemoryStream extends EventStream {
   readonly stored: FeedEvent[] = [];
+  /** The body of each message stored. */
+  readonly bodies: string[] = [];
   hold: Promise<void> | null = null;
   /** Publishes begun. */
   begun = 0;
@@ -36,11 +47,12 @@ class MemoryStream extends EventStream {
     const last = this.stored.at(-1);
     return last ? { position: last.position, sequence: this.stored.length } : null;
   }
-  async publish(event: FeedEvent, after: number): Promise<{ sequence: number; duplicate: boolean }> {
+  async publish(event: FeedEvent, body: string, after: number): Promise<{ sequence: number; duplicate: boolean }> {
     this.begun++;
     if (this.hold) await this.hold;
     if (after !== this.stored.length) throw new Error(`wrong last sequence ${after}`);
     this.stored.push(event);
+    this.bodies.push(body);
     if (this.loseNextAck) {
       this.loseNextAck = false;
       throw new Error('timeout waiting for the ack');
@@ -76,6 +88,14 @@ function observer(): EventRelayObserver & { downs: string[] } {
   };
 }
 
+/** Positions as `<xact>:<seq>` (the API's are encrypted: EventPositions). */
+class PlainTokens extends FeedPositionTokens {
+  token({ xact, seq }: FeedPosition): string {
+    return `${xact}:${seq}`;
+  }
+}
+const bodies = new EventBodies(new PlainTokens());
+
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
 }
@@ -88,7 +108,7 @@ describe('EventRelay (the loop; NATS and PostgreSQL themselves in apps/api/test/
     const stream = new MemoryStream();
     stream.loseNextAck = true;
     const seen = observer();
-    const relay = new EventRelay(log, stream, seen, fast);
+    const relay = new EventRelay(log, stream, seen, bodies, fast);
     relay.start();
     await until(() => stream.stored.length === 5);
     await relay.stop();
@@ -96,12 +116,23 @@ describe('EventRelay (the loop; NATS and PostgreSQL themselves in apps/api/test/
     expect(seen.downs).toEqual(['timeout waiting for the ack']);
   });
 
+  it('publishes each event with the body its webhook deliveries carry: the stored one and its position', async () => {
+    const log = new ListedFeed(events(2));
+    const stream = new MemoryStream();
+    const relay = new EventRelay(log, stream, observer(), bodies, fast);
+    relay.start();
+    await until(() => stream.stored.length === 2);
+    await relay.stop();
+    expect(stream.bodies).toEqual(['{"n":1,"position":"100:1"}', '{"n":2,"position":"101:2"}']);
+    expect(stream.bodies).toEqual(log.events.map((event) => bodies.sent(event)));
+  });
+
   it('on stop, finishes the publish in progress and starts no other', async () => {
     const log = new ListedFeed(events(5));
     const stream = new MemoryStream();
     let release = () => undefined as void;
     stream.hold = new Promise((resolve) => (release = resolve));
-    const relay = new EventRelay(log, stream, observer(), fast);
+    const relay = new EventRelay(log, stream, observer(), bodies, fast);
     relay.start();
     await until(() => stream.begun === 1);
     let stopped = false;

@@ -1,3 +1,4 @@
+import { EventBodies } from './event-bodies';
 import { EventLog, FeedPosition, LoggedEvent } from './event.ports';
 
 /** An event of the feed: settled, so it has its position. */
@@ -20,11 +21,12 @@ export abstract class EventStream {
   /** The stream's last event, read from the stream; null when it holds none. */
   abstract end(): Promise<StreamEnd | null>;
   /**
-   * Publishes one event and resolves once the broker has stored it (its ack), with its stream sequence. `after` is
-   * the sequence the stream must end at before it (0: empty): another writer's message in between refuses this one.
-   * The event's id is the broker's de-duplication id, so a retry of a publish whose ack was lost stores nothing.
+   * Publishes one event with `body` (EventBodies: what its webhook deliveries carry) and resolves once the broker has
+   * stored it (its ack), with its stream sequence. `after` is the sequence the stream must end at before it (0:
+   * empty): another writer's message in between refuses this one. The event's id is the broker's de-duplication id,
+   * so a retry of a publish whose ack was lost stores nothing.
    */
-  abstract publish(event: FeedEvent, after: number): Promise<{ sequence: number; duplicate: boolean }>;
+  abstract publish(event: FeedEvent, body: string, after: number): Promise<{ sequence: number; duplicate: boolean }>;
   /** Whether the connection to the broker is up now (it may drop between two publishes). */
   abstract get connected(): boolean;
   abstract close(): Promise<void>;
@@ -81,6 +83,8 @@ export class EventRelay {
     private readonly log: EventLog,
     private readonly stream: EventStream,
     private readonly observer: EventRelayObserver,
+    /** The body of each message: the one every webhook delivery of the event carries. */
+    private readonly bodies: EventBodies,
     private readonly settings = new EventRelaySettings(),
   ) {}
 
@@ -129,7 +133,8 @@ export class EventRelay {
       for (const event of page.items) {
         if (this.stopping) return;
         this.observer.behindSince(event.createdAt);
-        const ack = await this.broker(() => this.stream.publish(event, sequence));
+        const body = this.bodies.sent(event);
+        const ack = await this.broker(() => this.stream.publish(event, body, sequence));
         sequence = ack.sequence;
         this.relayedUpTo = event.position;
         if (!ack.duplicate) this.observer.relayed(event);

@@ -149,6 +149,8 @@ export interface StockSubject {
   petId: number;
   quantity: number;
   status: PetStatus;
+  /** The entry's version after the change (Stock.version). */
+  version: number;
 }
 
 /** What each type of fact is about: the aggregate a use case records it with. */

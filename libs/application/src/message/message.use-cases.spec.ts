@@ -41,6 +41,7 @@ describe('message use cases (in-memory ports)', () => {
         createdAt: store.clock.now(),
         deliveredAt: null,
         ownerId: alice.id,
+        version: 1,
       });
       expect((await store.messages.findById(message.id))?.status).toBe('queued');
       expect(store.db.tables.deliveryJobs).toEqual([message.id]);
@@ -102,7 +103,9 @@ describe('message use cases (in-memory ports)', () => {
       expect(events).toEqual([
         expect.objectContaining({ type: 'message.delivered', subjectOwnerId: alice.id, endpointId: null }),
       ]);
-      expect(JSON.parse(events[0].body).data).toEqual({ id: message.id, status: 'delivered' });
+      // The version the store gave the delivery (a failed attempt of another message changed nothing shown).
+      expect(JSON.parse(events[0].body).data).toEqual({ id: message.id, status: 'delivered', version: 2 });
+      expect((await store.messages.findById(message.id))?.version).toBe(2);
     });
 
     it('does nothing for a missing or settled message', async () => {

@@ -110,12 +110,17 @@ export class DeliverMessage {
     try {
       await this.deliverWithin(message, this.settings.deliveryTimeoutMs);
     } catch (error) {
-      if (isLast) message.giveUp();
+      if (isLast) {
+        message.giveUp();
+        message.advanceVersion();
+      }
       const reason = failureText(error);
       await this.messages.recordAttempt(message, { attempts: attempt, error: reason });
       throw new DeliveryFailedError(messageId, attempt, isLast, reason);
     }
     message.deliver(this.clock.now());
+    // Read queued, so its status changes: the version the database gives the stored change (FIRST_VERSION).
+    message.advanceVersion();
     // The delivered state and its event commit together (the event only for the first delivery).
     await this.uow.run(async () => {
       const recorded = await this.messages.recordAttempt(message, { attempts: attempt, error: null });
@@ -145,6 +150,7 @@ export class GiveUpMessage {
     const message = await this.messages.findById(messageId);
     if (!message || message.isSettled) return false;
     message.giveUp();
+    message.advanceVersion();
     return this.messages.recordAttempt(message, { attempts: 0, error: null });
   }
 }

@@ -42,7 +42,8 @@ describe('order use cases (in-memory ports)', () => {
   const stockOf = async (petId: number) => (await store.stocks.findByPetId(petId))?.quantity;
   const statusOf = async (petId: number) => (await store.pets.findById(petId))?.status;
   /** An administrator's restock while orders are open, without the use case (only the quantity moves). */
-  const stockSetDirectly = (petId: number, quantity: number) => store.stocks.save(Stock.restore({ petId, quantity }));
+  const stockSetDirectly = (petId: number, quantity: number) =>
+    store.stocks.save(Stock.restore({ petId, quantity, version: 1 }));
 
   describe('PlaceOrder', () => {
     it("takes the units from stock; the order is open and the customer's", async () => {
@@ -58,6 +59,7 @@ describe('order use cases (in-memory ports)', () => {
         createdAt: store.clock.now(),
         statusChangedAt: store.clock.now(),
         ownerId: alice.id,
+        version: 1,
       });
       expect((await store.orders.findById(order.id))?.isOpen).toBe(true);
       expect(await stockOf(pet.id)).toBe(1);
@@ -79,19 +81,27 @@ describe('order use cases (in-memory ports)', () => {
         subjectOwnerId,
         data: JSON.parse(body).data,
       }));
+      // Each with the version stored after the change: the entry's counts its quantity and its pet's status.
+      const pets = (await store.pets.findById(pet.id))?.version;
+      const stock = (await store.stockLevels.find(pet.id))?.version;
+      expect([pets, stock]).toEqual([pet.version + 1, 3]); // the entry: 1 at creation, its unit taken, its status
       expect(events).toEqual([
-        { type: 'pet.status_changed', subjectOwnerId: null, data: { id: pet.id, status: 'pending' } },
+        { type: 'pet.status_changed', subjectOwnerId: null, data: { id: pet.id, status: 'pending', version: pets } },
         {
           type: 'pet.updated',
           subjectOwnerId: EVERY_ACCOUNT,
-          data: expect.objectContaining({ id: pet.id, status: 'pending' }),
+          data: expect.objectContaining({ id: pet.id, status: 'pending', version: pets }),
         },
         {
           type: 'inventory.changed',
           subjectOwnerId: EVERY_ACCOUNT,
-          data: { petId: pet.id, quantity: 0, status: 'pending' },
+          data: { petId: pet.id, quantity: 0, status: 'pending', version: stock },
         },
-        { type: 'order.placed', subjectOwnerId: alice.id, data: { id: order.id, petId: pet.id, complete: false } },
+        {
+          type: 'order.placed',
+          subjectOwnerId: alice.id,
+          data: { id: order.id, petId: pet.id, complete: false, version: 1 },
+        },
       ]);
     });
 
@@ -232,7 +242,9 @@ describe('order use cases (in-memory ports)', () => {
         ...order.toSnapshot(),
         status: 'cancelled',
         statusChangedAt: store.clock.now(),
+        version: 2,
       });
+      // The version the store gave the change is the one the use case returns (and its event carries).
       expect((await store.orders.findById(order.id))?.toSnapshot()).toEqual(cancelled.toSnapshot());
     });
 

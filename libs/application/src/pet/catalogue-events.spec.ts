@@ -29,6 +29,11 @@ describe('catalogue events (in-memory ports)', () => {
   const updatePet = () => new UpdatePet(store.stockCommand);
   const deletePet = () => new DeletePet(store.uow, store.pets, store.orders, store.events);
   const setStock = () => new SetStock(store.stockCommand);
+  /** The versions stored now: the pet's and its stock entry's. */
+  const storedVersions = async (petId: number) => ({
+    pet: (await store.pets.findById(petId))?.version,
+    stock: (await store.stockLevels.find(petId))?.version,
+  });
 
   describe('pets and their stock', () => {
     it('a new pet: pet.created, then inventory.changed with its first stock, for every account', async () => {
@@ -38,12 +43,12 @@ describe('catalogue events (in-memory ports)', () => {
         {
           type: 'pet.created',
           subjectOwnerId: EVERY_ACCOUNT,
-          data: { id: pet.id, name: 'Rex', categoryId: category.id, status: 'available' },
+          data: { id: pet.id, name: 'Rex', categoryId: category.id, status: 'available', version: 1 },
         },
         {
           type: 'inventory.changed',
           subjectOwnerId: EVERY_ACCOUNT,
-          data: { petId: pet.id, quantity: 1, status: 'available' },
+          data: { petId: pet.id, quantity: 1, status: 'available', version: 1 },
         },
       ]);
     });
@@ -61,20 +66,32 @@ describe('catalogue events (in-memory ports)', () => {
         },
         { type: 'pet.updated', subjectOwnerId: EVERY_ACCOUNT, data: expect.objectContaining({ categoryId: other.id }) },
       ]);
+      // Each carries the version the store gave its change: one more each, the last the one stored.
+      expect(recorded().map((event) => event.data.version)).toEqual([2, 3]);
+      expect(await storedVersions(pet.id)).toEqual({ pet: 3, stock: 2 });
     });
 
     it('a status change: pet.status_changed (kept for its consumers), pet.updated and inventory.changed', async () => {
       const { pet } = await aPet().available().withStock(2).saveIn(store);
+      const before = await storedVersions(pet.id);
       await updatePet().execute({ id: pet.id, status: 'pending' });
       expect(types()).toEqual(['pet.status_changed', 'pet.updated', 'inventory.changed']);
-      expect(recorded()[2].data).toEqual({ petId: pet.id, quantity: 2, status: 'pending' });
+      // The status is the pet's and its entry's (InventoryItem shows it): both versions one more, as stored.
+      const after = await storedVersions(pet.id);
+      expect(after).toEqual({ pet: (before.pet ?? 0) + 1, stock: (before.stock ?? 0) + 1 });
+      expect(recorded()[2].data).toEqual({ petId: pet.id, quantity: 2, status: 'pending', version: after.stock });
+      expect([recorded()[0].data.version, recorded()[1].data.version]).toEqual([after.pet, after.pet]);
     });
 
     it('→ sold empties the stock: the same three events, the stock at 0', async () => {
       const { pet } = await aPet().available().withStock(5).saveIn(store);
+      const before = await storedVersions(pet.id);
       await updatePet().execute({ id: pet.id, status: 'sold' });
       expect(types()).toEqual(['pet.status_changed', 'pet.updated', 'inventory.changed']);
-      expect(recorded()[2].data).toEqual({ petId: pet.id, quantity: 0, status: 'sold' });
+      // Its quantity and its status changed: the entry's version counts each.
+      const version = (before.stock ?? 0) + 2;
+      expect(recorded()[2].data).toEqual({ petId: pet.id, quantity: 0, status: 'sold', version });
+      expect(await storedVersions(pet.id)).toEqual({ pet: (before.pet ?? 0) + 1, stock: version });
     });
 
     it('an update that changes nothing (the same name, status and category, or no field) records nothing', async () => {
@@ -94,15 +111,18 @@ describe('catalogue events (in-memory ports)', () => {
 
     it('a restock: inventory.changed alone while the status stays; the same count again records nothing', async () => {
       const { pet } = await aPet().available().withStock(2).saveIn(store);
+      const before = await storedVersions(pet.id);
       await setStock().execute({ petId: pet.id, quantity: 7 });
       await setStock().execute({ petId: pet.id, quantity: 7 });
+      const version = (before.stock ?? 0) + 1;
       expect(recorded()).toEqual([
         {
           type: 'inventory.changed',
           subjectOwnerId: EVERY_ACCOUNT,
-          data: { petId: pet.id, quantity: 7, status: 'available' },
+          data: { petId: pet.id, quantity: 7, status: 'available', version },
         },
       ]);
+      expect(await storedVersions(pet.id)).toEqual({ pet: before.pet, stock: version });
     });
 
     it('a stock set to 0 that changes the status records the pet events too', async () => {
@@ -114,7 +134,14 @@ describe('catalogue events (in-memory ports)', () => {
         'pet.updated',
         'inventory.changed',
       ]);
-      expect(inventory.data).toEqual({ petId: pet.id, quantity: 0, status: updated.data.status });
+      const stored = await storedVersions(pet.id);
+      expect(inventory.data).toEqual({
+        petId: pet.id,
+        quantity: 0,
+        status: updated.data.status,
+        version: stored.stock,
+      });
+      expect(updated.data.version).toBe(stored.pet);
       expect(updated.data.status).not.toBe('available');
     });
 
@@ -136,9 +163,21 @@ describe('catalogue events (in-memory ports)', () => {
       await update().execute({ id: category.id, description: 'Loyal' });
       await remove().execute(category.id);
       expect(recorded()).toEqual([
-        { type: 'category.created', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id, name: 'Dogs' } },
-        { type: 'category.updated', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id, name: 'Hounds' } },
-        { type: 'category.updated', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id, name: 'Hounds' } },
+        {
+          type: 'category.created',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { id: category.id, name: 'Dogs', version: 1 },
+        },
+        {
+          type: 'category.updated',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { id: category.id, name: 'Hounds', version: 2 },
+        },
+        {
+          type: 'category.updated',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { id: category.id, name: 'Hounds', version: 3 },
+        },
         { type: 'category.deleted', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id } },
       ]);
     });

@@ -36,8 +36,10 @@ describe('pet and stock use cases (in-memory ports)', () => {
         categoryId: category.id,
         status,
         createdAt: store.clock.now(),
+        version: 1,
       });
       expect(await stockOf(pet.id)).toBe(quantity);
+      expect((await store.stocks.findByPetId(pet.id))?.version).toBe(1);
     });
 
     it('defaults to available', async () => {
@@ -157,11 +159,15 @@ describe('pet and stock use cases (in-memory ports)', () => {
 
     it('above 0 makes any pet available', async () => {
       const { pet } = await aPet().sold().saveIn(store);
+      const before = (await store.stockLevels.find(pet.id))?.version ?? 0;
+      // Its quantity and its pet's status changed: each counts once in the entry's version.
       expect(await setStock().execute({ petId: pet.id, quantity: 7 })).toEqual({
         petId: pet.id,
         quantity: 7,
         status: 'available',
+        version: before + 2,
       });
+      expect(await store.stockLevels.find(pet.id)).toMatchObject({ version: before + 2 });
       expect(await statusOf(pet.id)).toBe('available');
       expect(await stockOf(pet.id)).toBe(7);
     });
@@ -174,10 +180,12 @@ describe('pet and stock use cases (in-memory ports)', () => {
     it('0 puts an available pet with open orders on hold (pending)', async () => {
       const { pet } = await aPet().available().withStock(4).saveIn(store);
       await anOrder().forPet(pet.id).ownedBy(customerId).saveIn(store);
+      const before = (await store.stockLevels.find(pet.id))?.version ?? 0;
       expect(await setStock().execute({ petId: pet.id, quantity: 0 })).toEqual({
         petId: pet.id,
         quantity: 0,
         status: 'pending',
+        version: before + 2,
       });
     });
 
@@ -200,10 +208,11 @@ describe('pet and stock use cases (in-memory ports)', () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
       const { pet: held } = await aPet().pending().saveIn(store);
       const queries = new StockQueries(store.stockLevels);
-      expect(await queries.get(pet.id)).toEqual({ petId: pet.id, quantity: 3, status: 'available' });
+      const version = (await store.stocks.findByPetId(pet.id))?.version;
+      expect(await queries.get(pet.id)).toEqual({ petId: pet.id, quantity: 3, status: 'available', version });
       await expect(queries.get(404)).rejects.toBeInstanceOf(PetNotFoundError);
       expect((await queries.list({ statuses: ['pending'] }, { limit: 10 })).items).toEqual([
-        { petId: held.id, quantity: 0, status: 'pending' },
+        { petId: held.id, quantity: 0, status: 'pending', version: 1 },
       ]);
     });
   });

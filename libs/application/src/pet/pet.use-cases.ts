@@ -38,7 +38,8 @@ export class CreatePet {
       const stock = Stock.forNewPet(pet);
       await this.stocks.create(stock);
       await this.events.record('pet.created', pet);
-      await this.events.record('inventory.changed', { petId: pet.id, quantity: stock.quantity, status: pet.status });
+      const level = { petId: pet.id, quantity: stock.quantity, status: pet.status, version: stock.version };
+      await this.events.record('inventory.changed', level);
       return pet;
     });
   }

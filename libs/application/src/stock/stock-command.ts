@@ -75,21 +75,35 @@ export class StockCommand {
     return this.uow.run(async () => {
       const locked = 'orderId' in target ? await this.lockOrder(target.orderId, target.by) : await this.lockPet(target);
       const { pet, stock } = locked;
-      const before = { pet: pet.toSnapshot(), status: pet.status, quantity: stock.quantity };
+      const before = {
+        pet: pet.toSnapshot(),
+        status: pet.status,
+        quantity: stock.quantity,
+        order: locked.order?.toSnapshot() ?? null,
+      };
       const placed = await change(locked as LockedOrderStock);
       const stockChanged = stock.quantity !== before.quantity;
-      if (stockChanged) await this.stocks.save(stock);
       // The status read under the pet's lock is the one stored: the events need no read of their own.
       const statusChanged = pet.status !== before.status;
+      const petChanged = changed(before.pet, pet.toSnapshot());
+      // The versions the database gives the rows written below (FIRST_VERSION), so that the events carry them: the
+      // stock entry counts its quantity's changes and its pet's status's (its InventoryItem shows both), the pet
+      // its own changes.
+      if (stockChanged) stock.advanceVersion();
+      if (statusChanged) stock.advanceVersion();
+      if (petChanged) pet.advanceVersion();
+      if (stockChanged) await this.stocks.save(stock);
       if (statusChanged) await this.events.record('pet.status_changed', pet);
-      if (changed(before.pet, pet.toSnapshot())) {
+      if (petChanged) {
         await this.pets.save(pet);
         await this.events.record('pet.updated', pet);
       }
       if (stockChanged || statusChanged) {
-        await this.events.record('inventory.changed', { petId: pet.id, quantity: stock.quantity, status: pet.status });
+        const level = { petId: pet.id, quantity: stock.quantity, status: pet.status, version: stock.version };
+        await this.events.record('inventory.changed', level);
       }
       const order = placed ?? locked.order;
+      if (order && !placed && before.order && changed(before.order, order.toSnapshot())) order.advanceVersion();
       const savedOrder = order && (await this.saveOrder(order, Boolean(placed)));
       if (savedOrder) await this.reportOrder(savedOrder, Boolean(placed));
       return { pet, stock, order: savedOrder };

@@ -6,6 +6,8 @@ export interface StockLevel {
   petId: number;
   quantity: number;
   status: PetStatus;
+  /** The stock entry's version (its quantity's changes and its pet's status's: Stock.version). */
+  version: number;
 }
 
 export interface StockLevelFilter {

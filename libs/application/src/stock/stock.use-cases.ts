@@ -20,10 +20,11 @@ export class SetStock {
   async execute(command: SetStockCommand): Promise<StockLevel> {
     const target = { petId: command.petId, missing: (id: number) => new PetNotFoundError(id) };
     const { pet, stock } = await this.stock.run(target, async ({ pet, stock, openOrders }) => {
-      assertPrecondition(command.precondition, { petId: pet.id, quantity: stock.quantity, status: pet.status });
+      const level = { petId: pet.id, quantity: stock.quantity, status: pet.status, version: stock.version };
+      assertPrecondition(command.precondition, level);
       StockRules.setStock({ pet, stock, quantity: command.quantity, openOrders: await openOrders() });
     });
-    return { petId: pet.id, quantity: stock.quantity, status: pet.status };
+    return { petId: pet.id, quantity: stock.quantity, status: pet.status, version: stock.version };
   }
 }
 

@@ -1,6 +1,6 @@
 import { WebhookEndpoint, WebhookEventType } from '@petstore/domain';
 import { PageRequest, Page } from '../common/page';
-import type { EventName } from '../events/event.ports';
+import type { EventName, FeedPosition } from '../events/event.ports';
 
 export interface WebhookSubscriber {
   endpoint: WebhookEndpoint;
@@ -69,7 +69,15 @@ export interface WebhookAttemptTarget {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   endpointDisabled: boolean;
+  /** The event's body as stored (EventBodies makes what is sent of it). */
   body: string;
+  /** The event's place in the commit-order feed; null for a ping, which is not in the feed. */
+  position: FeedPosition | null;
+  /**
+   * Whether that place is final: every transaction that began writing before the event's own has ended, so the feed
+   * lists it (what `GET /events?order=commit` waits for). Always true for a ping.
+   */
+  settled: boolean;
 }
 
 export interface WebhookAttemptOutcome {
@@ -209,6 +217,12 @@ export class WebhookSettings {
   static readonly DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 
   static readonly DEFAULT_RETRY_DELAYS_MS = [5, 30, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000);
+
+  /**
+   * How long an attempt waits when its event is not settled in the feed yet (a writing transaction older than its own
+   * is still in flight; usually none is): the delivery carries the event's feed position, which must be final.
+   */
+  static readonly SETTLE_WAIT_MS = 1000;
 
   constructor(
     /** The waits between attempts: attempt n + 1 comes retryDelaysMs[n − 1] after attempt n fails. */

@@ -63,6 +63,8 @@ function webhooks() {
   return {
     ...store,
     endpoints,
+    deliveries,
+    queue,
     sender,
     urls,
     changes,
@@ -75,7 +77,7 @@ function webhooks() {
     subscribers,
     ping: new PingWebhookEndpoint(uow, endpoints, fanOutTrigger),
     fanOut: new FanOutWebhookEvent(uow, outbox, endpoints, deliveries, queue, clock),
-    deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock),
+    deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock, store.eventBodies),
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
     disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
     delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
@@ -174,7 +176,7 @@ describe('webhook use cases (in-memory fakes)', () => {
       expect(JSON.parse(logged.body)).toEqual({
         type: 'order.placed',
         timestamp: slice.clock.now().toISOString(),
-        data: { id: order.id, petId: order.petId, complete: false },
+        data: { id: order.id, petId: order.petId, complete: false, version: 1 },
       });
     });
 
@@ -309,6 +311,38 @@ describe('webhook use cases (in-memory fakes)', () => {
       if (job?.queue !== 'delivery') throw new Error('no delivery');
       return job.deliveryId;
     }
+
+    it("sends the event's stored body with its feed position added (EventBodies, as the event stream)", async () => {
+      const id = await pendingDelivery();
+      slice.sender.answer({ statusCode: 204, error: null });
+      expect(await slice.deliver.execute(id)).toBe('delivered');
+      const [request] = slice.sender.requests;
+      const event = slice.db.tables.webhookEvents.get(request.eventId);
+      if (!event) throw new Error('no event');
+      // The fake's positions in clear: its transaction stood for by its seq (PlainFeedPositionTokens).
+      expect(JSON.parse(request.body)).toEqual({ ...JSON.parse(event.body), position: `${event.seq}:${event.seq}` });
+      expect(request.body.startsWith(event.body.slice(0, -1))).toBe(true);
+    });
+
+    it('waits while the event is not settled in the feed: no attempt, the same job again a second later', async () => {
+      const id = await pendingDelivery();
+      const deliveries = Object.create(slice.deliveries) as typeof slice.deliveries;
+      deliveries.findTarget = async (deliveryId) => {
+        const target = await slice.deliveries.findTarget(deliveryId);
+        return target && { ...target, settled: false };
+      };
+      const { uow, endpoints, queue, sender, clock, eventBodies } = slice;
+      const waiting = new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock, eventBodies);
+      const jobsBefore = slice.jobs().length;
+      expect(await waiting.execute(id)).toBe('deferred');
+      const later = new Date(slice.clock.now().getTime() + WebhookSettings.SETTLE_WAIT_MS);
+      expect(slice.jobs().slice(jobsBefore)).toEqual([{ queue: 'delivery', deliveryId: id, at: later }]);
+      expect(sender.requests).toEqual([]);
+      expect(await slice.delivery(id)).toMatchObject({ status: 'pending', attempts: 0 });
+      // Settled, the job sends it.
+      slice.sender.answer({ statusCode: 204, error: null });
+      expect(await slice.deliver.execute(id)).toBe('delivered');
+    });
 
     it('a 2xx delivers it: the signed request carries the event, nothing more is scheduled', async () => {
       const id = await pendingDelivery();

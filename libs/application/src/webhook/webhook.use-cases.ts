@@ -18,6 +18,7 @@ import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { assertPrecondition, Precondition } from '../common/precondition';
 import { EventOutbox } from '../events/event.ports';
+import { EventBodies } from '../events/event-bodies';
 import { WebhookFanOut } from './webhook-fan-out';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import { WebhookDeliveryOffError } from './webhook.errors';
@@ -293,7 +294,8 @@ export class FanOutWebhookEvent {
   }
 }
 
-export type WebhookAttemptResult = 'delivered' | 'retrying' | 'failed' | 'settled';
+/** `deferred`: no attempt made yet, the event's feed position is not final (WebhookSettings.SETTLE_WAIT_MS). */
+export type WebhookAttemptResult = 'delivered' | 'retrying' | 'failed' | 'settled' | 'deferred';
 
 /**
  * One attempt of one delivery, run by the job queue. Nothing is locked and no transaction is open
@@ -312,6 +314,8 @@ export class DeliverWebhook {
     private readonly sender: WebhookSender,
     private readonly settings: WebhookSettings,
     private readonly clock: Clock,
+    /** The body sent: the event's stored body with its feed position, as the event stream's messages carry it. */
+    private readonly bodies: EventBodies,
   ) {}
 
   /** `due`: the `nextAttemptAt` the job was scheduled for; a job the delivery has moved on from makes no attempt. */
@@ -328,10 +332,17 @@ export class DeliverWebhook {
       await this.deliveries.recordAttempt({ deliveryId, ...attempts, status: 'failed', ...outcome });
       return 'failed';
     }
+    if (!target.settled) {
+      // Its feed position could still have an event appear before it: the same job runs again shortly, no attempt
+      // counted (as the feed waits, never for longer than the older writing transaction runs).
+      const later = new Date(this.clock.now().getTime() + WebhookSettings.SETTLE_WAIT_MS);
+      await this.uow.run(() => this.queue.schedule(deliveryId, later, due));
+      return 'deferred';
+    }
     const response = await this.sender.send({
       url: target.url,
       eventId: delivery.eventId,
-      body: target.body,
+      body: this.bodies.sent(target),
       secrets: signingSecrets(target, this.clock.now()),
       timeoutMs: this.settings.timeoutMs,
     });

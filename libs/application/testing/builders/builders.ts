@@ -109,6 +109,8 @@ export class PetBuilder {
     if (this.quantity !== undefined && this.quantity !== stock.quantity) {
       stock.restock(this.quantity);
       await ports.stocks.save(stock);
+      // As stored: the store counted the change.
+      stock.advanceVersion();
     }
     return { pet, stock };
   }
@@ -163,6 +165,7 @@ export class OrderBuilder {
     status: 'placed',
     createdAt: new Date('2026-01-01T00:00:00Z'),
     statusChangedAt: new Date('2026-01-01T00:00:00Z'),
+    version: 1,
     ownerId: 1,
   };
 

@@ -47,6 +47,7 @@ export function describeCategoryRepositoryContract(
         id: first.id,
         name: 'Dogs',
         description: 'Loyal',
+        version: 1,
       });
       expect(await categories.findById(second.id)).not.toBeNull();
       expect(await categories.findById(second.id + 1000)).toBeNull();
@@ -82,9 +83,22 @@ export function describeCategoryRepositoryContract(
       category.describe(null);
       await categories.save(category);
       const saved = await categories.findById(category.id);
-      expect(saved?.toSnapshot()).toEqual({ id: category.id, name: 'Parrots', description: null });
+      expect(saved?.toSnapshot()).toEqual({ id: category.id, name: 'Parrots', description: null, version: 2 });
       expect((await categories.findById(category.id))?.name).toBe('Parrots');
       expect((await categories.list({ limit: 10 })).items).toHaveLength(1);
+    });
+
+    it('keeps the version: one more for an update of the name or description, the same for none', async () => {
+      const category = await aCategory().named('Hamsters').saveIn(subject);
+      expect((await categories.findById(category.id))?.version).toBe(1);
+      await categories.save(category); // the same values
+      expect((await categories.findById(category.id))?.version).toBe(1);
+      category.describe('Small');
+      await categories.save(category);
+      category.rename('Gerbils');
+      await categories.save(category);
+      expect((await categories.findById(category.id))?.version).toBe(3);
+      expect((await categories.list({ limit: 10 })).items.map((c) => c.version)).toEqual([3]);
     });
 
     it('hands back copies: changing a found category changes nothing stored until it is saved', async () => {

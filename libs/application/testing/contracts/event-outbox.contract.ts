@@ -47,6 +47,7 @@ export function describeEventOutboxContract(name: string, makeSubject: () => Pro
         createdAt: NOW,
         statusChangedAt: NOW,
         ownerId,
+        version: 1,
       });
 
     beforeEach(async () => {
@@ -65,7 +66,7 @@ export function describeEventOutboxContract(name: string, makeSubject: () => Pro
       expect(JSON.parse(event.body)).toEqual({
         type: 'order.placed',
         timestamp: NOW.toISOString(),
-        data: { id: 11, petId: null, complete: false },
+        data: { id: 11, petId: null, complete: false, version: 1 },
       });
       expect(await subject.outbox.findById(event.id)).toEqual<OutboxEvent>({ ...event });
       const logged = await subject.log.findById(event.id);
@@ -75,7 +76,7 @@ export function describeEventOutboxContract(name: string, makeSubject: () => Pro
     });
 
     it("lists an account's own events and every account's (the catalogue's), never another's", async () => {
-      const stock = { petId: 5, quantity: 3, status: 'available' as const };
+      const stock = { petId: 5, quantity: 3, status: 'available' as const, version: 1 };
       await subject.uow.run(async () => {
         await recorder.record('order.placed', order(21, 42));
         await recorder.record('order.placed', order(22, 43));

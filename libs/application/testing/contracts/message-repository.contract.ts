@@ -71,12 +71,14 @@ export function describeMessageRepositoryContract(name: string, makeRepo: () => 
     it('records an attempt only while the message is queued', async () => {
       const message = await queue('Hi');
       expect(await messages.recordAttempt(message, { attempts: 1, error: 'Error: down' })).toBe(true);
-      expect((await messages.findById(message.id))?.status).toBe('queued');
+      // A failed attempt changes nothing the API shows: the version stays.
+      expect((await messages.findById(message.id))?.toSnapshot()).toMatchObject({ status: 'queued', version: 1 });
       message.deliver(NOW);
       expect(await messages.recordAttempt(message, { attempts: 2, error: null })).toBe(true);
       expect((await messages.findById(message.id))?.toSnapshot()).toMatchObject({
         status: 'delivered',
         deliveredAt: NOW,
+        version: 2,
       });
       const late = Message.restore({ ...message.toSnapshot(), status: 'queued', deliveredAt: null });
       late.giveUp();

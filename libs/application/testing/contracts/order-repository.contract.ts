@@ -60,6 +60,7 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
         createdAt: placedAt,
         statusChangedAt: placedAt,
         ownerId: alice,
+        version: 1,
       });
       const next = await anOrder().forPet(petId).ownedBy(alice).saveIn(subject);
       expect(next.id).toBeGreaterThan(order.id);
@@ -71,6 +72,7 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
         createdAt: placedAt,
         shipDate: new Date('2026-02-02T00:00:00.000Z'),
         quantity: 2,
+        version: 2,
       });
       expect((await orders.findById(order.id))?.isComplete).toBe(true);
       next.cancel(new Date('2026-02-04T00:00:00.000Z'), 'expired');
@@ -78,6 +80,7 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect((await orders.findById(next.id))?.toSnapshot()).toMatchObject({
         status: 'expired',
         statusChangedAt: new Date('2026-02-04T00:00:00.000Z'),
+        version: 2,
       });
       expect(await orders.findById(next.id + 1000)).toBeNull();
     });
@@ -193,6 +196,9 @@ export function describeOrderRepositoryContract(name: string, makeRepo: () => Pr
       expect(await subject.pets.delete(pet.id)).toBe(true);
       for (const kept of [done, expired, open]) expect((await orders.findById(kept.id))?.petId).toBeNull();
       expect((await orders.findById(open.id))?.status).toBe('cancelled');
+      // What they show changed (no petId): so did their versions, the cancelled one's for the second time.
+      const versions = [done, expired, open].map(async (kept) => (await orders.findById(kept.id))?.version);
+      expect(await Promise.all(versions)).toEqual([2, 2, 3]);
     });
 
     it('rolls back a failed unit of work: a placed order and a completion are undone', async () => {

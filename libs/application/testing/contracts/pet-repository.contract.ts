@@ -52,16 +52,19 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         categoryId,
         status: 'available',
         createdAt: new Date('2026-01-01T00:00:00.000Z'),
+        version: 1,
       });
       first.rename('Max');
       first.hold();
       await pets.save(first);
+      // One update, one more version (the store keeps it: the pet's own is not written).
       expect((await pets.findById(first.id))?.toSnapshot()).toEqual({
         id: first.id,
         name: 'Max',
         categoryId,
         status: 'pending',
         createdAt: new Date('2026-01-01T00:00:00.000Z'),
+        version: 2,
       });
       expect(await pets.findById(second.id + 1000)).toBeNull();
     });
@@ -118,7 +121,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
 
     it('keeps one stock entry per pet: create, find, save', async () => {
       const { pet } = await aPet().pending().inCategory(categoryId).saveIn(subject);
-      expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0 });
+      expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0, version: 1 });
       const item = (await entryOf(pet.id)) as Stock;
       item.restock(42);
       await stocks.save(item);
@@ -129,7 +132,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
     it('refuses a second entry for a pet, an entry without a pet, saving a missing entry', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
       await expect(stocks.create(Stock.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
-      const orphan = Stock.restore({ petId: pet.id + 1000, quantity: 1 });
+      const orphan = Stock.restore({ petId: pet.id + 1000, quantity: 1, version: 1 });
       await expect(stocks.create(orphan)).rejects.toBeInstanceOf(ConstraintViolationError);
       await expect(stocks.create(orphan)).rejects.toMatchObject({ constraintKind: 'foreign_key' });
       await expect(stocks.save(orphan)).rejects.toThrow(/no stock entry/);
@@ -152,7 +155,7 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
         const locked = await stocks.lockWithPet(pet.id);
         expect([locked?.pet.toSnapshot(), locked?.stock.toSnapshot()]).toEqual([
           pet.toSnapshot(),
-          { petId: pet.id, quantity: 1 },
+          { petId: pet.id, quantity: 1, version: 1 },
         ]);
         expect(await pets.lockById(pet.id + 1000)).toBeNull();
         expect(await stocks.lockWithPet(pet.id + 1000)).toBeNull();
@@ -179,12 +182,39 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       const { pet: a } = await aPet().inCategory(categoryId).withStock(4).saveIn(subject);
       const { pet: b } = await aPet().pending().inCategory(categoryId).saveIn(subject);
       const { pet: c } = await aPet().sold().inCategory(categoryId).saveIn(subject);
-      expect(await subject.stockLevels.find(a.id)).toEqual({ petId: a.id, quantity: 4, status: 'available' });
+      // a's entry was made with 1 unit, then set to 4: one change.
+      const level = { petId: a.id, quantity: 4, status: 'available', version: 2 };
+      expect(await subject.stockLevels.find(a.id)).toEqual(level);
       expect(await subject.stockLevels.find(c.id + 1000)).toBeNull();
       const page = await subject.stockLevels.list({ statuses: ['pending', 'sold'] }, { limit: 1 });
-      expect(page).toEqual({ items: [{ petId: b.id, quantity: 0, status: 'pending' }], nextAfterId: b.id });
+      const pending = { petId: b.id, quantity: 0, status: 'pending', version: 1 };
+      expect(page).toEqual({ items: [pending], nextAfterId: b.id });
       const rest = await subject.stockLevels.list({ statuses: ['pending', 'sold'] }, { limit: 1, afterId: b.id });
-      expect(rest).toEqual({ items: [{ petId: c.id, quantity: 0, status: 'sold' }], nextAfterId: null });
+      expect(rest).toEqual({ items: [{ petId: c.id, quantity: 0, status: 'sold', version: 1 }], nextAfterId: null });
+    });
+
+    it("keeps the versions: a pet's counts its name, category, status; its entry's its quantity, status", async () => {
+      const { pet } = await aPet().inCategory(categoryId).withStock(2).saveIn(subject);
+      const versions = async () => [
+        (await pets.findById(pet.id))?.version,
+        (await subject.stockLevels.find(pet.id))?.version,
+        (await entryOf(pet.id))?.version,
+      ];
+      expect(await versions()).toEqual([1, 2, 2]);
+      await pets.save(pet); // nothing changed: nothing counted
+      expect(await versions()).toEqual([1, 2, 2]);
+      pet.rename('Renamed');
+      await pets.save(pet);
+      expect(await versions()).toEqual([2, 2, 2]); // a name is not the entry's
+      pet.hold();
+      await pets.save(pet);
+      expect(await versions()).toEqual([3, 3, 3]); // a status is the pet's and its entry's
+      const entry = (await entryOf(pet.id)) as Stock;
+      entry.restock(5);
+      await stocks.save(entry);
+      expect(await versions()).toEqual([3, 4, 4]);
+      await stocks.save(entry); // the same count
+      expect(await versions()).toEqual([3, 4, 4]);
     });
   });
 }

@@ -2,6 +2,7 @@ import {
   Category,
   CategoryInUseError,
   CategoryNameTakenError,
+  FIRST_VERSION,
   nameKey,
   Stock,
   Pet,
@@ -13,7 +14,7 @@ import { PetFilter, PetRepository } from '../../src/pet/pet.repository';
 import { ConstraintViolationError } from '../../src/ports';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { StockLevel, StockLevelFilter, StockLevels } from '../../src/stock/stock-levels';
-import { InMemoryDatabase } from './in-memory-database';
+import { InMemoryDatabase, versionAfter } from './in-memory-database';
 
 /** Keyset page over rows held by id: `id > afterId`, ascending, `limit + 1` looked at (as the SQL does). */
 export function pageOf<T>(rows: Iterable<T>, idOf: (row: T) => number, { limit, afterId }: PageRequest): Page<T> {
@@ -65,13 +66,15 @@ export class InMemoryCategoryRepository extends CategoryRepository {
   /** As INSERT (a taken id is a primary-key violation) or UPDATE (an unknown id changes nothing) would. */
   private write(category: Category, as: 'insert' | 'update'): void {
     const row = category.toSnapshot();
-    const exists = this.db.tables.categories.has(row.id);
-    if (as === 'insert' && exists) throw primaryKeyTaken('categories', row.id);
-    if (as === 'update' && !exists) return;
+    const stored = this.db.tables.categories.get(row.id);
+    if (as === 'insert' && stored) throw primaryKeyTaken('categories', row.id);
+    if (as === 'update' && !stored) return;
     const key = nameKey(row.name);
     for (const other of this.db.tables.categories.values()) {
       if (other.id !== row.id && nameKey(other.name) === key) throw new CategoryNameTakenError(row.name);
     }
+    // The version is the database's: FIRST_VERSION on insert, one more when an update changed what the API shows.
+    row.version = stored ? versionAfter(stored, row, ['name', 'description']) : FIRST_VERSION;
     this.db.tables.categories.set(row.id, row);
   }
 
@@ -121,16 +124,24 @@ export class InMemoryPetRepository extends PetRepository {
   }
 
   async add(pet: Pet): Promise<void> {
-    const row = pet.toSnapshot();
+    const row = { ...pet.toSnapshot(), version: FIRST_VERSION };
     if (this.db.tables.pets.has(row.id)) throw primaryKeyTaken('pets', row.id);
     if (!this.db.tables.categories.has(row.categoryId)) throw new UnknownCategoryError(row.categoryId);
     this.db.tables.pets.set(row.id, row);
   }
 
+  /**
+   * The versions are the database's: the pet's one more when what the API shows of it changed; its stock entry's one
+   * more when its status changed (the entry's `InventoryItem` shows the pet's status).
+   */
   async save(pet: Pet): Promise<void> {
     const row = pet.toSnapshot();
-    if (!this.db.tables.pets.has(row.id)) return;
+    const stored = this.db.tables.pets.get(row.id);
+    if (!stored) return;
     if (!this.db.tables.categories.has(row.categoryId)) throw new UnknownCategoryError(row.categoryId);
+    row.version = versionAfter(stored, row, ['name', 'categoryId', 'status', 'createdAt']);
+    const stock = this.db.tables.stock.get(row.id);
+    if (stock && stored.status !== row.status) stock.version += 1;
     this.db.tables.pets.set(row.id, row);
   }
 
@@ -144,7 +155,12 @@ export class InMemoryPetRepository extends PetRepository {
     }
     if (!this.db.tables.pets.delete(id)) return false;
     this.db.tables.stock.delete(id);
-    for (const order of this.db.tables.orders.values()) if (order.petId === id) order.petId = null;
+    for (const order of this.db.tables.orders.values()) {
+      if (order.petId !== id) continue;
+      // ON DELETE SET NULL updates the order's row: what the API shows of it changed, so does its version.
+      order.petId = null;
+      order.version += 1;
+    }
     return true;
   }
 }
@@ -155,7 +171,7 @@ export class InMemoryStockRepository extends StockRepository {
   }
 
   async create(item: Stock): Promise<Stock> {
-    const row = item.toSnapshot();
+    const row = { ...item.toSnapshot(), version: FIRST_VERSION };
     if (!this.db.tables.pets.has(row.petId)) {
       throw new ConstraintViolationError('foreign_key', 'stock_pet_fk', `No pet ${row.petId} for the stock entry.`);
     }
@@ -180,7 +196,9 @@ export class InMemoryStockRepository extends StockRepository {
 
   async save(item: Stock): Promise<Stock> {
     const row = item.toSnapshot();
-    if (!this.db.tables.stock.has(row.petId)) throw new Error(`Pet ${row.petId} has no stock entry to update.`);
+    const stored = this.db.tables.stock.get(row.petId);
+    if (!stored) throw new Error(`Pet ${row.petId} has no stock entry to update.`);
+    row.version = versionAfter(stored, row, ['quantity']);
     this.db.tables.stock.set(row.petId, row);
     return item;
   }
@@ -201,9 +219,9 @@ export class InMemoryStockLevels extends StockLevels {
   }
 
   private levels(): StockLevel[] {
-    return [...this.db.tables.stock.values()].flatMap(({ petId, quantity }) => {
+    return [...this.db.tables.stock.values()].flatMap(({ petId, quantity, version }) => {
       const pet = this.db.tables.pets.get(petId);
-      return pet ? [{ petId, quantity, status: pet.status }] : [];
+      return pet ? [{ petId, quantity, status: pet.status, version }] : [];
     });
   }
 }

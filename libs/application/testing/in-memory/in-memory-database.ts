@@ -87,6 +87,16 @@ function copyTables(tables: InMemoryTables): InMemoryTables {
   };
 }
 
+/**
+ * The version a row has once an UPDATE wrote `next` over `stored`, as the database's triggers count it (migration
+ * ResourceVersions): one more when a field the API shows (`shown`) changed, else the same. Dates compare by time.
+ */
+export function versionAfter<T extends { version: number }>(stored: T, next: T, shown: ReadonlyArray<keyof T>): number {
+  const same = (a: unknown, b: unknown) =>
+    a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : Object.is(a, b);
+  return shown.every((field) => same(stored[field], next[field])) ? stored.version : stored.version + 1;
+}
+
 /** A clock the test sets: `now()` returns the set time until it is moved. */
 export class FixedClock extends Clock {
   constructor(private time = new Date('2026-01-15T10:00:00.000Z')) {

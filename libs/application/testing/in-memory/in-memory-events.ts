@@ -17,6 +17,7 @@ import {
   LoggedEvent,
   OutboxEvent,
 } from '../../src/events/event.ports';
+import { FeedPositionTokens } from '../../src/events/event-bodies';
 import { InMemoryDatabase } from './in-memory-database';
 
 /** The outbox: an event, committed or rolled back with the change it reports. */
@@ -98,7 +99,7 @@ export class InMemoryEventLog extends EventLog {
  * The fake's transactions run one at a time, so every committed event is settled and commit order is `seq` order:
  * its transaction is stood for by its `seq` (PostgreSQL's is the writing transaction's id).
  */
-function positionOf(seq: number): FeedPosition {
+export function positionOf(seq: number): FeedPosition {
   return { xact: String(seq), seq };
 }
 
@@ -113,21 +114,28 @@ function matches(event: LoggedEvent, query: EventLogQuery): boolean {
   );
 }
 
-/** The `data` of events: the resource's id and what a test checks. */
+/** Positions in clear, `<xact>:<seq>` (the API's are encrypted: EventPositions), so that a test can read them. */
+export class PlainFeedPositionTokens extends FeedPositionTokens {
+  token({ xact, seq }: FeedPosition): string {
+    return `${xact}:${seq}`;
+  }
+}
+
+/** The `data` of events: the resource's id, its version and what a test checks. */
 export class SummaryEventPayloads extends EventPayloads {
   private static readonly SUMMARIES: EventSubjectMap<unknown> = {
     'order.placed': summariseOrder,
     'order.completed': summariseOrder,
     'order.cancelled': summariseOrder,
-    'pet.status_changed': (pet) => ({ id: pet.id, status: pet.status }),
-    'message.delivered': (message) => ({ id: message.id, status: message.status }),
+    'pet.status_changed': (pet) => ({ id: pet.id, status: pet.status, version: pet.version }),
+    'message.delivered': (message) => ({ id: message.id, status: message.status, version: message.version }),
     'pet.created': summarisePet,
     'pet.updated': summarisePet,
     'pet.deleted': (pet) => ({ id: pet.id }),
-    'category.created': (category) => ({ id: category.id, name: category.name }),
-    'category.updated': (category) => ({ id: category.id, name: category.name }),
+    'category.created': (category) => ({ id: category.id, name: category.name, version: category.version }),
+    'category.updated': (category) => ({ id: category.id, name: category.name, version: category.version }),
     'category.deleted': (category) => ({ id: category.id }),
-    'inventory.changed': (level) => ({ petId: level.petId, quantity: level.quantity, status: level.status }),
+    'inventory.changed': ({ petId, quantity, status, version }) => ({ petId, quantity, status, version }),
   };
 
   data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown {
@@ -136,9 +144,9 @@ export class SummaryEventPayloads extends EventPayloads {
 }
 
 function summarisePet(pet: Pet): unknown {
-  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
+  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, version: pet.version };
 }
 
 function summariseOrder(order: Order): unknown {
-  return { id: order.id, petId: order.petId, complete: order.isComplete };
+  return { id: order.id, petId: order.petId, complete: order.isComplete, version: order.version };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Message } from '@petstore/domain';
+import { FIRST_VERSION, Message } from '@petstore/domain';
 import { MessageQueue, MessageTransport } from '../../src/message/message-queue';
 import { MessageListFilter, MessageQueueStats, MessageRepository } from '../../src/message/message.repository';
 import { ConstraintViolationError } from '../../src/ports';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
-import { InMemoryDatabase, MessageRow } from './in-memory-database';
+import { InMemoryDatabase, MessageRow, versionAfter } from './in-memory-database';
 
 const toMessage = ({ seq: _seq, attempts: _attempts, lastError: _lastError, ...props }: MessageRow) =>
   Message.restore(props);
@@ -31,7 +31,7 @@ export class InMemoryMessageRepository extends MessageRepository {
     if (!this.db.tables.accounts.has(props.ownerId)) {
       throw new ConstraintViolationError('foreign_key', 'messages_owner_id_fkey', `No account ${props.ownerId}.`);
     }
-    const row = { ...props, seq: this.db.nextId('messages'), attempts: 0, lastError: null };
+    const row = { ...props, version: FIRST_VERSION, seq: this.db.nextId('messages'), attempts: 0, lastError: null };
     this.db.tables.messages.set(props.id, row);
   }
 
@@ -52,6 +52,7 @@ export class InMemoryMessageRepository extends MessageRepository {
     const { id, status, deliveredAt } = message.toSnapshot();
     const row = this.db.tables.messages.get(id);
     if (!row || row.status !== 'queued') return false;
+    row.version = versionAfter(row, { ...row, status, deliveredAt }, ['status', 'deliveredAt']);
     row.status = status;
     row.deliveredAt = deliveredAt;
     row.attempts = Math.max(row.attempts, attempt.attempts);

@@ -1,9 +1,9 @@
-import { Order } from '@petstore/domain';
+import { FIRST_VERSION, Order } from '@petstore/domain';
 import { OrderFilter, OrderRepository } from '../../src/order/order.repository';
 import { ConstraintViolationError } from '../../src/ports';
 import { Page, PageRequest } from '../../src/common/page';
 import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
-import { InMemoryDatabase, OrderRow } from './in-memory-database';
+import { InMemoryDatabase, OrderRow, versionAfter } from './in-memory-database';
 
 const toOrder = (row: OrderRow): Order => Order.restore({ ...row });
 
@@ -63,7 +63,7 @@ export class InMemoryOrderRepository extends OrderRepository {
 
   /** A new order checks its references (pet, owner) as the foreign keys do. */
   async add(order: Order): Promise<void> {
-    const props = order.toSnapshot();
+    const props = { ...order.toSnapshot(), version: FIRST_VERSION };
     if (this.db.tables.orders.has(props.id)) throw primaryKeyTaken('orders', props.id);
     if (props.petId !== null && !this.db.tables.pets.has(props.petId)) {
       throw new ConstraintViolationError('foreign_key', 'orders_pet_id_fkey', `No pet ${props.petId} for the order.`);
@@ -74,10 +74,13 @@ export class InMemoryOrderRepository extends OrderRepository {
     this.db.tables.orders.set(props.id, props);
   }
 
-  /** An update writes ship date, status and when it changed. */
+  /** An update writes ship date, status and when it changed; the version is the database's (versionAfter). */
   async save(order: Order): Promise<void> {
     const { id, shipDate, status, statusChangedAt } = order.toSnapshot();
     const existing = this.db.tables.orders.get(id);
-    if (existing) Object.assign(existing, { shipDate, status, statusChangedAt });
+    if (!existing) return;
+    const next = { ...existing, shipDate, status, statusChangedAt };
+    next.version = versionAfter(existing, next, ['shipDate', 'status', 'statusChangedAt']);
+    Object.assign(existing, next);
   }
 }

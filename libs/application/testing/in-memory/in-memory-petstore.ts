@@ -5,6 +5,7 @@ import {
   InMemoryKeyRevocations,
 } from './in-memory-accounts';
 import { EventConsumers, OutboxEventRecorder } from '../../src/events/event-recorder';
+import { EventBodies } from '../../src/events/event-bodies';
 import { StockCommand } from '../../src/stock/stock-command';
 import {
   InMemoryCategoryRepository,
@@ -15,7 +16,12 @@ import {
 import { FixedClock, InMemoryDatabase, InMemoryUnitOfWork } from './in-memory-database';
 import { InMemoryMessageQueue, InMemoryMessageRepository, RecordingMessageTransport } from './in-memory-messages';
 import { InMemoryOrderRepository } from './in-memory-order.repository';
-import { InMemoryEventLog, InMemoryEventOutbox, SummaryEventPayloads } from './in-memory-events';
+import {
+  InMemoryEventLog,
+  InMemoryEventOutbox,
+  PlainFeedPositionTokens,
+  SummaryEventPayloads,
+} from './in-memory-events';
 
 /** Every in-memory port over one fresh store, wired as the composition root wires the real ones. */
 export function inMemoryPetstore(clock = new FixedClock()) {
@@ -41,6 +47,8 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     eventLog: new InMemoryEventLog(db),
     eventConsumers,
     events,
+    /** The bodies events are sent with (webhooks, the event stream), their positions in clear. */
+    eventBodies: new EventBodies(new PlainFeedPositionTokens()),
     stockCommand: new StockCommand(uow, pets, stocks, orders, events),
     accounts: new InMemoryAccountRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),

@@ -19,6 +19,7 @@ import {
   WebhookUrlPolicy,
 } from '../../src/webhook/webhook.ports';
 import { InMemoryDatabase, WebhookEndpointRow } from './in-memory-database';
+import { positionOf } from './in-memory-events';
 
 const toEndpoint = ({ failingSince: _failingSince, ...props }: WebhookEndpointRow) => WebhookEndpoint.restore(props);
 
@@ -203,6 +204,9 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
       endpointDisabled: endpoint.disabledAt !== null,
       body: event.body,
+      // The fake's transactions run one at a time: a committed event is settled (InMemoryEventLog).
+      position: event.endpointId === null ? positionOf(event.seq) : null,
+      settled: true,
     };
   }
 

@@ -18,6 +18,7 @@ describe('Message.queue', () => {
       createdAt: now,
       deliveredAt: null,
       ownerId: 11,
+      version: 1,
     });
     expect(queue().isDelivered).toBe(false);
   });
@@ -105,6 +106,7 @@ describe('Message', () => {
       createdAt: now,
       deliveredAt: now,
       ownerId: 2,
+      version: 2,
     };
     const message = Message.restore(props);
     props.text = 'changed';

@@ -1,5 +1,6 @@
 import { InvalidValueError } from '../common/domain-error';
 import { LIMITS } from '../common/limits';
+import { FIRST_VERSION } from '../common/version';
 
 /** queued → delivered, or queued → failed once every delivery attempt allowed has failed. */
 export const MESSAGE_STATUSES = ['queued', 'delivered', 'failed'] as const;
@@ -20,6 +21,8 @@ export interface MessageProps {
   createdAt: Date;
   deliveredAt: Date | null;
   ownerId: number;
+  /** FIRST_VERSION when queued; one more for each stored change of its status. */
+  version: number;
 }
 
 /** A message posted to `POST /messages`: queued at once, delivered later by a worker. */
@@ -39,6 +42,7 @@ export class Message {
       createdAt: input.now,
       deliveredAt: null,
       ownerId: input.ownerId,
+      version: FIRST_VERSION,
     });
   }
 
@@ -64,6 +68,9 @@ export class Message {
   get ownerId(): number {
     return this.props.ownerId;
   }
+  get version(): number {
+    return this.props.version;
+  }
   get isDelivered(): boolean {
     return this.props.status === 'delivered';
   }
@@ -80,6 +87,11 @@ export class Message {
     if (this.isDelivered) return;
     this.props.status = 'delivered';
     this.props.deliveredAt = at;
+  }
+
+  /** A change of the message is stored: its version goes one up, as the database counts it (FIRST_VERSION). */
+  advanceVersion(): void {
+    this.props.version += 1;
   }
 
   /** queued → failed: no attempt is left. A delivered message stays delivered. */

@@ -18,6 +18,7 @@ const anOrder = (overrides: Partial<OrderProps> = {}) =>
     createdAt: now,
     statusChangedAt: now,
     ownerId: 11,
+    version: 1,
     ...overrides,
   });
 
@@ -33,6 +34,7 @@ describe('Order.place', () => {
       createdAt: now,
       statusChangedAt: now,
       ownerId: 11,
+      version: 1,
     });
     expect(order.isOpen).toBe(true);
     expect(order.isComplete).toBe(false);
@@ -197,6 +199,7 @@ describe('Order', () => {
       createdAt: at('2030-06-01T00:00:00.000Z'),
       statusChangedAt: at('2030-06-02T00:00:00.000Z'),
       ownerId: 6,
+      version: 4,
     };
     const order = Order.restore(props);
     props.quantity = 99;

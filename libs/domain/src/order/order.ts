@@ -2,6 +2,7 @@ import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
 import { LIMITS } from '../common/limits';
 import { boundedInteger } from '../common/text';
+import { FIRST_VERSION } from '../common/version';
 import { OrderAlreadyCancelledError, OrderAlreadyCompleteError } from './order.errors';
 
 /**
@@ -30,6 +31,8 @@ export interface OrderProps {
   statusChangedAt: Date;
   /** The account that placed it; not exposed by the API. */
   ownerId: number;
+  /** FIRST_VERSION when placed; one more for each stored change of it (its status, its pet deleted). */
+  version: number;
 }
 
 /**
@@ -67,6 +70,7 @@ export class Order {
       createdAt: now,
       statusChangedAt: now,
       ownerId: input.ownerId,
+      version: FIRST_VERSION,
     });
   }
 
@@ -109,6 +113,14 @@ export class Order {
   }
   get ownerId(): number {
     return this.props.ownerId;
+  }
+  get version(): number {
+    return this.props.version;
+  }
+
+  /** A change of the order is stored: its version goes one up, as the database counts it (FIRST_VERSION). */
+  advanceVersion(): void {
+    this.props.version += 1;
   }
 
   /** Refuses an order that is no longer open (completed, cancelled or expired); changes nothing. */

@@ -13,7 +13,7 @@ import { caught } from '../../test-support/caught';
 
 const created = new Date('2030-01-01T00:00:00.000Z');
 const aPet = (overrides: Partial<PetProps> = {}): Pet =>
-  Pet.restore({ id: 7, name: 'Rex', categoryId: 3, status: 'available', createdAt: created, ...overrides });
+  Pet.restore({ id: 7, name: 'Rex', categoryId: 3, status: 'available', createdAt: created, version: 1, ...overrides });
 
 describe('PetStatus', () => {
   it('has exactly the three spec values', () => {
@@ -42,6 +42,7 @@ describe('Pet.create', () => {
       categoryId: 3,
       status: 'available',
       createdAt: created,
+      version: 1,
     });
   });
 
@@ -90,10 +91,17 @@ describe('Pet.create', () => {
 
 describe('Pet', () => {
   it('restore keeps the props; the snapshot is a copy', () => {
-    const props: PetProps = { id: 9, name: 'Tom', categoryId: 2, status: 'pending', createdAt: created };
+    const props: PetProps = { id: 9, name: 'Tom', categoryId: 2, status: 'pending', createdAt: created, version: 3 };
     const pet = Pet.restore(props);
     props.name = 'changed';
-    expect(pet.toSnapshot()).toEqual({ id: 9, name: 'Tom', categoryId: 2, status: 'pending', createdAt: created });
+    expect(pet.toSnapshot()).toEqual({
+      id: 9,
+      name: 'Tom',
+      categoryId: 2,
+      status: 'pending',
+      createdAt: created,
+      version: 3,
+    });
     const snapshot = pet.toSnapshot();
     snapshot.status = 'sold';
     expect(pet.status).toBe('pending');

@@ -1,6 +1,7 @@
 import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
 import { LIMITS } from '../common/limits';
+import { FIRST_VERSION } from '../common/version';
 import { displayName } from '../common/text';
 import { InvalidStatusTransitionError, PetHasOpenOrdersError, PetNotAvailableError } from './pet.errors';
 import { isPetStatus, PET_STATUSES, PetStatus } from './pet-status';
@@ -12,6 +13,8 @@ export interface PetProps {
   status: PetStatus;
   /** When it was added to the catalogue. */
   createdAt: Date;
+  /** FIRST_VERSION when created; one more for each stored change of its name, category or status. */
+  version: number;
 }
 
 /** What a status change must know of the pet's stock; the pet itself holds neither. */
@@ -36,11 +39,16 @@ export class Pet {
   /** A new pet, with the id `PetRepository.nextId()` gave. Without a status it is `available`. */
   /** A new pet, added at `now`. */
   static create(input: { id: number; name: string; categoryId: number; status?: PetStatus; now: Date }): Pet {
-    return new Pet({ id: newId(input.id), ...Pet.validate(input), createdAt: new Date(input.now.getTime()) });
+    const createdAt = new Date(input.now.getTime());
+    return new Pet({ id: newId(input.id), ...Pet.validate(input), createdAt, version: FIRST_VERSION });
   }
 
   /** A new pet's fields, checked (InvalidValueError): a use case checks them before it takes an id. */
-  static validate(input: { name: string; categoryId: number; status?: PetStatus }): Omit<PetProps, 'id' | 'createdAt'> {
+  static validate(input: {
+    name: string;
+    categoryId: number;
+    status?: PetStatus;
+  }): Omit<PetProps, 'id' | 'createdAt' | 'version'> {
     return {
       name: Pet.checkName(input.name),
       categoryId: Pet.checkCategoryId(input.categoryId),
@@ -67,6 +75,9 @@ export class Pet {
   get status(): PetStatus {
     return this.props.status;
   }
+  get version(): number {
+    return this.props.version;
+  }
   get isAvailable(): boolean {
     return this.props.status === 'available';
   }
@@ -75,6 +86,11 @@ export class Pet {
   }
   get isSold(): boolean {
     return this.props.status === 'sold';
+  }
+
+  /** A change of the pet is stored: its version goes one up, as the database counts it (FIRST_VERSION). */
+  advanceVersion(): void {
+    this.props.version += 1;
   }
 
   rename(name: string): void {

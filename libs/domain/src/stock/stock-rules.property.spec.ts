@@ -240,8 +240,9 @@ describe('StockRules: invariants over random command sequences', () => {
           categoryId: 1,
           status: 'available',
           createdAt: new Date('2030-01-01T00:00:00.000Z'),
+          version: 1,
         });
-        const stock = Stock.restore({ petId: 7, quantity: units });
+        const stock = Stock.restore({ petId: 7, quantity: units, version: 1 });
         const order = StockRules.placeOrder({ orderId: 1, pet, stock, quantity, ownerId: 1, now: at });
         expect(stock.quantity).toBe(units - quantity);
         StockRules.cancelOrder({ order, pet, stock, at });
@@ -265,8 +266,9 @@ describe('StockRules: invariants over random command sequences', () => {
             categoryId: 1,
             status: 'available',
             createdAt: new Date('2030-01-01T00:00:00.000Z'),
+            version: 1,
           });
-          const stock = Stock.restore({ petId: 7, quantity: units });
+          const stock = Stock.restore({ petId: 7, quantity: units, version: 1 });
           StockRules.placeOrder({ orderId: 1, pet, stock, quantity: first, ownerId: 1, now: at });
           const second = units - first + extra;
           expect(() =>
@@ -286,8 +288,9 @@ describe('StockRules: invariants over random command sequences', () => {
       categoryId: 1,
       status: 'available',
       createdAt: new Date('2030-01-01T00:00:00.000Z'),
+      version: 1,
     });
-    const stock = Stock.restore({ petId: 7, quantity: 1 });
+    const stock = Stock.restore({ petId: 7, quantity: 1, version: 1 });
     StockRules.placeOrder({ orderId: 1, pet, stock, quantity: 1, ownerId: 1, now: at });
     expect(() => StockRules.placeOrder({ orderId: 2, pet, stock, quantity: 1, ownerId: 2, now: at })).toThrow(
       expect.objectContaining({ kind: 'pet_not_available' }),

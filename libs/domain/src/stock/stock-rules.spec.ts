@@ -19,8 +19,9 @@ function petWith(status: PetStatus, quantity: number) {
       categoryId: 1,
       status,
       createdAt: new Date('2030-01-01T00:00:00.000Z'),
+      version: 1,
     }),
-    stock: Stock.restore({ petId: PET_ID, quantity }),
+    stock: Stock.restore({ petId: PET_ID, quantity, version: 1 }),
   };
 }
 
@@ -36,6 +37,7 @@ const openOrder = (quantity: number, complete = false) =>
     createdAt: placedAt,
     statusChangedAt: placedAt,
     ownerId: 11,
+    version: 1,
   });
 
 /** Run a command that must be refused; check its kind and that nothing changed. */
@@ -81,6 +83,7 @@ describe('StockRules.placeOrder (command table: place order)', () => {
       createdAt: now,
       statusChangedAt: now,
       ownerId: 11,
+      version: 1,
     });
     expect(order.isOpen).toBe(true);
     expect(stock.quantity).toBe(left);
@@ -281,7 +284,7 @@ describe('StockRules.changeStatusByHand (hand-change table)', () => {
 describe('StockRules wiring checks', () => {
   it('refuses the stock of another pet (a bug, not a domain refusal)', () => {
     const { pet } = petWith('available', 1);
-    const stock = Stock.restore({ petId: PET_ID + 1, quantity: 1 });
+    const stock = Stock.restore({ petId: PET_ID + 1, quantity: 1, version: 1 });
     const error = caught(() => StockRules.setStock({ pet, stock, quantity: 3, openOrders: 0 }));
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(DomainError);
@@ -299,6 +302,7 @@ describe('StockRules wiring checks', () => {
       createdAt: placedAt,
       statusChangedAt: placedAt,
       ownerId: 1,
+      version: 1,
     });
     expect(() => StockRules.cancelOrder({ order, pet, stock, at: cancelledAt })).toThrow(/used for pet/);
     expect(order.isOpen).toBe(true);

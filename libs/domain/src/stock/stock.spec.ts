@@ -7,7 +7,7 @@ import { InsufficientStockError, StockLimitExceededError } from './stock.errors'
 import { caught } from '../../test-support/caught';
 
 const MAX = LIMITS.stockQuantity.max;
-const stock = (quantity: number, petId = 7) => Stock.restore({ petId, quantity });
+const stock = (quantity: number, petId = 7) => Stock.restore({ petId, quantity, version: 1 });
 
 describe('Stock.forNewPet (command table: create pet)', () => {
   it.each([
@@ -21,8 +21,9 @@ describe('Stock.forNewPet (command table: create pet)', () => {
       categoryId: 1,
       status,
       createdAt: new Date('2030-01-01T00:00:00.000Z'),
+      version: 1,
     });
-    expect(Stock.forNewPet(pet).toSnapshot()).toEqual({ petId: 5, quantity });
+    expect(Stock.forNewPet(pet).toSnapshot()).toEqual({ petId: 5, quantity, version: 1 });
     expect(Stock.initialQuantityFor(status)).toBe(quantity);
   });
 
@@ -38,11 +39,11 @@ describe('Stock.forNewPet (command table: create pet)', () => {
 
 describe('Stock', () => {
   it('restore copies the props; the snapshot is a copy', () => {
-    const props = { petId: 3, quantity: 4 };
+    const props = { petId: 3, quantity: 4, version: 2 };
     const item = Stock.restore(props);
     props.quantity = 99;
     item.toSnapshot().quantity = 42;
-    expect(item.toSnapshot()).toEqual({ petId: 3, quantity: 4 });
+    expect(item.toSnapshot()).toEqual({ petId: 3, quantity: 4, version: 2 });
     expect(item.petId).toBe(3);
   });
 

@@ -1,6 +1,7 @@
 import { InvalidValueError } from '../common/domain-error';
 import { LIMITS } from '../common/limits';
 import { boundedInteger } from '../common/text';
+import { FIRST_VERSION } from '../common/version';
 import type { Pet } from '../pet/pet';
 import type { PetStatus } from '../pet/pet-status';
 import { InsufficientStockError, StockLimitExceededError } from './stock.errors';
@@ -8,6 +9,11 @@ import { InsufficientStockError, StockLimitExceededError } from './stock.errors'
 export interface StockProps {
   petId: number;
   quantity: number;
+  /**
+   * The version of the entry as the API shows it (`InventoryItem`, whose status is the pet's): FIRST_VERSION when
+   * created, one more for each stored change of its quantity and one more for each of its pet's status.
+   */
+  version: number;
 }
 
 /**
@@ -27,6 +33,7 @@ export class Stock {
     return new Stock({
       petId: pet.id,
       quantity: Stock.initialQuantityFor(pet.status),
+      version: FIRST_VERSION,
     });
   }
 
@@ -44,8 +51,19 @@ export class Stock {
   get quantity(): number {
     return this.props.quantity;
   }
+  get version(): number {
+    return this.props.version;
+  }
   get isEmpty(): boolean {
     return this.props.quantity === 0;
+  }
+
+  /**
+   * A change of the entry is stored, its quantity's or its pet's status (each counts once, as the database counts
+   * them: FIRST_VERSION): its version goes one up.
+   */
+  advanceVersion(): void {
+    this.props.version += 1;
   }
 
   /** Units go into an order. Refused, with nothing changed, when fewer are in stock. */

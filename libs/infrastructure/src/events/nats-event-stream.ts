@@ -126,15 +126,15 @@ export class NatsEventStream extends EventStream {
     return { position, sequence: last.seq };
   }
 
-  async publish(event: FeedEvent, after: number): Promise<{ sequence: number; duplicate: boolean }> {
+  async publish(event: FeedEvent, body: string, after: number): Promise<{ sequence: number; duplicate: boolean }> {
     const js = this.js;
     if (!js) throw new Error('the event stream is not open');
     const h = headers();
     h.set(EVENT_STREAM_HEADERS.position, formatPosition(event.position));
     h.set(EVENT_STREAM_HEADERS.type, event.type);
     h.set('Content-Type', 'application/json');
-    // The body as stored and as every webhook delivery carries it: one serializer, the outbox's.
-    const ack = await js.publish(`${this.settings.subjectPrefix}.${event.type}`, event.body, {
+    // The body every webhook delivery of the event carries: one builder, EventBodies (the relay's).
+    const ack = await js.publish(`${this.settings.subjectPrefix}.${event.type}`, body, {
       msgID: event.id,
       headers: h,
       timeout: this.timeoutMs,

@@ -11,9 +11,11 @@ const CATEGORIES_NAME_UNIQUE = 'categories_name_key_uq';
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one its migrations create.
  */
-const FIND_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1`;
-const LOCK_BY_ID = `SELECT id, name, description FROM categories WHERE id = $1 FOR UPDATE`;
-const LIST = `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2`;
+/** `version` is read, never written: the database keeps it (migration ResourceVersions). */
+const COLUMNS = `id, name, description, version`;
+const FIND_BY_ID = `SELECT ${COLUMNS} FROM categories WHERE id = $1`;
+const LOCK_BY_ID = `SELECT ${COLUMNS} FROM categories WHERE id = $1 FOR UPDATE`;
+const LIST = `SELECT ${COLUMNS} FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2`;
 const INSERT = `INSERT INTO categories (id, name, description, name_key) VALUES ($1, $2, $3, $4)`;
 const UPDATE = `UPDATE categories SET name = $2, description = $3, name_key = $4 WHERE id = $1`;
 const DELETE = `DELETE FROM categories WHERE id = $1`;
@@ -23,10 +25,11 @@ interface CategoryRow {
   id: string;
   name: string;
   description: string | null;
+  version: string;
 }
 
 const toCategory = (row: CategoryRow): Category =>
-  Category.restore({ id: Number(row.id), name: row.name, description: row.description });
+  Category.restore({ id: Number(row.id), name: row.name, description: row.description, version: Number(row.version) });
 
 @Injectable()
 export class PgCategoryRepository extends CategoryRepository {

@@ -18,7 +18,8 @@ import { TransactionHost } from '../../database/transaction-host';
 /** A newly queued message: no attempt made yet (seq is left to its sequence: insertion order). */
 const INSERT = `INSERT INTO messages (id, owner_id, body, status, created_at, delivered_at, attempts, last_error)
   VALUES ($1, $2, $3, $4, $5, $6, 0, NULL)`;
-const COLUMNS = `id, seq, owner_id, body, status, created_at, delivered_at`;
+/** `version` is read, never written: the database keeps it (migration ResourceVersions). */
+const COLUMNS = `id, seq, owner_id, body, status, created_at, delivered_at, version`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM messages WHERE id = $1`;
 /** The inbox, in insertion order: `$1` the seq to continue after, `$2` the status or null for any, `$3` the rows. */
 const LIST = `SELECT ${COLUMNS} FROM messages
@@ -44,6 +45,7 @@ interface MessageRow {
   status: MessageStatus;
   created_at: Date;
   delivered_at: Date | null;
+  version: string;
 }
 
 const toMessage = (row: MessageRow): Message =>
@@ -54,6 +56,7 @@ const toMessage = (row: MessageRow): Message =>
     createdAt: row.created_at,
     deliveredAt: row.delivered_at,
     ownerId: Number(row.owner_id),
+    version: Number(row.version),
   });
 
 @Injectable()

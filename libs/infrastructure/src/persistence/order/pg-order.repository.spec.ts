@@ -41,6 +41,7 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
     const order = await place(pet.id, alice, 2);
     expect(order.id).toBeGreaterThan(0);
     expect((await orders.findById(order.id))?.toSnapshot()).toEqual({
+      version: 1,
       id: order.id,
       petId: pet.id,
       quantity: 2,
@@ -53,7 +54,7 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
     order.complete(now);
     await orders.save(order);
     expect((await orders.findById(order.id))?.toSnapshot()).toEqual(
-      expect.objectContaining({ status: 'completed', shipDate: now }),
+      expect.objectContaining({ status: 'completed', shipDate: now, version: 2 }),
     );
     // The specification's `complete` column follows the status.
     const [row] = await db.dataSource.query(`SELECT complete FROM orders WHERE id = $1`, [order.id]);
@@ -189,12 +190,13 @@ describe('PgOrderRepository and PgStockLevels (real database)', () => {
     const a = await newPet('available', 4);
     const b = await newPet('pending');
     const c = await newPet('sold');
-    expect(await levels.find(a.id)).toEqual({ petId: a.id, quantity: 4, status: 'available' });
+    // Made with 1 unit, then set to 4: one change of the entry.
+    expect(await levels.find(a.id)).toEqual({ petId: a.id, quantity: 4, status: 'available', version: 2 });
     expect(await levels.find(987654)).toBeNull();
     expect((await levels.list({}, { limit: 10 })).items.map((l) => l.petId)).toEqual([a.id, b.id, c.id]);
     expect((await levels.list({ statuses: ['pending', 'sold'] }, { limit: 10 })).items).toEqual([
-      { petId: b.id, quantity: 0, status: 'pending' },
-      { petId: c.id, quantity: 0, status: 'sold' },
+      { petId: b.id, quantity: 0, status: 'pending', version: 1 },
+      { petId: c.id, quantity: 0, status: 'sold', version: 1 },
     ]);
     const page = await levels.list({}, { limit: 2 });
     expect(page.nextAfterId).toBe(b.id);

@@ -9,7 +9,8 @@ import { TransactionHost } from '../../database/transaction-host';
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
  * rows map straight to domain objects. The table is the one its migrations create.
  */
-const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, status, created_at, status_changed_at`;
+/** `version` is read, never written: the database keeps it (migration ResourceVersions). */
+const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, status, created_at, status_changed_at, version`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1`;
 const LOCK_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`;
 /**
@@ -55,6 +56,7 @@ interface OrderRow {
   status: OrderStatus;
   created_at: Date;
   status_changed_at: Date;
+  version: string;
 }
 
 const toOrder = (row: OrderRow): Order =>
@@ -67,6 +69,7 @@ const toOrder = (row: OrderRow): Order =>
     createdAt: row.created_at,
     statusChangedAt: row.status_changed_at,
     ownerId: Number(row.owner_id),
+    version: Number(row.version),
   });
 
 @Injectable()

@@ -28,9 +28,9 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 
   /** The pet's stock entry as the database holds it (read outside the repository, which only locks it). */
   const entryOf = async (petId: number): Promise<Stock | null> => {
-    const sql = 'SELECT quantity FROM stock WHERE pet_id = $1';
-    const rows: Array<{ quantity: number }> = await db.dataSource.query(sql, [petId]);
-    return rows.length ? Stock.restore({ petId, quantity: rows[0].quantity }) : null;
+    const sql = 'SELECT quantity, version FROM stock WHERE pet_id = $1';
+    const rows: Array<{ quantity: number; version: string }> = await db.dataSource.query(sql, [petId]);
+    return rows.length ? Stock.restore({ petId, quantity: rows[0].quantity, version: Number(rows[0].version) }) : null;
   };
 
   /** A pet of the category with a new pet's stock entry. */
@@ -41,6 +41,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
     const pet = await newPet('Rex');
     expect(pet.id).toBeGreaterThan(0);
     expect((await pets.findById(pet.id))?.toSnapshot()).toEqual({
+      version: 1,
       id: pet.id,
       name: 'Rex',
       categoryId,
@@ -56,6 +57,7 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
       categoryId,
       status: 'pending',
       createdAt: pet.createdAt,
+      version: 2,
     });
     expect(await pets.findById(987654)).toBeNull();
   });
@@ -71,13 +73,15 @@ describe('PgPetRepository and PgStockRepository (real database)', () => {
 
   it('keeps the stock entry: create, find, save', async () => {
     const pet = await newPet('Stocked', 'pending');
-    expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0 });
+    expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0, version: 1 });
     const item = (await entryOf(pet.id))!;
     item.restock(42);
     await stocks.save(item);
     expect((await entryOf(pet.id))?.quantity).toBe(42);
     expect(await entryOf(987654)).toBeNull();
-    await expect(stocks.save(Stock.restore({ petId: 987654, quantity: 1 }))).rejects.toThrow(/no stock entry/);
+    await expect(stocks.save(Stock.restore({ petId: 987654, quantity: 1, version: 1 }))).rejects.toThrow(
+      /no stock entry/,
+    );
   });
 
   it('deletes a pet with its stock entry', async () => {

@@ -10,9 +10,10 @@ const PETS_CATEGORY_FK = 'pets_category_fk';
 
 /*
  * Fixed SQL run straight on pg by the transaction host (no query building, no entity hydration):
- * rows map straight to domain objects. The table is the one its migrations create.
+ * rows map straight to domain objects. The table is the one its migrations create. `version` is read, never
+ * written: the database keeps it (migration ResourceVersions).
  */
-const COLUMNS = `id, name, category_id, status, created_at`;
+const COLUMNS = `id, name, category_id, status, created_at, version`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM pets WHERE id = $1`;
 const LOCK_BY_ID = `SELECT ${COLUMNS} FROM pets WHERE id = $1 FOR UPDATE`;
 const INSERT = `INSERT INTO pets (id, name, category_id, status, created_at) VALUES ($1, $2, $3, $4, $5)`;
@@ -39,6 +40,7 @@ interface PetRow {
   category_id: string;
   status: PetStatus;
   created_at: Date;
+  version: string;
 }
 
 const toPet = (row: PetRow): Pet =>
@@ -48,6 +50,7 @@ const toPet = (row: PetRow): Pet =>
     categoryId: Number(row.category_id),
     status: row.status,
     createdAt: row.created_at,
+    version: Number(row.version),
   });
 
 @Injectable()

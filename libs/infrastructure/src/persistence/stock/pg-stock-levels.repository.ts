@@ -7,7 +7,7 @@ import { TransactionHost } from '../../database/transaction-host';
  * Stock entries joined to their pets (one row each: `stock.pet_id` is the pets' key), in fixed SQL
  * run straight on pg by the transaction host (no query building).
  */
-const SELECT = `SELECT stock.pet_id, stock.quantity, pet.status
+const SELECT = `SELECT stock.pet_id, stock.quantity, pet.status, stock.version
   FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id`;
 const FIND = `${SELECT} WHERE stock.pet_id = $1`;
 /** `$1`: the pet id to continue after, or null; `$2`: the statuses, or null for any; `$3`: the rows to read. */
@@ -20,6 +20,7 @@ interface StockLevelRow {
   pet_id: string;
   quantity: number;
   status: PetStatus;
+  version: string;
 }
 
 @Injectable()
@@ -41,5 +42,5 @@ export class PgStockLevels extends StockLevels {
 }
 
 function toStockLevel(row: StockLevelRow): StockLevel {
-  return { petId: Number(row.pet_id), quantity: row.quantity, status: row.status };
+  return { petId: Number(row.pet_id), quantity: row.quantity, status: row.status, version: Number(row.version) };
 }

@@ -14,7 +14,8 @@ const INSERT = `INSERT INTO stock (pet_id, quantity) VALUES ($1, $2)`;
  * once the join has found them, whatever plan it took: the pet's first, then the entry's, the order every command
  * locks in (so no two commands wait on each other in a cycle).
  */
-const LOCK_WITH_PET = `SELECT p.id, p.name, p.category_id, p.status, p.created_at, s.quantity
+const LOCK_WITH_PET = `SELECT p.id, p.name, p.category_id, p.status, p.created_at, p.version, s.quantity,
+    s.version AS stock_version
   FROM pets p JOIN stock s ON s.pet_id = p.id WHERE p.id = $1 FOR UPDATE OF p, s`;
 const UPDATE = heldWrite({
   verb: 'update',
@@ -30,7 +31,9 @@ interface PetStockRow {
   category_id: string;
   status: PetStatus;
   created_at: Date;
+  version: string;
   quantity: number;
+  stock_version: string;
 }
 
 @Injectable()
@@ -57,8 +60,9 @@ export class PgStockRepository extends StockRepository {
         categoryId: Number(row.category_id),
         status: row.status,
         createdAt: row.created_at,
+        version: Number(row.version),
       }),
-      stock: Stock.restore({ petId: id, quantity: row.quantity }),
+      stock: Stock.restore({ petId: id, quantity: row.quantity, version: Number(row.stock_version) }),
     };
   }
 

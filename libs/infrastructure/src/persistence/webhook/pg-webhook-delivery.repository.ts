@@ -30,11 +30,18 @@ const QUEUE_STATS = `SELECT d.pending, d.retrying, d.due,
 const CREATE_FOR = `INSERT INTO webhook_deliveries (event_id, endpoint_id, created_at, next_attempt_at)
   SELECT $1, endpoint_id, $3, $3 FROM unnest($2::bigint[]) AS endpoint_id
   ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`;
+/**
+ * The event's place in the commit-order feed, as PgEventLog reads it (its transaction, 0 when its row of
+ * `webhook_event_commits` is missing, and whether it is settled); none for a ping.
+ */
 const FIND_TARGET = `SELECT ${COLUMNS}, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-    e.disabled_at IS NOT NULL AS disabled, ev.body
+    e.disabled_at IS NOT NULL AS disabled, ev.body, ev.endpoint_id IS NULL AS in_feed, ev.seq,
+    COALESCE(c.xact_id, '0'::xid8)::text AS xact,
+    COALESCE(c.xact_id, '0'::xid8) < pg_snapshot_xmin(pg_current_snapshot()) AS settled
   FROM webhook_deliveries d
   JOIN webhook_events ev ON ev.id = d.event_id
   JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  LEFT JOIN webhook_event_commits c ON c.seq = ev.seq
   WHERE d.id = $1`;
 /** Guarded by the attempts recorded before (`$3`) and the pending status: a rerun records nothing twice. */
 const RECORD_ATTEMPT = `UPDATE webhook_deliveries
@@ -72,6 +79,10 @@ interface TargetRow extends DeliveryRow {
   previous_secret_expires_at: Date | null;
   disabled: boolean;
   body: string;
+  in_feed: boolean;
+  seq: string;
+  xact: string;
+  settled: boolean;
 }
 
 const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
@@ -118,6 +129,8 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
       previousSecretExpiresAt: row.previous_secret_expires_at,
       endpointDisabled: row.disabled,
       body: row.body,
+      position: row.in_feed ? { xact: row.xact, seq: Number(row.seq) } : null,
+      settled: !row.in_feed || row.settled,
     };
   }
 
