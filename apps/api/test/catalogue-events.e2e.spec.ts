@@ -89,7 +89,8 @@ describe('catalogue events for storefronts (HTTP, real PostgreSQL, worker on, a 
     const logged = (await eventsOf(key, ['pet.updated', 'inventory.changed'], petId)).filter((e) => !before.has(e.id));
     expect(logged.map(({ type, data }) => ({ type, data }))).toEqual([
       { type: 'pet.updated', data: current },
-      { type: 'inventory.changed', data: { petId, quantity: 12, status: 'available' } },
+      // Made with 1 unit, set to 2 by the fixture, then to 12: the third version of the entry.
+      { type: 'inventory.changed', data: { petId, quantity: 12, status: 'available', version: 3 } },
     ]);
     expect(restocked.body).toEqual(logged[1].data);
     for (const event of logged) {
@@ -108,11 +109,16 @@ describe('catalogue events for storefronts (HTTP, real PostgreSQL, worker on, a 
     const verifier = new Webhook(secret);
     const delivered = deliveries.map((delivery) => {
       verifier.verify(delivery.body, delivery.headers as Record<string, string>);
-      return { id: delivery.headers['webhook-id'], ...delivery.json };
+      return { id: delivery.headers['webhook-id'] as string, ...delivery.json };
     });
-    expect(delivered.sort((a, b) => a.type.localeCompare(b.type))).toEqual(
+    expect(delivered.map(withoutPosition).sort((a, b) => a.type.localeCompare(b.type))).toEqual(
       logged.map(withoutPosition).sort((a, b) => a.type.localeCompare(b.type)),
     );
+    // Each delivery carries the event's feed position: the one the log lists the event with (settled by then).
+    for (const delivery of delivered) {
+      expect(delivery.position).toEqual(expect.any(String));
+      expect((await api.get(`/events/${delivery.id}`, { key })).body.position).toBe(delivery.position);
+    }
   });
 
   it("every customer sees the catalogue's events, but not pet.status_changed (administrators only)", async () => {
@@ -162,8 +168,9 @@ describe('catalogue events for storefronts (HTTP, real PostgreSQL, worker on, a 
     const events = await eventsOf(key, ['category.created', 'category.updated', 'category.deleted'], id);
     expect(events.map(({ type, data }) => ({ type, data }))).toEqual([
       { type: 'category.created', data: created.body },
-      { type: 'category.updated', data: { ...created.body, description: 'Described' } },
-      { type: 'category.deleted', data: { ...created.body, description: 'Described' } },
+      { type: 'category.updated', data: { ...created.body, description: 'Described', version: 2 } },
+      // As it was: its last version (a deletion is final, whatever the version: ids are never used again).
+      { type: 'category.deleted', data: { ...created.body, description: 'Described', version: 2 } },
     ]);
   });
 });

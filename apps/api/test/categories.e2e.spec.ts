@@ -15,7 +15,7 @@ describe('categories (HTTP, real PostgreSQL)', () => {
   it('creates a category with Location, reads it back, trims the name', async () => {
     const created = await create({ name: '  Dogs ', description: 'Loyal' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(Number), name: 'Dogs', description: 'Loyal' });
+    expect(created.body).toEqual({ id: expect.any(Number), name: 'Dogs', description: 'Loyal', version: 1 });
     expect(created.headers.get('location')).toBe(`/categories/${created.body.id}`);
 
     const read = await api.get(created.headers.get('location')!, { key: customer });
@@ -25,7 +25,7 @@ describe('categories (HTTP, real PostgreSQL)', () => {
 
   it('omits an absent description', async () => {
     const created = await create({ name: 'Fish' });
-    expect(created.body).toEqual({ id: expect.any(Number), name: 'Fish' });
+    expect(created.body).toEqual({ id: expect.any(Number), name: 'Fish', version: 1 });
   });
 
   it('refuses a name taken in any letter case (409), on create and on rename', async () => {
@@ -83,9 +83,9 @@ describe('categories (HTTP, real PostgreSQL)', () => {
     const created = await create({ name: 'Insects', description: 'Small' });
     const renamed = await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: 'Bugs' } });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toEqual({ id: created.body.id, name: 'Bugs', description: 'Small' });
+    expect(renamed.body).toEqual({ id: created.body.id, name: 'Bugs', description: 'Small', version: 2 });
     const cleared = await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { description: null } });
-    expect(cleared.body).toEqual({ id: created.body.id, name: 'Bugs' });
+    expect(cleared.body).toEqual({ id: created.body.id, name: 'Bugs', version: 3 });
     expectError(
       await api.patch(`/categories/${created.body.id}`, { key: ADMIN_KEY, body: { name: '' } }),
       400,

@@ -196,6 +196,7 @@ describe('message delivery on the pg-boss job queue (real database)', () => {
       createdAt: clock.now(),
       deliveredAt: null,
       ownerId,
+      version: 1,
     });
     expect(await row(id)).toEqual({ status: 'queued', attempts: 0, deliveredAt: null, lastError: null });
     expect(await jobCount(id)).toBe(1);

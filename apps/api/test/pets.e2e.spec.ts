@@ -53,9 +53,10 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
         categoryId: dogs,
         status,
         createdAt: expect.any(String),
+        version: 1,
       });
       expect(Math.abs(Date.parse(created.body.createdAt) - Date.now())).toBeLessThan(60_000);
-      expect(Object.keys(created.body).sort()).toEqual(['categoryId', 'createdAt', 'id', 'name', 'status']);
+      expect(Object.keys(created.body).sort()).toEqual(['categoryId', 'createdAt', 'id', 'name', 'status', 'version']);
       expect(created.headers.get('location')).toBe(`/pets/${created.body.id}`);
       expect(await stockOf(api, created.body.id)).toBe(quantity);
 
@@ -72,6 +73,7 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
         categoryId: cats,
         status: 'available',
         createdAt: expect.any(String),
+        version: 1,
       });
       expect(await stockOf(api, created.body.id)).toBe(1);
     });
@@ -151,9 +153,9 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
       const pet = (await create({ name: 'Tom', categoryId: cats })).body;
       const renamed = await patch(pet.id, { name: ' Thomas ' });
       expect(renamed.status).toBe(200);
-      expect(renamed.body).toEqual({ ...pet, name: 'Thomas' });
+      expect(renamed.body).toEqual({ ...pet, name: 'Thomas', version: 2 });
       const moved = await patch(pet.id, { categoryId: dogs });
-      expect(moved.body).toEqual({ ...pet, name: 'Thomas', categoryId: dogs });
+      expect(moved.body).toEqual({ ...pet, name: 'Thomas', categoryId: dogs, version: 3 });
       expect((await api.get(`/pets?ids=${pet.id}`, { key: customer })).body).toEqual([moved.body]);
     });
 
@@ -205,7 +207,8 @@ describe('pets: create, read, update, delete (HTTP, real PostgreSQL)', () => {
       await expectState(pet.id, 'available', 1);
       const sold = await patch(pet.id, { status: 'sold' });
       expect(sold.status).toBe(200);
-      expect(sold.body).toEqual({ ...pet, status: 'sold' });
+      // Three changes of its status: its version counts them.
+      expect(sold.body).toEqual({ ...pet, status: 'sold', version: 4 });
       await expectState(pet.id, 'sold', 0);
     });
 
@@ -309,6 +312,7 @@ describe('GET /pets: filters (HTTP, real PostgreSQL)', () => {
       categoryId: dogs,
       status: 'available',
       createdAt: expect.any(String),
+      version: 1,
     });
     expect(response.headers.get('link')).toBeNull();
   });

@@ -29,7 +29,7 @@ describe('store inventory (HTTP, real PostgreSQL)', () => {
     const petId = await store.pet({ status });
     const response = await read(petId);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ petId, quantity, status: shown });
+    expect(response.body).toEqual({ petId, quantity, status: shown, version: 1 });
   });
 
   describe('PUT sets the stock; the status follows "Set stock"', () => {
@@ -38,29 +38,36 @@ describe('store inventory (HTTP, real PostgreSQL)', () => {
         const petId = await store.pet({ status });
         const response = await put(petId, { quantity: 7 });
         expect(response.status).toBe(200);
-        expect(response.body).toEqual({ petId, quantity: 7, status: 'available' });
+        // Its quantity changed, and its status unless it was available: each a change of the entry.
+        const version = status === 'available' ? 2 : 3;
+        expect(response.body).toEqual({ petId, quantity: 7, status: 'available', version });
         expect(await store.stock(petId)).toEqual({ quantity: 7, status: 'available' });
       }
     });
 
     it('0 on an available pet without open orders: sold', async () => {
       const petId = await store.pet({ quantity: 4 });
-      expect((await put(petId, { quantity: 0 })).body).toEqual({ petId, quantity: 0, status: 'sold' });
+      const { version } = (await read(petId)).body;
+      const sold = { petId, quantity: 0, status: 'sold', version: version + 2 };
+      expect((await put(petId, { quantity: 0 })).body).toEqual(sold);
     });
 
     it('0 on an available pet with open orders: pending (the orders can still be completed or cancelled)', async () => {
       const petId = await store.pet({ quantity: 4 });
       const orderId = await store.placed(customer, petId, 1);
-      expect((await put(petId, { quantity: 0 })).body).toEqual({ petId, quantity: 0, status: 'pending' });
+      const { version } = (await read(petId)).body;
+      const pending = { petId, quantity: 0, status: 'pending', version: version + 2 };
+      expect((await put(petId, { quantity: 0 })).body).toEqual(pending);
       expect((await api.patch(`/store/orders/${orderId}`, { key: ADMIN_KEY, body: { complete: true } })).status).toBe(
         200,
       );
-      expect((await read(petId)).body).toEqual({ petId, quantity: 0, status: 'sold' });
+      expect((await read(petId)).body).toEqual({ petId, quantity: 0, status: 'sold', version: version + 3 });
     });
 
     it.each(['pending', 'sold'] as const)('0 on a %s pet keeps its status', async (status) => {
       const petId = await store.pet({ status });
-      expect((await put(petId, { quantity: 0 })).body).toEqual({ petId, quantity: 0, status });
+      // The same count, the same status: nothing changed, nor did the version.
+      expect((await put(petId, { quantity: 0 })).body).toEqual({ petId, quantity: 0, status, version: 1 });
     });
 
     it('accepts the largest count, 2,147,483,647', async () => {
@@ -69,6 +76,7 @@ describe('store inventory (HTTP, real PostgreSQL)', () => {
         petId,
         quantity: 2_147_483_647,
         status: 'available',
+        version: 2,
       });
     });
 
@@ -133,8 +141,10 @@ describe('inventory list (HTTP, real PostgreSQL)', () => {
     const response = await list('');
     expect(response.status).toBe(200);
     expect(response.body.map((i: { petId: number }) => i.petId)).toEqual(all());
-    expect(response.body).toContainEqual({ petId: pets.available[0], quantity: 3, status: 'available' });
-    expect(response.body).toContainEqual({ petId: pets.sold[0], quantity: 0, status: 'sold' });
+    const item = (petId: number | undefined, quantity: number, status: string) =>
+      expect.objectContaining({ petId, quantity, status, version: expect.any(Number) });
+    expect(response.body).toContainEqual(item(pets.available[0], 3, 'available'));
+    expect(response.body).toContainEqual(item(pets.sold[0], 0, 'sold'));
     expect(response.headers.get('link')).toBeNull();
   });
 

@@ -3,7 +3,8 @@ import { ADMIN_KEY, TestApp, TestResponse, expectError } from './support/test-ap
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The service's additions to the specification's Order, always sent. */
-const RECORD = { createdAt: expect.any(String), statusChangedAt: expect.any(String) };
+/** The additions to the specification's Order (resource-versions.e2e.spec.ts holds how the version counts). */
+const RECORD = { createdAt: expect.any(String), statusChangedAt: expect.any(String), version: expect.any(Number) };
 
 describe('store orders (HTTP, real PostgreSQL)', () => {
   let api: TestApp;
@@ -23,7 +24,12 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
     await api.close();
   });
 
-  const stockOf = async (petId: number) => (await api.get(`/store/inventory/${petId}`, { key: alice })).body;
+  /** The pet's InventoryItem, but its version (resource-versions.e2e.spec.ts holds how it counts). */
+  const stockOf = async (petId: number) => {
+    const { version, ...item } = (await api.get(`/store/inventory/${petId}`, { key: alice })).body;
+    expect(version).toEqual(expect.any(Number));
+    return item;
+  };
   const complete = (orderId: number, body: unknown = { complete: true }) =>
     api.patch(`/store/orders/${orderId}`, { key: ADMIN_KEY, body });
   const cancel = (orderId: number, key = alice) => api.delete(`/store/orders/${orderId}`, { key });
@@ -103,7 +109,8 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expect(await stockOf(petId)).toEqual({ petId, quantity: 2, status: 'available' });
       const read = await api.get(`/store/orders/${orderId}`, { key: alice });
       expect(read.status).toBe(200);
-      expect(read.body).toEqual({ ...placed, status: 'cancelled', statusChangedAt: expect.any(String) });
+      const cancelled = { status: 'cancelled', statusChangedAt: expect.any(String), version: placed.version + 1 };
+      expect(read.body).toEqual({ ...placed, ...cancelled });
       expect(Date.parse(read.body.statusChangedAt)).toBeGreaterThanOrEqual(Date.parse(placed.createdAt));
       expectError(await cancel(orderId), 409, 'order_already_cancelled');
       expectError(await cancel(orderId, ADMIN_KEY), 409, 'order_already_cancelled');
@@ -136,7 +143,7 @@ describe('store orders (HTTP, real PostgreSQL)', () => {
       expectError(await store.order(alice, { petId, quantity: 1 }), 409, 'pet_not_available');
 
       const restocked = await api.put(`/store/inventory/${petId}`, { key: ADMIN_KEY, body: { quantity: 4 } });
-      expect(restocked.body).toEqual({ petId, quantity: 4, status: 'available' });
+      expect(restocked.body).toEqual({ petId, quantity: 4, status: 'available', version: expect.any(Number) });
       expect((await store.order(alice, { petId, quantity: 4 })).status).toBe(201);
       expect(await stockOf(petId)).toEqual({ petId, quantity: 0, status: 'pending' });
     });

@@ -131,7 +131,11 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
       ),
     ).toThrow();
     const order = await api.get(`/store/orders/${orderId}`, { key: customer.key });
-    expect(delivery.json).toEqual({ type: 'order.placed', timestamp: expect.any(String), data: order.body });
+    // With the event's position in the commit-order feed: the one GET /events lists it with.
+    const logged = await api.get(`/events/${delivery.headers['webhook-id']}`, { key: customer.key });
+    expect(logged.body.position).toEqual(expect.any(String));
+    const { position } = logged.body;
+    expect(delivery.json).toEqual({ type: 'order.placed', timestamp: expect.any(String), data: order.body, position });
     expect(new Date(delivery.json.timestamp).toISOString()).toBe(delivery.json.timestamp);
     const seconds = Number(delivery.headers['webhook-timestamp']);
     expect(Math.abs(seconds - Date.now() / 1000)).toBeLessThan(60);
@@ -360,10 +364,12 @@ describe('webhooks (HTTP, real PostgreSQL, worker on, a local receiver)', () => 
       (r) => r.length >= 1,
     );
     const pet = await api.get(`/pets?ids=${petId}`, { key: ADMIN_KEY });
+    // The pet as it was after the status change: renamed since, one version later.
     expect(pets[0].json).toEqual({
       type: 'pet.status_changed',
       timestamp: expect.any(String),
-      data: { ...pet.body[0], name: pets[0].json.data.name },
+      data: { ...pet.body[0], name: pets[0].json.data.name, version: pet.body[0].version - 1 },
+      position: expect.any(String),
     });
     expect(pets[0].json.data.status).toBe('pending');
   });

@@ -5,7 +5,7 @@ export interface ReceivedWebhook {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
-  json: { type: string; timestamp: string; data: Record<string, unknown> };
+  json: { type: string; timestamp: string; data: Record<string, unknown>; position?: string };
 }
 
 /** A local receiver of webhooks: records every POST; `answer` decides each status (default 200). */

@@ -821,6 +821,15 @@ export interface components {
        * @example Loyal companions
        */
       description?: string;
+      /**
+       * Format: int64
+       * @description The version of this category: 1 when created, one more with every change of its name or
+       * description. An event's `data` carries the version after its change, so of two events about the same category
+       * the higher version is the newer state (events may arrive in any order: apply one only when its version is
+       * higher than the one you hold). An addition to the specification.
+       * @example 3
+       */
+      readonly version?: number;
     };
     /** @description A partial update of a category; `description: null` removes it. */
     CategoryUpdate: {
@@ -873,6 +882,15 @@ export interface components {
        * @example 2026-11-21T10:00:00.000Z
        */
       readonly createdAt: string;
+      /**
+       * Format: int64
+       * @description The version of this pet: 1 when created, one more with every change of its name, category or
+       * status. An event's `data` carries the version after its change, so of two events about the same pet the higher
+       * version is the newer state (events may arrive in any order: apply one only when its version is higher than the
+       * one you hold). An addition to the specification.
+       * @example 3
+       */
+      readonly version?: number;
     };
     /**
      * @description A partial update of a pet. A status change follows the hand-change rules (else 409
@@ -912,6 +930,15 @@ export interface components {
        * @example available
        */
       status: components['schemas']['PetStatus'];
+      /**
+       * Format: int64
+       * @description The version of this entry: 1 when created, one more with every change of its quantity or of its
+       * pet's status. An event's `data` carries the version after its change, so of two events about the same entry the
+       * higher version is the newer state (events may arrive in any order: apply one only when its version is higher
+       * than the one you hold). An addition to the specification.
+       * @example 3
+       */
+      readonly version?: number;
     };
     /**
      * @description Sets the stock to a count (not a delta). Above 0 the pet becomes `available`; at 0 an `available`
@@ -1009,6 +1036,15 @@ export interface components {
        * @example 2026-11-21T10:00:00.000Z
        */
       readonly statusChangedAt: string;
+      /**
+       * Format: int64
+       * @description The version of this order: 1 when created, one more with every change of its status (or its pet
+       * deleted). An event's `data` carries the version after its change, so of two events about the same order the
+       * higher version is the newer state (events may arrive in any order: apply one only when its version is higher
+       * than the one you hold). An addition to the specification.
+       * @example 3
+       */
+      readonly version?: number;
     };
     /**
      * @description Fulfils an open order. `complete` must be `true`: a completed order never becomes open again, and an
@@ -1081,6 +1117,15 @@ export interface components {
        * @example 2026-11-21T10:00:00.250Z
        */
       deliveredAt?: string;
+      /**
+       * Format: int64
+       * @description The version of this message: 1 when created, one more with every change of its status. An event's
+       * `data` carries the version after its change, so of two events about the same message the higher version is the
+       * newer state (events may arrive in any order: apply one only when its version is higher than the one you hold).
+       * An addition to the specification.
+       * @example 3
+       */
+      readonly version?: number;
     };
     /** @description Input of `POST /webhooks/endpoints`. */
     NewWebhookEndpoint: {
@@ -1414,6 +1459,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Order'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `order.completed` event. An administrator completed an order (`PATCH
@@ -1432,6 +1485,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Order'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `order.cancelled` event. An order was cancelled: by its owner or an administrator
@@ -1451,6 +1512,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Order'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `pet.status_changed` event. A pet's status changed, by hand (`PATCH /pets/{petId}`)
@@ -1470,6 +1539,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Pet'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /** @description The body of the `message.delivered` event. A message (`POST /messages`) was delivered. */
     MessageDeliveredEvent: {
@@ -1485,6 +1562,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Message'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `pet.created` event. A pet was created (`POST /pets`); an `inventory.changed` with
@@ -1504,6 +1589,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Pet'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `pet.updated` event. A pet's name, category or status changed: by hand (`PATCH
@@ -1525,6 +1618,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Pet'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `pet.deleted` event. A pet was deleted (`DELETE /pets/{petId}`), its stock with it;
@@ -1544,6 +1645,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Pet'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `category.created` event. A category was created (`POST /categories`). Every account
@@ -1563,6 +1672,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Category'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `category.updated` event. A category's name or description changed (`PATCH
@@ -1583,6 +1700,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Category'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `category.deleted` event. A category was deleted (`DELETE
@@ -1602,6 +1727,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['Category'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `inventory.changed` event. A pet's stock count or status changed: set by an
@@ -1623,6 +1756,14 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['InventoryItem'];
+      /**
+       * @description Where the event is in the commit-order feed: the `position` `GET /events?order=commit` lists it
+       * with (opaque, encrypted; the same on every attempt). Deliveries do not arrive in order: to catch up, read the
+       * feed from the last position you processed (`GET /events?startingAfter=…`), or keep per resource the `data` with
+       * the highest `version`. Absent from a ping (not in the feed).
+       * @example Vq3f0cJm8Xo2bT7uYxN1aQkLp9sRz4eW
+       */
+      position?: string;
     };
     /**
      * @description The body of the `ping` event. Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint
@@ -1652,7 +1793,10 @@ export interface components {
     /**
      * @description Any event the service POSTs to a webhook endpoint: `type` says which, and which schema the body
      * follows. A newer service may send a type this description does not list yet: ignore (and answer 2xx to) what you
-     * do not know.
+     * do not know. Deliveries are not ordered (retries, several workers): an event about a resource may arrive after a
+     * later one about it. Apply one only when its `data.version` is higher than the version you hold of that resource
+     * (a `*.deleted` removes it for good: ids are never reused), or take a delivery as a signal to read `GET /events`
+     * from your saved `position`.
      */
     WebhookEvent:
       | components['schemas']['OrderPlacedEvent']
@@ -2990,7 +3134,8 @@ export interface operations {
            *       {
            *         "id": 1,
            *         "name": "Dogs",
-           *         "description": "Loyal companions"
+           *         "description": "Loyal companions",
+           *         "version": 3
            *       }
            *     ]
            */
@@ -3148,7 +3293,8 @@ export interface operations {
            * @example {
            *       "id": 1,
            *       "name": "Dogs",
-           *       "description": "Loyal companions"
+           *       "description": "Loyal companions",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Category'];
@@ -3355,7 +3501,8 @@ export interface operations {
            * @example {
            *       "id": 1,
            *       "name": "Dogs",
-           *       "description": "Loyal companions"
+           *       "description": "Loyal companions",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Category'];
@@ -3767,7 +3914,8 @@ export interface operations {
            * @example {
            *       "id": 1,
            *       "name": "Dogs",
-           *       "description": "Loyal companions"
+           *       "description": "Loyal companions",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Category'];
@@ -4034,7 +4182,8 @@ export interface operations {
            *         "name": "Rex",
            *         "categoryId": 1,
            *         "status": "available",
-           *         "createdAt": "2026-11-21T10:00:00.000Z"
+           *         "createdAt": "2026-11-21T10:00:00.000Z",
+           *         "version": 3
            *       }
            *     ]
            */
@@ -4195,7 +4344,8 @@ export interface operations {
            *       "name": "Rex",
            *       "categoryId": 1,
            *       "status": "available",
-           *       "createdAt": "2026-11-21T10:00:00.000Z"
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Pet'];
@@ -4412,7 +4562,8 @@ export interface operations {
            *       "name": "Rex",
            *       "categoryId": 1,
            *       "status": "available",
-           *       "createdAt": "2026-11-21T10:00:00.000Z"
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Pet'];
@@ -4892,7 +5043,8 @@ export interface operations {
            *       "name": "Rex",
            *       "categoryId": 1,
            *       "status": "available",
-           *       "createdAt": "2026-11-21T10:00:00.000Z"
+           *       "createdAt": "2026-11-21T10:00:00.000Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Pet'];
@@ -5151,7 +5303,8 @@ export interface operations {
            *       {
            *         "petId": 1,
            *         "quantity": 3,
-           *         "status": "available"
+           *         "status": "available",
+           *         "version": 3
            *       }
            *     ]
            */
@@ -5298,7 +5451,8 @@ export interface operations {
            * @example {
            *       "petId": 1,
            *       "quantity": 3,
-           *       "status": "available"
+           *       "status": "available",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['InventoryItem'];
@@ -5473,7 +5627,8 @@ export interface operations {
            * @example {
            *       "petId": 1,
            *       "quantity": 3,
-           *       "status": "available"
+           *       "status": "available",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['InventoryItem'];
@@ -5715,7 +5870,8 @@ export interface operations {
            *         "complete": false,
            *         "status": "placed",
            *         "createdAt": "2026-11-21T10:00:00.000Z",
-           *         "statusChangedAt": "2026-11-21T10:00:00.000Z"
+           *         "statusChangedAt": "2026-11-21T10:00:00.000Z",
+           *         "version": 3
            *       }
            *     ]
            */
@@ -5879,7 +6035,8 @@ export interface operations {
            *       "complete": false,
            *       "status": "placed",
            *       "createdAt": "2026-11-21T10:00:00.000Z",
-           *       "statusChangedAt": "2026-11-21T10:00:00.000Z"
+           *       "statusChangedAt": "2026-11-21T10:00:00.000Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Order'];
@@ -6098,7 +6255,8 @@ export interface operations {
            *       "complete": false,
            *       "status": "placed",
            *       "createdAt": "2026-11-21T10:00:00.000Z",
-           *       "statusChangedAt": "2026-11-21T10:00:00.000Z"
+           *       "statusChangedAt": "2026-11-21T10:00:00.000Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Order'];
@@ -6519,7 +6677,8 @@ export interface operations {
            *       "complete": false,
            *       "status": "placed",
            *       "createdAt": "2026-11-21T10:00:00.000Z",
-           *       "statusChangedAt": "2026-11-21T10:00:00.000Z"
+           *       "statusChangedAt": "2026-11-21T10:00:00.000Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Order'];
@@ -6774,7 +6933,8 @@ export interface operations {
            *         "message": "Hello from the quickstart!",
            *         "status": "queued",
            *         "createdAt": "2026-11-21T10:00:00.000Z",
-           *         "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *         "deliveredAt": "2026-11-21T10:00:00.250Z",
+           *         "version": 3
            *       }
            *     ]
            */
@@ -6949,7 +7109,8 @@ export interface operations {
            *       "message": "Hello from the quickstart!",
            *       "status": "queued",
            *       "createdAt": "2026-11-21T10:00:00.000Z",
-           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *       "deliveredAt": "2026-11-21T10:00:00.250Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Message'];
@@ -7153,7 +7314,8 @@ export interface operations {
            *       "message": "Hello from the quickstart!",
            *       "status": "queued",
            *       "createdAt": "2026-11-21T10:00:00.000Z",
-           *       "deliveredAt": "2026-11-21T10:00:00.250Z"
+           *       "deliveredAt": "2026-11-21T10:00:00.250Z",
+           *       "version": 3
            *     }
            */
           'application/json': components['schemas']['Message'];
