@@ -50,7 +50,7 @@ describe('POST /messages, the quickstart operation (HTTP, real PostgreSQL, worke
   const inbox = async () => (await walk(api, '/messages?limit=100')).items;
   const send = (body: unknown, key: string | null = customer) => api.post('/messages', { key, body });
 
-  it('answers as the getting-started guide shows it: 202 {id, message, status: "queued", createdAt, version}', async () => {
+  it('answers as the getting-started guide shows it: 202 {id, message, status: "queued", createdAt…}', async () => {
     const before = Date.now();
     const response = await api.request('POST', '/messages', {
       headers: { Authorization: `Bearer ${customer}`, 'Content-Type': 'application/json' },
