@@ -27,6 +27,7 @@ export * from './persistence/events/pg-event-log.repository';
 export * from './persistence/secrets/pg-service-secrets';
 export * from './persistence/webhook/pg-webhook-endpoint.repository';
 export * from './persistence/webhook/pg-webhook-delivery.repository';
+export * from './persistence/webhook/pg-webhook-outbound-budget';
 export * from './jobs/pg-boss-webhook-fan-out-queue';
 export * from './jobs/pg-boss-webhook-delivery-queue';
 export * from './webhook/webhook-http';

@@ -398,6 +398,14 @@ export const CONFIG_SCHEMA = {
       'how long a rotated-out webhook secret still signs deliveries beside the new one (seconds, at most 7 days); ' +
         'a rotation may ask for less, never more',
     ),
+    deliveriesPerMinute: setting(
+      'WEBHOOK_DELIVERIES_PER_MINUTE',
+      integer(0, 1_000_000),
+      '6000',
+      "each account's outbound budget for the deliveries fanned out to its endpoints, a minute on average with a " +
+        "burst of a minute's worth, shared by every worker: beyond it the account's deliveries start later, none " +
+        'is dropped (pings and redeliveries have their own budget); 0 = no budget',
+    ),
     retryDelaysMs: optional(
       'WEBHOOK_RETRY_DELAYS_MS',
       integerList(100, 0, 86_400_000),

@@ -18,6 +18,8 @@ import {
   WebhookDeliverySwitch,
   WebhookEndpointQueries,
   WebhookEndpointRepository,
+  WebhookOutboundBudget,
+  WebhookOutboundSettings,
   WebhookQueueStats,
   UpdateWebhookEndpoint,
   WebhookRotationSettings,
@@ -35,6 +37,7 @@ import {
   RandomWebhookSecrets,
   PgWebhookDeliveryRepository,
   PgWebhookEndpointRepository,
+  PgWebhookOutboundBudget,
   webhookQueues,
   WebhookNetworkSettings,
   WebhookWorker,
@@ -113,6 +116,8 @@ export class WebhookQueueMetrics {
   readonly failures?: Counter;
   /** Deliveries given up for good: no attempt left, endpoint disabled, or their runs kept breaking. */
   readonly givenUp?: Counter;
+  /** Deliveries the fan-out deferred: their account's outbound budget was spent (WEBHOOK_DELIVERIES_PER_MINUTE). */
+  readonly deferred?: Counter;
 
   constructor(deliveries: WebhookDeliveryRepository, @Optional() metrics?: Metrics) {
     if (!metrics) return;
@@ -145,6 +150,10 @@ export class WebhookQueueMetrics {
     this.givenUp = metrics.counter(
       'webhook_deliveries_failed_total',
       'Webhook deliveries given up (failed) in this process: no attempt left, endpoint disabled, runs broken.',
+    );
+    this.deferred = metrics.counter(
+      'webhook_deliveries_deferred_total',
+      "Webhook deliveries this process's fan-out made start later: their account's outbound budget was spent.",
     );
   }
 }
@@ -184,6 +193,12 @@ export class WebhookQueueMetrics {
     },
     { provide: WebhookEndpointRepository, useClass: PgWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: PgWebhookDeliveryRepository },
+    {
+      provide: WebhookOutboundSettings,
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookOutboundSettings(webhooks.deliveriesPerMinute),
+      inject: [configToken('webhooks')],
+    },
+    { provide: WebhookOutboundBudget, useClass: PgWebhookOutboundBudget },
     { provide: WebhookDeliveryQueue, useClass: PgBossWebhookDeliveryQueue },
     { provide: WebhookFanOutQueue, useClass: PgBossWebhookFanOutQueue },
     { provide: WebhookSender, useClass: HttpWebhookSender },
@@ -247,7 +262,17 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
       if (result === 'retrying' || result === 'failed') this.metrics.failures?.inc();
       if (result === 'failed' || result === 'given_up') this.metrics.givenUp?.inc();
     };
-    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger, observe).start();
+    const deferred = (count: number) => this.metrics.deferred?.inc(count);
+    await new WebhookWorker(
+      this.jobs,
+      this.fanOut,
+      this.deliver,
+      this.giveUp,
+      this.logger,
+      observe,
+      0.5,
+      deferred,
+    ).start();
     this.logger.log('Webhook worker started');
   }
 }

@@ -100,8 +100,11 @@ export interface WebhookQueueStats {
 export abstract class WebhookDeliveryRepository {
   /** One statement, on partial indexes of the pending deliveries and the failing endpoints: cheap on every scrape. */
   abstract queueStats(): Promise<WebhookQueueStats>;
-  /** Creates the deliveries of an event not created yet; returns the new ones' ids. */
-  abstract createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]>;
+  /**
+   * Creates the deliveries of an event not created yet, their first attempt due at `dueAt` (`now` unless the
+   * account's outbound budget deferred them); returns the new ones' ids.
+   */
+  abstract createFor(eventId: string, endpointIds: number[], now: Date, dueAt?: Date): Promise<number[]>;
   abstract findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null>;
   /**
    * Records an attempt, unless another run recorded this attempt (or settled the delivery)
@@ -122,6 +125,47 @@ export abstract class WebhookDeliveryRepository {
     deliveryId: number,
     now: () => Date,
   ): Promise<WebhookDelivery | 'pending' | 'not_found'>;
+}
+
+/**
+ * Each account's outbound budget for the deliveries fanned out to its endpoints (issue 48, item 8): at most `perMinute`
+ * a minute on average, with a burst of one minute's worth, shared by every worker process (it is kept in the store, so
+ * two instances cannot each spend it). Beyond it an account's deliveries are not dropped but start later: `reserve`
+ * answers when the `count` deliveries may start (`now` within the budget), and takes them from the budget. A generic
+ * cell rate: the account's row holds the theoretical arrival time of its next delivery. Run inside the fan-out's
+ * transaction, so a fan-out that rolls back spends nothing.
+ */
+export abstract class WebhookOutboundBudget {
+  abstract reserve(ownerId: number, count: number, now: Date): Promise<Date>;
+}
+
+/** The per-account outbound rate the fan-out keeps to (WEBHOOK_DELIVERIES_PER_MINUTE; 0 = no budget). */
+export class WebhookOutboundSettings {
+  constructor(readonly perMinute = 6000) {}
+
+  /** The time one delivery takes from the budget; null when there is no budget. */
+  get intervalMs(): number | null {
+    return this.perMinute > 0 ? 60_000 / this.perMinute : null;
+  }
+
+  /**
+   * The account's next theoretical arrival time once `count` deliveries are taken: the stored one (null: none yet),
+   * or `now` if that is past, plus `count` intervals. What the stores keep (atomically, in one statement).
+   */
+  nextTat(tat: Date | null, count: number, now: Date): Date {
+    const from = Math.max(tat?.getTime() ?? 0, now.getTime());
+    return new Date(from + count * (this.intervalMs ?? 0));
+  }
+
+  /**
+   * When `count` deliveries taken so (`tat` the arrival time stored after them) may start: at once within a burst of
+   * one minute's worth, else when the budget has caught up with them.
+   */
+  startAt(tat: Date, count: number, now: Date): Date {
+    const interval = this.intervalMs;
+    if (interval === null) return now;
+    return new Date(Math.max(now.getTime(), tat.getTime() - count * interval - 60_000));
+  }
 }
 
 /** The fan-out jobs (pg-boss), one per event some endpoint may receive: sent inside the event's transaction. */

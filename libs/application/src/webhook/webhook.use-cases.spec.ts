@@ -16,13 +16,14 @@ import {
   InMemoryWebhookEndpointChanges,
   InMemoryWebhookEndpointRepository,
   InMemoryWebhookFanOutQueue,
+  InMemoryWebhookOutboundBudget,
   ListedWebhookUrlPolicy,
   ScriptedWebhookSender,
 } from '../../testing';
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
 import { EventQueries } from '../events/event-log.use-cases';
 import { WebhookFanOut } from './webhook-fan-out';
-import { WebhookRotationSettings, WebhookSettings } from './webhook.ports';
+import { WebhookOutboundSettings, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
 import { DeliveryPendingError } from './webhook.errors';
 import { RetryWebhookDelivery, WebhookDeliveryNotFoundError } from './webhook-delivery.use-cases';
 import {
@@ -42,7 +43,7 @@ import {
 const SETTINGS = new WebhookSettings([60_000, 120_000], 10_000, 0, 3_600_000);
 
 /** The webhook slice over in-memory fakes, wired as the composition root wires the real adapters. */
-function webhooks() {
+function webhooks(outbound = new WebhookOutboundSettings()) {
   const store = inMemoryPetstore();
   const { db, uow, clock, events, eventOutbox: outbox } = store;
   const endpoints = new InMemoryWebhookEndpointRepository(db);
@@ -74,7 +75,15 @@ function webhooks() {
     rotate: new RotateWebhookSecret(uow, endpoints, secrets, new WebhookRotationSettings(3600), clock),
     subscribers,
     ping: new PingWebhookEndpoint(uow, endpoints, fanOutTrigger),
-    fanOut: new FanOutWebhookEvent(uow, outbox, endpoints, deliveries, queue, clock),
+    fanOut: new FanOutWebhookEvent(
+      uow,
+      outbox,
+      endpoints,
+      deliveries,
+      queue,
+      clock,
+      new InMemoryWebhookOutboundBudget(db, outbound),
+    ),
     deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock),
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
     disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
@@ -197,6 +206,60 @@ describe('webhook use cases (in-memory fakes)', () => {
       const page = await slice.queries.deliveries(adas.id, ada, { limit: 10 });
       expect(page.items).toEqual([expect.objectContaining({ eventId, type: 'order.placed', status: 'pending' })]);
       expect((await slice.queries.deliveries(stores.id, admin, { limit: 10 })).items).toHaveLength(1);
+    });
+  });
+
+  describe("FanOutWebhookEvent and each account's outbound budget (issue 48, item 8)", () => {
+    /** The fan-out of each event not fanned out yet, in order; the deliveries (and their jobs) it made. */
+    async function fanOutAll(budgeted: Slice) {
+      const done = new Set<string>();
+      const results = [];
+      for (const job of budgeted.jobs()) {
+        if (job.queue !== 'fan-out' || done.has(job.eventId)) continue;
+        done.add(job.eventId);
+        results.push(await budgeted.fanOut.run(job.eventId));
+      }
+      return results;
+    }
+
+    it("defers an account's deliveries beyond its budget (none dropped), and no other account's", async () => {
+      // Two a minute: a minute's worth and one at once, then one every 30 s.
+      const budgeted = webhooks(new WebhookOutboundSettings(2));
+      const [carol, dave] = [await anAccount().saveIn(budgeted), await anAccount().saveIn(budgeted)];
+      const [carols, daves] = [await subscribe(budgeted, carol), await subscribe(budgeted, dave)];
+      const place = (owner: Account) =>
+        budgeted.uow.run(() => budgeted.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
+      for (let i = 0; i < 5; i++) await place(carol);
+      await place(dave);
+      const results = await fanOutAll(budgeted);
+      expect(results.map((r) => r.created)).toEqual([1, 1, 1, 1, 1, 1]);
+      expect(results.map((r) => r.deferred)).toEqual([0, 0, 0, 1, 1, 0]);
+      const now = budgeted.clock.now().getTime();
+      const due = async (endpointId: number, owner: Account) =>
+        (await budgeted.queries.deliveries(endpointId, owner, { limit: 10 })).items
+          .map((d) => ((d.nextAttemptAt?.getTime() ?? Number.NaN) - now) / 1000)
+          .sort((a, b) => a - b);
+      expect(await due(carols.id, carol)).toEqual([0, 0, 0, 30, 60]);
+      expect(await due(daves.id, dave)).toEqual([0]);
+      // A deferred delivery's job waits for its time, and names it (a redelivery that moves it earlier voids it).
+      const jobs = budgeted.jobs().filter((job) => job.queue === 'delivery');
+      expect(jobs.filter((job) => job.queue === 'delivery' && job.at !== null)).toEqual([
+        expect.objectContaining({ at: new Date(now + 30_000), due: new Date(now + 30_000) }),
+        expect.objectContaining({ at: new Date(now + 60_000), due: new Date(now + 60_000) }),
+      ]);
+      expect(jobs).toHaveLength(6);
+    });
+
+    it('a ping spends no outbound budget (its request did)', async () => {
+      const budgeted = webhooks(new WebhookOutboundSettings(1));
+      const carol = await anAccount().saveIn(budgeted);
+      const endpoint = await subscribe(budgeted, carol);
+      for (let i = 0; i < 4; i++) {
+        expect(await budgeted.fanOut.run(await budgeted.ping.execute(endpoint.id, carol))).toEqual({
+          created: 1,
+          deferred: 0,
+        });
+      }
     });
   });
 

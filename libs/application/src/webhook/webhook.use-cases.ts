@@ -28,6 +28,7 @@ import {
   WebhookDeliveryStatus,
   WebhookDeliverySwitch,
   WebhookEndpointRepository,
+  WebhookOutboundBudget,
   WebhookSecrets,
   WebhookSender,
   WebhookRotationSettings,
@@ -258,37 +259,60 @@ export class FanOutWebhookEvent {
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly queue: WebhookDeliveryQueue,
     private readonly clock: Clock,
+    private readonly budget: WebhookOutboundBudget,
   ) {}
 
   /** Returns the number of deliveries created. */
-  execute(eventId: string): Promise<number> {
+  async execute(eventId: string): Promise<number> {
+    return (await this.run(eventId)).created;
+  }
+
+  /**
+   * The deliveries created, and how many of them the owners' outbound budgets deferred (they start later). A ping
+   * spends no outbound budget here: the request that asked for it was charged (WEBHOOK_OUTBOUND_PER_MINUTE).
+   */
+  run(eventId: string): Promise<{ created: number; deferred: number }> {
     return this.uow.run(async () => {
       const event = await this.outbox.findById(eventId);
-      if (!event) return 0;
-      let targets: number[];
+      if (!event) return { created: 0, deferred: 0 };
       if (event.type === 'ping') {
         const endpoint = event.endpointId === null ? null : await this.endpoints.findById(event.endpointId);
-        targets = endpoint ? [endpoint.id] : [];
-      } else {
-        const type = event.type;
-        const subscribers = await this.endpoints.findSubscribers(type, event.subjectOwnerId);
-        // One delivery per URL of an account (its lowest endpoint id, subscribers come in id order): endpoints made
-        // before one URL per account was the rule, or by the previous release, each made the service send the event
-        // to that URL once more (issue 48, item 8).
-        const urls = new Set<string>();
-        targets = subscribers
-          .filter(({ endpoint, ownerIsAdmin }) =>
-            WebhookAudience.receives({ id: endpoint.ownerId, isAdmin: ownerIsAdmin }, type, event.subjectOwnerId),
-          )
-          .filter(({ endpoint }) => {
-            const key = `${endpoint.ownerId} ${webhookUrlKey(endpoint.url)}`;
-            return !urls.has(key) && Boolean(urls.add(key));
-          })
-          .map(({ endpoint }) => endpoint.id);
+        const created = await this.deliveries.createFor(event.id, endpoint ? [endpoint.id] : [], this.clock.now());
+        for (const id of created) await this.queue.schedule(id, null);
+        return { created: created.length, deferred: 0 };
       }
-      const created = await this.deliveries.createFor(event.id, targets, this.clock.now());
-      for (const id of created) await this.queue.schedule(id, null);
-      return created.length;
+      const type = event.type;
+      const subscribers = await this.endpoints.findSubscribers(type, event.subjectOwnerId);
+      // One delivery per URL of an account (its lowest endpoint id, subscribers come in id order): endpoints made
+      // before one URL per account was the rule, or by the previous release, each made the service send the event
+      // to that URL once more (issue 48, item 8).
+      const urls = new Set<string>();
+      const targets = subscribers
+        .filter(({ endpoint, ownerIsAdmin }) =>
+          WebhookAudience.receives({ id: endpoint.ownerId, isAdmin: ownerIsAdmin }, type, event.subjectOwnerId),
+        )
+        .filter(({ endpoint }) => {
+          const key = `${endpoint.ownerId} ${webhookUrlKey(endpoint.url)}`;
+          return !urls.has(key) && Boolean(urls.add(key));
+        })
+        .map(({ endpoint }) => endpoint);
+      // Each account's deliveries are taken from its outbound budget (issue 48, item 8), in owner order so that two
+      // fan-outs lock the accounts' budget rows in the same order. Beyond the budget they are deferred, not dropped.
+      const owners = new Map<number, number[]>();
+      for (const { ownerId, id } of targets) owners.set(ownerId, [...(owners.get(ownerId) ?? []), id]);
+      let created = 0;
+      let deferred = 0;
+      for (const [ownerId, endpointIds] of [...owners].sort(([a], [b]) => a - b)) {
+        const now = this.clock.now();
+        const startAt = await this.budget.reserve(ownerId, endpointIds.length, now);
+        const later = startAt.getTime() > now.getTime();
+        const ids = await this.deliveries.createFor(event.id, endpointIds, now, startAt);
+        // A deferred delivery's job is for that time (`due`): a redelivery that makes it due earlier voids the job.
+        for (const id of ids) await this.queue.schedule(id, later ? startAt : null, later ? startAt : undefined);
+        created += ids.length;
+        if (later) deferred += ids.length;
+      }
+      return { created, deferred };
     });
   }
 }

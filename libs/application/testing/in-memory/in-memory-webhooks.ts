@@ -10,6 +10,8 @@ import {
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
   WebhookFanOutQueue,
+  WebhookOutboundBudget,
+  WebhookOutboundSettings,
   WebhookQueueStats,
   WebhookRequest,
   WebhookResponse,
@@ -148,7 +150,7 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
     super();
   }
 
-  async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
+  async createFor(eventId: string, endpointIds: number[], now: Date, dueAt = now): Promise<number[]> {
     const { webhookEvents, webhookEndpoints, webhookDeliveries } = this.db.tables;
     const event = webhookEvents.get(eventId);
     const created: number[] = [];
@@ -168,7 +170,7 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
         attempts: 0,
         lastStatusCode: null,
         lastError: null,
-        nextAttemptAt: now,
+        nextAttemptAt: dueAt,
         createdAt: now,
         deliveredAt: null,
       });
@@ -242,6 +244,25 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       limit,
       (delivery) => delivery.id,
     );
+  }
+}
+
+/** Each account's outbound budget as `webhook_outbound_budgets` keeps it: a theoretical arrival time per account. */
+export class InMemoryWebhookOutboundBudget extends WebhookOutboundBudget {
+  constructor(
+    private readonly db: InMemoryDatabase,
+    private readonly settings = new WebhookOutboundSettings(),
+  ) {
+    super();
+  }
+
+  async reserve(ownerId: number, count: number, now: Date): Promise<Date> {
+    if (this.settings.intervalMs === null || count === 0) return now;
+    this.db.assertInTransaction('WebhookOutboundBudget.reserve');
+    const { webhookOutboundBudgets } = this.db.tables;
+    const tat = this.settings.nextTat(webhookOutboundBudgets.get(ownerId) ?? null, count, now);
+    webhookOutboundBudgets.set(ownerId, tat);
+    return this.settings.startAt(tat, count, now);
   }
 }
 

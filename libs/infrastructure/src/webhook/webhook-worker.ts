@@ -51,12 +51,16 @@ export class WebhookWorker {
     private readonly logger = new Logger('WebhookWorker'),
     private readonly observe: (result: WebhookWorkResult) => void = () => undefined,
     private readonly pollingIntervalSeconds = 0.5,
+    /** Deliveries a fan-out deferred (their account's outbound budget was spent): for the metrics. */
+    private readonly deferred: (count: number) => void = () => undefined,
   ) {}
 
   async start(): Promise<void> {
     const polling = { batchSize: 20, pollingIntervalSeconds: this.pollingIntervalSeconds };
     await this.jobs.work<{ eventId: string }>(WEBHOOK_FAN_OUT_QUEUE, polling, async (job) => {
-      await this.logged(`Fan-out of webhook event ${job.data.eventId}`, () => this.fanOut.execute(job.data.eventId));
+      const { eventId } = job.data;
+      const fanned = await this.logged(`Fan-out of webhook event ${eventId}`, () => this.fanOut.run(eventId));
+      if (fanned.deferred > 0) this.deferred(fanned.deferred);
     });
     await this.jobs.work<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, polling, async (job) => {
       const { deliveryId } = job.data;

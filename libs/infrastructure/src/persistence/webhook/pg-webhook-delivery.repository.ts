@@ -26,9 +26,9 @@ const QUEUE_STATS = `SELECT d.pending, d.retrying, d.due,
   FROM (SELECT count(*)::int AS pending, (count(*) FILTER (WHERE attempts > 0))::int AS retrying,
                min(next_attempt_at) AS due
           FROM webhook_deliveries WHERE status = 'pending') d`;
-/** One delivery per endpoint of `$2`, due at `$3`; those that exist already are left alone. */
+/** One delivery per endpoint of `$2`, made at `$3` and due at `$4`; those that exist already are left alone. */
 const CREATE_FOR = `INSERT INTO webhook_deliveries (event_id, endpoint_id, created_at, next_attempt_at)
-  SELECT $1, endpoint_id, $3, $3 FROM unnest($2::bigint[]) AS endpoint_id
+  SELECT $1, endpoint_id, $3, $4 FROM unnest($2::bigint[]) AS endpoint_id
   ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`;
 const FIND_TARGET = `SELECT ${COLUMNS}, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
     e.disabled_at IS NOT NULL AS disabled, ev.body
@@ -101,9 +101,9 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
     return { pending: row.pending, retrying: row.retrying, earliestDueAt: row.due, failingEndpoints: row.failing };
   }
 
-  async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
+  async createFor(eventId: string, endpointIds: number[], now: Date, dueAt = now): Promise<number[]> {
     if (endpointIds.length === 0) return [];
-    const rows = await this.host.query<{ id: string }>(CREATE_FOR, [eventId, endpointIds, now]);
+    const rows = await this.host.query<{ id: string }>(CREATE_FOR, [eventId, endpointIds, now, dueAt]);
     return rows.map((row) => Number(row.id));
   }
 

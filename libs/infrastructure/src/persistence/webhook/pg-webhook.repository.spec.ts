@@ -1,9 +1,14 @@
-import { describeWebhookRepositoryContract } from '@petstore/application/testing';
+import { WebhookOutboundSettings } from '@petstore/application';
+import {
+  describeWebhookOutboundBudgetContract,
+  describeWebhookRepositoryContract,
+} from '@petstore/application/testing';
 import { resetDatabase } from '@petstore/testing';
 import { newAccountId, pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { PgEventLog } from '../events/pg-event-log.repository';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
+import { PgWebhookOutboundBudget } from './pg-webhook-outbound-budget';
 
 describe('The webhook repositories on PostgreSQL (real database)', () => {
   const db = useTestDatabase();
@@ -26,6 +31,15 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
           [event.id, event.type, event.subjectOwnerId, event.endpointId, event.body, event.createdAt],
         );
       },
+    };
+  });
+
+  describeWebhookOutboundBudgetContract('PostgreSQL', async () => {
+    await resetDatabase(db.dataSource);
+    return {
+      uow: pgRepositories(db.host).uow,
+      budget: new PgWebhookOutboundBudget(db.host, new WebhookOutboundSettings(2)),
+      unlimited: new PgWebhookOutboundBudget(db.host, new WebhookOutboundSettings(0)),
     };
   });
 
