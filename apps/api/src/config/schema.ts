@@ -406,6 +406,20 @@ export const CONFIG_SCHEMA = {
         "burst of a minute's worth, shared by every worker: beyond it the account's deliveries start later, none " +
         'is dropped (pings and redeliveries have their own budget); 0 = no budget',
     ),
+    workerConcurrency: setting(
+      'WEBHOOK_WORKER_CONCURRENCY',
+      integer(1, 1000),
+      '100',
+      'webhook attempts a worker process makes at once (each a request waiting for its receiver, and a database ' +
+        'connection for a moment before and after); fan-outs run a tenth as many',
+    ),
+    endpointConcurrency: setting(
+      'WEBHOOK_ENDPOINT_CONCURRENCY',
+      integer(1, 100),
+      '4',
+      'attempts a worker process makes at once to one endpoint: a slow or failing receiver holds at most that many ' +
+        "of the worker's slots, and its other deliveries wait their turn (put off by about two of its attempts)",
+    ),
     retryDelaysMs: optional(
       'WEBHOOK_RETRY_DELAYS_MS',
       integerList(100, 0, 86_400_000),

@@ -16,6 +16,7 @@ import {
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
   WebhookDeliverySwitch,
+  WebhookEndpointConcurrency,
   WebhookEndpointQueries,
   WebhookEndpointRepository,
   WebhookOutboundBudget,
@@ -38,6 +39,7 @@ import {
   PgWebhookDeliveryRepository,
   PgWebhookEndpointRepository,
   PgWebhookOutboundBudget,
+  WEBHOOK_FAN_OUT_QUEUE,
   webhookQueues,
   WebhookNetworkSettings,
   WebhookWorker,
@@ -118,9 +120,20 @@ export class WebhookQueueMetrics {
   readonly givenUp?: Counter;
   /** Deliveries the fan-out deferred: their account's outbound budget was spent (WEBHOOK_DELIVERIES_PER_MINUTE). */
   readonly deferred?: Counter;
+  /** Attempts put off because their endpoint had all its slots in this process (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  readonly attemptsDeferred?: Counter;
 
-  constructor(deliveries: WebhookDeliveryRepository, @Optional() metrics?: Metrics) {
+  constructor(deliveries: WebhookDeliveryRepository, jobs: PgBossJobQueue, @Optional() metrics?: Metrics) {
     if (!metrics) return;
+    // The events waiting for their fan-out (issue 49: with no worker running they waited and no gauge moved). A count
+    // of the fan-out queue's waiting jobs in pg-boss's table, small unless the workers are behind.
+    metrics.gaugesFrom<number>('webhook_fan_out', () => jobs.queueSize(WEBHOOK_FAN_OUT_QUEUE), [
+      {
+        name: 'webhook_fan_outs_pending',
+        help: 'Events waiting for their webhook fan-out (deliveries not created yet): grows while no worker runs.',
+        value: (waiting) => waiting,
+      },
+    ]);
     // Absent from a scrape whose statement fails (the database refusing): metrics_scrape_error{source} says so.
     metrics.gaugesFrom<WebhookQueueStats>('webhook_queue', () => deliveries.queueStats(), [
       {
@@ -150,6 +163,10 @@ export class WebhookQueueMetrics {
     this.givenUp = metrics.counter(
       'webhook_deliveries_failed_total',
       'Webhook deliveries given up (failed) in this process: no attempt left, endpoint disabled, runs broken.',
+    );
+    this.attemptsDeferred = metrics.counter(
+      'webhook_attempts_deferred_total',
+      "Webhook attempts put off a moment: their endpoint's slots (WEBHOOK_ENDPOINT_CONCURRENCY) were all taken.",
     );
     this.deferred = metrics.counter(
       'webhook_deliveries_deferred_total',
@@ -199,6 +216,11 @@ export class WebhookQueueMetrics {
       inject: [configToken('webhooks')],
     },
     { provide: WebhookOutboundBudget, useClass: PgWebhookOutboundBudget },
+    {
+      provide: WebhookEndpointConcurrency,
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookEndpointConcurrency(webhooks.endpointConcurrency),
+      inject: [configToken('webhooks')],
+    },
     { provide: WebhookDeliveryQueue, useClass: PgBossWebhookDeliveryQueue },
     { provide: WebhookFanOutQueue, useClass: PgBossWebhookFanOutQueue },
     { provide: WebhookSender, useClass: HttpWebhookSender },
@@ -259,20 +281,17 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
     // (HeldWebhooksNotice says so, with the count held).
     if (this.webhooks.delivery === 'off') return;
     const observe = (result: WebhookWorkResult) => {
+      if (result === 'deferred') this.metrics.attemptsDeferred?.inc();
       if (result === 'retrying' || result === 'failed') this.metrics.failures?.inc();
       if (result === 'failed' || result === 'given_up') this.metrics.givenUp?.inc();
     };
     const deferred = (count: number) => this.metrics.deferred?.inc(count);
-    await new WebhookWorker(
-      this.jobs,
-      this.fanOut,
-      this.deliver,
-      this.giveUp,
-      this.logger,
+    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, {
+      logger: this.logger,
       observe,
-      0.5,
       deferred,
-    ).start();
+      concurrency: this.webhooks.workerConcurrency,
+    }).start();
     this.logger.log('Webhook worker started');
   }
 }

@@ -57,7 +57,7 @@ describe("webhooks of the catalogue's events (in-memory ports)", () => {
       deliveries,
       new InMemoryWebhookDeliveryQueue(db),
       clock,
-      new InMemoryWebhookOutboundBudget(db),
+      new InMemoryWebhookOutboundBudget(db, clock),
     );
     for (const job of fanOutJobs) if (job.queue === 'fan-out') expect(await fanOut.execute(job.eventId)).toBe(1);
     const delivered = await deliveries.listForEndpoint(endpoint.id, { limit: 10 });

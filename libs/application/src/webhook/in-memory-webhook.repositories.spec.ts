@@ -26,7 +26,7 @@ describeWebhookOutboundBudgetContract('in-memory fake', async () => {
   const store = inMemoryPetstore();
   return {
     uow: store.uow,
-    budget: new InMemoryWebhookOutboundBudget(store.db, new WebhookOutboundSettings(2)),
-    unlimited: new InMemoryWebhookOutboundBudget(store.db, new WebhookOutboundSettings(0)),
+    budget: new InMemoryWebhookOutboundBudget(store.db, store.clock, new WebhookOutboundSettings(2)),
+    unlimited: new InMemoryWebhookOutboundBudget(store.db, store.clock, new WebhookOutboundSettings(0)),
   };
 });

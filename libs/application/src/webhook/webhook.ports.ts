@@ -131,12 +131,13 @@ export abstract class WebhookDeliveryRepository {
  * Each account's outbound budget for the deliveries fanned out to its endpoints (issue 48, item 8): at most `perMinute`
  * a minute on average, with a burst of one minute's worth, shared by every worker process (it is kept in the store, so
  * two instances cannot each spend it). Beyond it an account's deliveries are not dropped but start later: `reserve`
- * answers when the `count` deliveries may start (`now` within the budget), and takes them from the budget. A generic
- * cell rate: the account's row holds the theoretical arrival time of its next delivery. Run inside the fan-out's
- * transaction, so a fan-out that rolls back spends nothing.
+ * takes `count` deliveries from the budget and answers how long they must wait (0 within the budget). A generic cell
+ * rate: the account's row holds the theoretical arrival time of its next delivery, on the store's clock (one clock for
+ * every instance, whatever theirs say). Run inside the fan-out's transaction, so a fan-out that rolls back spends
+ * nothing.
  */
 export abstract class WebhookOutboundBudget {
-  abstract reserve(ownerId: number, count: number, now: Date): Promise<Date>;
+  abstract reserve(ownerId: number, count: number): Promise<number>;
 }
 
 /** The per-account outbound rate the fan-out keeps to (WEBHOOK_DELIVERIES_PER_MINUTE; 0 = no budget). */
@@ -149,22 +150,14 @@ export class WebhookOutboundSettings {
   }
 
   /**
-   * The account's next theoretical arrival time once `count` deliveries are taken: the stored one (null: none yet),
-   * or `now` if that is past, plus `count` intervals. What the stores keep (atomically, in one statement).
+   * How long `count` deliveries just taken must wait, given how far the account's theoretical arrival time now stands
+   * ahead of the present (`aheadMs`, after them): none within a burst of one minute's worth, else until the budget has
+   * caught up with them. The stores keep the arrival time as max(stored, now) + count × interval, in one statement.
    */
-  nextTat(tat: Date | null, count: number, now: Date): Date {
-    const from = Math.max(tat?.getTime() ?? 0, now.getTime());
-    return new Date(from + count * (this.intervalMs ?? 0));
-  }
-
-  /**
-   * When `count` deliveries taken so (`tat` the arrival time stored after them) may start: at once within a burst of
-   * one minute's worth, else when the budget has caught up with them.
-   */
-  startAt(tat: Date, count: number, now: Date): Date {
+  delayMs(aheadMs: number, count: number): number {
     const interval = this.intervalMs;
-    if (interval === null) return now;
-    return new Date(Math.max(now.getTime(), tat.getTime() - count * interval - 60_000));
+    if (interval === null) return 0;
+    return Math.max(0, Math.round(aheadMs - count * interval - 60_000));
   }
 }
 

@@ -23,6 +23,7 @@ import {
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
 import { EventQueries } from '../events/event-log.use-cases';
 import { WebhookFanOut } from './webhook-fan-out';
+import { WebhookEndpointConcurrency } from './endpoint-concurrency';
 import { WebhookOutboundSettings, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
 import { DeliveryPendingError } from './webhook.errors';
 import { RetryWebhookDelivery, WebhookDeliveryNotFoundError } from './webhook-delivery.use-cases';
@@ -43,7 +44,7 @@ import {
 const SETTINGS = new WebhookSettings([60_000, 120_000], 10_000, 0, 3_600_000);
 
 /** The webhook slice over in-memory fakes, wired as the composition root wires the real adapters. */
-function webhooks(outbound = new WebhookOutboundSettings()) {
+function webhooks(outbound = new WebhookOutboundSettings(), perEndpoint = new WebhookEndpointConcurrency(2)) {
   const store = inMemoryPetstore();
   const { db, uow, clock, events, eventOutbox: outbox } = store;
   const endpoints = new InMemoryWebhookEndpointRepository(db);
@@ -82,9 +83,9 @@ function webhooks(outbound = new WebhookOutboundSettings()) {
       deliveries,
       queue,
       clock,
-      new InMemoryWebhookOutboundBudget(db, outbound),
+      new InMemoryWebhookOutboundBudget(db, clock, outbound),
     ),
-    deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock),
+    deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock, perEndpoint),
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
     disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
     delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
@@ -381,6 +382,49 @@ describe('webhook use cases (in-memory fakes)', () => {
       expect(await slice.delivery(id)).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 204 });
       expect(await slice.deliver.execute(id)).toBe('settled'); // a rerun of the job sends nothing
       expect(slice.sender.requests).toHaveLength(1);
+    });
+
+    it('an endpoint gets at most its share of attempts at once; the others are deferred, not sent', async () => {
+      await subscribe(slice, ada);
+      const other = await subscribe(slice, bob);
+      for (const owner of [ada, ada, ada, bob]) {
+        await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
+        const fanOut = slice
+          .jobs()
+          .filter((job) => job.queue === 'fan-out')
+          .at(-1);
+        if (fanOut?.queue !== 'fan-out') throw new Error('no event was written');
+        await slice.fanOut.execute(fanOut.eventId);
+      }
+      const deliveryJobs = slice.jobs().filter((j) => j.queue === 'delivery');
+      const ids = deliveryJobs.map((j) => (j.queue === 'delivery' ? j.deliveryId : 0));
+      const endpointOf = async (id: number) => (await slice.delivery(id)).endpointId;
+      const adas = [];
+      for (const id of ids) if ((await endpointOf(id)) !== other.id) adas.push(id);
+      const [bobs] = ids.filter((id) => !adas.includes(id));
+      expect(adas).toHaveLength(3);
+      const release = slice.sender.hold(); // ada's receiver is slow
+      const first = [slice.deliver.execute(adas[0]), slice.deliver.execute(adas[1])];
+      for (let turn = 0; turn < 100 && slice.sender.requests.length < 2; turn++) await new Promise(setImmediate);
+      const jobsBefore = slice.jobs().length;
+      expect(await slice.deliver.execute(adas[2])).toBe('deferred');
+      // Deferred: no request, still pending and unattempted, a job for a moment later (100 ms to 10 s).
+      expect(slice.sender.requests).toHaveLength(2);
+      expect(await slice.delivery(adas[2])).toMatchObject({ status: 'pending', attempts: 0 });
+      const [later] = slice.jobs().slice(jobsBefore);
+      if (later?.queue !== 'delivery' || !later.at) throw new Error('no job for later');
+      expect(later.deliveryId).toBe(adas[2]);
+      const wait = later.at.getTime() - slice.clock.now().getTime();
+      expect(wait).toBeGreaterThanOrEqual(100);
+      expect(wait).toBeLessThanOrEqual(11_000);
+      // Another endpoint is not held up by ada's.
+      const bobsAttempt = slice.deliver.execute(bobs);
+      for (let turn = 0; turn < 100 && slice.sender.requests.length < 3; turn++) await new Promise(setImmediate);
+      expect(slice.sender.requests.map((r) => r.url)).toEqual([expect.any(String), expect.any(String), other.url]);
+      release();
+      expect(await Promise.all([...first, bobsAttempt])).toEqual(['delivered', 'delivered', 'delivered']);
+      // The slots are given back: ada's deferred delivery goes now.
+      expect(await slice.deliver.execute(adas[2])).toBe('delivered');
     });
 
     it('a failure is retried on the schedule, then the delivery fails', async () => {

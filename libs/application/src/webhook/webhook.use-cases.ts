@@ -21,6 +21,7 @@ import { EventOutbox } from '../events/event.ports';
 import { WebhookFanOut } from './webhook-fan-out';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import { WebhookDeliveryOffError } from './webhook.errors';
+import { WebhookEndpointConcurrency } from './endpoint-concurrency';
 import {
   WebhookDelivery,
   WebhookDeliveryQueue,
@@ -29,6 +30,7 @@ import {
   WebhookDeliverySwitch,
   WebhookEndpointRepository,
   WebhookOutboundBudget,
+  WebhookResponse,
   WebhookSecrets,
   WebhookSender,
   WebhookRotationSettings,
@@ -304,8 +306,9 @@ export class FanOutWebhookEvent {
       let deferred = 0;
       for (const [ownerId, endpointIds] of [...owners].sort(([a], [b]) => a - b)) {
         const now = this.clock.now();
-        const startAt = await this.budget.reserve(ownerId, endpointIds.length, now);
-        const later = startAt.getTime() > now.getTime();
+        const delayMs = await this.budget.reserve(ownerId, endpointIds.length);
+        const later = delayMs > 0;
+        const startAt = new Date(now.getTime() + delayMs);
         const ids = await this.deliveries.createFor(event.id, endpointIds, now, startAt);
         // A deferred delivery's job is for that time (`due`): a redelivery that makes it due earlier voids the job.
         for (const id of ids) await this.queue.schedule(id, later ? startAt : null, later ? startAt : undefined);
@@ -317,7 +320,8 @@ export class FanOutWebhookEvent {
   }
 }
 
-export type WebhookAttemptResult = 'delivered' | 'retrying' | 'failed' | 'settled';
+/** `deferred`: no attempt made, the endpoint's slots in this process were all taken; a job for later was sent. */
+export type WebhookAttemptResult = 'delivered' | 'retrying' | 'failed' | 'settled' | 'deferred';
 
 /**
  * One attempt of one delivery, run by the job queue. Nothing is locked and no transaction is open
@@ -336,6 +340,7 @@ export class DeliverWebhook {
     private readonly sender: WebhookSender,
     private readonly settings: WebhookSettings,
     private readonly clock: Clock,
+    private readonly concurrency: WebhookEndpointConcurrency = new WebhookEndpointConcurrency(),
   ) {}
 
   /** `due`: the `nextAttemptAt` the job was scheduled for; a job the delivery has moved on from makes no attempt. */
@@ -352,13 +357,27 @@ export class DeliverWebhook {
       await this.deliveries.recordAttempt({ deliveryId, ...attempts, status: 'failed', ...outcome });
       return 'failed';
     }
-    const response = await this.sender.send({
-      url: target.url,
-      eventId: delivery.eventId,
-      body: target.body,
-      secrets: signingSecrets(target, this.clock.now()),
-      timeoutMs: this.settings.timeoutMs,
-    });
+    const { endpointId } = delivery;
+    if (!this.concurrency.tryAcquire(endpointId)) {
+      // The endpoint has its share of this worker already: try again shortly, in a job of its own (the delivery's
+      // `due` kept, so a redelivery meanwhile still voids it), rather than hold a slot waiting for the receiver.
+      const later = new Date(this.clock.now().getTime() + this.concurrency.deferMs(endpointId));
+      await this.uow.run(() => this.queue.schedule(deliveryId, later, due));
+      return 'deferred';
+    }
+    const started = Date.now();
+    let response: WebhookResponse;
+    try {
+      response = await this.sender.send({
+        url: target.url,
+        eventId: delivery.eventId,
+        body: target.body,
+        secrets: signingSecrets(target, this.clock.now()),
+        timeoutMs: this.settings.timeoutMs,
+      });
+    } finally {
+      this.concurrency.release(endpointId, Date.now() - started);
+    }
     const at = this.clock.now();
     const delivered = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
     // A ping is a check made by hand: it is sent once, never retried (its caller sees the outcome and may ping again).

@@ -1,6 +1,6 @@
 import { isCatalogueEvent, WebhookEndpoint, WebhookEventType, WebhookUrlRefusedError } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
-import { ConstraintViolationError } from '../../src/ports';
+import { Clock, ConstraintViolationError } from '../../src/ports';
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
 import {
   WebhookAttemptOutcome,
@@ -251,18 +251,21 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
 export class InMemoryWebhookOutboundBudget extends WebhookOutboundBudget {
   constructor(
     private readonly db: InMemoryDatabase,
+    private readonly clock: Clock,
     private readonly settings = new WebhookOutboundSettings(),
   ) {
     super();
   }
 
-  async reserve(ownerId: number, count: number, now: Date): Promise<Date> {
-    if (this.settings.intervalMs === null || count === 0) return now;
+  async reserve(ownerId: number, count: number): Promise<number> {
+    const interval = this.settings.intervalMs;
+    if (interval === null || count === 0) return 0;
     this.db.assertInTransaction('WebhookOutboundBudget.reserve');
     const { webhookOutboundBudgets } = this.db.tables;
-    const tat = this.settings.nextTat(webhookOutboundBudgets.get(ownerId) ?? null, count, now);
-    webhookOutboundBudgets.set(ownerId, tat);
-    return this.settings.startAt(tat, count, now);
+    const now = this.clock.now().getTime();
+    const tat = Math.max(webhookOutboundBudgets.get(ownerId)?.getTime() ?? 0, now) + count * interval;
+    webhookOutboundBudgets.set(ownerId, new Date(tat));
+    return this.settings.delayMs(tat - now, count);
   }
 }
 
@@ -326,8 +329,21 @@ export class ScriptedWebhookSender extends WebhookSender {
     return this;
   }
 
+  private held: Promise<void> | null = null;
+
+  /** Until the returned function is called, every request waits for its answer (a slow receiver). */
+  hold(): () => void {
+    let release = () => undefined as void;
+    this.held = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.held = null;
+      release();
+    };
+  }
+
   async send(request: WebhookRequest): Promise<WebhookResponse> {
     this.requests.push(request);
+    if (this.held) await this.held;
     return this.answers.shift() ?? { statusCode: 200, error: null };
   }
 }
