@@ -11,6 +11,7 @@ export * from './persistence/account/pg-api-key.repository';
 export * from './persistence/pet/pg-pet.repository';
 export * from './persistence/stock/pg-stock.repository';
 export * from './persistence/order/pg-order.repository';
+export * from './persistence/order/pg-open-orders.repository';
 export * from './persistence/stock/pg-stock-levels.repository';
 export * from './security/crypto-api-key-secrets';
 export * from './security/hkdf-result-sealer';

@@ -53,6 +53,7 @@ import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { EventsModule } from '../events/events.module';
+import { AccountRepositoryModule } from '../accounts/accounts.module';
 import { WebhooksController } from './webhooks.controller';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 
@@ -182,8 +183,9 @@ export class WebhookQueueMetrics {
  * the `http` and `worker` roles.
  */
 @Module({
-  // The job queue (its adapters send fan-out and delivery jobs); the endpoint changes between instances.
-  imports: [EventsModule, JobQueueModule, ChangeSignalsModule],
+  // The job queue (its adapters send fan-out and delivery jobs); the endpoint changes between instances; the
+  // accounts' repository (an owner's endpoints are counted under its account row's lock).
+  imports: [EventsModule, JobQueueModule, ChangeSignalsModule, AccountRepositoryModule],
   providers: [
     UnsafeWebhookNetworkWarning,
     {

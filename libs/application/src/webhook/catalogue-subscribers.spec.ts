@@ -32,6 +32,7 @@ describe("webhooks of the catalogue's events (in-memory ports)", () => {
     const create = new CreateWebhookEndpoint(
       uow,
       endpoints,
+      store.accounts,
       new ListedWebhookUrlPolicy(),
       new CountingWebhookSecrets(),
       clock,

@@ -8,8 +8,7 @@ export interface WebhookSubscriber {
 }
 
 export abstract class WebhookEndpointRepository {
-  /** Serialises the endpoint changes of one account until the transaction ends (the 10-endpoint rule). */
-  abstract lockOwner(ownerId: number): Promise<void>;
+  /** The owner's endpoints; exact under the owner's row lock (`AccountRepository.lock`: the 10-endpoint rule). */
   abstract countByOwner(ownerId: number): Promise<number>;
   /** A new endpoint's id, taken from the table's sequence before the endpoint is created (never reused). */
   abstract nextId(): Promise<number>;

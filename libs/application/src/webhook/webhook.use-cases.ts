@@ -18,6 +18,7 @@ import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { assertPrecondition, Precondition } from '../common/precondition';
 import { EventOutbox } from '../events/event.ports';
+import { AccountRepository } from '../account/account.repository';
 import { WebhookFanOut } from './webhook-fan-out';
 import { SubscriberCache, WebhookEndpointChanges } from './subscriber-cache';
 import { WebhookDeliveryOffError } from './webhook.errors';
@@ -50,6 +51,7 @@ export class CreateWebhookEndpoint {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly endpoints: WebhookEndpointRepository,
+    private readonly accounts: AccountRepository,
     private readonly urls: WebhookUrlPolicy,
     private readonly secrets: WebhookSecrets,
     private readonly clock: Clock,
@@ -71,7 +73,7 @@ export class CreateWebhookEndpoint {
     // Resolving a name takes time: done before the transaction, so no lock waits on DNS.
     await this.urls.check(endpoint.url);
     await this.uow.run(async () => {
-      await this.endpoints.lockOwner(endpoint.ownerId);
+      await this.accounts.lock(endpoint.ownerId);
       if ((await this.endpoints.countByOwner(endpoint.ownerId)) >= LIMITS.webhookEndpoints.max) {
         throw new TooManyWebhookEndpointsError();
       }
@@ -85,9 +87,10 @@ export class CreateWebhookEndpoint {
 }
 
 /**
- * One endpoint per URL in an account (issue 48, item 8): with the owner's row locked (`lockOwner`), so that two
- * concurrent requests cannot both pass. Another endpoint of the account on the same URL is a 409; rows made before the
- * rule (or by the previous release) stay, and the fan-out sends each event once per URL (`FanOutWebhookEvent`).
+ * One endpoint per URL in an account (issue 48, item 8): with the owner's row locked (`AccountRepository.lock`), so
+ * that two concurrent requests cannot both pass. Another endpoint of the account on the same URL is a 409; rows made
+ * before the rule (or by the previous release) stay, and the fan-out sends each event once per URL
+ * (`FanOutWebhookEvent`).
  */
 async function refuseTakenUrl(endpoints: WebhookEndpointRepository, endpoint: WebhookEndpoint): Promise<void> {
   const own = await endpoints.listByOwner(endpoint.ownerId, { limit: LIMITS.pageSize.max });
@@ -157,6 +160,7 @@ export class UpdateWebhookEndpoint {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly endpoints: WebhookEndpointRepository,
+    private readonly accounts: AccountRepository,
     private readonly urls: WebhookUrlPolicy,
     private readonly clock: Clock,
     private readonly changes: WebhookEndpointChanges,
@@ -174,7 +178,7 @@ export class UpdateWebhookEndpoint {
       assertPrecondition(precondition, endpoint);
       const changed = endpoint.change(change, locked?.ownerIsAdmin === true, this.clock.now());
       if (!sameWebhookUrl(changed.url, endpoint.url)) {
-        await this.endpoints.lockOwner(endpoint.ownerId); // after the endpoint's row, as no other path locks both
+        await this.accounts.lock(endpoint.ownerId); // after the endpoint's row, as no other path locks both
         await refuseTakenUrl(this.endpoints, changed);
       }
       const enabledAgain = endpoint.disabledAt !== null && changed.disabledAt === null;

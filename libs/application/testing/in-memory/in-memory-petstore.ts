@@ -6,6 +6,8 @@ import {
 } from './in-memory-accounts';
 import { EventConsumers, OutboxEventRecorder } from '../../src/events/event-recorder';
 import { StockCommand } from '../../src/stock/stock-command';
+import { StockReservations } from '../../src/stock/stock-reservations';
+import { OrderCommand } from '../../src/order/order-command';
 import {
   InMemoryCategoryRepository,
   InMemoryStockRepository,
@@ -14,7 +16,7 @@ import {
 } from './in-memory-catalogue';
 import { FixedClock, InMemoryDatabase, InMemoryUnitOfWork } from './in-memory-database';
 import { InMemoryMessageQueue, InMemoryMessageRepository, RecordingMessageTransport } from './in-memory-messages';
-import { InMemoryOrderRepository } from './in-memory-order.repository';
+import { InMemoryOpenOrders, InMemoryOrderRepository } from './in-memory-order.repository';
 import { InMemoryEventLog, InMemoryEventOutbox, SummaryEventPayloads } from './in-memory-events';
 
 /** Every in-memory port over one fresh store, wired as the composition root wires the real ones. */
@@ -24,10 +26,13 @@ export function inMemoryPetstore(clock = new FixedClock()) {
   const pets = new InMemoryPetRepository(db);
   const stocks = new InMemoryStockRepository(db);
   const orders = new InMemoryOrderRepository(db);
+  const openOrders = new InMemoryOpenOrders(db);
   const eventOutbox = new InMemoryEventOutbox(db);
   const eventConsumers = new EventConsumers();
   // The recorder the use cases get (the real one, over the in-memory outbox): facts land in db.tables.webhookEvents.
   const events = new OutboxEventRecorder(eventOutbox, new SummaryEventPayloads(), clock, eventConsumers);
+  const stockCommand = new StockCommand(uow, pets, stocks, openOrders, events);
+  const stockReservations = new StockReservations(stockCommand);
   return {
     db,
     clock,
@@ -36,12 +41,15 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     pets,
     stocks,
     orders,
+    openOrders,
     stockLevels: new InMemoryStockLevels(db),
     eventOutbox,
     eventLog: new InMemoryEventLog(db),
     eventConsumers,
     events,
-    stockCommand: new StockCommand(uow, pets, stocks, orders, events),
+    stockCommand,
+    stockReservations,
+    orderCommand: new OrderCommand(orders, stockReservations, events),
     accounts: new InMemoryAccountRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     secrets: new FakeApiKeySecrets(),

@@ -38,10 +38,6 @@ export class InMemoryWebhookEndpointRepository extends WebhookEndpointRepository
     return [...this.db.tables.webhookEndpoints.values()].sort((a, b) => a.id - b.id);
   }
 
-  async lockOwner(): Promise<void> {
-    this.db.assertInTransaction('lockOwner');
-  }
-
   async countByOwner(ownerId: number): Promise<number> {
     return this.rows.filter((row) => row.ownerId === ownerId).length;
   }
