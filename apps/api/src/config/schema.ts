@@ -1,7 +1,7 @@
 /**
  * Every setting of the service, declared once (variable, type and range, default, one line of doc) and
  * grouped by concern. The loader (app-config.ts) reads the environment through it, and the configuration
- * table of docs/operations.md is generated from it (`npm run docs:config`).
+ * table of docs/operations.md is generated from it (`npm run docs`).
  */
 import { z } from 'zod';
 import {
