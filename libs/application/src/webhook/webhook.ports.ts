@@ -130,13 +130,15 @@ export abstract class WebhookDeliveryRepository {
  * Each account's outbound budget for the deliveries fanned out to its endpoints (issue 48, item 8): at most `perMinute`
  * a minute on average, with a burst of one minute's worth, shared by every worker process (it is kept in the store, so
  * two instances cannot each spend it). Beyond it an account's deliveries are not dropped but start later: `reserve`
- * takes `count` deliveries from the budget and answers how long they must wait (0 within the budget). A generic cell
+ * takes each account's deliveries from its budget and answers how long they must wait (0 within the budget), for
+ * every account of a fan-out at once. A generic cell
  * rate: the account's row holds the theoretical arrival time of its next delivery, on the store's clock (one clock for
  * every instance, whatever theirs say). Run inside the fan-out's transaction, so a fan-out that rolls back spends
  * nothing.
  */
 export abstract class WebhookOutboundBudget {
-  abstract reserve(ownerId: number, count: number): Promise<number>;
+  /** Takes each account's deliveries (`counts`: account id → deliveries); answers each account's wait in ms. */
+  abstract reserve(counts: ReadonlyMap<number, number>): Promise<Map<number, number>>;
 }
 
 /** The per-account outbound rate the fan-out keeps to (WEBHOOK_DELIVERIES_PER_MINUTE; 0 = no budget). */
@@ -172,6 +174,8 @@ export abstract class WebhookDeliveryQueue {
    * job is for: when the delivery has moved on (a redelivery made the attempt earlier), the job makes none.
    */
   abstract schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void>;
+  /** Jobs for several deliveries' attempts at once (a fan-out's), in one statement where the queue can. */
+  abstract scheduleMany(deliveryIds: number[], at: Date | null, due?: Date): Promise<void>;
 }
 
 export abstract class WebhookSecrets {

@@ -253,15 +253,20 @@ export class InMemoryWebhookOutboundBudget extends WebhookOutboundBudget {
     super();
   }
 
-  async reserve(ownerId: number, count: number): Promise<number> {
+  async reserve(counts: ReadonlyMap<number, number>): Promise<Map<number, number>> {
     const interval = this.settings.intervalMs;
-    if (interval === null || count === 0) return 0;
+    const waits = new Map([...counts.keys()].map((ownerId) => [ownerId, 0]));
+    if (interval === null) return waits;
     this.db.assertInTransaction('WebhookOutboundBudget.reserve');
     const { webhookOutboundBudgets } = this.db.tables;
     const now = this.clock.now().getTime();
-    const tat = Math.max(webhookOutboundBudgets.get(ownerId)?.getTime() ?? 0, now) + count * interval;
-    webhookOutboundBudgets.set(ownerId, new Date(tat));
-    return this.settings.delayMs(tat - now, count);
+    for (const [ownerId, count] of counts) {
+      if (count === 0) continue;
+      const tat = Math.max(webhookOutboundBudgets.get(ownerId)?.getTime() ?? 0, now) + count * interval;
+      webhookOutboundBudgets.set(ownerId, new Date(tat));
+      waits.set(ownerId, this.settings.delayMs(tat - now, count));
+    }
+    return waits;
   }
 }
 
@@ -286,6 +291,10 @@ export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
   async schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void> {
     this.db.assertInTransaction('WebhookDeliveryQueue.schedule');
     this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at, ...(due ? { due } : {}) });
+  }
+
+  async scheduleMany(deliveryIds: number[], at: Date | null, due?: Date): Promise<void> {
+    for (const deliveryId of deliveryIds) await this.schedule(deliveryId, at, due);
   }
 }
 
