@@ -3,6 +3,9 @@ import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { ConstraintViolationError } from '../../src/ports';
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
 import {
+  RecoveredDeliveries,
+  recoveryBatch,
+  RecoveryRequest,
   WebhookAttemptOutcome,
   WebhookAttemptTarget,
   WebhookDelivery,
@@ -232,6 +235,30 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
     return structuredClone(row);
   }
 
+  async recoverSince(
+    { endpointId, since, all, limit }: RecoveryRequest,
+    now: () => Date,
+  ): Promise<RecoveredDeliveries> {
+    this.db.assertInTransaction('recoverSince');
+    // The store's transactions run one at a time: what is read is what is locked.
+    const at = now();
+    const recoverable = (row: WebhookDelivery) =>
+      row.status === 'failed' ||
+      (row.status === 'pending' && row.nextAttemptAt !== null && row.nextAttemptAt > at) ||
+      (all && row.status === 'delivered');
+    const rows = [...this.db.tables.webhookDeliveries.values()]
+      .filter((row) => row.endpointId === endpointId && row.createdAt >= since && row.type !== 'ping')
+      .filter(recoverable)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id)
+      .slice(0, limit + 1);
+    const { batch, nextSince } = recoveryBatch(rows, limit, (row) => row.createdAt);
+    for (const row of batch) {
+      row.status = 'pending';
+      row.nextAttemptAt = at;
+    }
+    return { requeued: batch.map((row) => ({ id: row.id, nextAttemptAt: at })), nextSince };
+  }
+
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
     const rows = [...this.db.tables.webhookDeliveries.values()]
       .filter((row) => row.endpointId === endpointId && (afterId === undefined || row.id < afterId))
@@ -266,6 +293,12 @@ export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
   async schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void> {
     this.db.assertInTransaction('WebhookDeliveryQueue.schedule');
     this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at, ...(due ? { due } : {}) });
+  }
+
+  async scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void> {
+    this.db.assertInTransaction('WebhookDeliveryQueue.scheduleNow');
+    for (const { deliveryId, due } of jobs)
+      this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at: null, due });
   }
 }
 

@@ -99,6 +99,24 @@ export class PgBossJobQueue {
   }
 
   /**
+   * Sends several jobs of one queue, due at once, in one statement on the connection of the caller's transaction
+   * (pg-boss's `insert`, with the queue's own settings): they commit or roll back with the rest of it.
+   */
+  async sendManyInTransaction(
+    host: TransactionHost,
+    queue: string,
+    jobs: ReadonlyArray<{ id: string; data: object }>,
+  ): Promise<void> {
+    host.requireTransaction(`Jobs for "${queue}"`);
+    if (!jobs.length) return;
+    const db: PgBoss.Db = { executeSql: async (text, values) => ({ rows: await host.query(text, values) }) };
+    await this.boss.insert(
+      jobs.map(({ id, data }) => ({ id, name: queue, data })),
+      { db },
+    );
+  }
+
+  /**
    * Takes jobs of `queue` (SKIP LOCKED: each job goes to one worker of one instance) and runs
    * `handler` on each, outside any transaction. A handler that throws fails its job: pg-boss
    * retries it with back-off, then sends it to the queue's dead letter.

@@ -27,4 +27,15 @@ export class PgBossWebhookDeliveryQueue extends WebhookDeliveryQueue {
     const data: WebhookDeliveryJob = due ? { deliveryId, due: due.toISOString() } : { deliveryId };
     return this.jobs.sendInTransaction(this.host, WEBHOOK_DELIVERY_QUEUE, data, randomUUID(), options);
   }
+
+  scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void> {
+    return this.jobs.sendManyInTransaction(
+      this.host,
+      WEBHOOK_DELIVERY_QUEUE,
+      jobs.map(({ deliveryId, due }) => ({
+        id: randomUUID(),
+        data: { deliveryId, due: due.toISOString() } satisfies WebhookDeliveryJob,
+      })),
+    );
+  }
 }
