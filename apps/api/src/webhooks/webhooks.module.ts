@@ -5,6 +5,7 @@ import {
   DeliverWebhook,
   DisableFailingWebhookEndpoints,
   FanOutWebhookEvent,
+  RecoverWebhookDeliveries,
   RetryWebhookDelivery,
   GiveUpWebhookDelivery,
   PingWebhookEndpoint,
@@ -203,6 +204,7 @@ export class WebhookQueueMetrics {
     GiveUpWebhookDelivery,
     DisableFailingWebhookEndpoints,
     RetryWebhookDelivery,
+    RecoverWebhookDeliveries,
     WebhookQueueMetrics,
   ],
   exports: [
@@ -216,6 +218,7 @@ export class WebhookQueueMetrics {
     DeliverWebhook,
     GiveUpWebhookDelivery,
     RetryWebhookDelivery,
+    RecoverWebhookDeliveries,
     WebhookQueueMetrics,
   ],
 })
