@@ -124,6 +124,51 @@ export abstract class WebhookDeliveryRepository {
     deliveryId: number,
     now: () => Date,
   ): Promise<WebhookDelivery | 'pending' | 'not_found'>;
+  /**
+   * Makes due `now()` the endpoint's deliveries created at or after `since` whose last attempt failed: `failed` ones
+   * and `pending` ones waiting for their back-off (`nextAttemptAt` after `now()`); with `all`, `delivered` ones too.
+   * Never a ping's, never one whose attempt is due already (queued, or being made). Oldest first (by `createdAt`,
+   * then id), at most `limit` of them, in the caller's transaction: the rows looked at are locked first and `now()`
+   * read once they are held, so that of two recoveries (or a recovery and a retry) at once, a delivery is made due
+   * by one only. `nextSince` is where a next call continues (inclusive) when more than `limit` were looked at, else
+   * null: the batch never ends inside a run of deliveries created at the same instant, unless that run alone fills it.
+   */
+  abstract recoverSince(request: RecoveryRequest, now: () => Date): Promise<RecoveredDeliveries>;
+}
+
+/** What `WebhookDeliveryRepository.recoverSince` looks at. */
+export interface RecoveryRequest {
+  endpointId: number;
+  /** The earliest `createdAt` of a delivery recovered (inclusive). */
+  since: Date;
+  /** `delivered` deliveries too, not only those whose last attempt failed. */
+  all: boolean;
+  /** The most deliveries one call looks at. */
+  limit: number;
+}
+
+/** The deliveries a recovery made due, each with its new `nextAttemptAt` (the `due` of its job). */
+export interface RecoveredDeliveries {
+  requeued: Array<{ id: number; nextAttemptAt: Date }>;
+  /** Where the next call continues (its `since`) when there was more to look at; null when this was the end. */
+  nextSince: Date | null;
+}
+
+/**
+ * A recovery's batch from up to `limit + 1` deliveries read oldest first: the first `limit`, and the `createdAt` a
+ * next call continues from when there was one more. The deliveries created at that same instant are left to the next
+ * call (it takes them all, `since` being inclusive) unless they fill the batch alone, so that none is recovered twice.
+ */
+export function recoveryBatch<T>(
+  rows: readonly T[],
+  limit: number,
+  createdAtOf: (row: T) => Date,
+): { batch: T[]; nextSince: Date | null } {
+  if (rows.length <= limit) return { batch: [...rows], nextSince: null };
+  const nextSince = createdAtOf(rows[limit]);
+  let end = limit;
+  while (end > 0 && createdAtOf(rows[end - 1]).getTime() === nextSince.getTime()) end--;
+  return { batch: rows.slice(0, end === 0 ? limit : end), nextSince };
 }
 
 /**
@@ -176,6 +221,8 @@ export abstract class WebhookDeliveryQueue {
   abstract schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void>;
   /** Jobs for several deliveries' attempts at once (a fan-out's), in one statement where the queue can. */
   abstract scheduleMany(deliveryIds: number[], at: Date | null, due?: Date): Promise<void>;
+  /** A job for each delivery's next attempt, run at once (a recovery): one write for all of them. */
+  abstract scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void>;
 }
 
 export abstract class WebhookSecrets {

@@ -106,7 +106,7 @@ export class PgBossJobQueue {
   async sendManyInTransaction(
     host: TransactionHost,
     queue: string,
-    jobs: Array<{ id: string; data: object; startAfter?: Date }>,
+    jobs: ReadonlyArray<{ id: string; data: object; startAfter?: Date }>,
   ): Promise<void> {
     host.requireTransaction(`Jobs for "${queue}"`);
     if (jobs.length === 0) return;

@@ -34,4 +34,15 @@ export class PgBossWebhookDeliveryQueue extends WebhookDeliveryQueue {
     const jobs = deliveryIds.map((id) => ({ id: randomUUID(), data: data(id), ...(at ? { startAfter: at } : {}) }));
     return this.jobs.sendManyInTransaction(this.host, WEBHOOK_DELIVERY_QUEUE, jobs);
   }
+
+  scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void> {
+    return this.jobs.sendManyInTransaction(
+      this.host,
+      WEBHOOK_DELIVERY_QUEUE,
+      jobs.map(({ deliveryId, due }) => ({
+        id: randomUUID(),
+        data: { deliveryId, due: due.toISOString() } satisfies WebhookDeliveryJob,
+      })),
+    );
+  }
 }
