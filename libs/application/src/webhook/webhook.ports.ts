@@ -68,6 +68,8 @@ export interface WebhookAttemptTarget {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   endpointDisabled: boolean;
+  /** Whether the endpoint's deliveries were failing when read (a delivery then ends the streak). */
+  endpointFailing: boolean;
   body: string;
 }
 

@@ -233,9 +233,13 @@ export function describeWebhookRepositoryContract(
         previousSecret: null,
         previousSecretExpiresAt: null,
         endpointDisabled: false,
+        endpointFailing: false,
         body: placed.body,
       });
       expect(await deliveries.findTarget(created[1] + 1000)).toBeNull();
+      // The endpoint's failing streak is read with it (a delivery then ends it, in the attempt's transaction).
+      await endpoints.recordHealth(a.id, false, at(1));
+      expect(await deliveries.findTarget(created[0])).toMatchObject({ endpointFailing: true });
     });
 
     it('records an attempt only once, and only while the delivery is pending', async () => {

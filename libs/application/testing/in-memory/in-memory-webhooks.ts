@@ -203,6 +203,7 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       previousSecret: endpoint.previousSecret,
       previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
       endpointDisabled: endpoint.disabledAt !== null,
+      endpointFailing: endpoint.failingSince !== null,
       body: event.body,
     };
   }

@@ -34,7 +34,7 @@ const CREATE_FOR = `INSERT INTO webhook_deliveries (event_id, endpoint_id, creat
   SELECT $1, endpoint_id, $3, $4 FROM unnest($2::bigint[]) AS endpoint_id
   ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`;
 const FIND_TARGET = `SELECT ${COLUMNS}, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-    e.disabled_at IS NOT NULL AS disabled, ev.body
+    e.disabled_at IS NOT NULL AS disabled, e.failing_since IS NOT NULL AS failing, ev.body
   FROM webhook_deliveries d
   JOIN webhook_events ev ON ev.id = d.event_id
   JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -86,6 +86,7 @@ interface TargetRow extends DeliveryRow {
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   disabled: boolean;
+  failing: boolean;
   body: string;
 }
 
@@ -132,6 +133,7 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
       previousSecret: row.previous_secret,
       previousSecretExpiresAt: row.previous_secret_expires_at,
       endpointDisabled: row.disabled,
+      endpointFailing: row.failing,
       body: row.body,
     };
   }
