@@ -374,7 +374,8 @@ export const CONFIG_SCHEMA = {
       oneOf(['on', 'off'] as const),
       'on',
       '`off`: this process sends nothing to any webhook endpoint (deliveries stay queued, their count in the ' +
-        'start-up warning) and answers a ping or a redelivery 409 `webhook_delivery_off`: for a restored copy ' +
+        'start-up warning) and answers a ping, a redelivery or a recovery 409 `webhook_delivery_off`: for a ' +
+        'restored copy ' +
         "of the database, which must not call the customers' URLs (set it on every process of the copy)",
     ),
     allowPrivate: setting(

@@ -46,8 +46,17 @@ export const EVENTS_JOBS: SliceJobs = {
     EventQueries,
     PurgeEvents,
   ],
-  // EventLog: the relay (EventRelayModule) follows its feed.
-  exports: [EventRecorder, OutboxEventRecorder, EventConsumers, EventOutbox, EventLog, EventQueries, PurgeEvents],
+  // EventLog: the relay (EventRelayModule) follows its feed. EventRetention: webhooks recover no further back.
+  exports: [
+    EventRecorder,
+    OutboxEventRecorder,
+    EventConsumers,
+    EventOutbox,
+    EventLog,
+    EventQueries,
+    PurgeEvents,
+    EventRetention,
+  ],
 })
 export class EventsModule {}
 

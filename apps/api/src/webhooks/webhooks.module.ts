@@ -5,6 +5,7 @@ import {
   DeliverWebhook,
   DisableFailingWebhookEndpoints,
   FanOutWebhookEvent,
+  RecoverWebhookDeliveries,
   RetryWebhookDelivery,
   GiveUpWebhookDelivery,
   PingWebhookEndpoint,
@@ -242,6 +243,7 @@ export class WebhookQueueMetrics {
     GiveUpWebhookDelivery,
     DisableFailingWebhookEndpoints,
     RetryWebhookDelivery,
+    RecoverWebhookDeliveries,
     WebhookQueueMetrics,
   ],
   exports: [
@@ -255,6 +257,7 @@ export class WebhookQueueMetrics {
     DeliverWebhook,
     GiveUpWebhookDelivery,
     RetryWebhookDelivery,
+    RecoverWebhookDeliveries,
     WebhookQueueMetrics,
   ],
 })

@@ -24,9 +24,14 @@ import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
 import { EventQueries } from '../events/event-log.use-cases';
 import { WebhookFanOut } from './webhook-fan-out';
 import { WebhookEndpointConcurrency } from './endpoint-concurrency';
-import { WebhookOutboundSettings, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
+import { recoveryBatch, WebhookOutboundSettings, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
 import { DeliveryPendingError } from './webhook.errors';
-import { RetryWebhookDelivery, WebhookDeliveryNotFoundError } from './webhook-delivery.use-cases';
+import {
+  RecoverWebhookDeliveries,
+  RetryWebhookDelivery,
+  WebhookDeliveryNotFoundError,
+} from './webhook-delivery.use-cases';
+import { EventRetention } from '../events/event.ports';
 import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
@@ -91,6 +96,7 @@ function webhooks(outbound = new WebhookOutboundSettings(), perEndpoint = new We
     delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
     eventLog: new EventQueries(store.eventLog),
     retry: new RetryWebhookDelivery(uow, endpoints, deliveries, queue, clock),
+    recover: new RecoverWebhookDeliveries(uow, endpoints, deliveries, queue, clock, new EventRetention(30)),
   };
 }
 
@@ -399,7 +405,7 @@ describe('webhook use cases (in-memory fakes)', () => {
       const deliveryJobs = slice.jobs().filter((j) => j.queue === 'delivery');
       const ids = deliveryJobs.map((j) => (j.queue === 'delivery' ? j.deliveryId : 0));
       const endpointOf = async (id: number) => (await slice.delivery(id)).endpointId;
-      const adas = [];
+      const adas: number[] = [];
       for (const id of ids) if ((await endpointOf(id)) !== other.id) adas.push(id);
       const [bobs] = ids.filter((id) => !adas.includes(id));
       expect(adas).toHaveLength(3);
@@ -516,5 +522,192 @@ describe('webhook use cases (in-memory fakes)', () => {
       expect(await slice.deliver.execute(id, waitedFor.due)).toBe('settled');
       expect(slice.sender.requests).toHaveLength(2);
     });
+
+    it('spends the outbound budget (admit) once it sends: not on a pending delivery; a refusal undoes it', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const id = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      const admit = jest.fn(async () => undefined);
+      await expect(slice.retry.execute(endpoint.id, id, ada, admit)).rejects.toBeInstanceOf(DeliveryPendingError);
+      await expect(slice.retry.execute(endpoint.id, id + 1, ada, admit)).rejects.toBeInstanceOf(
+        WebhookDeliveryNotFoundError,
+      );
+      expect(admit).not.toHaveBeenCalled();
+      slice.sender.answer({ statusCode: 200, error: null });
+      expect(await slice.deliver.execute(id)).toBe('delivered');
+      const jobsBefore = slice.jobs().length;
+      const refuse = jest.fn(async () => {
+        throw new Error('over the budget');
+      });
+      await expect(slice.retry.execute(endpoint.id, id, ada, refuse)).rejects.toThrow('over the budget');
+      expect(await slice.delivery(id)).toMatchObject({ status: 'delivered' });
+      expect(slice.jobs()).toHaveLength(jobsBefore);
+      expect(await slice.retry.execute(endpoint.id, id, ada, admit)).toMatchObject({ status: 'pending' });
+      expect(admit).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('RecoverWebhookDeliveries', () => {
+    /** Deliveries of `endpoint` in each state: failed, waiting for a back-off, delivered, due (never tried), a ping. */
+    async function deliveriesInEveryState(endpointId: number) {
+      const failed = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer(...[1, 2, 3].map(() => ({ statusCode: 500, error: null })));
+      for (let i = 0; i < 3; i++) await slice.deliver.execute(failed);
+      const waiting = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer({ statusCode: 503, error: null });
+      expect(await slice.deliver.execute(waiting)).toBe('retrying');
+      const delivered = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer({ statusCode: 204, error: null });
+      expect(await slice.deliver.execute(delivered)).toBe('delivered');
+      const due = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      await slice.ping.execute(endpointId, ada);
+      const ping = await deliveryOf(slice, lastFanOut(slice));
+      slice.sender.answer({ statusCode: 500, error: null });
+      await slice.deliver.execute(ping);
+      expect(await slice.delivery(ping)).toMatchObject({ type: 'ping', status: 'failed' });
+      return { failed, waiting, delivered, due, ping };
+    }
+
+    it('queues the failed and the waiting deliveries since a time at once, each once; never a ping', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const before = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer(...[1, 2, 3].map(() => ({ statusCode: 500, error: null })));
+      for (let i = 0; i < 3; i++) await slice.deliver.execute(before);
+      slice.clock.advanceMinutes(10);
+      const since = slice.clock.now();
+      const { failed, waiting, delivered, due } = await deliveriesInEveryState(endpoint.id);
+      const other = await subscribe(slice, ada);
+      const elsewhere = await deliveryOf(slice, await orderPlacedNow(slice, ada), other.id);
+      slice.sender.answer({ statusCode: 500, error: null });
+      await slice.deliver.execute(elsewhere);
+      slice.clock.advanceMinutes(0.1); // the waiting one's back-off (1 minute) is still ahead
+      const now = slice.clock.now();
+      const jobsBefore = slice.jobs().length;
+      const admit = jest.fn(async () => undefined);
+
+      expect(await slice.recover.execute(endpoint.id, { since, all: false }, ada, admit)).toEqual({
+        queued: 2,
+        nextSince: null,
+      });
+      expect(admit).toHaveBeenCalledTimes(1);
+      expect(slice.jobs().slice(jobsBefore)).toEqual([
+        { queue: 'delivery', deliveryId: failed, at: null, due: now },
+        { queue: 'delivery', deliveryId: waiting, at: null, due: now },
+      ]);
+      expect(await slice.delivery(failed)).toMatchObject({ status: 'pending', attempts: 3, nextAttemptAt: now });
+      expect(await slice.delivery(waiting)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: now });
+      expect(await slice.delivery(delivered)).toMatchObject({ status: 'delivered' });
+      expect(await slice.delivery(before)).toMatchObject({ status: 'failed' });
+      expect(await slice.delivery(elsewhere)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect((await slice.delivery(due)).nextAttemptAt!.getTime()).toBeLessThan(now.getTime());
+      // Asked again at once: everything it found is due already, nothing is queued twice (one more unit spent).
+      expect(await slice.recover.execute(endpoint.id, { since, all: false }, ada, admit)).toEqual({
+        queued: 0,
+        nextSince: null,
+      });
+      expect(slice.jobs()).toHaveLength(jobsBefore + 2);
+      // An administrator may, as for the other operations; another customer finds no such endpoint.
+      await expect(slice.recover.execute(endpoint.id, { since, all: false }, bob)).rejects.toBeInstanceOf(
+        WebhookEndpointNotFoundError,
+      );
+      expect(await slice.recover.execute(endpoint.id, { since, all: false }, admin)).toEqual({
+        queued: 0,
+        nextSince: null,
+      });
+    });
+
+    it('with `all`, queues the delivered deliveries too', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const since = slice.clock.now();
+      const { failed, waiting, delivered, due, ping } = await deliveriesInEveryState(endpoint.id);
+      const jobsBefore = slice.jobs().length;
+      expect(await slice.recover.execute(endpoint.id, { since, all: true }, ada)).toEqual({
+        queued: 3,
+        nextSince: null,
+      });
+      const queued = slice.jobs().slice(jobsBefore);
+      expect(queued.map((job) => (job.queue === 'delivery' ? job.deliveryId : 0))).toEqual([
+        failed,
+        waiting,
+        delivered,
+      ]);
+      expect(await slice.delivery(delivered)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(queued).not.toContainEqual(expect.objectContaining({ deliveryId: due }));
+      expect(queued).not.toContainEqual(expect.objectContaining({ deliveryId: ping }));
+    });
+
+    it('refuses a `since` older than the retention of the events, and spends nothing on a refusal', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const failed = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer(...[1, 2, 3].map(() => ({ statusCode: 500, error: null })));
+      for (let i = 0; i < 3; i++) await slice.deliver.execute(failed);
+      const admit = jest.fn(async () => undefined);
+      const daysAgo = (days: number) => new Date(slice.clock.now().getTime() - days * 24 * 3600 * 1000);
+      const tooOld = slice.recover.execute(endpoint.id, { since: daysAgo(30.01), all: false }, ada, admit);
+      await expect(tooOld).rejects.toBeInstanceOf(InvalidValueError);
+      await expect(tooOld).rejects.toMatchObject({ field: 'since', message: expect.stringContaining('30 days') });
+      await expect(
+        slice.recover.execute(endpoint.id + 100, { since: daysAgo(1), all: false }, ada, admit),
+      ).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      expect(admit).not.toHaveBeenCalled();
+      // A refused budget (admit throws): nothing changes, nothing is queued.
+      const jobsBefore = slice.jobs().length;
+      const refuse = async () => {
+        throw new Error('over the budget');
+      };
+      await expect(slice.recover.execute(endpoint.id, { since: daysAgo(30), all: false }, ada, refuse)).rejects.toThrow(
+        'over the budget',
+      );
+      expect(await slice.delivery(failed)).toMatchObject({ status: 'failed' });
+      expect(slice.jobs()).toHaveLength(jobsBefore);
+      expect(await slice.recover.execute(endpoint.id, { since: daysAgo(30), all: false }, ada, admit)).toEqual({
+        queued: 1,
+        nextSince: null,
+      });
+    });
   });
 });
+
+describe('recoveryBatch', () => {
+  const t = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
+  const rows = (...minutes: number[]) => minutes.map((minute, id) => ({ id, at: t(minute) }));
+  const batch = (all: ReturnType<typeof rows>, limit: number) => {
+    const { batch: taken, nextSince } = recoveryBatch(all, limit, (row) => row.at);
+    return { ids: taken.map((row) => row.id), nextSince };
+  };
+
+  it('takes up to the limit, and says where to continue when there was one more', () => {
+    expect(batch(rows(1, 2), 2)).toEqual({ ids: [0, 1], nextSince: null });
+    expect(batch(rows(1, 2, 3), 2)).toEqual({ ids: [0, 1], nextSince: t(3) });
+  });
+
+  it('leaves the deliveries of the instant it continues from to the next call, unless they fill the batch', () => {
+    expect(batch(rows(1, 3, 3, 3), 3)).toEqual({ ids: [0], nextSince: t(3) });
+    expect(batch(rows(3, 3, 3, 3), 3)).toEqual({ ids: [0, 1, 2], nextSince: t(3) });
+  });
+});
+
+/** The event of the last fan-out job sent. */
+function lastFanOut(slice: Slice): string {
+  const fanOut = [...slice.jobs()].reverse().find((job) => job.queue === 'fan-out');
+  if (fanOut?.queue !== 'fan-out') throw new Error('no event was written');
+  return fanOut.eventId;
+}
+
+/** An order placed by `owner` now: its event's id. */
+async function orderPlacedNow(slice: Slice, owner: Account): Promise<string> {
+  await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
+  return lastFanOut(slice);
+}
+
+/** Fans the event out, and returns its delivery to `endpointId` (else to the only endpoint that receives it). */
+async function deliveryOf(slice: Slice, eventId: string, endpointId?: number): Promise<number> {
+  const before = slice.jobs().length;
+  await slice.fanOut.execute(eventId);
+  for (const job of slice.jobs().slice(before)) {
+    if (job.queue !== 'delivery') continue;
+    if (endpointId === undefined || (await slice.delivery(job.deliveryId)).endpointId === endpointId) {
+      return job.deliveryId;
+    }
+  }
+  throw new Error('no delivery was created');
+}

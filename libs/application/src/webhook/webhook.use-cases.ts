@@ -284,7 +284,7 @@ export class FanOutWebhookEvent {
       if (event.type === 'ping') {
         const endpoint = event.endpointId === null ? null : await this.endpoints.findById(event.endpointId);
         const created = await this.deliveries.createFor(event.id, endpoint ? [endpoint.id] : [], this.clock.now());
-        for (const id of created) await this.queue.schedule(id, null);
+        await this.queue.scheduleMany(created, null);
         return { created: created.length, deferred: 0 };
       }
       const type = event.type;
@@ -302,22 +302,27 @@ export class FanOutWebhookEvent {
           return !urls.has(key) && Boolean(urls.add(key));
         })
         .map(({ endpoint }) => endpoint);
-      // Each account's deliveries are taken from its outbound budget (issue 48, item 8), in owner order so that two
-      // fan-outs lock the accounts' budget rows in the same order. Beyond the budget they are deferred, not dropped.
+      // Each account's deliveries are taken from its outbound budget (issue 48, item 8), every account in one go;
+      // beyond the budget they are deferred, not dropped. The deliveries of one wait are made in one statement, and
+      // their jobs in one more (usually every account waits 0: three statements for a fan-out to 1,000 endpoints).
       const owners = new Map<number, number[]>();
       for (const { ownerId, id } of targets) owners.set(ownerId, [...(owners.get(ownerId) ?? []), id]);
+      const waits = await this.budget.reserve(new Map([...owners].map(([ownerId, ids]) => [ownerId, ids.length])));
+      const byWait = new Map<number, number[]>();
+      for (const [ownerId, ids] of owners) {
+        const wait = waits.get(ownerId) ?? 0;
+        byWait.set(wait, [...(byWait.get(wait) ?? []), ...ids]);
+      }
+      const now = this.clock.now();
       let created = 0;
       let deferred = 0;
-      for (const [ownerId, endpointIds] of [...owners].sort(([a], [b]) => a - b)) {
-        const now = this.clock.now();
-        const delayMs = await this.budget.reserve(ownerId, endpointIds.length);
-        const later = delayMs > 0;
-        const startAt = new Date(now.getTime() + delayMs);
+      for (const [wait, endpointIds] of byWait) {
+        const startAt = new Date(now.getTime() + wait);
         const ids = await this.deliveries.createFor(event.id, endpointIds, now, startAt);
         // A deferred delivery's job is for that time (`due`): a redelivery that makes it due earlier voids the job.
-        for (const id of ids) await this.queue.schedule(id, later ? startAt : null, later ? startAt : undefined);
+        await this.queue.scheduleMany(ids, wait > 0 ? startAt : null, wait > 0 ? startAt : undefined);
         created += ids.length;
-        if (later) deferred += ids.length;
+        if (wait > 0) deferred += ids.length;
       }
       return { created, deferred };
     });
@@ -388,13 +393,20 @@ export class DeliverWebhook {
     const retried = !delivered && delivery.type !== 'ping';
     const nextAttemptAt = retried ? this.settings.nextAttemptAt(attempt, at) : null;
     const status: WebhookDeliveryStatus = delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'failed';
-    await this.uow.run(async () => {
-      const error = delivered ? null : (response.error ?? 'http_status');
-      const outcome = { deliveryId, attempt, previousAttempts: delivery.attempts, status, error, nextAttemptAt, at };
-      if (!(await this.deliveries.recordAttempt({ ...outcome, statusCode: response.statusCode }))) return;
-      await this.endpoints.recordHealth(delivery.endpointId, delivered, at);
-      if (nextAttemptAt) await this.queue.schedule(deliveryId, nextAttemptAt, nextAttemptAt);
-    });
+    const error = delivered ? null : (response.error ?? 'http_status');
+    const outcome = { deliveryId, attempt, previousAttempts: delivery.attempts, status, error, nextAttemptAt, at };
+    const record = () => this.deliveries.recordAttempt({ ...outcome, statusCode: response.statusCode });
+    if (delivered && !target.endpointFailing) {
+      // The common case in one statement, no transaction: nothing else to write (the endpoint was not failing, and no
+      // attempt follows). It was five round trips; at a thousand deliveries a second they were the worker's cost.
+      await record();
+    } else {
+      await this.uow.run(async () => {
+        if (!(await record())) return;
+        await this.endpoints.recordHealth(delivery.endpointId, delivered, at);
+        if (nextAttemptAt) await this.queue.schedule(deliveryId, nextAttemptAt, nextAttemptAt);
+      });
+    }
     return delivered ? 'delivered' : nextAttemptAt ? 'retrying' : 'failed';
   }
 }

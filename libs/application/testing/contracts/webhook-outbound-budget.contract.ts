@@ -20,10 +20,10 @@ export function describeWebhookOutboundBudgetContract(
 ): void {
   describe(`Webhook outbound budget contract: ${name}`, () => {
     let subject: WebhookOutboundBudgetContractSubject;
-    const reserve = (ownerId: number, count: number, budget = subject.budget) =>
-      subject.uow.run(() => budget.reserve(ownerId, count));
+    const reserve = async (ownerId: number, count: number, budget = subject.budget) =>
+      (await subject.uow.run(() => budget.reserve(new Map([[ownerId, count]])))).get(ownerId);
     /** A wait of `ms`, less what the clock moved since the arrival time was stored (under a second). */
-    const expectAbout = (waited: number, ms: number) => {
+    const expectAbout = (waited: number | undefined, ms: number) => {
       expect(waited).toBeGreaterThan(ms - 1000);
       expect(waited).toBeLessThanOrEqual(ms);
     };
@@ -47,11 +47,27 @@ export function describeWebhookOutboundBudgetContract(
     it('spends nothing in a unit of work that rolls back', async () => {
       await expect(
         subject.uow.run(async () => {
-          await subject.budget.reserve(1, 50);
+          await subject.budget.reserve(new Map([[1, 50]]));
           throw new Error('the fan-out broke');
         }),
       ).rejects.toThrow('the fan-out broke');
       expect(await reserve(1, 1)).toBe(0);
+    });
+
+    it('takes several accounts at once, each from its own budget (a fan-out to many accounts)', async () => {
+      await reserve(1, 4); // account 1 is 30 s behind
+      const waits = await subject.uow.run(() =>
+        subject.budget.reserve(
+          new Map([
+            [3, 1],
+            [1, 1],
+            [2, 0],
+          ]),
+        ),
+      );
+      expect(waits.get(3)).toBe(0);
+      expect(waits.get(2)).toBe(0);
+      expectAbout(waits.get(1) ?? 0, 60_000);
     });
 
     it('with no budget, every delivery starts at once', async () => {

@@ -3,6 +3,9 @@ import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { Clock, ConstraintViolationError } from '../../src/ports';
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
 import {
+  RecoveredDeliveries,
+  recoveryBatch,
+  RecoveryRequest,
   WebhookAttemptOutcome,
   WebhookAttemptTarget,
   WebhookDelivery,
@@ -200,6 +203,7 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       previousSecret: endpoint.previousSecret,
       previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
       endpointDisabled: endpoint.disabledAt !== null,
+      endpointFailing: endpoint.failingSince !== null,
       body: event.body,
     };
   }
@@ -230,6 +234,30 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
     return structuredClone(row);
   }
 
+  async recoverSince(
+    { endpointId, since, all, limit }: RecoveryRequest,
+    now: () => Date,
+  ): Promise<RecoveredDeliveries> {
+    this.db.assertInTransaction('recoverSince');
+    // The store's transactions run one at a time: what is read is what is locked.
+    const at = now();
+    const recoverable = (row: WebhookDelivery) =>
+      row.status === 'failed' ||
+      (row.status === 'pending' && row.nextAttemptAt !== null && row.nextAttemptAt > at) ||
+      (all && row.status === 'delivered');
+    const rows = [...this.db.tables.webhookDeliveries.values()]
+      .filter((row) => row.endpointId === endpointId && row.createdAt >= since && row.type !== 'ping')
+      .filter(recoverable)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id)
+      .slice(0, limit + 1);
+    const { batch, nextSince } = recoveryBatch(rows, limit, (row) => row.createdAt);
+    for (const row of batch) {
+      row.status = 'pending';
+      row.nextAttemptAt = at;
+    }
+    return { requeued: batch.map((row) => ({ id: row.id, nextAttemptAt: at })), nextSince };
+  }
+
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
     const rows = [...this.db.tables.webhookDeliveries.values()]
       .filter((row) => row.endpointId === endpointId && (afterId === undefined || row.id < afterId))
@@ -253,15 +281,20 @@ export class InMemoryWebhookOutboundBudget extends WebhookOutboundBudget {
     super();
   }
 
-  async reserve(ownerId: number, count: number): Promise<number> {
+  async reserve(counts: ReadonlyMap<number, number>): Promise<Map<number, number>> {
     const interval = this.settings.intervalMs;
-    if (interval === null || count === 0) return 0;
+    const waits = new Map([...counts.keys()].map((ownerId) => [ownerId, 0]));
+    if (interval === null) return waits;
     this.db.assertInTransaction('WebhookOutboundBudget.reserve');
     const { webhookOutboundBudgets } = this.db.tables;
     const now = this.clock.now().getTime();
-    const tat = Math.max(webhookOutboundBudgets.get(ownerId)?.getTime() ?? 0, now) + count * interval;
-    webhookOutboundBudgets.set(ownerId, new Date(tat));
-    return this.settings.delayMs(tat - now, count);
+    for (const [ownerId, count] of counts) {
+      if (count === 0) continue;
+      const tat = Math.max(webhookOutboundBudgets.get(ownerId)?.getTime() ?? 0, now) + count * interval;
+      webhookOutboundBudgets.set(ownerId, new Date(tat));
+      waits.set(ownerId, this.settings.delayMs(tat - now, count));
+    }
+    return waits;
   }
 }
 
@@ -286,6 +319,16 @@ export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
   async schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void> {
     this.db.assertInTransaction('WebhookDeliveryQueue.schedule');
     this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at, ...(due ? { due } : {}) });
+  }
+
+  async scheduleMany(deliveryIds: number[], at: Date | null, due?: Date): Promise<void> {
+    for (const deliveryId of deliveryIds) await this.schedule(deliveryId, at, due);
+  }
+
+  async scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void> {
+    this.db.assertInTransaction('WebhookDeliveryQueue.scheduleNow');
+    for (const { deliveryId, due } of jobs)
+      this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at: null, due });
   }
 }
 

@@ -25,6 +25,7 @@ import { EventTypeIndex1796000920000 } from './1796000920000-event-type-index';
 import { EventCommits1796000930000 } from './1796000930000-event-commits';
 import { EventCommitsBackfill1796000940000 } from './1796000940000-event-commits-backfill';
 import { ServiceSecretsTable1796000950000 } from './1796000950000-service-secrets';
+import { WebhookRecoveryIndex1796000970000 } from './1796000970000-webhook-recovery-index';
 import { WebhookOutboundBudgets1796000990000 } from './1796000990000-webhook-outbound-budgets';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
@@ -56,5 +57,6 @@ export const MIGRATIONS = [
   EventCommits1796000930000,
   EventCommitsBackfill1796000940000,
   ServiceSecretsTable1796000950000,
+  WebhookRecoveryIndex1796000970000,
   WebhookOutboundBudgets1796000990000,
 ];

@@ -4,6 +4,9 @@ import {
   Page,
   PageRequest,
   pageFromRows,
+  RecoveredDeliveries,
+  recoveryBatch,
+  RecoveryRequest,
   WebhookAttemptOutcome,
   WebhookAttemptTarget,
   WebhookDelivery,
@@ -31,7 +34,7 @@ const CREATE_FOR = `INSERT INTO webhook_deliveries (event_id, endpoint_id, creat
   SELECT $1, endpoint_id, $3, $4 FROM unnest($2::bigint[]) AS endpoint_id
   ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`;
 const FIND_TARGET = `SELECT ${COLUMNS}, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-    e.disabled_at IS NOT NULL AS disabled, ev.body
+    e.disabled_at IS NOT NULL AS disabled, e.failing_since IS NOT NULL AS failing, ev.body
   FROM webhook_deliveries d
   JOIN webhook_events ev ON ev.id = d.event_id
   JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -46,6 +49,18 @@ const LOCK_FOR_REQUEUE = `SELECT status, next_attempt_at FROM webhook_deliveries
 const REQUEUE = `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $2
   FROM webhook_events ev WHERE d.id = $1 AND ev.id = d.event_id
   RETURNING ${COLUMNS}`;
+/**
+ * A recovery's batch, oldest first on webhook_deliveries_endpoint_created_idx, locked: the deliveries whose last
+ * attempt failed (`failed`, or `pending` with a back-off still ahead of `$3`), `delivered` ones too with `$4`; never
+ * a ping's.
+ */
+const LOCK_FOR_RECOVERY = `SELECT d.id, d.status, d.next_attempt_at, d.created_at
+  FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+  WHERE d.endpoint_id = $1 AND d.created_at >= $2 AND ev.type <> 'ping'
+    AND (d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at > $3) OR ($4 AND d.status = 'delivered'))
+  ORDER BY d.created_at, d.id LIMIT $5
+  FOR UPDATE OF d`;
+const RECOVER = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $2 WHERE id = ANY($1::bigint[])`;
 const LIST_FOR_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
   WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2) ORDER BY d.id DESC LIMIT $3`;
 
@@ -71,6 +86,7 @@ interface TargetRow extends DeliveryRow {
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   disabled: boolean;
+  failing: boolean;
   body: string;
 }
 
@@ -117,6 +133,7 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
       previousSecret: row.previous_secret,
       previousSecretExpiresAt: row.previous_secret_expires_at,
       endpointDisabled: row.disabled,
+      endpointFailing: row.failing,
       body: row.body,
     };
   }
@@ -156,6 +173,32 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
     }
     const [row] = await this.host.query<DeliveryRow>(REQUEUE, [deliveryId, at]);
     return toDelivery(row);
+  }
+
+  /**
+   * Two statements in the caller's transaction: the batch locked (one row more than `limit`, which says whether more
+   * is left), then the deliveries still to recover, by `now()` read once the locks are held, made due. A delivery made
+   * due meanwhile by another transaction is seen as it is now, and left alone.
+   */
+  async recoverSince(
+    { endpointId, since, all, limit }: RecoveryRequest,
+    now: () => Date,
+  ): Promise<RecoveredDeliveries> {
+    this.host.requireTransaction('recoverSince');
+    const rows = await this.host.query<{ id: string; status: string; next_attempt_at: Date | null; created_at: Date }>(
+      LOCK_FOR_RECOVERY,
+      [endpointId, since, now(), all, limit + 1],
+    );
+    const { batch, nextSince } = recoveryBatch(rows, limit, (row) => row.created_at);
+    const at = now();
+    const due = batch.filter(
+      (row) =>
+        row.status === 'failed' ||
+        (row.status === 'pending' && row.next_attempt_at !== null && row.next_attempt_at > at) ||
+        (all && row.status === 'delivered'),
+    );
+    if (due.length) await this.host.execute(RECOVER, [due.map((row) => row.id), at]);
+    return { requeued: due.map((row) => ({ id: Number(row.id), nextAttemptAt: at })), nextSince };
   }
 
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {

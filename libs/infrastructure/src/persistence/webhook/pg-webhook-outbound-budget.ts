@@ -3,16 +3,18 @@ import { WebhookOutboundBudget, WebhookOutboundSettings } from '@petstore/applic
 import { TransactionHost } from '../../database/transaction-host';
 
 /**
- * The account's theoretical arrival time moved on by `$2` milliseconds from itself, or from now when that is later, on
- * the database's clock; answers how far it now stands ahead of now. One statement, so two fan-outs at once (on two
- * instances) take from the budget one after the other (the row's lock is held to the end of the fan-out's
+ * Each account's theoretical arrival time moved on by its deliveries ($2, times $3 milliseconds each) from itself, or
+ * from now when that is later, on the database's clock; answers how far each now stands ahead of now. One statement
+ * for every account of a fan-out, in account order (so two fan-outs at once, on two instances, take the rows' locks in
+ * the same order and from the budget one after the other; the locks are held to the end of the fan-out's
  * transaction).
  */
 const RESERVE = `INSERT INTO webhook_outbound_budgets AS b (owner_id, tat)
-    VALUES ($1, statement_timestamp() + $2 * interval '1 millisecond')
+    SELECT owner_id, statement_timestamp() + count * $3 * interval '1 millisecond'
+      FROM unnest($1::bigint[], $2::int[]) AS t(owner_id, count) ORDER BY owner_id
   ON CONFLICT (owner_id) DO UPDATE
-    SET tat = greatest(b.tat, statement_timestamp()) + $2 * interval '1 millisecond'
-  RETURNING (extract(epoch FROM tat - statement_timestamp()) * 1000)::float8 AS ahead_ms`;
+    SET tat = greatest(b.tat, statement_timestamp()) + (excluded.tat - statement_timestamp())
+  RETURNING owner_id, (extract(epoch FROM tat - statement_timestamp()) * 1000)::float8 AS ahead_ms`;
 
 /** WebhookOutboundBudget in `webhook_outbound_budgets`, shared by every worker process. */
 @Injectable()
@@ -24,10 +26,20 @@ export class PgWebhookOutboundBudget extends WebhookOutboundBudget {
     super();
   }
 
-  async reserve(ownerId: number, count: number): Promise<number> {
+  async reserve(counts: ReadonlyMap<number, number>): Promise<Map<number, number>> {
     const interval = this.settings.intervalMs;
-    if (interval === null || count === 0) return 0;
-    const [row] = await this.host.query<{ ahead_ms: number }>(RESERVE, [ownerId, count * interval]);
-    return this.settings.delayMs(row.ahead_ms, count);
+    const waits = new Map([...counts.keys()].map((ownerId) => [ownerId, 0]));
+    const taken = [...counts].filter(([, count]) => count > 0);
+    if (interval === null || taken.length === 0) return waits;
+    const rows = await this.host.query<{ owner_id: string; ahead_ms: number }>(RESERVE, [
+      taken.map(([ownerId]) => ownerId),
+      taken.map(([, count]) => count),
+      interval,
+    ]);
+    for (const row of rows) {
+      const ownerId = Number(row.owner_id);
+      waits.set(ownerId, this.settings.delayMs(row.ahead_ms, counts.get(ownerId) ?? 0));
+    }
+    return waits;
   }
 }

@@ -67,4 +67,30 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
       await runner.release();
     }
   });
+
+  it("a recovery reads the endpoint's deliveries from `since` on, by the index of their creation time", async () => {
+    const sent: { sql: string; params: unknown[] }[] = [];
+    jest.spyOn(db.host, 'query').mockImplementation(async (sql: string, params: unknown[] = []) => {
+      sent.push({ sql, params });
+      return [];
+    });
+    jest.spyOn(db.host, 'requireTransaction').mockImplementation(() => undefined);
+    try {
+      const request = { endpointId: 1, since: new Date(), all: false, limit: 1000 };
+      await new PgWebhookDeliveryRepository(db.host).recoverSince(request, () => new Date());
+    } finally {
+      jest.restoreAllMocks();
+    }
+    const runner = db.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      await runner.query('SET LOCAL enable_seqscan = off');
+      const rows: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN ${sent[0].sql}`, sent[0].params);
+      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan).toContain('webhook_deliveries_endpoint_created_idx');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
 });
