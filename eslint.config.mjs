@@ -53,69 +53,92 @@ const layerRules = ({ testsMayUseTesting }) => [
 
 /*
  * Slice rules (docs/architecture.md, "Slices and their directions"): lint checks slices, not only layers.
- * Each slice is one folder name per layer: libs/application/src/<a>, libs/infrastructure/src/persistence/<p> and
- * apps/api/src/<api>. The directions allowed:
- *   catalogue, ordering, messaging, accounts -> events (the EventRecorder port)    webhooks -> events
- *   anything -> webhooks: refused, but for webhooks itself and the assembly (apps/api/src/assembly, untagged)
- *   events -> any other slice: refused (events know no consumer); the api's payload map (the `data` of an event
- *   is the resource as the API shows it) reads the DTOs in apps/api/src/resources, below every slice
- * Slices import one another relatively (the libraries' barrels are not told apart): the patterns match a path
- * segment. A flat config's later `no-restricted-imports` replaces an earlier one for the same file, so each block
- * repeats the layer's own patterns (APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES) before the slice's.
+ * Each slice is declared once, with its folder name per layer (libs/application/src/<a>,
+ * libs/infrastructure/src/persistence/<p>, apps/api/src/<api>) and the slices it may import (`uses`); an import of
+ * any other slice's folder is refused. The directions allowed:
+ *   catalogue, messaging, accounts -> events (the EventRecorder port)
+ *   ordering -> catalogue (StockReservations), accounts (the customer's row lock), events
+ *   webhooks -> every slice (their consumer; nothing but webhooks and the assembly, untagged, imports webhooks)
+ *   events -> none (events know no consumer); the api's payload map (the `data` of an event is the resource as the
+ *   API shows it) reads the DTOs in apps/api/src/resources, below every slice
+ * So catalogue -> ordering is refused: the catalogue asks ordering only through its own port (OpenOrders).
+ * Folders that are no slice's (ports, common, resources, …) are not checked here. Slices import one another
+ * relatively (the libraries' barrels are not told apart): the patterns match a path segment. A flat config's later
+ * `no-restricted-imports` replaces an earlier one for the same file, so each block repeats the layer's own patterns
+ * (APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES) before the slice's.
  */
-const NOT_WEBHOOKS = {
-  regex: '^(\\.{1,2}/)+(.*/)?webhooks?(/|$)',
-  message:
-    'Only webhooks and the assembly import webhooks: a slice records its facts through the events port ' +
-    '(EventRecorder), and webhooks subscribe to the events.',
-};
-const EVENTS_KNOW_NO_SLICE = [
-  NOT_WEBHOOKS,
-  {
-    regex: '^(\\.{1,2}/)+(.*/)?(category|pet|stock|order|account|accounts|message)(/|$)',
-    message: 'events depend on no slice: the slices record facts through EventRecorder, consumers subscribe.',
-  },
-  {
-    regex: '^(\\.{1,2}/)+(.*/)?(catalogue|ordering|messages)(/|$)',
-    message:
-      'events import no slice: the payload map reads the resources as the API shows them (apps/api/src/resources).',
-  },
-];
-const SLICES = [
-  {
-    name: 'catalogue',
+export const SLICES = {
+  catalogue: {
     application: ['category', 'pet', 'stock'],
     persistence: ['category', 'pet', 'stock'],
     api: ['catalogue'],
-    refused: [NOT_WEBHOOKS],
+    uses: ['events'],
   },
-  { name: 'ordering', application: ['order'], persistence: ['order'], api: ['ordering'], refused: [NOT_WEBHOOKS] },
-  { name: 'accounts', application: ['account'], persistence: ['account'], api: ['accounts'], refused: [NOT_WEBHOOKS] },
-  { name: 'messaging', application: ['message'], persistence: ['message'], api: ['messages'], refused: [NOT_WEBHOOKS] },
-  { name: 'events', application: ['events'], persistence: ['events'], api: ['events'], refused: EVENTS_KNOW_NO_SLICE },
-  { name: 'webhooks', application: ['webhook'], persistence: ['webhook'], api: ['webhooks'], refused: [] },
-];
-const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
-const sliceRules = SLICES.filter((slice) => slice.refused.length).flatMap((slice) => {
-  const application = slice.application.map((folder) => `libs/application/src/${folder}/**/*.ts`);
-  const outer = [
-    ...slice.persistence.map((folder) => `libs/infrastructure/src/persistence/${folder}/**/*.ts`),
-    ...slice.api.map((folder) => `apps/api/src/${folder}/**/*.ts`),
-  ];
-  return [
-    {
-      files: application,
-      ignores: TEST_FILES,
-      rules: restrict(APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES, ...slice.refused),
-    },
-    {
-      files: application.map((glob) => glob.replace(/\.ts$/, '.spec.ts')),
-      rules: restrict(APPLICATION_PORTS_ONLY, ...slice.refused),
-    },
-    { files: outer, ignores: TEST_FILES, rules: restrict(NO_TEST_DOUBLES, ...slice.refused) },
-    { files: outer.map((glob) => glob.replace(/\.ts$/, '.spec.ts')), rules: restrict(...slice.refused) },
-  ];
+  ordering: {
+    application: ['order'],
+    persistence: ['order'],
+    api: ['ordering'],
+    uses: ['catalogue', 'accounts', 'events'],
+  },
+  accounts: { application: ['account'], persistence: ['account'], api: ['accounts'], uses: ['events'] },
+  messaging: { application: ['message'], persistence: ['message'], api: ['messages'], uses: ['events'] },
+  events: { application: ['events'], persistence: ['events'], api: ['events'], uses: [] },
+  webhooks: {
+    application: ['webhook'],
+    persistence: ['webhook'],
+    api: ['webhooks'],
+    uses: ['catalogue', 'ordering', 'accounts', 'messaging', 'events'],
+  },
+};
+/** Why a slice may not import another: by `from->to`, by `*->to` for any slice importing `to`, or by `from->*`. */
+const REFUSAL_REASONS = {
+  '*->webhooks':
+    'Only webhooks and the assembly import webhooks: a slice records its facts through the events port ' +
+    '(EventRecorder), and webhooks subscribe to the events.',
+  'catalogue->ordering':
+    'The catalogue knows no order: ordering uses the catalogue (StockReservations), and the catalogue asks ' +
+    'ordering only through its own port (OpenOrders).',
+  'events->*':
+    'events depend on no slice: the slices record facts through EventRecorder, consumers subscribe; the payload ' +
+    'map reads the resources as the API shows them (apps/api/src/resources).',
+};
+const reasonFor = (from, to) =>
+  REFUSAL_REASONS[`${from}->${to}`] ?? REFUSAL_REASONS[`*->${to}`] ?? REFUSAL_REASONS[`${from}->*`] ?? '';
+const foldersOf = (slice) => [...new Set([...slice.application, ...slice.persistence, ...slice.api])];
+const refusal = (from, to) => ({
+  regex: `^(\\.{1,2}/)+(.*/)?(${foldersOf(SLICES[to]).join('|')})(/|$)`,
+  message:
+    `${from} ${SLICES[from].uses.length ? `may import only ${SLICES[from].uses.join(', ')}` : 'may import no slice'}` +
+    `, not ${to} (eslint.config.mjs, SLICES). ${reasonFor(from, to)}`.trim(),
 });
+const refusedBy = (from) =>
+  Object.keys(SLICES)
+    .filter((to) => to !== from && !SLICES[from].uses.includes(to))
+    .map((to) => refusal(from, to));
+const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+const sliceRules = Object.entries(SLICES)
+  .map(([name, slice]) => [slice, refusedBy(name)])
+  .filter(([, refused]) => refused.length)
+  .flatMap(([slice, refused]) => {
+    const application = slice.application.map((folder) => `libs/application/src/${folder}/**/*.ts`);
+    const outer = [
+      ...slice.persistence.map((folder) => `libs/infrastructure/src/persistence/${folder}/**/*.ts`),
+      ...slice.api.map((folder) => `apps/api/src/${folder}/**/*.ts`),
+    ];
+    return [
+      {
+        files: application,
+        ignores: TEST_FILES,
+        rules: restrict(APPLICATION_PORTS_ONLY, NO_TEST_DOUBLES, ...refused),
+      },
+      {
+        files: application.map((glob) => glob.replace(/\.ts$/, '.spec.ts')),
+        rules: restrict(APPLICATION_PORTS_ONLY, ...refused),
+      },
+      { files: outer, ignores: TEST_FILES, rules: restrict(NO_TEST_DOUBLES, ...refused) },
+      { files: outer.map((glob) => glob.replace(/\.ts$/, '.spec.ts')), rules: restrict(...refused) },
+    ];
+  });
 
 /**
  * Folder direction inside apps/api/src (docs/architecture.md, "Inside apps/api"). Every folder has a rank, and a

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist/apps/api/main.js');
 const INPUT_DIRS = ['apps/api', 'libs'];
-// docs/api.md: its errors table is in the bundle (served at /docs/errors; apps/api/webpack.config.js).
+// docs/api.md: it is in the bundle (its errors and the sections they cite, served at /docs/errors; webpack.config.js).
 const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.base.json', 'nx.json', 'docs/api.md'];
 /** Not part of the bundle: tests, their configs, lint configs, build output, embedded data. */
 const IGNORED = /(^|\/)(node_modules|dist|tmp|\.data|test|coverage)(\/|$)|\.spec\.ts$|jest\.config\.|eslint\.config\./;

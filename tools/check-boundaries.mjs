@@ -1,7 +1,8 @@
 // Proves the layer rules bite: lints imports against the direction of dependencies
 // (domain <- application <- infrastructure <- api) and expects each to be refused; the slice rules
-// (webhooks -> events <- catalogue, ordering, messaging; nothing -> webhooks but the assembly); and the folders
-// inside apps/api/src and its common/ (eslint.config.mjs, "Folder direction"), and every folder of common/ has a rank.
+// (eslint.config.mjs, SLICES: webhooks -> events <- catalogue, ordering, messaging; ordering -> catalogue, never the
+// reverse; nothing -> webhooks but the assembly); and the folders inside apps/api/src and its common/
+// (eslint.config.mjs, "Folder direction"), and every folder of common/ has a rank.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
@@ -67,6 +68,16 @@ const forbidden = [
   probe('apps/api/src/events/probe.ts', 'WebhooksModule', '../webhooks/webhooks.module'),
   probe('apps/api/src/events/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
   probe('apps/api/src/events/probe.ts', 'PetListQueryDto', '../catalogue/pet-list.query.dto'),
+  // The catalogue knows no order: ordering uses the catalogue (StockReservations), the catalogue asks through its own
+  // port (OpenOrders), in every layer and in its specs too.
+  probe('libs/application/src/stock/probe.ts', 'OrderRepository', '../order/order.repository'),
+  probe('libs/application/src/pet/probe.ts', 'PlaceOrder', '../order'),
+  probe('libs/application/src/category/probe.spec.ts', 'OrderCommand', '../order/order-command'),
+  probe('libs/infrastructure/src/persistence/pet/probe.ts', 'PgOrderRepository', '../order/pg-order.repository'),
+  probe('apps/api/src/catalogue/probe.ts', 'OrderingModule', '../ordering/ordering.module'),
+  // A slice imports only the slices it declares (SLICES' `uses`): the catalogue not the accounts, accounts no order.
+  probe('libs/application/src/stock/probe.ts', 'AccountRepository', '../account/account.repository'),
+  probe('libs/application/src/account/probe.ts', 'OrderRepository', '../order/order.repository'),
   // resources (the DTOs) sit below the slices: they import none.
   probe('apps/api/src/resources/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
   // Folders of apps/api/src: common/ folders import only lower ones (http-kit nothing), and common/ no folder above it.
@@ -109,6 +120,11 @@ const allowed = [
   probe('apps/api/src/common/rate-limit/probe.ts', 'routeOf', '../http-kit/route-label'),
   probe('apps/api/src/openapi/probe.ts', 'describeIdempotency', '../idempotency/idempotency.openapi'),
   probe('apps/api/src/ordering/probe.ts', 'CatalogueModule', '../catalogue/catalogue.module'),
+  // Ordering uses the catalogue and the accounts, in every layer.
+  probe('libs/application/src/order/probe.ts', 'StockReservations', '../stock/stock-reservations'),
+  probe('libs/application/src/order/probe.ts', 'AccountRepository', '../account/account.repository'),
+  probe('libs/infrastructure/src/persistence/order/probe.ts', 'PgPetRepository', '../pet/pg-pet.repository'),
+  probe('apps/api/src/ordering/probe.ts', 'AccountRepositoryModule', '../accounts/accounts.module'),
   probe('apps/api/src/assembly/probe.ts', 'MetricsModule', '../metrics/metrics.module'),
   // A spec is imported by nothing, so closes no cycle: it may use what it tests with (the real registry here).
   probe('apps/api/src/common/admission/probe.spec.ts', 'Metrics', '../../metrics/metrics'),

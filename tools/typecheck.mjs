@@ -9,6 +9,7 @@ const configs = ['apps', 'libs']
   .concat('tools/jest/tsconfig.json') // the jest global setup and teardown
   .concat('tools/plugin/tsconfig.lib.json', 'tools/plugin/tsconfig.spec.json') // the workspace's generators
   .concat('tools/openapi/tsconfig.json') // the OpenAPI generator
+  .concat('tools/docs/tsconfig.json') // the docs' generated sections
   .concat('tools/compat/tsconfig.json') // the previous-release and restore checks
   .concat('libs/client/type-tests/tsconfig.json') // the client's type-level tests (issue 33)
   .filter((config) => existsSync(config));

@@ -58,16 +58,11 @@ class ReleaseVersionInPackageJson {
 }
 
 /**
- * docs/api.md's errors table, which the service serves at /docs/errors (apps/api/src/common/errors/error-docs.ts reads
- * the file itself where there is no bundle, with the same pattern, ERROR_TABLE_ROW).
+ * docs/api.md, whose errors table, entries and sections the service serves at /docs/errors
+ * (apps/api/src/common/errors/error-docs.ts reads the file itself where there is no bundle).
  */
-function errorTable() {
-  const markdown = readFileSync(join(__dirname, '../../docs/api.md'), 'utf8');
-  return [...markdown.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \| (.*) \|$/gm)].map(([, status, code, when]) => ({
-    status: Number(status),
-    code,
-    when,
-  }));
+function apiGuide() {
+  return readFileSync(join(__dirname, '../../docs/api.md'), 'utf8');
 }
 
 module.exports = {
@@ -92,7 +87,7 @@ module.exports = {
     }),
     new DefinePlugin({
       __PETSTORE_RELEASE__: JSON.stringify(release()),
-      __PETSTORE_ERROR_TABLE__: JSON.stringify(errorTable()),
+      __PETSTORE_API_GUIDE__: JSON.stringify(apiGuide()),
     }),
     new ReleaseVersionInPackageJson(release().version),
   ],

@@ -566,10 +566,10 @@ export function startNoise(core) {
 }
 
 /** Linux's USER_HZ (100 on every common build; /proc reports in it). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 /** A process's CPU time so far (clock ticks): user and system, or system alone (`part`). */
-function processTicks(pid, part = 'all') {
+export function processTicks(pid, part = 'all') {
   if (!pid) return null;
   try {
     // utime and stime: fields 14 and 15, counted after the command name's closing parenthesis.
@@ -580,7 +580,7 @@ function processTicks(pid, part = 'all') {
   }
 }
 
-function machineTicks() {
+export function machineTicks() {
   try {
     const [, ...times] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
     // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.

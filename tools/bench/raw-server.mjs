@@ -13,9 +13,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
-import plans from 'pg-boss/src/plans.js';
-// The service's own statements, held equal to what it sends by apps/api/test/bench-mirrored-sql.e2e.spec.ts.
-import SQL from './mirrored-sql.cjs';
+// The service's own statements, by name: the snapshots in tools/bench/sql/ of what it sends for these requests,
+// written and held equal to it by apps/api/test/bench-sql.e2e.spec.ts (`npm run bench:sql`).
+import { readStatements } from './service-sql.cjs';
+
+const SQL = readStatements();
 
 const PAGE_DEFAULT = 20;
 const PAGE_MAX = 100;
@@ -25,7 +27,6 @@ if (MODE !== 'mirrored' && MODE !== 'minimal') throw new Error('RAW_MODE is mirr
 const MINIMAL = MODE === 'minimal';
 // libs/infrastructure/src/message/pg-boss-message-queue.ts
 const MESSAGE_DELIVERY_QUEUE = 'message-delivery';
-const INSERT_JOB = plans.insertJob('pgboss');
 /** The webhook body (OutboxEventRecorder): the resource as the response shows it. */
 const event = (type, at, data) => JSON.stringify({ type, timestamp: at.toISOString(), data });
 
@@ -341,7 +342,7 @@ async function placeOrderMinimal(request, reply, petId, quantity) {
 }
 
 // The service's QueueMessage: one transaction inserting the message and its delivery job, with pg-boss's own
-// job-insert statement (the service sends the job through pg-boss on the transaction's connection).
+// job-insert statement as the service sends it (through pg-boss, on the transaction's connection).
 app.post('/messages', async (request, reply) => {
   const text = request.body?.message;
   if (typeof text !== 'string' || text.length < 1 || text.length > 2000) throw new HttpError(400, 'validation', 'bad');
@@ -352,7 +353,7 @@ app.post('/messages', async (request, reply) => {
     await client.query('BEGIN');
     await client.query(SQL.insertMessage, [id, request.account.id, text, 'queued', now, null]);
     const job = [id, MESSAGE_DELIVERY_QUEUE, { messageId: id }, ...Array(16).fill(null)];
-    const { rows } = await client.query(INSERT_JOB, job);
+    const { rows } = await client.query(SQL.insertJob, job);
     if (rows.length !== 1) throw new HttpError(500, 'error', 'the job was not queued');
     await client.query('COMMIT');
   } catch (error) {

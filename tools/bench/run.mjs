@@ -10,7 +10,8 @@
 // BENCH_SCENARIOS (all) choose what runs.
 // Writes tmp/bench/<date>.md and .json (not committed: bench/results keeps only the runs the docs cite).
 // `--profile` (or BENCH_PROFILE=1) runs the service under `node --cpu-prof` and prints the top self-time functions
-// and packages per scenario (see profile.mjs). The last scenario, `overload`, is tools/bench/overload.mjs.
+// and packages per scenario (see profile.mjs). The scenario `overload` is tools/bench/overload.mjs, `webhooks`
+// (delivery throughput and lag to local receivers, on instances of its own) tools/bench/webhooks.mjs.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -31,6 +32,7 @@ import autocannon from 'autocannon';
 import { benchCustomer, PURGE_REST_RATIO, RARE_TYPE, seedHistory, startPurge, tableSizes } from './growth.mjs';
 import { overload, overloadTargets, pinCores, startNoise } from './overload.mjs';
 import { replicaScenario } from './replica.mjs';
+import { webhookMarkdown, webhookSettings, webhooksScenario, webhookTargets } from './webhooks.mjs';
 import pg from 'pg';
 import { formatProfileSummary, summariseProfile } from './profile.mjs';
 import { nodeFlagsOf } from '../node-flags.mjs';
@@ -89,6 +91,8 @@ const OVERLOAD_PIN = listSetting('BENCH_OVERLOAD_PIN', 'on', ['on', 'off'])[0] =
 const OVERLOAD_RUNS = setting('BENCH_OVERLOAD_RUNS', 3);
 // The noisy-neighbour scenario's modes of ADMISSION: each instance pinned to a core a busy loop also spins on.
 const NOISY_MODES = listSetting('BENCH_NOISY_MODES', 'on,off', ['on', 'off']);
+// The webhooks scenario's settings (BENCH_WEBHOOK_*, tools/bench/webhooks.mjs), checked before anything runs.
+const WEBHOOK_SETTINGS = webhookSettings();
 // The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
 const LOG_LEVELS = listSetting('BENCH_LOG_LEVELS', 'warn,info', ['warn', 'info']);
 const BASELINES = listSetting('BENCH_BASELINES', 'minimal,mirrored', ['minimal', 'mirrored']);
@@ -116,6 +120,9 @@ const SCENARIO_KEYS = [
   'overload',
   // One instance sharing its core with a busy loop, offered half and then twice the capacity measured so (issue 48).
   'noisy',
+  // Webhook deliveries to local receivers (issue 49): throughput per worker process, lag at a steady rate, and with a
+  // few slow or failing endpoints (tools/bench/webhooks.mjs), on an HTTP instance and worker processes of its own.
+  'webhooks',
   // With BENCH_REPLICA_URL only (a hot standby of DATABASE_URL): the primary's CPU per read without and with it
   // (tools/bench/replica.mjs). Not run otherwise: the bench without a replica is the bench as before.
   'replica',
@@ -511,6 +518,7 @@ function targets(report) {
       : []),
     ...overloaded,
     ...noisy,
+    ...webhookTargets(report.webhooks),
   ];
 }
 
@@ -690,8 +698,9 @@ function markdown(report) {
           ),
         ]
       : []),
+    ...(report.webhooks ? webhookMarkdown(report.webhooks) : []),
     '',
-    '## Targets (issues 23, 34 and 48)',
+    '## Targets (issues 23, 34, 48 and 49)',
     '',
     '| target | met | measured |',
     '|---|---|---|',
@@ -712,13 +721,15 @@ function admissionEnv(mode) {
   return mode === 'on' ? {} : { ADMISSION: mode };
 }
 
-function startApp(name, port, databaseUrl, logLevel, env = {}) {
+function startApp(name, port, databaseUrl, logLevel, env = {}, args = []) {
   return start(
     name,
     [
       ...START_FLAGS,
       ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []),
       'dist/apps/api/main.js',
+      // `--worker-only`: a worker process, as `npm run worker` starts it.
+      ...args,
     ],
     {
       PORT: String(port),
@@ -1206,6 +1217,25 @@ async function main() {
         }
       }
     }
+    if (ONLY.includes('webhooks')) {
+      const w = WEBHOOK_SETTINGS;
+      console.log(
+        `\nwebhooks: ${w.endpoints} endpoints on a receiver process, an HTTP-only instance and ${w.workers} worker ` +
+          `process(es), ${w.runs} run(s): ${w.changes} changes at once, then a steady ${w.rate} deliveries/s for ` +
+          `${w.seconds} s, then the same with ${w.slow} endpoints slow (${w.slowSeconds} s) and failing`,
+      );
+      report.webhooks = await webhooksScenario({
+        settings: w,
+        db,
+        adminKey,
+        startService: (name, port, env, args) => startApp(name, port, databaseUrl, 'warn', env, args),
+        startChild: start,
+        stopChild,
+        freePort,
+        waitUntil,
+        statementCount: () => statementCount(db),
+      });
+    }
     if (ONLY.includes('replica') && !REPLICA_URL) console.log('\nreplica: skipped, BENCH_REPLICA_URL is not set.');
     if (ONLY.includes('replica') && REPLICA_URL) {
       const path = '/pets?status=available&limit=20';
@@ -1276,7 +1306,7 @@ async function main() {
       rawAuthKeysRatio: ratio(by.categoriesManyKeys?.[REFERENCE].reqPerSec, fewKeys?.[REFERENCE].reqPerSec),
     };
     report.targets = targets(report);
-    console.log('\ntargets (issues 23 and 34):');
+    console.log('\ntargets (issues 23, 34, 48 and 49):');
     for (const t of report.targets) {
       console.log(`  ${t.met === null ? 'n/a    ' : t.met ? 'met    ' : 'NOT met'}  ${t.target}: ${t.measured}`);
     }

@@ -66,6 +66,8 @@ describe('Idempotency-Key on every POST (HTTP, real PostgreSQL)', () => {
     },
     '/store/orders': async () => ({ petId: await store.pet({ quantity: 5 }), quantity: 1 }),
     '/webhooks/endpoints': async () => ({ url: `${hookUrl}/${randomUUID()}`, events: ['order.placed'] }),
+    // The description's example is a fixed time, which will one day be older than the events are kept (a 400).
+    '/webhooks/endpoints/{endpointId}/recover': async () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
     // The description's example has a fixed expiry, which will one day be in the past (a 400): a week from now.
     '/accounts/me/api-keys': async () => ({
       name: 'walk',

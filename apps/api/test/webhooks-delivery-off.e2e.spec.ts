@@ -25,7 +25,7 @@ describe('WEBHOOKS_DELIVERY=off (HTTP, real PostgreSQL, a local receiver)', () =
     await receiver?.close();
   });
 
-  it('refuses pings and retries 409 webhook_delivery_off, changes nothing, counts the held deliveries', async () => {
+  it('refuses pings, retries, recoveries 409 webhook_delivery_off, changes nothing, counts what is held', async () => {
     production = await TestApp.start({
       messaging: { worker: true },
       webhooks: { allowPrivate: true, retryDelaysMs: [HOUR, HOUR] },
@@ -91,6 +91,13 @@ describe('WEBHOOKS_DELIVERY=off (HTTP, real PostgreSQL, a local receiver)', () =
       });
       expectError(retried, 409, 'webhook_delivery_off');
       expect(await deliveriesOf(copy, hook)).toEqual([delivery]); // unchanged: status, attempts, nextAttemptAt
+      const since = new Date(Date.now() - HOUR).toISOString();
+      const recovered = await copy.post(`/webhooks/endpoints/${hook}/recover`, {
+        key: customer.key,
+        body: { since, all: true },
+      });
+      expectError(recovered, 409, 'webhook_delivery_off');
+      expect(await deliveriesOf(copy, hook)).toEqual([delivery]);
     }
     // Not even the ping's event: nothing was queued for anybody.
     expect(await pings()).toBe(0);

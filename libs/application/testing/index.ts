@@ -20,3 +20,4 @@ export * from './in-memory/in-memory-events';
 export * from './in-memory/in-memory-webhooks';
 export * from './contracts/event-outbox.contract';
 export * from './contracts/webhook-repository.contract';
+export * from './contracts/webhook-outbound-budget.contract';

@@ -12,6 +12,7 @@ import {
   type EventLogEntry,
   type FeedEntry,
   type KnownErrorCode,
+  type OperationErrorCode,
   type PageTag,
   type ResourceTag,
   type RetryNotice,
@@ -263,4 +264,21 @@ export async function revalidatingList(): Promise<number> {
   void watched.list('/webhooks/endpoints/{endpointId}/deliveries', {}, { cache });
   const waited: number = notices.reduce((total, notice) => total + notice.delayMs, 0);
   return count + waited;
+}
+
+/** Issue 49: a recovery after an outage takes `since` (and `all`), answers how many were queued and where to go on. */
+export async function recovery(endpointId: number, since: string): Promise<number> {
+  const path = { endpointId };
+  let { data } = await api.POST('/webhooks/endpoints/{endpointId}/recover', { params: { path }, body: { since } });
+  let queued = data.queued;
+  while (data.nextSince !== undefined) {
+    const body = { since: data.nextSince, all: true };
+    ({ data } = await api.POST('/webhooks/endpoints/{endpointId}/recover', { params: { path }, body }));
+    queued += data.queued;
+  }
+  // @ts-expect-error `since` is required: a recovery says from when
+  await api.POST('/webhooks/endpoints/{endpointId}/recover', { params: { path }, body: { all: true } });
+  const refused: OperationErrorCode<'/webhooks/endpoints/{endpointId}/recover', 'post'> = 'webhook_delivery_off';
+  void refused;
+  return queued;
 }

@@ -16,14 +16,23 @@ import { MyAccountController, SignUpController } from './accounts.controller';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 
 /**
+ * The accounts' repository, bound once: the slices that check something counted per account under its row's lock
+ * (ordering's hold limit, the webhook endpoints of an owner) import this, not the accounts' use cases.
+ */
+@Module({
+  providers: [{ provide: AccountRepository, useClass: PgAccountRepository }],
+  exports: [AccountRepository],
+})
+export class AccountRepositoryModule {}
+
+/**
  * Accounts, their API keys and authentication (the bearer strategy the guard uses). The key cache and the
  * revocation signal are ChangeSignalsModule's (one per process, however many import it). Its controllers are
  * AccountsHttpModule, which the assembly adds for the `http` role; the seed uses EnsureAdministrator.
  */
 @Module({
-  imports: [ChangeSignalsModule],
+  imports: [ChangeSignalsModule, AccountRepositoryModule],
   providers: [
-    { provide: AccountRepository, useClass: PgAccountRepository },
     { provide: ApiKeyRepository, useClass: PgApiKeyRepository },
     { provide: ApiKeySecrets, useClass: CryptoApiKeySecrets },
     SignUp,

@@ -1,38 +1,31 @@
 import { Module } from '@nestjs/common';
 import {
-  StockRepository,
-  OrderHoldSettings,
-  OrderRepository,
+  OpenOrders,
   PetRepository,
   StockCommand,
   StockLevels,
+  StockRepository,
+  StockReservations,
 } from '@petstore/application';
-import { PgStockRepository, PgOrderRepository, PgPetRepository, PgStockLevels } from '@petstore/infrastructure';
-import { ConfigPart } from '../config/app-config';
-import { configToken } from '../config/config.module';
+import { PgOpenOrders, PgPetRepository, PgStockLevels, PgStockRepository } from '@petstore/infrastructure';
 import { EventsModule } from '../events/events.module';
 
 /**
- * The repositories the catalogue and ordering slices share (pets, their stock, orders), bound to their
- * adapters once: deleting a pet counts its open orders, ordering locks the pet and its stock. With them the
- * one StockCommand over them (which records the stock's events through EventRecorder, the events' port) and
- * the order-hold settings.
+ * The catalogue's repositories (pets, their stock), bound to their adapters once, with the one StockCommand over them
+ * (which records the stock's events through EventRecorder, the events' port) and StockReservations, what ordering
+ * uses of the catalogue: ordering imports this module, the catalogue nothing of ordering. The catalogue's question
+ * about a pet's open orders (OpenOrders, its own port) is answered by an adapter on the orders table (PgOpenOrders).
  */
 @Module({
   imports: [EventsModule],
   providers: [
     { provide: PetRepository, useClass: PgPetRepository },
     { provide: StockRepository, useClass: PgStockRepository },
-    { provide: OrderRepository, useClass: PgOrderRepository },
     { provide: StockLevels, useClass: PgStockLevels },
+    { provide: OpenOrders, useClass: PgOpenOrders },
     StockCommand,
-    {
-      provide: OrderHoldSettings,
-      useFactory: (ordering: ConfigPart<'ordering'>) =>
-        new OrderHoldSettings(ordering.maxOpenUnitsPerCustomer, ordering.orderHoldMinutes),
-      inject: [configToken('ordering')],
-    },
+    StockReservations,
   ],
-  exports: [PetRepository, StockRepository, OrderRepository, StockLevels, StockCommand, OrderHoldSettings],
+  exports: [PetRepository, StockRepository, StockLevels, OpenOrders, StockCommand, StockReservations],
 })
 export class CatalogueRepositoriesModule {}

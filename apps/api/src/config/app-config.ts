@@ -1,5 +1,6 @@
 /**
- * The service's configuration: the only place that reads process.env. The settings are declared once in
+ * The service's configuration: the only place that reads the service's settings (the entry points hand it
+ * `process.env`; docs/architecture.md says who else reads the environment). The settings are declared once in
  * schema.ts; this reads them, checks them with zod and hands out one frozen object, grouped as the schema
  * is (`config.http`, `config.database`…), so that each slice can be given its own typed part.
  * Invalid values stop start-up with one line naming the variable.

@@ -6,7 +6,7 @@ import { configurationTable, TABLE_END, TABLE_START, withConfigurationTable } fr
 describe('the configuration table of docs/operations.md', () => {
   const document = readFileSync(join(__dirname, '../../../../docs/operations.md'), 'utf8');
 
-  it('is the one generated from the schema (npm run docs:config)', () => {
+  it('is the one generated from the schema (npm run docs)', () => {
     const start = document.indexOf(TABLE_START);
     const end = document.indexOf(TABLE_END) + TABLE_END.length;
     expect(start).toBeGreaterThanOrEqual(0);

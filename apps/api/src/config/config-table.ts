@@ -1,5 +1,5 @@
 /**
- * The configuration section of docs/operations.md, generated from the schema (`npm run docs:config`
+ * The configuration section of docs/operations.md, generated from the schema (`npm run docs`
  * writes it, config-table.spec.ts fails when the file and the schema differ).
  */
 import { allSettings } from './app-config';
@@ -11,11 +11,11 @@ export const TABLE_END = '<!-- configuration:end -->';
 export function configurationTable(): string {
   const lines = [
     TABLE_START,
-    '<!-- Generated from apps/api/src/config/schema.ts by `npm run docs:config`: edit the schema, not this. -->',
+    '<!-- Generated from apps/api/src/config/schema.ts by `npm run docs`: edit the schema, not this. -->',
     '',
     'Every setting is an environment variable. An invalid value stops start-up with one line naming the',
-    'variable; so does an empty one (`PORT=`): unset a variable to take its default. `apps/api/src/config/` alone',
-    'reads the environment. A secret (marked "or `…_FILE`": every setting whose value may hold one) may be given',
+    'variable; so does an empty one (`PORT=`): unset a variable to take its default. Only `apps/api/src/config/`',
+    'reads these variables. A secret (marked "or `…_FILE`": every setting whose value may hold one) may be given',
     'instead as a file whose path its `_FILE` variable holds (`DATABASE_URL_FILE=/run/secrets/database_url`: Docker',
     'and Kubernetes secrets), its content read at start-up without surrounding white space; both set is refused.',
     'A `_FILE` variable the service would not read is refused too, rather than ignored: one of a setting that is not',

@@ -1,7 +1,7 @@
 /**
  * Every setting of the service, declared once (variable, type and range, default, one line of doc) and
  * grouped by concern. The loader (app-config.ts) reads the environment through it, and the configuration
- * table of docs/operations.md is generated from it (`npm run docs:config`).
+ * table of docs/operations.md is generated from it (`npm run docs`).
  */
 import { z } from 'zod';
 import {
@@ -374,7 +374,8 @@ export const CONFIG_SCHEMA = {
       oneOf(['on', 'off'] as const),
       'on',
       '`off`: this process sends nothing to any webhook endpoint (deliveries stay queued, their count in the ' +
-        'start-up warning) and answers a ping or a redelivery 409 `webhook_delivery_off`: for a restored copy ' +
+        'start-up warning) and answers a ping, a redelivery or a recovery 409 `webhook_delivery_off`: for a ' +
+        'restored copy ' +
         "of the database, which must not call the customers' URLs (set it on every process of the copy)",
     ),
     allowPrivate: setting(
@@ -397,6 +398,28 @@ export const CONFIG_SCHEMA = {
       '86400',
       'how long a rotated-out webhook secret still signs deliveries beside the new one (seconds, at most 7 days); ' +
         'a rotation may ask for less, never more',
+    ),
+    deliveriesPerMinute: setting(
+      'WEBHOOK_DELIVERIES_PER_MINUTE',
+      integer(0, 1_000_000),
+      '6000',
+      "each account's outbound budget for the deliveries fanned out to its endpoints, a minute on average with a " +
+        "burst of a minute's worth, shared by every worker: beyond it the account's deliveries start later, none " +
+        'is dropped (pings and redeliveries have their own budget); 0 = no budget',
+    ),
+    workerConcurrency: setting(
+      'WEBHOOK_WORKER_CONCURRENCY',
+      integer(1, 1000),
+      '100',
+      'webhook attempts a worker process makes at once (each a request waiting for its receiver, and a database ' +
+        'connection for a moment before and after); fan-outs run a tenth as many',
+    ),
+    endpointConcurrency: setting(
+      'WEBHOOK_ENDPOINT_CONCURRENCY',
+      integer(1, 100),
+      '4',
+      'attempts a worker process makes at once to one endpoint: a slow or failing receiver holds at most that many ' +
+        "of the worker's slots, and its other deliveries wait their turn (put off by about two of its attempts)",
     ),
     retryDelaysMs: optional(
       'WEBHOOK_RETRY_DELAYS_MS',

@@ -53,7 +53,8 @@ export const EVENTS_JOBS: SliceJobs = {
     { provide: FeedPositionTokens, useExisting: EventPositions },
     EventBodies,
   ],
-  // EventLog: the relay (EventRelayModule) follows its feed. EventBodies: webhooks and the relay send with it.
+  // EventLog: the relay (EventRelayModule) follows its feed. EventRetention: webhooks recover no further back.
+  // EventBodies: webhooks and the relay send with it.
   exports: [
     EventRecorder,
     OutboxEventRecorder,
@@ -62,6 +63,7 @@ export const EVENTS_JOBS: SliceJobs = {
     EventLog,
     EventQueries,
     PurgeEvents,
+    EventRetention,
     EventPositions,
     EventBodies,
   ],

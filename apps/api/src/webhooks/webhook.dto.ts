@@ -1,8 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, ApiSchema } from '@nestjs/swagger';
 import {
+  RecoverWebhookDeliveries,
+  RecoveryAsked,
   RotatedWebhookSecret,
   WEBHOOK_DELIVERY_STATUSES,
   WebhookDelivery,
+  WebhookRecovery,
   WebhookRotationSettings,
   WebhookSettings,
 } from '@petstore/application';
@@ -19,8 +22,12 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { IsDateTime } from '../common/validation/date-time';
 import { IsOmittable } from '../common/validation/optional';
 import { OptionalBody } from '../common/validation/validation.pipe';
+
+/** The most deliveries one recovery queues, as the description writes it (`1,000`). */
+const RECOVERY_LIMIT = RecoverWebhookDeliveries.LIMIT.toLocaleString('en');
 
 const DISABLE_AFTER_DAYS = WebhookSettings.DEFAULT_DISABLE_AFTER_MS / (24 * 3600 * 1000);
 
@@ -277,4 +284,63 @@ export class WebhookPingDto {
 
   @ApiProperty({ enum: ['ping'] })
   type: 'ping';
+}
+
+@ApiSchema({
+  name: 'WebhookRecoveryRequest',
+  description: 'Input of `POST /webhooks/endpoints/{id}/recover`: from when, and whether delivered deliveries too.',
+})
+export class WebhookRecoveryRequestDto {
+  @ApiProperty({
+    description:
+      'The deliveries created at or after this time (inclusive; ISO 8601 with a time zone): the start of the ' +
+      "receiver's outage, say. At most the events' retention period ago (EVENT_RETENTION_DAYS, 30 days by " +
+      'default): older events are deleted with their deliveries (400 `validation_failed` naming `since`).',
+    format: 'date-time',
+    example: '2026-11-21T10:00:00Z',
+  })
+  @IsDateTime()
+  since: string;
+
+  @ApiPropertyOptional({
+    description:
+      '`true`: the delivered deliveries too (a receiver that lost what it had received), not only those whose ' +
+      'last attempt failed. `false` by default.',
+    default: false,
+    example: false,
+  })
+  @IsOmittable()
+  @IsBoolean()
+  all?: boolean;
+
+  toRequest(): RecoveryAsked {
+    return { since: new Date(this.since), all: this.all ?? false };
+  }
+}
+
+@ApiSchema({ name: 'WebhookRecovery', description: 'What a recovery queued.' })
+export class WebhookRecoveryDto {
+  @ApiProperty({
+    description:
+      `Deliveries queued now (at most ${RECOVERY_LIMIT} a call): each is \`pending\` again, its ` +
+      'next attempt due at once, with the same body and `webhook-id`.',
+    type: 'integer',
+    example: 246,
+  })
+  queued: number;
+
+  @ApiPropertyOptional({
+    description:
+      `Only when more was left than one call takes (${RECOVERY_LIMIT}): ` +
+      'call again with this as `since` (and the same `all`) for the rest; absent, every delivery since `since` was ' +
+      'looked at.',
+    format: 'date-time',
+  })
+  nextSince?: string;
+
+  static from(recovery: WebhookRecovery): WebhookRecoveryDto {
+    const dto = Object.assign(new WebhookRecoveryDto(), { queued: recovery.queued });
+    if (recovery.nextSince) dto.nextSince = recovery.nextSince.toISOString();
+    return dto;
+  }
 }

@@ -1,5 +1,5 @@
-import { WEBHOOK_OUTBOUND_PER_MINUTE } from '../common/rate-limit/rate-limit.hook';
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { chargeWebhookOutbound, WEBHOOK_OUTBOUND_PER_MINUTE } from '../common/rate-limit/rate-limit.hook';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -13,6 +13,7 @@ import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
   PingWebhookEndpoint,
+  RecoverWebhookDeliveries,
   RetryWebhookDelivery,
   Precondition,
   RotateWebhookSecret,
@@ -20,7 +21,7 @@ import {
   WebhookEndpointQueries,
 } from '@petstore/application';
 import type { Account, WebhookEndpoint } from '@petstore/domain';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { ShowsSecret } from '../idempotency/idempotency.decorators';
@@ -40,9 +41,14 @@ import {
   WebhookEndpointDto,
   WebhookEndpointUpdateDto,
   WebhookPingDto,
+  WebhookRecoveryDto,
+  WebhookRecoveryRequestDto,
   WebhookSecretRotationRequestDto,
 } from './webhook.dto';
 import { ReadsFromReplica } from '../database/replica-reads';
+
+/** The most deliveries one recovery queues, as the description writes it (`1,000`). */
+const RECOVERY_LIMIT = RecoverWebhookDeliveries.LIMIT.toLocaleString('en');
 
 const DELIVERY =
   'Each event is POSTed as `{"type", "timestamp", "data"}` (`data`: the resource as this API returns it; the ' +
@@ -64,6 +70,7 @@ export class WebhooksController {
     private readonly pingEndpoint: PingWebhookEndpoint,
     private readonly queries: WebhookEndpointQueries,
     private readonly retryDelivery: RetryWebhookDelivery,
+    private readonly recoverDeliveries: RecoverWebhookDeliveries,
     private readonly updateEndpoint: UpdateWebhookEndpoint,
     private readonly rotateSecret: RotateWebhookSecret,
   ) {}
@@ -207,25 +214,68 @@ export class WebhooksController {
       'next back-off counted from that attempt; after the ninth attempt none is left and it is `failed` again. A ' +
       'delivery whose attempt is due already (queued, or under way) answers 409 `delivery_pending`: of two ' +
       'retries at once, one is accepted. `GET /webhooks/endpoints/{endpointId}/deliveries` ' +
-      'lists the ids; events older than the retention period are gone with their deliveries. Redeliveries share ' +
-      `the pings' budget: ${WEBHOOK_OUTBOUND_PER_MINUTE} pings and redeliveries a minute per account (shared by ` +
-      'every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A ' +
-      'deployment that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and leaves ' +
+      'lists the ids; events older than the retention period are gone with their deliveries. After an outage, ' +
+      '`POST /webhooks/endpoints/{endpointId}/recover` sends every failed delivery since a time in one call. ' +
+      `Redeliveries share the pings' budget: ${WEBHOOK_OUTBOUND_PER_MINUTE} pings, redeliveries and recoveries a ` +
+      'minute per account (shared by every instance), on top of the general rate limit; past it, 429 ' +
+      '`rate_limited` with `Retry-After`. A redelivery refused (`delivery_pending`, `not_found`) spends none of it. ' +
+      'A deployment that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and leaves ' +
       'the delivery as it was.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'Queued: the delivery, `pending` again.' })
   @ApiErrors({
     404: 'No such endpoint of yours, or no such delivery of that endpoint (`not_found`).',
     409:
-      'The delivery is being sent already: its attempt is queued or under way (`delivery_pending`); or this ' +
-      'deployment sends no webhooks (a restored copy: `webhook_delivery_off`), and the delivery is left as it was.',
+      'The delivery is being sent already: its attempt is queued or under way (`delivery_pending`, which spends ' +
+      'nothing of the budget); or this deployment sends no webhooks (a restored copy: `webhook_delivery_off`), and ' +
+      'the delivery is left as it was.',
   })
   async retry(
     @Param('endpointId', ParseIdPipe) id: number,
     @Param('deliveryId', ParseIdPipe) deliveryId: number,
     @CurrentAccount() account: Account,
+    @Req() request: FastifyRequest,
   ): Promise<WebhookDeliveryDto> {
-    return WebhookDeliveryDto.from(await this.retryDelivery.execute(id, deliveryId, account));
+    const admit = () => chargeWebhookOutbound(request);
+    return WebhookDeliveryDto.from(await this.retryDelivery.execute(id, deliveryId, account, admit));
+  }
+
+  @Post(':endpointId/recover')
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'recoverWebhookDeliveries',
+    summary: 'Send again every failed delivery since a time (after an outage)',
+    description:
+      'For a receiver that was down: one call instead of a retry per delivery. The deliveries created at or after ' +
+      '`since` whose last attempt failed (`failed` ones, and `pending` ones waiting for their back-off) become ' +
+      '`pending`, due now, and their attempts are queued at once, with the same body and `webhook-id` (receivers ' +
+      'that keep ids see a duplicate of what they had); with `all: true`, the `delivered` ones too. A delivery ' +
+      'whose attempt is due already (queued, or under way) is left as it is, so a recovery never queues a ' +
+      'delivery twice, and a second call at once queues nothing more. Pings are not sent again. Should an attempt ' +
+      'fail, its delivery continues its retry schedule as after a redelivery. The answer says how many were ' +
+      `queued. At most ${RECOVERY_LIMIT} deliveries a call, oldest first: when more are left, ` +
+      '`nextSince` is the `since` of the next call. `since` may be at most the retention period of the events ago ' +
+      '(EVENT_RETENTION_DAYS, 30 days by default): older events are gone with their deliveries. A call counts as ' +
+      `one against the pings' and redeliveries' budget (${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per account, ` +
+      'shared by every instance), however many deliveries it queues; a refused call (400, 404, 409) spends ' +
+      'nothing. A disabled endpoint fails what is queued again at once (`endpoint_disabled`): enable it first ' +
+      '(`PATCH` with `enabled: true`). A deployment that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 ' +
+      '`webhook_delivery_off` and changes nothing.',
+  })
+  @ApiAcceptedResponse({ type: WebhookRecoveryDto, description: 'Queued: how many deliveries.' })
+  @ApiErrors({
+    400: '`since` is not a date-time, or older than the retention period of the events (`validation_failed`).',
+    404: 'No such endpoint of yours (`not_found`).',
+    409: 'This deployment sends no webhooks (a restored copy): nothing is queued nor changed (`webhook_delivery_off`).',
+  })
+  async recover(
+    @Param('endpointId', ParseIdPipe) id: number,
+    @Body() body: WebhookRecoveryRequestDto,
+    @CurrentAccount() account: Account,
+    @Req() request: FastifyRequest,
+  ): Promise<WebhookRecoveryDto> {
+    const admit = () => chargeWebhookOutbound(request);
+    return WebhookRecoveryDto.from(await this.recoverDeliveries.execute(id, body.toRequest(), account, admit));
   }
 
   @Post(':endpointId/test')
@@ -235,7 +285,8 @@ export class WebhooksController {
     summary: 'Send a `ping` event to the endpoint',
     description:
       'One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings have a ' +
-      `budget of their own, shared with redeliveries: ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per account (shared ` +
+      `budget of their own, shared with redeliveries and recoveries: ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per ` +
+      'account (shared ' +
       'by every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A ' +
       'deployment that sends no webhooks (`WEBHOOKS_DELIVERY=off`, a restored copy of the database) answers 409 ' +
       '`webhook_delivery_off` and queues nothing.',

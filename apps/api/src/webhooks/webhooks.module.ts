@@ -5,6 +5,7 @@ import {
   DeliverWebhook,
   DisableFailingWebhookEndpoints,
   FanOutWebhookEvent,
+  RecoverWebhookDeliveries,
   RetryWebhookDelivery,
   GiveUpWebhookDelivery,
   PingWebhookEndpoint,
@@ -16,8 +17,11 @@ import {
   WebhookDeliveryQueue,
   WebhookDeliveryRepository,
   WebhookDeliverySwitch,
+  WebhookEndpointConcurrency,
   WebhookEndpointQueries,
   WebhookEndpointRepository,
+  WebhookOutboundBudget,
+  WebhookOutboundSettings,
   WebhookQueueStats,
   UpdateWebhookEndpoint,
   WebhookRotationSettings,
@@ -35,6 +39,8 @@ import {
   RandomWebhookSecrets,
   PgWebhookDeliveryRepository,
   PgWebhookEndpointRepository,
+  PgWebhookOutboundBudget,
+  WEBHOOK_FAN_OUT_QUEUE,
   webhookQueues,
   WebhookNetworkSettings,
   WebhookWorker,
@@ -48,6 +54,7 @@ import { AppConfig, ConfigPart } from '../config/app-config';
 import { configToken, InjectConfig } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
 import { EventsModule } from '../events/events.module';
+import { AccountRepositoryModule } from '../accounts/accounts.module';
 import { WebhooksController } from './webhooks.controller';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 
@@ -113,9 +120,22 @@ export class WebhookQueueMetrics {
   readonly failures?: Counter;
   /** Deliveries given up for good: no attempt left, endpoint disabled, or their runs kept breaking. */
   readonly givenUp?: Counter;
+  /** Deliveries the fan-out deferred: their account's outbound budget was spent (WEBHOOK_DELIVERIES_PER_MINUTE). */
+  readonly deferred?: Counter;
+  /** Attempts put off because their endpoint had all its slots in this process (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  readonly attemptsDeferred?: Counter;
 
-  constructor(deliveries: WebhookDeliveryRepository, @Optional() metrics?: Metrics) {
+  constructor(deliveries: WebhookDeliveryRepository, jobs: PgBossJobQueue, @Optional() metrics?: Metrics) {
     if (!metrics) return;
+    // The events waiting for their fan-out (issue 49: with no worker running they waited and no gauge moved). A count
+    // of the fan-out queue's waiting jobs in pg-boss's table, small unless the workers are behind.
+    metrics.gaugesFrom<number>('webhook_fan_out', () => jobs.queueSize(WEBHOOK_FAN_OUT_QUEUE), [
+      {
+        name: 'webhook_fan_outs_pending',
+        help: 'Events waiting for their webhook fan-out (deliveries not created yet): grows while no worker runs.',
+        value: (waiting) => waiting,
+      },
+    ]);
     // Absent from a scrape whose statement fails (the database refusing): metrics_scrape_error{source} says so.
     metrics.gaugesFrom<WebhookQueueStats>('webhook_queue', () => deliveries.queueStats(), [
       {
@@ -146,6 +166,14 @@ export class WebhookQueueMetrics {
       'webhook_deliveries_failed_total',
       'Webhook deliveries given up (failed) in this process: no attempt left, endpoint disabled, runs broken.',
     );
+    this.attemptsDeferred = metrics.counter(
+      'webhook_attempts_deferred_total',
+      "Webhook attempts put off a moment: their endpoint's slots (WEBHOOK_ENDPOINT_CONCURRENCY) were all taken.",
+    );
+    this.deferred = metrics.counter(
+      'webhook_deliveries_deferred_total',
+      "Webhook deliveries this process's fan-out made start later: their account's outbound budget was spent.",
+    );
   }
 }
 
@@ -156,8 +184,9 @@ export class WebhookQueueMetrics {
  * the `http` and `worker` roles.
  */
 @Module({
-  // The job queue (its adapters send fan-out and delivery jobs); the endpoint changes between instances.
-  imports: [EventsModule, JobQueueModule, ChangeSignalsModule],
+  // The job queue (its adapters send fan-out and delivery jobs); the endpoint changes between instances; the
+  // accounts' repository (an owner's endpoints are counted under its account row's lock).
+  imports: [EventsModule, JobQueueModule, ChangeSignalsModule, AccountRepositoryModule],
   providers: [
     UnsafeWebhookNetworkWarning,
     {
@@ -184,6 +213,17 @@ export class WebhookQueueMetrics {
     },
     { provide: WebhookEndpointRepository, useClass: PgWebhookEndpointRepository },
     { provide: WebhookDeliveryRepository, useClass: PgWebhookDeliveryRepository },
+    {
+      provide: WebhookOutboundSettings,
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookOutboundSettings(webhooks.deliveriesPerMinute),
+      inject: [configToken('webhooks')],
+    },
+    { provide: WebhookOutboundBudget, useClass: PgWebhookOutboundBudget },
+    {
+      provide: WebhookEndpointConcurrency,
+      useFactory: (webhooks: ConfigPart<'webhooks'>) => new WebhookEndpointConcurrency(webhooks.endpointConcurrency),
+      inject: [configToken('webhooks')],
+    },
     { provide: WebhookDeliveryQueue, useClass: PgBossWebhookDeliveryQueue },
     { provide: WebhookFanOutQueue, useClass: PgBossWebhookFanOutQueue },
     { provide: WebhookSender, useClass: HttpWebhookSender },
@@ -203,6 +243,7 @@ export class WebhookQueueMetrics {
     GiveUpWebhookDelivery,
     DisableFailingWebhookEndpoints,
     RetryWebhookDelivery,
+    RecoverWebhookDeliveries,
     WebhookQueueMetrics,
   ],
   exports: [
@@ -216,6 +257,7 @@ export class WebhookQueueMetrics {
     DeliverWebhook,
     GiveUpWebhookDelivery,
     RetryWebhookDelivery,
+    RecoverWebhookDeliveries,
     WebhookQueueMetrics,
   ],
 })
@@ -244,10 +286,17 @@ export class WebhookWorkerHost implements OnApplicationBootstrap {
     // (HeldWebhooksNotice says so, with the count held).
     if (this.webhooks.delivery === 'off') return;
     const observe = (result: WebhookWorkResult) => {
+      if (result === 'deferred') this.metrics.attemptsDeferred?.inc();
       if (result === 'retrying' || result === 'failed') this.metrics.failures?.inc();
       if (result === 'failed' || result === 'given_up') this.metrics.givenUp?.inc();
     };
-    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, this.logger, observe).start();
+    const deferred = (count: number) => this.metrics.deferred?.inc(count);
+    await new WebhookWorker(this.jobs, this.fanOut, this.deliver, this.giveUp, {
+      logger: this.logger,
+      observe,
+      deferred,
+      concurrency: this.webhooks.workerConcurrency,
+    }).start();
     this.logger.log('Webhook worker started');
   }
 }

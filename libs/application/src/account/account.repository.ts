@@ -3,7 +3,11 @@ import { Page, PageRequest } from '../common/page';
 
 export abstract class AccountRepository {
   abstract findById(id: number): Promise<Account | null>;
-  /** Locks the account's row until the transaction ends (serialises its key issuing); false if absent. */
+  /**
+   * Locks the account's row until the transaction ends (`SELECT … FOR UPDATE`; inside `UnitOfWork.run`): what counts
+   * against the account (its keys, the units of its open orders, its webhook endpoints) is then checked by one
+   * command at a time. False if absent.
+   */
   abstract lock(id: number): Promise<boolean>;
   /** A new account's id, taken from the table's sequence before the account is created (never reused). */
   abstract nextId(): Promise<number>;

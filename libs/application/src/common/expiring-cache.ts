@@ -1,4 +1,7 @@
-import { Clock } from '../ports';
+/** What the cache reads the time from: the Clock port fits (common/ sits below the ports, and imports none). */
+export interface TimeSource {
+  now(): Date;
+}
 
 interface Entry<V> {
   value: V;
@@ -18,7 +21,7 @@ export class ExpiringCache<V> {
   private generation = 0;
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: TimeSource,
     private readonly ttlSeconds: number,
     private readonly maxEntries: number,
   ) {}

@@ -67,7 +67,7 @@ describe('use cases with a precondition (in-memory ports)', () => {
 
   describe('UpdatePet and DeletePet', () => {
     const update = () => new UpdatePet(store.stockCommand);
-    const remove = () => new DeletePet(store.uow, store.pets, store.orders, store.events);
+    const remove = () => new DeletePet(store.uow, store.pets, store.openOrders, store.events);
 
     it('updates when the precondition holds, asking it with the locked pet as stored', async () => {
       const { pet } = await aPet().named('Rex').available().saveIn(store);
@@ -167,11 +167,14 @@ describe('use cases with a precondition (in-memory ports)', () => {
       const order = await anOrder().forPet(pet.id).ownedBy(alice.id).ofQuantity(1).saveIn(store);
       const refusing = expecting<Order>(false);
       await expect(
-        new CompleteOrder(store.stockCommand, store.clock).execute({ orderId: order.id, precondition: refusing }),
+        new CompleteOrder(store.uow, store.orderCommand, store.clock).execute({
+          orderId: order.id,
+          precondition: refusing,
+        }),
       ).rejects.toBeInstanceOf(PreconditionFailedError);
       expect(refusing.asked).toEqual([{ state: order.toSnapshot(), inTransaction: true }]);
       expect((await store.orders.findById(order.id))?.isComplete).toBe(false);
-      const completed = await new CompleteOrder(store.stockCommand, store.clock).execute({
+      const completed = await new CompleteOrder(store.uow, store.orderCommand, store.clock).execute({
         orderId: order.id,
         precondition: expecting<Order>(true),
       });
@@ -181,7 +184,7 @@ describe('use cases with a precondition (in-memory ports)', () => {
     it('cancel: refused, the order and the stock stay; holding, it is cancelled', async () => {
       const { pet } = await aPet().available().withStock(2).saveIn(store);
       const order = await anOrder().forPet(pet.id).ownedBy(alice.id).ofQuantity(1).saveIn(store);
-      const cancel = new CancelOrder(store.stockCommand, store.clock);
+      const cancel = new CancelOrder(store.uow, store.orderCommand, store.clock);
       await expect(
         cancel.execute({ orderId: order.id, by: alice, precondition: expecting<Order>(false) }),
       ).rejects.toBeInstanceOf(PreconditionFailedError);
@@ -200,6 +203,7 @@ describe('use cases with a precondition (in-memory ports)', () => {
       const created = await new CreateWebhookEndpoint(
         store.uow,
         endpoints,
+        store.accounts,
         new ListedWebhookUrlPolicy(),
         new CountingWebhookSecrets(),
         store.clock,

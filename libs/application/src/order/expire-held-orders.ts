@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, StockRules } from '@petstore/domain';
-import { Clock } from '../ports';
-import { StockCommand } from '../stock/stock-command';
+import { DomainError } from '@petstore/domain';
+import { Clock, UnitOfWork } from '../ports';
+import { OrderCommand } from './order-command';
 import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
 
@@ -11,14 +11,16 @@ export const EXPIRY_BATCH_SIZE = 100;
 /**
  * Expires the orders left open longer than the hold (ORDER_HOLD_MINUTES), with the same effects as a
  * cancel by their owner: the units go back to stock and a `pending` pet becomes `available`; the order
- * stays, with the status `expired` (a scheduled job). Each order is one StockCommand with the usual locks,
- * so an order completed or cancelled meanwhile is skipped, and a long run holds no lock for long.
+ * stays, with the status `expired` (a scheduled job). Each order is one transaction with the usual locks (pet, stock
+ * entry, order: OrderCommand), so an order completed or cancelled meanwhile is skipped, and a long run holds no lock
+ * for long.
  */
 @Injectable()
 export class ExpireHeldOrders {
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly orders: OrderRepository,
-    private readonly stock: StockCommand,
+    private readonly command: OrderCommand,
     private readonly clock: Clock,
     private readonly holds: OrderHoldSettings,
   ) {}
@@ -38,9 +40,12 @@ export class ExpireHeldOrders {
 
   private async expire(orderId: number): Promise<boolean> {
     try {
-      await this.stock.run({ orderId, by: null }, ({ order, pet, stock }) =>
-        StockRules.cancelOrder({ order, pet, stock, at: this.clock.now(), how: 'expired' }),
-      );
+      await this.uow.run(async () => {
+        const { order, stock } = await this.command.lockOpen(orderId, null);
+        await stock.release(order.quantity);
+        order.cancel(this.clock.now(), 'expired');
+        await this.command.save(order);
+      });
       return true;
     } catch (error) {
       // Completed or cancelled since the look-up (order_already_complete, order_already_cancelled), or refused by a

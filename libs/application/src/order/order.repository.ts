@@ -25,11 +25,11 @@ export abstract class OrderRepository {
    */
   abstract countOpenForPet(petId: number, exceptOrderId?: number): Promise<number>;
   /**
-   * Units in the owner's open orders, counted after locking the owner's account row until the
-   * transaction ends (`SELECT … FOR UPDATE`; inside `UnitOfWork.run` only): two commands that
-   * check a customer's hold limit on this count run one after the other.
+   * Units in the owner's open orders. Exact when the owner's account row is locked first (`AccountRepository.lock`),
+   * and read by a statement of its own after that lock: two commands that check a customer's hold limit on this
+   * count then run one after the other, and the second sees the first's order.
    */
-  abstract lockOwnerAndCountOpenUnits(ownerId: number): Promise<number>;
+  abstract countOpenUnits(ownerId: number): Promise<number>;
   /**
    * Ids of the open orders placed before `placedBefore`, ascending, after `afterId` (keyset). The
    * time an order was placed is the database's at its insert (the service's clock should agree).

@@ -33,8 +33,9 @@ describe('order use cases (in-memory ports)', () => {
   const placeOrder = (maxOpenUnits = 0) =>
     new PlaceOrder(
       store.uow,
-      store.stockCommand,
+      store.orderCommand,
       store.orders,
+      store.accounts,
       store.clock,
       new OrderHoldSettings(maxOpenUnits, HOLD_MINUTES),
     );
@@ -183,7 +184,7 @@ describe('order use cases (in-memory ports)', () => {
 
   describe('CompleteOrder', () => {
     const complete = (orderId: number, shipDate?: Date) =>
-      new CompleteOrder(store.stockCommand, store.clock).execute({ orderId, shipDate });
+      new CompleteOrder(store.uow, store.orderCommand, store.clock).execute({ orderId, shipDate });
 
     it("completes at the clock's time when no ship date was given; the stock does not move", async () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
@@ -228,7 +229,7 @@ describe('order use cases (in-memory ports)', () => {
 
   describe('CancelOrder', () => {
     const cancel = (orderId: number, by = alice) =>
-      new CancelOrder(store.stockCommand, store.clock).execute({ orderId, by });
+      new CancelOrder(store.uow, store.orderCommand, store.clock).execute({ orderId, by });
 
     it('gives the units back, makes a pending pet available and keeps the order, cancelled', async () => {
       const { pet } = await aPet().withStock(2).saveIn(store);
@@ -260,7 +261,7 @@ describe('order use cases (in-memory ports)', () => {
     it('refuses a completed order, and one cancelled already, returning its units once', async () => {
       const { pet } = await aPet().withStock(3).saveIn(store);
       const done = await place(pet.id);
-      await new CompleteOrder(store.stockCommand, store.clock).execute({ orderId: done.id });
+      await new CompleteOrder(store.uow, store.orderCommand, store.clock).execute({ orderId: done.id });
       await expect(cancel(done.id)).rejects.toBeInstanceOf(OrderAlreadyCompleteError);
       const order = await place(pet.id);
       await cancel(order.id);
@@ -268,7 +269,7 @@ describe('order use cases (in-memory ports)', () => {
       const refusal = { kind: 'order_already_cancelled', how: 'cancelled' };
       await expect(cancel(order.id, admin)).rejects.toMatchObject(refusal);
       await expect(
-        new CompleteOrder(store.stockCommand, store.clock).execute({ orderId: order.id }),
+        new CompleteOrder(store.uow, store.orderCommand, store.clock).execute({ orderId: order.id }),
       ).rejects.toBeInstanceOf(OrderAlreadyCancelledError);
       expect(await stockOf(pet.id)).toBe(2);
     });
@@ -285,8 +286,9 @@ describe('order use cases (in-memory ports)', () => {
   describe('ExpireHeldOrders', () => {
     const expire = () =>
       new ExpireHeldOrders(
+        store.uow,
         store.orders,
-        store.stockCommand,
+        store.orderCommand,
         store.clock,
         new OrderHoldSettings(0, HOLD_MINUTES),
       ).execute();
@@ -295,7 +297,7 @@ describe('order use cases (in-memory ports)', () => {
       const { pet } = await aPet().withStock(4).saveIn(store);
       const old = await place(pet.id, 2);
       const done = await place(pet.id, 1);
-      await new CompleteOrder(store.stockCommand, store.clock).execute({ orderId: done.id });
+      await new CompleteOrder(store.uow, store.orderCommand, store.clock).execute({ orderId: done.id });
       store.clock.advanceMinutes(HOLD_MINUTES - 1);
       const young = await place(pet.id, 1, bob);
       expect(await statusOf(pet.id)).toBe('pending');
@@ -307,7 +309,7 @@ describe('order use cases (in-memory ports)', () => {
       });
       // Expired is final: neither a cancel nor a second run returns its units again.
       await expect(
-        new CancelOrder(store.stockCommand, store.clock).execute({ orderId: old.id, by: alice }),
+        new CancelOrder(store.uow, store.orderCommand, store.clock).execute({ orderId: old.id, by: alice }),
       ).rejects.toMatchObject({ kind: 'order_already_cancelled', how: 'expired' });
       expect(await expire()).toEqual({ expired: 0, skipped: 0 });
       expect((await store.orders.findById(done.id))?.isComplete).toBe(true);
@@ -362,7 +364,7 @@ describe('order use cases (in-memory ports)', () => {
         mine.id,
         theirs.id,
       ]);
-      await new CancelOrder(store.stockCommand, store.clock).execute({ orderId: theirs.id, by: bob });
+      await new CancelOrder(store.uow, store.orderCommand, store.clock).execute({ orderId: theirs.id, by: bob });
       const byStatus = (status: Array<'placed' | 'cancelled'>) =>
         queries.list({ status }, admin, { limit: 10 }).then((page) => page.items.map((o) => o.id));
       expect(await byStatus(['placed'])).toEqual([mine.id]);

@@ -5,20 +5,21 @@ import {
   Order,
   OrderNotFoundError,
   OrderStatus,
-  StockRules,
   UnknownPetError,
 } from '@petstore/domain';
 import { Clock, UnitOfWork } from '../ports';
 import { Page, PageRequest } from '../common/page';
 import { assertPrecondition, Precondition } from '../common/precondition';
-import { StockCommand } from '../stock/stock-command';
+import { AccountRepository } from '../account/account.repository';
+import { OrderCommand } from './order-command';
 import { OrderHoldSettings } from './order-hold.settings';
 import { OrderRepository } from './order.repository';
 import { visibleTo } from '../common/visible-to';
 
 /*
- * Every command below is one StockCommand: one transaction that locks the pet, then its stock
- * entry, then the order (PlaceOrder locks the customer's account row before them).
+ * Every command below is one transaction that locks the pet, then its stock entry (the catalogue's
+ * StockReservations), then the order (PlaceOrder locks the customer's account row before them), and saves the
+ * order with its event after the catalogue has saved the pet and its stock (OrderCommand).
  */
 
 export interface PlaceOrderCommand {
@@ -33,8 +34,9 @@ export interface PlaceOrderCommand {
 export class PlaceOrder {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly stock: StockCommand,
+    private readonly command: OrderCommand,
     private readonly orders: OrderRepository,
+    private readonly accounts: AccountRepository,
     private readonly clock: Clock,
     private readonly holds: OrderHoldSettings,
   ) {}
@@ -47,23 +49,31 @@ export class PlaceOrder {
     const { by } = command;
     const limit = by.isAdmin ? 0 : this.holds.maxOpenUnitsPerCustomer;
     return this.uow.run(async () => {
-      const openUnits = limit > 0 ? await this.orders.lockOwnerAndCountOpenUnits(by.id) : 0;
-      const target = { petId: command.petId, missing: (id: number) => new UnknownPetError(id) };
-      const { order } = await this.stock.run(target, async (locked) => {
-        const placed = StockRules.placeOrder({
-          orderId: await this.orders.nextId(),
-          pet: locked.pet,
-          stock: locked.stock,
-          quantity: command.quantity,
-          shipDate: command.shipDate,
-          ownerId: by.id,
-          now: this.clock.now(),
-        });
-        assertWithinHoldLimit(openUnits, placed.quantity, limit);
-        return placed;
+      const openUnits = limit > 0 ? await this.openUnitsOf(by.id) : 0;
+      const stock = await this.command.lockStock(command.petId, (id) => new UnknownPetError(id));
+      const order = Order.place({
+        id: await this.orders.nextId(),
+        petId: stock.petId,
+        quantity: command.quantity,
+        shipDate: command.shipDate,
+        ownerId: by.id,
+        now: this.clock.now(),
       });
-      return order as Order;
+      await stock.reserve(order.quantity);
+      // After the pet's refusals (pet_not_available, insufficient_stock), which come first; refused, the
+      // transaction rolls the reservation back with the rest.
+      assertWithinHoldLimit(openUnits, order.quantity, limit);
+      return this.command.add(order);
     });
+  }
+
+  /**
+   * Two statements, not one: a statement that waits for the account's lock keeps the snapshot it started with,
+   * so only a count read after the lock is granted sees the orders committed meanwhile.
+   */
+  private async openUnitsOf(ownerId: number): Promise<number> {
+    await this.accounts.lock(ownerId);
+    return this.orders.countOpenUnits(ownerId);
   }
 }
 
@@ -78,32 +88,29 @@ export interface CompleteOrderCommand {
 @Injectable()
 export class CompleteOrder {
   constructor(
-    private readonly stock: StockCommand,
+    private readonly uow: UnitOfWork,
+    private readonly command: OrderCommand,
     private readonly clock: Clock,
   ) {}
 
-  /** Administrators only (the caller checks the role). */
-  async execute(command: CompleteOrderCommand): Promise<Order> {
-    const target = { orderId: command.orderId, by: null };
-    const { order } = await this.stock.run(target, async ({ order, pet, stock, openOrders }) => {
+  /** Administrators only (the caller checks the role). The pet is sold once its last open order completes. */
+  execute(command: CompleteOrderCommand): Promise<Order> {
+    return this.uow.run(async () => {
+      const { order, stock, otherOpenOrders } = await this.command.lockOpen(command.orderId, null);
       assertPrecondition(command.precondition, order);
-      StockRules.completeOrder({
-        order,
-        pet,
-        stock,
-        otherOpenOrders: await openOrders(),
-        at: this.clock.now(),
-        shipDate: command.shipDate,
-      });
+      const others = await otherOpenOrders();
+      order.complete(this.clock.now(), command.shipDate);
+      await stock.fulfil(others);
+      return this.command.save(order);
     });
-    return order as Order;
   }
 }
 
 @Injectable()
 export class CancelOrder {
   constructor(
-    private readonly stock: StockCommand,
+    private readonly uow: UnitOfWork,
+    private readonly command: OrderCommand,
     private readonly clock: Clock,
   ) {}
 
@@ -112,12 +119,14 @@ export class CancelOrder {
    * stays, `cancelled`, and is returned as it is now. `precondition`: the state the caller expects the order in
    * (If-Match), checked under the locks.
    */
-  async execute(command: { orderId: number; by: Account; precondition?: Precondition<Order> }): Promise<Order> {
-    const { order } = await this.stock.run({ orderId: command.orderId, by: command.by }, ({ order, pet, stock }) => {
+  execute(command: { orderId: number; by: Account; precondition?: Precondition<Order> }): Promise<Order> {
+    return this.uow.run(async () => {
+      const { order, stock } = await this.command.lockOpen(command.orderId, command.by);
       assertPrecondition(command.precondition, order);
-      StockRules.cancelOrder({ order, pet, stock, at: this.clock.now() });
+      await stock.release(order.quantity);
+      order.cancel(this.clock.now());
+      return this.command.save(order);
     });
-    return order as Order;
   }
 }
 

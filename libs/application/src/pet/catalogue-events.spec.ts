@@ -27,7 +27,7 @@ describe('catalogue events (in-memory ports)', () => {
 
   const createPet = () => new CreatePet(store.uow, store.pets, store.stocks, store.clock, store.events);
   const updatePet = () => new UpdatePet(store.stockCommand);
-  const deletePet = () => new DeletePet(store.uow, store.pets, store.orders, store.events);
+  const deletePet = () => new DeletePet(store.uow, store.pets, store.openOrders, store.events);
   const setStock = () => new SetStock(store.stockCommand);
   /** The versions stored now: the pet's and its stock entry's. */
   const storedVersions = async (petId: number) => ({

@@ -1,2 +1,1 @@
-export * from './pet.repository';
 export * from './pet.use-cases';

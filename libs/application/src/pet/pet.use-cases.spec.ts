@@ -118,7 +118,7 @@ describe('pet and stock use cases (in-memory ports)', () => {
   });
 
   describe('DeletePet', () => {
-    const remove = () => new DeletePet(store.uow, store.pets, store.orders, store.events);
+    const remove = () => new DeletePet(store.uow, store.pets, store.openOrders, store.events);
 
     it('deletes the pet and its stock entry; completed orders stay, without their pet', async () => {
       const { pet } = await aPet().saveIn(store);

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Stock, Pet, PetNotFoundError, PetStatus, StockRules } from '@petstore/domain';
 import { StockRepository } from '../stock/stock.repository';
-import { OrderRepository } from '../order/order.repository';
+import { OpenOrders } from '../stock/open-orders';
 import { Clock, UnitOfWork } from '../ports';
 import { assertPrecondition, Precondition } from '../common/precondition';
 import { Page, PageRequest } from '../common/page';
 import { StockCommand } from '../stock/stock-command';
 import { EventRecorder } from '../events/event.ports';
-import { PetFilter, PetRepository } from './pet.repository';
+import { PetFilter, PetRepository } from '../stock/pet.repository';
 
 export interface CreatePetCommand {
   name: string;
@@ -84,7 +84,7 @@ export class DeletePet {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly pets: PetRepository,
-    private readonly orders: OrderRepository,
+    private readonly orders: OpenOrders,
     private readonly events: EventRecorder,
   ) {}
 
@@ -96,7 +96,7 @@ export class DeletePet {
       if (!pet) throw new PetNotFoundError(id);
       assertPrecondition(precondition, pet);
       // Orders of a pet are opened only under this same lock, so the count stays true until the commit.
-      pet.assertDeletable(await this.orders.countOpenForPet(id));
+      pet.assertDeletable(await this.orders.countForPet(id));
       await this.pets.delete(id);
       await this.events.record('pet.deleted', pet);
     });

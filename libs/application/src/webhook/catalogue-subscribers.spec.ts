@@ -4,6 +4,7 @@ import {
   CountingWebhookSecrets,
   inMemoryPetstore,
   InMemoryWebhookDeliveryQueue,
+  InMemoryWebhookOutboundBudget,
   InMemoryWebhookDeliveryRepository,
   InMemoryWebhookEndpointChanges,
   InMemoryWebhookEndpointRepository,
@@ -31,6 +32,7 @@ describe("webhooks of the catalogue's events (in-memory ports)", () => {
     const create = new CreateWebhookEndpoint(
       uow,
       endpoints,
+      store.accounts,
       new ListedWebhookUrlPolicy(),
       new CountingWebhookSecrets(),
       clock,
@@ -56,6 +58,7 @@ describe("webhooks of the catalogue's events (in-memory ports)", () => {
       deliveries,
       new InMemoryWebhookDeliveryQueue(db),
       clock,
+      new InMemoryWebhookOutboundBudget(db, clock),
     );
     for (const job of fanOutJobs) if (job.queue === 'fan-out') expect(await fanOut.execute(job.eventId)).toBe(1);
     const delivered = await deliveries.listForEndpoint(endpoint.id, { limit: 10 });

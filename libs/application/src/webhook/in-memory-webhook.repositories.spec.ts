@@ -1,11 +1,14 @@
 import {
   anAccount,
+  describeWebhookOutboundBudgetContract,
   describeWebhookRepositoryContract,
   inMemoryPetstore,
   InMemoryEventLog,
   InMemoryWebhookDeliveryRepository,
   InMemoryWebhookEndpointRepository,
+  InMemoryWebhookOutboundBudget,
 } from '../../testing';
+import { WebhookOutboundSettings } from './webhook.ports';
 
 describeWebhookRepositoryContract('in-memory fakes', async () => {
   const store = inMemoryPetstore();
@@ -16,5 +19,14 @@ describeWebhookRepositoryContract('in-memory fakes', async () => {
     newAccountId: async (role) => (await (role === 'admin' ? anAccount().admin() : anAccount()).saveIn(store)).id,
     events: new InMemoryEventLog(store.db),
     addEvent: (event) => store.uow.run(() => store.eventOutbox.add(event)),
+  };
+});
+
+describeWebhookOutboundBudgetContract('in-memory fake', async () => {
+  const store = inMemoryPetstore();
+  return {
+    uow: store.uow,
+    budget: new InMemoryWebhookOutboundBudget(store.db, store.clock, new WebhookOutboundSettings(2)),
+    unlimited: new InMemoryWebhookOutboundBudget(store.db, store.clock, new WebhookOutboundSettings(0)),
   };
 });

@@ -20,7 +20,7 @@ export class WebhookDeliveryOffError extends ApplicationError {
   constructor() {
     super(
       'Webhook delivery is off on this deployment (a restored copy or a test instance): nothing is sent to any ' +
-        'endpoint, so pings and retries are refused; deliveries stay as they are.',
+        'endpoint, so pings, retries and recoveries are refused; deliveries stay as they are.',
     );
   }
 }

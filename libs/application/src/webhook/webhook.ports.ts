@@ -8,8 +8,7 @@ export interface WebhookSubscriber {
 }
 
 export abstract class WebhookEndpointRepository {
-  /** Serialises the endpoint changes of one account until the transaction ends (the 10-endpoint rule). */
-  abstract lockOwner(ownerId: number): Promise<void>;
+  /** The owner's endpoints; exact under the owner's row lock (`AccountRepository.lock`: the 10-endpoint rule). */
   abstract countByOwner(ownerId: number): Promise<number>;
   /** A new endpoint's id, taken from the table's sequence before the endpoint is created (never reused). */
   abstract nextId(): Promise<number>;
@@ -69,6 +68,8 @@ export interface WebhookAttemptTarget {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   endpointDisabled: boolean;
+  /** Whether the endpoint's deliveries were failing when read (a delivery then ends the streak). */
+  endpointFailing: boolean;
   /** The event's body as stored (EventBodies makes what is sent of it). */
   body: string;
   /** The event's place in the commit-order feed; null for a ping, which is not in the feed. */
@@ -108,8 +109,11 @@ export interface WebhookQueueStats {
 export abstract class WebhookDeliveryRepository {
   /** One statement, on partial indexes of the pending deliveries and the failing endpoints: cheap on every scrape. */
   abstract queueStats(): Promise<WebhookQueueStats>;
-  /** Creates the deliveries of an event not created yet; returns the new ones' ids. */
-  abstract createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]>;
+  /**
+   * Creates the deliveries of an event not created yet, their first attempt due at `dueAt` (`now` unless the
+   * account's outbound budget deferred them); returns the new ones' ids.
+   */
+  abstract createFor(eventId: string, endpointIds: number[], now: Date, dueAt?: Date): Promise<number[]>;
   abstract findTarget(deliveryId: number): Promise<WebhookAttemptTarget | null>;
   /**
    * Records an attempt, unless another run recorded this attempt (or settled the delivery)
@@ -130,6 +134,87 @@ export abstract class WebhookDeliveryRepository {
     deliveryId: number,
     now: () => Date,
   ): Promise<WebhookDelivery | 'pending' | 'not_found'>;
+  /**
+   * Makes due `now()` the endpoint's deliveries created at or after `since` whose last attempt failed: `failed` ones
+   * and `pending` ones waiting for their back-off (`nextAttemptAt` after `now()`); with `all`, `delivered` ones too.
+   * Never a ping's, never one whose attempt is due already (queued, or being made). Oldest first (by `createdAt`,
+   * then id), at most `limit` of them, in the caller's transaction: the rows looked at are locked first and `now()`
+   * read once they are held, so that of two recoveries (or a recovery and a retry) at once, a delivery is made due
+   * by one only. `nextSince` is where a next call continues (inclusive) when more than `limit` were looked at, else
+   * null: the batch never ends inside a run of deliveries created at the same instant, unless that run alone fills it.
+   */
+  abstract recoverSince(request: RecoveryRequest, now: () => Date): Promise<RecoveredDeliveries>;
+}
+
+/** What `WebhookDeliveryRepository.recoverSince` looks at. */
+export interface RecoveryRequest {
+  endpointId: number;
+  /** The earliest `createdAt` of a delivery recovered (inclusive). */
+  since: Date;
+  /** `delivered` deliveries too, not only those whose last attempt failed. */
+  all: boolean;
+  /** The most deliveries one call looks at. */
+  limit: number;
+}
+
+/** The deliveries a recovery made due, each with its new `nextAttemptAt` (the `due` of its job). */
+export interface RecoveredDeliveries {
+  requeued: Array<{ id: number; nextAttemptAt: Date }>;
+  /** Where the next call continues (its `since`) when there was more to look at; null when this was the end. */
+  nextSince: Date | null;
+}
+
+/**
+ * A recovery's batch from up to `limit + 1` deliveries read oldest first: the first `limit`, and the `createdAt` a
+ * next call continues from when there was one more. The deliveries created at that same instant are left to the next
+ * call (it takes them all, `since` being inclusive) unless they fill the batch alone, so that none is recovered twice.
+ */
+export function recoveryBatch<T>(
+  rows: readonly T[],
+  limit: number,
+  createdAtOf: (row: T) => Date,
+): { batch: T[]; nextSince: Date | null } {
+  if (rows.length <= limit) return { batch: [...rows], nextSince: null };
+  const nextSince = createdAtOf(rows[limit]);
+  let end = limit;
+  while (end > 0 && createdAtOf(rows[end - 1]).getTime() === nextSince.getTime()) end--;
+  return { batch: rows.slice(0, end === 0 ? limit : end), nextSince };
+}
+
+/**
+ * Each account's outbound budget for the deliveries fanned out to its endpoints (issue 48, item 8): at most `perMinute`
+ * a minute on average, with a burst of one minute's worth, shared by every worker process (it is kept in the store, so
+ * two instances cannot each spend it). Beyond it an account's deliveries are not dropped but start later: `reserve`
+ * takes each account's deliveries from its budget and answers how long they must wait (0 within the budget), for
+ * every account of a fan-out at once. A generic cell
+ * rate: the account's row holds the theoretical arrival time of its next delivery, on the store's clock (one clock for
+ * every instance, whatever theirs say). Run inside the fan-out's transaction, so a fan-out that rolls back spends
+ * nothing.
+ */
+export abstract class WebhookOutboundBudget {
+  /** Takes each account's deliveries (`counts`: account id → deliveries); answers each account's wait in ms. */
+  abstract reserve(counts: ReadonlyMap<number, number>): Promise<Map<number, number>>;
+}
+
+/** The per-account outbound rate the fan-out keeps to (WEBHOOK_DELIVERIES_PER_MINUTE; 0 = no budget). */
+export class WebhookOutboundSettings {
+  constructor(readonly perMinute = 6000) {}
+
+  /** The time one delivery takes from the budget; null when there is no budget. */
+  get intervalMs(): number | null {
+    return this.perMinute > 0 ? 60_000 / this.perMinute : null;
+  }
+
+  /**
+   * How long `count` deliveries just taken must wait, given how far the account's theoretical arrival time now stands
+   * ahead of the present (`aheadMs`, after them): none within a burst of one minute's worth, else until the budget has
+   * caught up with them. The stores keep the arrival time as max(stored, now) + count × interval, in one statement.
+   */
+  delayMs(aheadMs: number, count: number): number {
+    const interval = this.intervalMs;
+    if (interval === null) return 0;
+    return Math.max(0, Math.round(aheadMs - count * interval - 60_000));
+  }
 }
 
 /** The fan-out jobs (pg-boss), one per event some endpoint may receive: sent inside the event's transaction. */
@@ -144,6 +229,10 @@ export abstract class WebhookDeliveryQueue {
    * job is for: when the delivery has moved on (a redelivery made the attempt earlier), the job makes none.
    */
   abstract schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void>;
+  /** Jobs for several deliveries' attempts at once (a fan-out's), in one statement where the queue can. */
+  abstract scheduleMany(deliveryIds: number[], at: Date | null, due?: Date): Promise<void>;
+  /** A job for each delivery's next attempt, run at once (a recovery): one write for all of them. */
+  abstract scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void>;
 }
 
 export abstract class WebhookSecrets {

@@ -16,15 +16,22 @@ import {
   InMemoryWebhookEndpointChanges,
   InMemoryWebhookEndpointRepository,
   InMemoryWebhookFanOutQueue,
+  InMemoryWebhookOutboundBudget,
   ListedWebhookUrlPolicy,
   ScriptedWebhookSender,
 } from '../../testing';
 import { SubscriberCache, SubscriberCacheSettings } from './subscriber-cache';
 import { EventQueries } from '../events/event-log.use-cases';
 import { WebhookFanOut } from './webhook-fan-out';
-import { WebhookRotationSettings, WebhookSettings } from './webhook.ports';
+import { WebhookEndpointConcurrency } from './endpoint-concurrency';
+import { recoveryBatch, WebhookOutboundSettings, WebhookRotationSettings, WebhookSettings } from './webhook.ports';
 import { DeliveryPendingError } from './webhook.errors';
-import { RetryWebhookDelivery, WebhookDeliveryNotFoundError } from './webhook-delivery.use-cases';
+import {
+  RecoverWebhookDeliveries,
+  RetryWebhookDelivery,
+  WebhookDeliveryNotFoundError,
+} from './webhook-delivery.use-cases';
+import { EventRetention } from '../events/event.ports';
 import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
@@ -42,7 +49,7 @@ import {
 const SETTINGS = new WebhookSettings([60_000, 120_000], 10_000, 0, 3_600_000);
 
 /** The webhook slice over in-memory fakes, wired as the composition root wires the real adapters. */
-function webhooks() {
+function webhooks(outbound = new WebhookOutboundSettings(), perEndpoint = new WebhookEndpointConcurrency(2)) {
   const store = inMemoryPetstore();
   const { db, uow, clock, events, eventOutbox: outbox } = store;
   const endpoints = new InMemoryWebhookEndpointRepository(db);
@@ -69,20 +76,39 @@ function webhooks() {
     urls,
     changes,
     jobs: () => db.tables.webhookJobs,
-    create: new CreateWebhookEndpoint(uow, endpoints, urls, secrets, clock, changes, subscribers),
+    create: new CreateWebhookEndpoint(uow, endpoints, store.accounts, urls, secrets, clock, changes, subscribers),
     queries: new WebhookEndpointQueries(endpoints, deliveries),
     remove: new DeleteWebhookEndpoint(uow, endpoints, changes, subscribers),
-    update: new UpdateWebhookEndpoint(uow, endpoints, urls, clock, changes, subscribers),
+    update: new UpdateWebhookEndpoint(uow, endpoints, store.accounts, urls, clock, changes, subscribers),
     rotate: new RotateWebhookSecret(uow, endpoints, secrets, new WebhookRotationSettings(3600), clock),
     subscribers,
     ping: new PingWebhookEndpoint(uow, endpoints, fanOutTrigger),
-    fanOut: new FanOutWebhookEvent(uow, outbox, endpoints, deliveries, queue, clock),
-    deliver: new DeliverWebhook(uow, deliveries, endpoints, queue, sender, SETTINGS, clock, store.eventBodies),
+    fanOut: new FanOutWebhookEvent(
+      uow,
+      outbox,
+      endpoints,
+      deliveries,
+      queue,
+      clock,
+      new InMemoryWebhookOutboundBudget(db, clock, outbound),
+    ),
+    deliver: new DeliverWebhook(
+      uow,
+      deliveries,
+      endpoints,
+      queue,
+      sender,
+      SETTINGS,
+      clock,
+      store.eventBodies,
+      perEndpoint,
+    ),
     giveUp: new GiveUpWebhookDelivery(deliveries, clock),
     disableFailing: new DisableFailingWebhookEndpoints(uow, endpoints, SETTINGS, clock, changes, subscribers),
     delivery: (id: number) => deliveries.findTarget(id).then((target) => target!.delivery),
     eventLog: new EventQueries(store.eventLog),
     retry: new RetryWebhookDelivery(uow, endpoints, deliveries, queue, clock),
+    recover: new RecoverWebhookDeliveries(uow, endpoints, deliveries, queue, clock, new EventRetention(30)),
   };
 }
 
@@ -199,6 +225,60 @@ describe('webhook use cases (in-memory fakes)', () => {
       const page = await slice.queries.deliveries(adas.id, ada, { limit: 10 });
       expect(page.items).toEqual([expect.objectContaining({ eventId, type: 'order.placed', status: 'pending' })]);
       expect((await slice.queries.deliveries(stores.id, admin, { limit: 10 })).items).toHaveLength(1);
+    });
+  });
+
+  describe("FanOutWebhookEvent and each account's outbound budget (issue 48, item 8)", () => {
+    /** The fan-out of each event not fanned out yet, in order; the deliveries (and their jobs) it made. */
+    async function fanOutAll(budgeted: Slice) {
+      const done = new Set<string>();
+      const results = [];
+      for (const job of budgeted.jobs()) {
+        if (job.queue !== 'fan-out' || done.has(job.eventId)) continue;
+        done.add(job.eventId);
+        results.push(await budgeted.fanOut.run(job.eventId));
+      }
+      return results;
+    }
+
+    it("defers an account's deliveries beyond its budget (none dropped), and no other account's", async () => {
+      // Two a minute: a minute's worth and one at once, then one every 30 s.
+      const budgeted = webhooks(new WebhookOutboundSettings(2));
+      const [carol, dave] = [await anAccount().saveIn(budgeted), await anAccount().saveIn(budgeted)];
+      const [carols, daves] = [await subscribe(budgeted, carol), await subscribe(budgeted, dave)];
+      const place = (owner: Account) =>
+        budgeted.uow.run(() => budgeted.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
+      for (let i = 0; i < 5; i++) await place(carol);
+      await place(dave);
+      const results = await fanOutAll(budgeted);
+      expect(results.map((r) => r.created)).toEqual([1, 1, 1, 1, 1, 1]);
+      expect(results.map((r) => r.deferred)).toEqual([0, 0, 0, 1, 1, 0]);
+      const now = budgeted.clock.now().getTime();
+      const due = async (endpointId: number, owner: Account) =>
+        (await budgeted.queries.deliveries(endpointId, owner, { limit: 10 })).items
+          .map((d) => ((d.nextAttemptAt?.getTime() ?? Number.NaN) - now) / 1000)
+          .sort((a, b) => a - b);
+      expect(await due(carols.id, carol)).toEqual([0, 0, 0, 30, 60]);
+      expect(await due(daves.id, dave)).toEqual([0]);
+      // A deferred delivery's job waits for its time, and names it (a redelivery that moves it earlier voids it).
+      const jobs = budgeted.jobs().filter((job) => job.queue === 'delivery');
+      expect(jobs.filter((job) => job.queue === 'delivery' && job.at !== null)).toEqual([
+        expect.objectContaining({ at: new Date(now + 30_000), due: new Date(now + 30_000) }),
+        expect.objectContaining({ at: new Date(now + 60_000), due: new Date(now + 60_000) }),
+      ]);
+      expect(jobs).toHaveLength(6);
+    });
+
+    it('a ping spends no outbound budget (its request did)', async () => {
+      const budgeted = webhooks(new WebhookOutboundSettings(1));
+      const carol = await anAccount().saveIn(budgeted);
+      const endpoint = await subscribe(budgeted, carol);
+      for (let i = 0; i < 4; i++) {
+        expect(await budgeted.fanOut.run(await budgeted.ping.execute(endpoint.id, carol))).toEqual({
+          created: 1,
+          deferred: 0,
+        });
+      }
     });
   });
 
@@ -354,6 +434,49 @@ describe('webhook use cases (in-memory fakes)', () => {
       expect(slice.sender.requests).toHaveLength(1);
     });
 
+    it('an endpoint gets at most its share of attempts at once; the others are deferred, not sent', async () => {
+      await subscribe(slice, ada);
+      const other = await subscribe(slice, bob);
+      for (const owner of [ada, ada, ada, bob]) {
+        await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
+        const fanOut = slice
+          .jobs()
+          .filter((job) => job.queue === 'fan-out')
+          .at(-1);
+        if (fanOut?.queue !== 'fan-out') throw new Error('no event was written');
+        await slice.fanOut.execute(fanOut.eventId);
+      }
+      const deliveryJobs = slice.jobs().filter((j) => j.queue === 'delivery');
+      const ids = deliveryJobs.map((j) => (j.queue === 'delivery' ? j.deliveryId : 0));
+      const endpointOf = async (id: number) => (await slice.delivery(id)).endpointId;
+      const adas: number[] = [];
+      for (const id of ids) if ((await endpointOf(id)) !== other.id) adas.push(id);
+      const [bobs] = ids.filter((id) => !adas.includes(id));
+      expect(adas).toHaveLength(3);
+      const release = slice.sender.hold(); // ada's receiver is slow
+      const first = [slice.deliver.execute(adas[0]), slice.deliver.execute(adas[1])];
+      for (let turn = 0; turn < 100 && slice.sender.requests.length < 2; turn++) await new Promise(setImmediate);
+      const jobsBefore = slice.jobs().length;
+      expect(await slice.deliver.execute(adas[2])).toBe('deferred');
+      // Deferred: no request, still pending and unattempted, a job for a moment later (100 ms to 10 s).
+      expect(slice.sender.requests).toHaveLength(2);
+      expect(await slice.delivery(adas[2])).toMatchObject({ status: 'pending', attempts: 0 });
+      const [later] = slice.jobs().slice(jobsBefore);
+      if (later?.queue !== 'delivery' || !later.at) throw new Error('no job for later');
+      expect(later.deliveryId).toBe(adas[2]);
+      const wait = later.at.getTime() - slice.clock.now().getTime();
+      expect(wait).toBeGreaterThanOrEqual(100);
+      expect(wait).toBeLessThanOrEqual(11_000);
+      // Another endpoint is not held up by ada's.
+      const bobsAttempt = slice.deliver.execute(bobs);
+      for (let turn = 0; turn < 100 && slice.sender.requests.length < 3; turn++) await new Promise(setImmediate);
+      expect(slice.sender.requests.map((r) => r.url)).toEqual([expect.any(String), expect.any(String), other.url]);
+      release();
+      expect(await Promise.all([...first, bobsAttempt])).toEqual(['delivered', 'delivered', 'delivered']);
+      // The slots are given back: ada's deferred delivery goes now.
+      expect(await slice.deliver.execute(adas[2])).toBe('delivered');
+    });
+
     it('a failure is retried on the schedule, then the delivery fails', async () => {
       const id = await pendingDelivery();
       slice.sender.answer(
@@ -443,5 +566,192 @@ describe('webhook use cases (in-memory fakes)', () => {
       expect(await slice.deliver.execute(id, waitedFor.due)).toBe('settled');
       expect(slice.sender.requests).toHaveLength(2);
     });
+
+    it('spends the outbound budget (admit) once it sends: not on a pending delivery; a refusal undoes it', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const id = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      const admit = jest.fn(async () => undefined);
+      await expect(slice.retry.execute(endpoint.id, id, ada, admit)).rejects.toBeInstanceOf(DeliveryPendingError);
+      await expect(slice.retry.execute(endpoint.id, id + 1, ada, admit)).rejects.toBeInstanceOf(
+        WebhookDeliveryNotFoundError,
+      );
+      expect(admit).not.toHaveBeenCalled();
+      slice.sender.answer({ statusCode: 200, error: null });
+      expect(await slice.deliver.execute(id)).toBe('delivered');
+      const jobsBefore = slice.jobs().length;
+      const refuse = jest.fn(async () => {
+        throw new Error('over the budget');
+      });
+      await expect(slice.retry.execute(endpoint.id, id, ada, refuse)).rejects.toThrow('over the budget');
+      expect(await slice.delivery(id)).toMatchObject({ status: 'delivered' });
+      expect(slice.jobs()).toHaveLength(jobsBefore);
+      expect(await slice.retry.execute(endpoint.id, id, ada, admit)).toMatchObject({ status: 'pending' });
+      expect(admit).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('RecoverWebhookDeliveries', () => {
+    /** Deliveries of `endpoint` in each state: failed, waiting for a back-off, delivered, due (never tried), a ping. */
+    async function deliveriesInEveryState(endpointId: number) {
+      const failed = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer(...[1, 2, 3].map(() => ({ statusCode: 500, error: null })));
+      for (let i = 0; i < 3; i++) await slice.deliver.execute(failed);
+      const waiting = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer({ statusCode: 503, error: null });
+      expect(await slice.deliver.execute(waiting)).toBe('retrying');
+      const delivered = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer({ statusCode: 204, error: null });
+      expect(await slice.deliver.execute(delivered)).toBe('delivered');
+      const due = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      await slice.ping.execute(endpointId, ada);
+      const ping = await deliveryOf(slice, lastFanOut(slice));
+      slice.sender.answer({ statusCode: 500, error: null });
+      await slice.deliver.execute(ping);
+      expect(await slice.delivery(ping)).toMatchObject({ type: 'ping', status: 'failed' });
+      return { failed, waiting, delivered, due, ping };
+    }
+
+    it('queues the failed and the waiting deliveries since a time at once, each once; never a ping', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const before = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer(...[1, 2, 3].map(() => ({ statusCode: 500, error: null })));
+      for (let i = 0; i < 3; i++) await slice.deliver.execute(before);
+      slice.clock.advanceMinutes(10);
+      const since = slice.clock.now();
+      const { failed, waiting, delivered, due } = await deliveriesInEveryState(endpoint.id);
+      const other = await subscribe(slice, ada);
+      const elsewhere = await deliveryOf(slice, await orderPlacedNow(slice, ada), other.id);
+      slice.sender.answer({ statusCode: 500, error: null });
+      await slice.deliver.execute(elsewhere);
+      slice.clock.advanceMinutes(0.1); // the waiting one's back-off (1 minute) is still ahead
+      const now = slice.clock.now();
+      const jobsBefore = slice.jobs().length;
+      const admit = jest.fn(async () => undefined);
+
+      expect(await slice.recover.execute(endpoint.id, { since, all: false }, ada, admit)).toEqual({
+        queued: 2,
+        nextSince: null,
+      });
+      expect(admit).toHaveBeenCalledTimes(1);
+      expect(slice.jobs().slice(jobsBefore)).toEqual([
+        { queue: 'delivery', deliveryId: failed, at: null, due: now },
+        { queue: 'delivery', deliveryId: waiting, at: null, due: now },
+      ]);
+      expect(await slice.delivery(failed)).toMatchObject({ status: 'pending', attempts: 3, nextAttemptAt: now });
+      expect(await slice.delivery(waiting)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: now });
+      expect(await slice.delivery(delivered)).toMatchObject({ status: 'delivered' });
+      expect(await slice.delivery(before)).toMatchObject({ status: 'failed' });
+      expect(await slice.delivery(elsewhere)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect((await slice.delivery(due)).nextAttemptAt!.getTime()).toBeLessThan(now.getTime());
+      // Asked again at once: everything it found is due already, nothing is queued twice (one more unit spent).
+      expect(await slice.recover.execute(endpoint.id, { since, all: false }, ada, admit)).toEqual({
+        queued: 0,
+        nextSince: null,
+      });
+      expect(slice.jobs()).toHaveLength(jobsBefore + 2);
+      // An administrator may, as for the other operations; another customer finds no such endpoint.
+      await expect(slice.recover.execute(endpoint.id, { since, all: false }, bob)).rejects.toBeInstanceOf(
+        WebhookEndpointNotFoundError,
+      );
+      expect(await slice.recover.execute(endpoint.id, { since, all: false }, admin)).toEqual({
+        queued: 0,
+        nextSince: null,
+      });
+    });
+
+    it('with `all`, queues the delivered deliveries too', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const since = slice.clock.now();
+      const { failed, waiting, delivered, due, ping } = await deliveriesInEveryState(endpoint.id);
+      const jobsBefore = slice.jobs().length;
+      expect(await slice.recover.execute(endpoint.id, { since, all: true }, ada)).toEqual({
+        queued: 3,
+        nextSince: null,
+      });
+      const queued = slice.jobs().slice(jobsBefore);
+      expect(queued.map((job) => (job.queue === 'delivery' ? job.deliveryId : 0))).toEqual([
+        failed,
+        waiting,
+        delivered,
+      ]);
+      expect(await slice.delivery(delivered)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(queued).not.toContainEqual(expect.objectContaining({ deliveryId: due }));
+      expect(queued).not.toContainEqual(expect.objectContaining({ deliveryId: ping }));
+    });
+
+    it('refuses a `since` older than the retention of the events, and spends nothing on a refusal', async () => {
+      const endpoint = await subscribe(slice, ada);
+      const failed = await deliveryOf(slice, await orderPlacedNow(slice, ada));
+      slice.sender.answer(...[1, 2, 3].map(() => ({ statusCode: 500, error: null })));
+      for (let i = 0; i < 3; i++) await slice.deliver.execute(failed);
+      const admit = jest.fn(async () => undefined);
+      const daysAgo = (days: number) => new Date(slice.clock.now().getTime() - days * 24 * 3600 * 1000);
+      const tooOld = slice.recover.execute(endpoint.id, { since: daysAgo(30.01), all: false }, ada, admit);
+      await expect(tooOld).rejects.toBeInstanceOf(InvalidValueError);
+      await expect(tooOld).rejects.toMatchObject({ field: 'since', message: expect.stringContaining('30 days') });
+      await expect(
+        slice.recover.execute(endpoint.id + 100, { since: daysAgo(1), all: false }, ada, admit),
+      ).rejects.toBeInstanceOf(WebhookEndpointNotFoundError);
+      expect(admit).not.toHaveBeenCalled();
+      // A refused budget (admit throws): nothing changes, nothing is queued.
+      const jobsBefore = slice.jobs().length;
+      const refuse = async () => {
+        throw new Error('over the budget');
+      };
+      await expect(slice.recover.execute(endpoint.id, { since: daysAgo(30), all: false }, ada, refuse)).rejects.toThrow(
+        'over the budget',
+      );
+      expect(await slice.delivery(failed)).toMatchObject({ status: 'failed' });
+      expect(slice.jobs()).toHaveLength(jobsBefore);
+      expect(await slice.recover.execute(endpoint.id, { since: daysAgo(30), all: false }, ada, admit)).toEqual({
+        queued: 1,
+        nextSince: null,
+      });
+    });
   });
 });
+
+describe('recoveryBatch', () => {
+  const t = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
+  const rows = (...minutes: number[]) => minutes.map((minute, id) => ({ id, at: t(minute) }));
+  const batch = (all: ReturnType<typeof rows>, limit: number) => {
+    const { batch: taken, nextSince } = recoveryBatch(all, limit, (row) => row.at);
+    return { ids: taken.map((row) => row.id), nextSince };
+  };
+
+  it('takes up to the limit, and says where to continue when there was one more', () => {
+    expect(batch(rows(1, 2), 2)).toEqual({ ids: [0, 1], nextSince: null });
+    expect(batch(rows(1, 2, 3), 2)).toEqual({ ids: [0, 1], nextSince: t(3) });
+  });
+
+  it('leaves the deliveries of the instant it continues from to the next call, unless they fill the batch', () => {
+    expect(batch(rows(1, 3, 3, 3), 3)).toEqual({ ids: [0], nextSince: t(3) });
+    expect(batch(rows(3, 3, 3, 3), 3)).toEqual({ ids: [0, 1, 2], nextSince: t(3) });
+  });
+});
+
+/** The event of the last fan-out job sent. */
+function lastFanOut(slice: Slice): string {
+  const fanOut = [...slice.jobs()].reverse().find((job) => job.queue === 'fan-out');
+  if (fanOut?.queue !== 'fan-out') throw new Error('no event was written');
+  return fanOut.eventId;
+}
+
+/** An order placed by `owner` now: its event's id. */
+async function orderPlacedNow(slice: Slice, owner: Account): Promise<string> {
+  await slice.uow.run(() => slice.events.record('order.placed', anOrder().ownedBy(owner.id).build()));
+  return lastFanOut(slice);
+}
+
+/** Fans the event out, and returns its delivery to `endpointId` (else to the only endpoint that receives it). */
+async function deliveryOf(slice: Slice, eventId: string, endpointId?: number): Promise<number> {
+  const before = slice.jobs().length;
+  await slice.fanOut.execute(eventId);
+  for (const job of slice.jobs().slice(before)) {
+    if (job.queue !== 'delivery') continue;
+    if (endpointId === undefined || (await slice.delivery(job.deliveryId)).endpointId === endpointId) {
+      return job.deliveryId;
+    }
+  }
+  throw new Error('no delivery was created');
+}

@@ -3,7 +3,7 @@ import { AccountRepository } from '../../src/account/account.repository';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { StockRepository } from '../../src/stock/stock.repository';
 import { OrderRepository } from '../../src/order/order.repository';
-import { PetRepository } from '../../src/pet/pet.repository';
+import { PetRepository } from '../../src/stock/pet.repository';
 
 /*
  * Test-data builders: a valid default for everything, and a method per fact a test cares about

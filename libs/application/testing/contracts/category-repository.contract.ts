@@ -1,7 +1,7 @@
 import { Category, CategoryInUseError, CategoryNameTakenError } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { StockRepository } from '../../src/stock/stock.repository';
-import { PetRepository } from '../../src/pet/pet.repository';
+import { PetRepository } from '../../src/stock/pet.repository';
 import { UnitOfWork } from '../../src/ports';
 import { aCategory, aPet } from '../builders/builders';
 

@@ -1,7 +1,7 @@
 import { Stock, Pet, UnknownCategoryError } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { StockRepository } from '../../src/stock/stock.repository';
-import { PetRepository } from '../../src/pet/pet.repository';
+import { PetRepository } from '../../src/stock/pet.repository';
 import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
 import { StockLevels } from '../../src/stock/stock-levels';
 import { aCategory, aPet } from '../builders/builders';

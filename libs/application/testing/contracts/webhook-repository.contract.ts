@@ -244,6 +244,7 @@ export function describeWebhookRepositoryContract(
         previousSecret: null,
         previousSecretExpiresAt: null,
         endpointDisabled: false,
+        endpointFailing: false,
         body: placed.body,
         // Its place in the commit-order feed, settled: the one the log lists it with.
         position: (await subject.events.findById(placed.id))?.position,
@@ -251,6 +252,9 @@ export function describeWebhookRepositoryContract(
       });
       expect(target?.position).toEqual({ xact: expect.any(String), seq: expect.any(Number) });
       expect(await deliveries.findTarget(created[1] + 1000)).toBeNull();
+      // The endpoint's failing streak is read with it (a delivery then ends it, in the attempt's transaction).
+      await endpoints.recordHealth(a.id, false, at(1));
+      expect(await deliveries.findTarget(created[0])).toMatchObject({ endpointFailing: true });
     });
 
     it('gives a ping no place in the feed (it is not in it): sent at once, as stored', async () => {
@@ -364,6 +368,71 @@ export function describeWebhookRepositoryContract(
       // The second of two at once reads its clock after the first committed: the attempt is due, it is refused.
       expect(await subject.uow.run(() => deliveries.requeue(hook.id, id, () => at(5)))).toBe('pending');
       expect((await deliveries.findTarget(id))!.delivery).toMatchObject({ status: 'pending', nextAttemptAt: at(5) });
+    });
+
+    it('recovers failed and waiting deliveries since a time, oldest first, in batches; all: delivered', async () => {
+      const hook = await endpoint(customer);
+      const other = await endpoint(customer);
+      const created = async (minutes: number, endpointId = hook.id, type: EventName = 'order.placed') => {
+        const pingOf = type === 'ping' ? endpointId : null;
+        const [id] = await deliveries.createFor((await event(type, customer, pingOf)).id, [endpointId], at(minutes));
+        return id;
+      };
+      const attempt = (id: number, status: 'pending' | 'delivered' | 'failed', nextAttemptAt: Date | null) =>
+        deliveries.recordAttempt({
+          deliveryId: id,
+          attempt: 1,
+          previousAttempts: 0,
+          statusCode: status === 'delivered' ? 204 : 503,
+          error: status === 'delivered' ? null : 'http_status',
+          status,
+          nextAttemptAt,
+          at: at(30),
+        });
+      const tooEarly = await created(0);
+      await attempt(tooEarly, 'failed', null);
+      const failed = await created(10);
+      await attempt(failed, 'failed', null);
+      const waiting = await created(11);
+      await attempt(waiting, 'pending', at(120));
+      const delivered = await created(12);
+      await attempt(delivered, 'delivered', null);
+      const due = await created(13); // never tried: its attempt is due
+      const ping = await created(14, hook.id, 'ping');
+      await attempt(ping, 'failed', null);
+      const elsewhere = await created(15, other.id);
+      await attempt(elsewhere, 'failed', null);
+      const [late1, late2] = [await created(20), await created(20)];
+      for (const id of [late1, late2]) await attempt(id, 'failed', null);
+      const recover = (all: boolean, since: Date, limit: number, now = at(60)) =>
+        subject.uow.run(() => deliveries.recoverSince({ endpointId: hook.id, since, all, limit }, () => now));
+
+      // A batch never ends inside deliveries created at one instant: the two at minute 20 go to the next call.
+      expect(await recover(false, at(10), 3)).toEqual({
+        requeued: [failed, waiting].map((id) => ({ id, nextAttemptAt: at(60) })),
+        nextSince: at(20),
+      });
+      expect((await deliveries.findTarget(failed))!.delivery).toMatchObject({
+        status: 'pending',
+        nextAttemptAt: at(60),
+      });
+      expect((await deliveries.findTarget(waiting))!.delivery).toMatchObject({ attempts: 1, nextAttemptAt: at(60) });
+      expect(await recover(false, at(20), 3)).toEqual({
+        requeued: [late1, late2].map((id) => ({ id, nextAttemptAt: at(60) })),
+        nextSince: null,
+      });
+      // Asked again: every one of them is due already (queued), none is made due twice.
+      expect(await recover(false, at(10), 3, at(61))).toEqual({ requeued: [], nextSince: null });
+      expect((await deliveries.findTarget(tooEarly))!.delivery.status).toBe('failed');
+      expect((await deliveries.findTarget(due))!.delivery.nextAttemptAt).toEqual(at(13));
+      expect((await deliveries.findTarget(ping))!.delivery.status).toBe('failed');
+      expect((await deliveries.findTarget(elsewhere))!.delivery.status).toBe('failed');
+      // All: the delivered one too.
+      expect(await recover(true, at(10), 1, at(62))).toEqual({
+        requeued: [{ id: delivered, nextAttemptAt: at(62) }],
+        nextSince: null,
+      });
+      expect((await deliveries.findTarget(delivered))!.delivery).toMatchObject({ status: 'pending', attempts: 1 });
     });
 
     it('lists the event log newest first by keyset pages, without pings; filters by owner, type, time', async () => {

@@ -10,7 +10,7 @@ import {
 } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { StockRepository } from '../../src/stock/stock.repository';
-import { PetFilter, PetRepository } from '../../src/pet/pet.repository';
+import { PetFilter, PetRepository } from '../../src/stock/pet.repository';
 import { ConstraintViolationError } from '../../src/ports';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
 import { StockLevel, StockLevelFilter, StockLevels } from '../../src/stock/stock-levels';

@@ -48,6 +48,8 @@ export interface InMemoryTables {
   /** The outbox and event log: each event with its place in the log (`seq`, from a sequence). */
   webhookEvents: Map<string, OutboxEvent & { seq: number }>;
   webhookDeliveries: Map<number, WebhookDelivery>;
+  /** Each account's outbound budget: the theoretical arrival time of its next fanned-out delivery. */
+  webhookOutboundBudgets: Map<number, Date>;
   /** The webhook jobs queued, in order: committed or rolled back with what queued them. */
   webhookJobs: WebhookJob[];
 }
@@ -64,6 +66,7 @@ const emptyTables = (): InMemoryTables => ({
   webhookEndpoints: new Map(),
   webhookEvents: new Map(),
   webhookDeliveries: new Map(),
+  webhookOutboundBudgets: new Map(),
   webhookJobs: [],
 });
 
@@ -83,6 +86,7 @@ function copyTables(tables: InMemoryTables): InMemoryTables {
     webhookEndpoints: copyRows(tables.webhookEndpoints),
     webhookEvents: copyRows(tables.webhookEvents),
     webhookDeliveries: copyRows(tables.webhookDeliveries),
+    webhookOutboundBudgets: new Map([...tables.webhookOutboundBudgets].map(([id, tat]) => [id, new Date(tat)])),
     webhookJobs: tables.webhookJobs.map((job) => ({ ...job })),
   };
 }

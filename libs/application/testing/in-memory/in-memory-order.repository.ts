@@ -1,5 +1,6 @@
 import { FIRST_VERSION, Order } from '@petstore/domain';
 import { OrderFilter, OrderRepository } from '../../src/order/order.repository';
+import { OpenOrders } from '../../src/stock/open-orders';
 import { ConstraintViolationError } from '../../src/ports';
 import { Page, PageRequest } from '../../src/common/page';
 import { pageOf, primaryKeyTaken } from './in-memory-catalogue';
@@ -42,8 +43,7 @@ export class InMemoryOrderRepository extends OrderRepository {
     return this.rows.filter((row) => row.petId === petId && row.status === 'placed' && row.id !== exceptOrderId).length;
   }
 
-  async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
-    this.db.assertInTransaction('lockOwnerAndCountOpenUnits');
+  async countOpenUnits(ownerId: number): Promise<number> {
     return this.rows
       .filter((row) => row.ownerId === ownerId && row.status === 'placed')
       .reduce((sum, row) => sum + row.quantity, 0);
@@ -82,5 +82,16 @@ export class InMemoryOrderRepository extends OrderRepository {
     const next = { ...existing, shipDate, status, statusChangedAt };
     next.version = versionAfter(existing, next, ['shipDate', 'status', 'statusChangedAt']);
     Object.assign(existing, next);
+  }
+}
+
+/** The catalogue's question about a pet's open orders, answered from the same rows (PgOpenOrders' fake). */
+export class InMemoryOpenOrders extends OpenOrders {
+  constructor(private readonly db: InMemoryDatabase) {
+    super();
+  }
+
+  async countForPet(petId: number): Promise<number> {
+    return [...this.db.tables.orders.values()].filter((row) => row.petId === petId && row.status === 'placed').length;
   }
 }

@@ -7,6 +7,8 @@ import {
 import { EventConsumers, OutboxEventRecorder } from '../../src/events/event-recorder';
 import { EventBodies } from '../../src/events/event-bodies';
 import { StockCommand } from '../../src/stock/stock-command';
+import { StockReservations } from '../../src/stock/stock-reservations';
+import { OrderCommand } from '../../src/order/order-command';
 import {
   InMemoryCategoryRepository,
   InMemoryStockRepository,
@@ -15,7 +17,7 @@ import {
 } from './in-memory-catalogue';
 import { FixedClock, InMemoryDatabase, InMemoryUnitOfWork } from './in-memory-database';
 import { InMemoryMessageQueue, InMemoryMessageRepository, RecordingMessageTransport } from './in-memory-messages';
-import { InMemoryOrderRepository } from './in-memory-order.repository';
+import { InMemoryOpenOrders, InMemoryOrderRepository } from './in-memory-order.repository';
 import {
   InMemoryEventLog,
   InMemoryEventOutbox,
@@ -30,10 +32,13 @@ export function inMemoryPetstore(clock = new FixedClock()) {
   const pets = new InMemoryPetRepository(db);
   const stocks = new InMemoryStockRepository(db);
   const orders = new InMemoryOrderRepository(db);
+  const openOrders = new InMemoryOpenOrders(db);
   const eventOutbox = new InMemoryEventOutbox(db);
   const eventConsumers = new EventConsumers();
   // The recorder the use cases get (the real one, over the in-memory outbox): facts land in db.tables.webhookEvents.
   const events = new OutboxEventRecorder(eventOutbox, new SummaryEventPayloads(), clock, eventConsumers);
+  const stockCommand = new StockCommand(uow, pets, stocks, openOrders, events);
+  const stockReservations = new StockReservations(stockCommand);
   return {
     db,
     clock,
@@ -42,6 +47,7 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     pets,
     stocks,
     orders,
+    openOrders,
     stockLevels: new InMemoryStockLevels(db),
     eventOutbox,
     eventLog: new InMemoryEventLog(db),
@@ -49,7 +55,9 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     events,
     /** The bodies events are sent with (webhooks, the event stream), their positions in clear. */
     eventBodies: new EventBodies(new PlainFeedPositionTokens()),
-    stockCommand: new StockCommand(uow, pets, stocks, orders, events),
+    stockCommand,
+    stockReservations,
+    orderCommand: new OrderCommand(orders, stockReservations, events),
     accounts: new InMemoryAccountRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     secrets: new FakeApiKeySecrets(),

@@ -1,8 +1,11 @@
 import { isCatalogueEvent, WebhookEndpoint, WebhookEventType, WebhookUrlRefusedError } from '@petstore/domain';
 import { Page, PageRequest, pageFromRows } from '../../src/common/page';
-import { ConstraintViolationError } from '../../src/ports';
+import { Clock, ConstraintViolationError } from '../../src/ports';
 import { EndpointChangeSubscriber, WebhookEndpointChanges } from '../../src/webhook/subscriber-cache';
 import {
+  RecoveredDeliveries,
+  recoveryBatch,
+  RecoveryRequest,
   WebhookAttemptOutcome,
   WebhookAttemptTarget,
   WebhookDelivery,
@@ -10,6 +13,8 @@ import {
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
   WebhookFanOutQueue,
+  WebhookOutboundBudget,
+  WebhookOutboundSettings,
   WebhookQueueStats,
   WebhookRequest,
   WebhookResponse,
@@ -35,10 +40,6 @@ export class InMemoryWebhookEndpointRepository extends WebhookEndpointRepository
 
   private get rows(): WebhookEndpointRow[] {
     return [...this.db.tables.webhookEndpoints.values()].sort((a, b) => a.id - b.id);
-  }
-
-  async lockOwner(): Promise<void> {
-    this.db.assertInTransaction('lockOwner');
   }
 
   async countByOwner(ownerId: number): Promise<number> {
@@ -149,7 +150,7 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
     super();
   }
 
-  async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
+  async createFor(eventId: string, endpointIds: number[], now: Date, dueAt = now): Promise<number[]> {
     const { webhookEvents, webhookEndpoints, webhookDeliveries } = this.db.tables;
     const event = webhookEvents.get(eventId);
     const created: number[] = [];
@@ -169,7 +170,7 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
         attempts: 0,
         lastStatusCode: null,
         lastError: null,
-        nextAttemptAt: now,
+        nextAttemptAt: dueAt,
         createdAt: now,
         deliveredAt: null,
       });
@@ -203,6 +204,7 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       previousSecret: endpoint.previousSecret,
       previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
       endpointDisabled: endpoint.disabledAt !== null,
+      endpointFailing: endpoint.failingSince !== null,
       body: event.body,
       // The fake's transactions run one at a time: a committed event is settled (InMemoryEventLog).
       position: event.endpointId === null ? positionOf(event.seq) : null,
@@ -236,6 +238,30 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
     return structuredClone(row);
   }
 
+  async recoverSince(
+    { endpointId, since, all, limit }: RecoveryRequest,
+    now: () => Date,
+  ): Promise<RecoveredDeliveries> {
+    this.db.assertInTransaction('recoverSince');
+    // The store's transactions run one at a time: what is read is what is locked.
+    const at = now();
+    const recoverable = (row: WebhookDelivery) =>
+      row.status === 'failed' ||
+      (row.status === 'pending' && row.nextAttemptAt !== null && row.nextAttemptAt > at) ||
+      (all && row.status === 'delivered');
+    const rows = [...this.db.tables.webhookDeliveries.values()]
+      .filter((row) => row.endpointId === endpointId && row.createdAt >= since && row.type !== 'ping')
+      .filter(recoverable)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id)
+      .slice(0, limit + 1);
+    const { batch, nextSince } = recoveryBatch(rows, limit, (row) => row.createdAt);
+    for (const row of batch) {
+      row.status = 'pending';
+      row.nextAttemptAt = at;
+    }
+    return { requeued: batch.map((row) => ({ id: row.id, nextAttemptAt: at })), nextSince };
+  }
+
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
     const rows = [...this.db.tables.webhookDeliveries.values()]
       .filter((row) => row.endpointId === endpointId && (afterId === undefined || row.id < afterId))
@@ -246,6 +272,33 @@ export class InMemoryWebhookDeliveryRepository extends WebhookDeliveryRepository
       limit,
       (delivery) => delivery.id,
     );
+  }
+}
+
+/** Each account's outbound budget as `webhook_outbound_budgets` keeps it: a theoretical arrival time per account. */
+export class InMemoryWebhookOutboundBudget extends WebhookOutboundBudget {
+  constructor(
+    private readonly db: InMemoryDatabase,
+    private readonly clock: Clock,
+    private readonly settings = new WebhookOutboundSettings(),
+  ) {
+    super();
+  }
+
+  async reserve(counts: ReadonlyMap<number, number>): Promise<Map<number, number>> {
+    const interval = this.settings.intervalMs;
+    const waits = new Map([...counts.keys()].map((ownerId) => [ownerId, 0]));
+    if (interval === null) return waits;
+    this.db.assertInTransaction('WebhookOutboundBudget.reserve');
+    const { webhookOutboundBudgets } = this.db.tables;
+    const now = this.clock.now().getTime();
+    for (const [ownerId, count] of counts) {
+      if (count === 0) continue;
+      const tat = Math.max(webhookOutboundBudgets.get(ownerId)?.getTime() ?? 0, now) + count * interval;
+      webhookOutboundBudgets.set(ownerId, new Date(tat));
+      waits.set(ownerId, this.settings.delayMs(tat - now, count));
+    }
+    return waits;
   }
 }
 
@@ -270,6 +323,16 @@ export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
   async schedule(deliveryId: number, at: Date | null, due?: Date): Promise<void> {
     this.db.assertInTransaction('WebhookDeliveryQueue.schedule');
     this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at, ...(due ? { due } : {}) });
+  }
+
+  async scheduleMany(deliveryIds: number[], at: Date | null, due?: Date): Promise<void> {
+    for (const deliveryId of deliveryIds) await this.schedule(deliveryId, at, due);
+  }
+
+  async scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void> {
+    this.db.assertInTransaction('WebhookDeliveryQueue.scheduleNow');
+    for (const { deliveryId, due } of jobs)
+      this.db.tables.webhookJobs.push({ queue: 'delivery', deliveryId, at: null, due });
   }
 }
 
@@ -309,8 +372,21 @@ export class ScriptedWebhookSender extends WebhookSender {
     return this;
   }
 
+  private held: Promise<void> | null = null;
+
+  /** Until the returned function is called, every request waits for its answer (a slow receiver). */
+  hold(): () => void {
+    let release = () => undefined as void;
+    this.held = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.held = null;
+      release();
+    };
+  }
+
   async send(request: WebhookRequest): Promise<WebhookResponse> {
     this.requests.push(request);
+    if (this.held) await this.held;
     return this.answers.shift() ?? { statusCode: 200, error: null };
   }
 }

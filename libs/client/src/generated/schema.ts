@@ -501,12 +501,46 @@ export interface paths {
      * that attempt; after the ninth attempt none is left and it is `failed` again. A delivery whose attempt is due
      * already (queued, or under way) answers 409 `delivery_pending`: of two retries at once, one is accepted. `GET
      * /webhooks/endpoints/{endpointId}/deliveries` lists the ids; events older than the retention period are gone with
-     * their deliveries. Redeliveries share the pings' budget: 5 pings and redeliveries a minute per account (shared by
-     * every instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A deployment
-     * that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and leaves the delivery as it
-     * was.
+     * their deliveries. After an outage, `POST /webhooks/endpoints/{endpointId}/recover` sends every failed delivery
+     * since a time in one call. Redeliveries share the pings' budget: 5 pings, redeliveries and recoveries a minute per
+     * account (shared by every instance), on top of the general rate limit; past it, 429 `rate_limited` with
+     * `Retry-After`. A redelivery refused (`delivery_pending`, `not_found`) spends none of it. A deployment that sends
+     * no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and leaves the delivery as it was.
      */
     post: operations['retryWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/endpoints/{endpointId}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send again every failed delivery since a time (after an outage)
+     * @description For a receiver that was down: one call instead of a retry per delivery. The deliveries created at or
+     * after `since` whose last attempt failed (`failed` ones, and `pending` ones waiting for their back-off) become
+     * `pending`, due now, and their attempts are queued at once, with the same body and `webhook-id` (receivers that
+     * keep ids see a duplicate of what they had); with `all: true`, the `delivered` ones too. A delivery whose attempt
+     * is due already (queued, or under way) is left as it is, so a recovery never queues a delivery twice, and a second
+     * call at once queues nothing more. Pings are not sent again. Should an attempt fail, its delivery continues its
+     * retry schedule as after a redelivery. The answer says how many were queued. At most 1,000 deliveries a call,
+     * oldest first: when more are left, `nextSince` is the `since` of the next call. `since` may be at most the
+     * retention period of the events ago (EVENT_RETENTION_DAYS, 30 days by default): older events are gone with their
+     * deliveries. A call counts as one against the pings' and redeliveries' budget (5 a minute per account, shared by
+     * every instance), however many deliveries it queues; a refused call (400, 404, 409) spends nothing. A disabled
+     * endpoint fails what is queued again at once (`endpoint_disabled`): enable it first (`PATCH` with `enabled:
+     * true`). A deployment that sends no webhooks (`WEBHOOKS_DELIVERY=off`) answers 409 `webhook_delivery_off` and
+     * changes nothing.
+     */
+    post: operations['recoverWebhookDeliveries'];
     delete?: never;
     options?: never;
     head?: never;
@@ -525,9 +559,10 @@ export interface paths {
     /**
      * Send a `ping` event to the endpoint
      * @description One attempt, never retried; its outcome shows in the deliveries (`lastError` is a category). Pings
-     * have a budget of their own, shared with redeliveries: 5 a minute per account (shared by every instance), on top
-     * of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A deployment that sends no webhooks
-     * (`WEBHOOKS_DELIVERY=off`, a restored copy of the database) answers 409 `webhook_delivery_off` and queues nothing.
+     * have a budget of their own, shared with redeliveries and recoveries: 5 a minute per account (shared by every
+     * instance), on top of the general rate limit; past it, 429 `rate_limited` with `Retry-After`. A deployment that
+     * sends no webhooks (`WEBHOOKS_DELIVERY=off`, a restored copy of the database) answers 409 `webhook_delivery_off`
+     * and queues nothing.
      */
     post: operations['testWebhookEndpoint'];
     delete?: never;
@@ -1383,6 +1418,41 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       deliveredAt?: string;
+    };
+    /**
+     * @description Input of `POST /webhooks/endpoints/{id}/recover`: from when, and whether delivered deliveries too.
+     */
+    WebhookRecoveryRequest: {
+      /**
+       * Format: date-time
+       * @description The deliveries created at or after this time (inclusive; ISO 8601 with a time zone): the start of
+       * the receiver's outage, say. At most the events' retention period ago (EVENT_RETENTION_DAYS, 30 days by
+       * default): older events are deleted with their deliveries (400 `validation_failed` naming `since`).
+       * @example 2026-11-21T10:00:00Z
+       */
+      since: string;
+      /**
+       * @description `true`: the delivered deliveries too (a receiver that lost what it had received), not only those
+       * whose last attempt failed. `false` by default.
+       * @default false
+       * @example false
+       */
+      all?: boolean;
+    };
+    /** @description What a recovery queued. */
+    WebhookRecovery: {
+      /**
+       * @description Deliveries queued now (at most 1,000 a call): each is `pending` again, its next attempt due at
+       * once, with the same body and `webhook-id`.
+       * @example 246
+       */
+      queued: number;
+      /**
+       * Format: date-time
+       * @description Only when more was left than one call takes (1,000): call again with this as `since` (and the same
+       * `all`) for the rest; absent, every delivery since `since` was looked at.
+       */
+      nextSince?: string;
     };
     /** @description The ping event queued for the endpoint. */
     WebhookPing: {
@@ -9015,9 +9085,9 @@ export interface operations {
         };
       };
       /**
-       * @description The delivery is being sent already: its attempt is queued or under way (`delivery_pending`); or
-       * this deployment sends no webhooks (a restored copy: `webhook_delivery_off`), and the delivery is left as it
-       * was.
+       * @description The delivery is being sent already: its attempt is queued or under way (`delivery_pending`, which
+       * spends nothing of the budget); or this deployment sends no webhooks (a restored copy: `webhook_delivery_off`),
+       * and the delivery is left as it was.
        *
        *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
        *
@@ -9035,6 +9105,238 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {string} */
             code: 'idempotency_key_in_use' | 'delivery_pending' | 'webhook_delivery_off' | 'conflict';
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with a different request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_reused';
+          };
+        };
+      };
+      /**
+       * @description Too many requests (`rate_limited`): retry after `Retry-After` seconds; or too many failed
+       * authentications from this address (`too_many_auth_failures`): the key is wrong, waiting will not help.
+       */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'rate_limited' | 'too_many_auth_failures';
+          };
+        };
+      };
+      /** @description Unexpected error (`internal_error`); logged with the request id. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'internal_error';
+          };
+        };
+      };
+      /**
+       * @description The database is unreachable or the request took too long (`service_unavailable`): nothing was
+       * done; retry after `Retry-After` seconds. Or it was cut off while committing (`outcome_unknown`): it may have
+       * been done; retry with the same `Idempotency-Key`, or read first. Or the instance is overloaded (`overloaded`):
+       * nothing was done; retry after `Retry-After` seconds.
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'service_unavailable' | 'outcome_unknown' | 'overloaded';
+          };
+        };
+      };
+    };
+  };
+  recoverWebhookDeliveries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same body returns the first response
+         * again (with `Idempotent-Replayed: true`) for 24 hours. Only successful responses are kept; a failed request
+         * leaves no trace and may be retried with the same key. Send a new random key (a UUID) per operation.
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        endpointId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "since": "2026-11-21T10:00:00Z",
+         *       "all": false
+         *     }
+         */
+        'application/json': components['schemas']['WebhookRecoveryRequest'];
+      };
+    };
+    responses: {
+      /** @description Queued: how many deliveries. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "queued": 246
+           *     }
+           */
+          'application/json': components['schemas']['WebhookRecovery'];
+        };
+      };
+      /**
+       * @description `since` is not a date-time, or older than the retention period of the events
+       * (`validation_failed`).
+       *
+       * The request is invalid (`validation_failed`, `invalid_json`, `missing_content_type`, `bad_request`); `details`
+       * names each field.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'invalid_json' | 'missing_content_type' | 'validation_failed' | 'bad_request';
+          };
+        };
+      };
+      /**
+       * @description The API key is missing, unknown, revoked or not a Bearer credential (`unauthorized`); or it has
+       * expired (`api_key_expired`).
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'unauthorized' | 'api_key_expired';
+          };
+        };
+      };
+      /** @description The API key has only the `read` scope; this operation needs `full` (`insufficient_scope`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'insufficient_scope';
+          };
+        };
+      };
+      /** @description No such endpoint of yours (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'not_found';
+          };
+        };
+      };
+      /**
+       * @description This deployment sends no webhooks (a restored copy): nothing is queued nor changed
+       * (`webhook_delivery_off`).
+       *
+       *     A request with the same Idempotency-Key is still running (`idempotency_key_in_use`).
+       *
+       *     A concurrent change got there first (`conflict`); read the resource again.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'idempotency_key_in_use' | 'webhook_delivery_off' | 'conflict';
+          };
+        };
+      };
+      /** @description The body is larger than 64 KiB (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {string} */
+            code: 'payload_too_large';
           };
         };
       };

@@ -197,6 +197,49 @@ describe('StockRules.cancelOrder (command table: cancel order)', () => {
   });
 });
 
+describe("StockRules.reserve, release, fulfil (the stock's side alone: the catalogue's, for ordering)", () => {
+  it.each([
+    // status, stock, q → stock after, status after
+    ['available', 3, 2, 1, 'available'],
+    ['available', 3, 3, 0, 'pending'],
+  ] as const)('reserve: %s pet with %i in units, %i reserved → units %i, pet %s', (status, units, q, left, after) => {
+    const { pet, stock } = petWith(status, units);
+    StockRules.reserve({ pet, stock, quantity: q });
+    expect([stock.quantity, pet.status]).toEqual([left, after]);
+  });
+
+  it.each([
+    ['pending', 5, 1, 'pet_not_available'],
+    ['available', 2, 3, 'insufficient_stock'],
+  ] as const)('reserve: %s pet with %i in units, %i reserved → %s, nothing changes', (status, units, q, code) => {
+    const aggregates = petWith(status, units);
+    expectRefused(code, aggregates, () => StockRules.reserve({ ...aggregates, quantity: q }));
+  });
+
+  it('release: the units come back and a pending pet turns available; past the limit nothing changes', () => {
+    const { pet, stock } = petWith('pending', 0);
+    StockRules.release({ pet, stock, quantity: 2 });
+    expect([stock.quantity, pet.status]).toEqual([2, 'available']);
+    const full = petWith('available', LIMITS.stockQuantity.max);
+    expectRefused('stock_limit_exceeded', full, () => StockRules.release({ ...full, quantity: 1 }));
+  });
+
+  it.each([
+    // status, stock, other open orders → status after
+    ['pending', 0, 0, 'sold'],
+    ['pending', 0, 1, 'pending'],
+    ['pending', 2, 0, 'pending'],
+    ['available', 2, 0, 'available'],
+  ] as const)(
+    'fulfil: %s pet, stock %i, %i other open orders → pet %s, stock unchanged',
+    (status, units, others, after) => {
+      const { pet, stock } = petWith(status, units);
+      StockRules.fulfil({ pet, stock, otherOpenOrders: others });
+      expect([stock.quantity, pet.status]).toEqual([units, after]);
+    },
+  );
+});
+
 describe('StockRules.setStock (command table: set stock to n)', () => {
   it.each([
     // status, stock, n, open orders → status after

@@ -12,6 +12,10 @@ import type { Stock } from './stock';
  * Every rule checks all it may refuse before it changes anything, so a refused command
  * leaves the aggregates as they were. Counts of open orders are the caller's (a query),
  * given as they stand before the command.
+ *
+ * The order rules (`placeOrder`, `completeOrder`, `cancelOrder`) are the order's change and the stock's side
+ * together; the stock's side alone (`reserve`, `fulfil`, `release`) is what the catalogue applies when ordering,
+ * which changes the order itself, asks it to (the application's StockReservations).
  */
 export class StockRules {
   private constructor() {
@@ -43,10 +47,44 @@ export class StockRules {
       ownerId: input.ownerId,
       now: input.now,
     });
-    pet.assertOrderable();
-    stock.take(order.quantity);
-    if (stock.isEmpty) pet.hold();
+    StockRules.reserve({ pet, stock, quantity: order.quantity });
     return order;
+  }
+
+  /**
+   * The stock's side of placing an order: `quantity` units reserved. Refused unless the pet is available
+   * (`pet_not_available`) and has the units (`insufficient_stock`); the stock shrinks by `quantity`, and the pet
+   * turns `pending` when it reaches 0. Knows no order: the catalogue offers it to ordering (StockReservations).
+   */
+  static reserve(input: { pet: Pet; stock: Stock; quantity: number }): void {
+    const { pet, stock } = input;
+    assertSamePet(pet, stock);
+    pet.assertOrderable();
+    stock.take(input.quantity);
+    if (stock.isEmpty) pet.hold();
+  }
+
+  /**
+   * The stock's side of withdrawing an open order: its `quantity` units return to stock (I4; above the stock's
+   * limit, `stock_limit_exceeded`), and a `pending` pet becomes `available`.
+   */
+  static release(input: { pet: Pet; stock: Stock; quantity: number }): void {
+    const { pet, stock } = input;
+    assertSamePet(pet, stock);
+    stock.giveBack(input.quantity);
+    if (pet.isPending) pet.makeAvailable(stock.quantity);
+  }
+
+  /**
+   * The stock's side of completing an order: no stock moves (its units were taken when it was placed). The pet
+   * becomes `sold` if it is `pending`, its stock is 0 and `otherOpenOrders` (open orders of the pet besides the one
+   * completed) is 0.
+   */
+  static fulfil(input: { pet: Pet; stock: Stock; otherOpenOrders: number }): void {
+    const { pet, stock, otherOpenOrders } = input;
+    assertSamePet(pet, stock);
+    assertCount('otherOpenOrders', otherOpenOrders);
+    if (pet.isPending && stock.isEmpty && otherOpenOrders === 0) pet.markSold(otherOpenOrders);
   }
 
   /**
@@ -66,7 +104,7 @@ export class StockRules {
     assertSamePet(pet, stock, order);
     assertCount('otherOpenOrders', otherOpenOrders);
     order.complete(input.at, input.shipDate);
-    if (pet.isPending && stock.isEmpty && otherOpenOrders === 0) pet.markSold(otherOpenOrders);
+    StockRules.fulfil({ pet, stock, otherOpenOrders });
   }
 
   /**
@@ -78,9 +116,8 @@ export class StockRules {
     const { order, pet, stock } = input;
     assertSamePet(pet, stock, order);
     order.assertOpen();
-    stock.giveBack(order.quantity);
+    StockRules.release({ pet, stock, quantity: order.quantity });
     order.cancel(input.at, input.how);
-    if (pet.isPending) pet.makeAvailable(stock.quantity);
   }
 
   /**

@@ -27,4 +27,22 @@ export class PgBossWebhookDeliveryQueue extends WebhookDeliveryQueue {
     const data: WebhookDeliveryJob = due ? { deliveryId, due: due.toISOString() } : { deliveryId };
     return this.jobs.sendInTransaction(this.host, WEBHOOK_DELIVERY_QUEUE, data, randomUUID(), options);
   }
+
+  scheduleMany(deliveryIds: number[], at: Date | null, due?: Date): Promise<void> {
+    const data = (deliveryId: number): WebhookDeliveryJob =>
+      due ? { deliveryId, due: due.toISOString() } : { deliveryId };
+    const jobs = deliveryIds.map((id) => ({ id: randomUUID(), data: data(id), ...(at ? { startAfter: at } : {}) }));
+    return this.jobs.sendManyInTransaction(this.host, WEBHOOK_DELIVERY_QUEUE, jobs);
+  }
+
+  scheduleNow(jobs: ReadonlyArray<{ deliveryId: number; due: Date }>): Promise<void> {
+    return this.jobs.sendManyInTransaction(
+      this.host,
+      WEBHOOK_DELIVERY_QUEUE,
+      jobs.map(({ deliveryId, due }) => ({
+        id: randomUUID(),
+        data: { deliveryId, due: due.toISOString() } satisfies WebhookDeliveryJob,
+      })),
+    );
+  }
 }

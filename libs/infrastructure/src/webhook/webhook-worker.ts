@@ -38,36 +38,64 @@ export function webhookQueues(settings: WebhookSettings): QueueDefinition[] {
 /** What a delivery job came to (DeliverWebhook's result), or `given_up` by the dead-letter queue: for the metrics. */
 export type WebhookWorkResult = WebhookAttemptResult | 'given_up';
 
+/** How a process's webhook workers run (WebhooksWorkerModule passes the settings). */
+export interface WebhookWorkerOptions {
+  logger?: Logger;
+  /** What each delivery job came to: for the metrics. */
+  observe?: (result: WebhookWorkResult) => void;
+  /** Deliveries a fan-out deferred (their account's outbound budget was spent): for the metrics. */
+  deferred?: (count: number) => void;
+  /** Attempts in flight in this process at most (WEBHOOK_WORKER_CONCURRENCY). */
+  concurrency?: number;
+  /** How often an idle worker looks for jobs. */
+  pollingIntervalSeconds?: number;
+}
+
 /**
- * This process's webhook workers: fan-out (an event → its deliveries) and delivery (one attempt a
- * job). Any number of processes may run them: pg-boss hands each job to one worker (SKIP LOCKED).
+ * This process's webhook workers: fan-out (an event → its deliveries) and delivery (one attempt a job). Any number of
+ * processes may run them: pg-boss hands each job to one worker (SKIP LOCKED). Deliveries and fan-outs are taken
+ * continuously, each job completed as it ends (PgBossJobQueue.consume), so a slow receiver holds its own slots only
+ * (and at most WEBHOOK_ENDPOINT_CONCURRENCY of them: DeliverWebhook).
  */
 export class WebhookWorker {
+  private readonly logger: Logger;
+
   constructor(
     private readonly jobs: PgBossJobQueue,
     private readonly fanOut: FanOutWebhookEvent,
     private readonly deliver: DeliverWebhook,
     private readonly giveUp: GiveUpWebhookDelivery,
-    private readonly logger = new Logger('WebhookWorker'),
-    private readonly observe: (result: WebhookWorkResult) => void = () => undefined,
-    private readonly pollingIntervalSeconds = 0.5,
-  ) {}
+    private readonly options: WebhookWorkerOptions = {},
+  ) {
+    this.logger = options.logger ?? new Logger('WebhookWorker');
+  }
 
   async start(): Promise<void> {
-    const polling = { batchSize: 20, pollingIntervalSeconds: this.pollingIntervalSeconds };
-    await this.jobs.work<{ eventId: string }>(WEBHOOK_FAN_OUT_QUEUE, polling, async (job) => {
-      await this.logged(`Fan-out of webhook event ${job.data.eventId}`, () => this.fanOut.execute(job.data.eventId));
+    const { observe = () => undefined, deferred = () => undefined } = this.options;
+    const concurrency = this.options.concurrency ?? 100;
+    const pollingIntervalSeconds = this.options.pollingIntervalSeconds ?? 0.2;
+    // A fan-out is a few statements in one transaction; a tenth of the attempts' slots keeps events flowing.
+    const fanOuts = { concurrency: Math.max(1, Math.ceil(concurrency / 10)), pollingIntervalSeconds };
+    this.jobs.consume<{ eventId: string }>(WEBHOOK_FAN_OUT_QUEUE, fanOuts, async (job) => {
+      const { eventId } = job.data;
+      const fanned = await this.logged(`Fan-out of webhook event ${eventId}`, () => this.fanOut.run(eventId));
+      if (fanned.deferred > 0) deferred(fanned.deferred);
     });
-    await this.jobs.work<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, polling, async (job) => {
-      const { deliveryId } = job.data;
-      const due = job.data.due ? new Date(job.data.due) : undefined;
-      const result = await this.logged(`Webhook delivery ${deliveryId}`, () => this.deliver.execute(deliveryId, due));
-      this.observe(result);
-      if (result === 'failed') this.logger.warn(`Webhook delivery ${deliveryId} failed: no attempt left`);
-    });
+    this.jobs.consume<WebhookDeliveryJob>(
+      WEBHOOK_DELIVERY_QUEUE,
+      { concurrency, pollingIntervalSeconds },
+      async (job) => {
+        const { deliveryId } = job.data;
+        const due = job.data.due ? new Date(job.data.due) : undefined;
+        const result = await this.logged(`Webhook delivery ${deliveryId}`, () => this.deliver.execute(deliveryId, due));
+        observe(result);
+        if (result === 'failed') this.logger.warn(`Webhook delivery ${deliveryId} failed: no attempt left`);
+      },
+    );
+    const polling = { batchSize: 20, pollingIntervalSeconds: 0.5 };
     await this.jobs.work<{ deliveryId: number }>(WEBHOOK_GIVE_UP_QUEUE, polling, async (job) => {
       if (await this.giveUp.execute(job.data.deliveryId)) {
-        this.observe('given_up');
+        observe('given_up');
         this.logger.warn(`Webhook delivery ${job.data.deliveryId} given up: its runs kept breaking`);
       }
     });

@@ -10,6 +10,7 @@ import { PgApiKeyRepository } from '../../src/persistence/account/pg-api-key.rep
 import { PgCategoryRepository } from '../../src/persistence/category/pg-category.repository';
 import { PgMessageRepository } from '../../src/persistence/message/pg-message.repository';
 import { PgOrderRepository } from '../../src/persistence/order/pg-order.repository';
+import { PgOpenOrders } from '../../src/persistence/order/pg-open-orders.repository';
 import { PgPetRepository } from '../../src/persistence/pet/pg-pet.repository';
 import { PgStockLevels } from '../../src/persistence/stock/pg-stock-levels.repository';
 import { PgStockRepository } from '../../src/persistence/stock/pg-stock.repository';
@@ -66,6 +67,7 @@ export function pgRepositories(host: TransactionHost) {
     stocks: new PgStockRepository(host),
     stockLevels: new PgStockLevels(host),
     orders: new PgOrderRepository(host),
+    openOrders: new PgOpenOrders(host),
     messages: new PgMessageRepository(host),
     uow: new PgUnitOfWork(host),
   };

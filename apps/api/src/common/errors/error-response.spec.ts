@@ -89,11 +89,11 @@ describe('toErrorResponse', () => {
       expect(toErrorResponse(new ApiError(ERROR_CODES[code][0], code, 'x')).body.documentationUrl).toBe(
         `/docs/errors#${code}`,
       );
-      expect(page).toContain(`<tr id="${code}"><td>`);
+      expect(page).toContain(`<section id="${code}">\n<h3><code>${code}</code> (${ERROR_CODES[code][0]})</h3>`);
     }
-    // Each entry says when the code comes: docs/api.md's errors table, as HTML.
+    // The table says when each code comes (docs/api.md's errors table, as HTML), and leads to its entry.
     expect(page).toContain(
-      '<tr id="insufficient_stock"><td>409</td><td><code>insufficient_stock</code></td>' +
+      '<tr><td>409</td><td><a href="#insufficient_stock"><code>insufficient_stock</code></a></td>' +
         '<td>ordering more units than are in stock</td></tr>',
     );
     expect(page).toContain('<code>MAX_OPEN_UNITS_PER_CUSTOMER</code>');

@@ -11,16 +11,40 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 /**
  * Outbound webhook requests a customer can cause at will, a minute per account, on top of the general budget: a ping
- * (POST /webhooks/endpoints/{id}/test) and a redelivery (POST …/deliveries/{deliveryId}/retry) each make this service
- * POST to a URL the customer chose at once, so they share one small budget (a person checking or catching up a
- * receiver). Per account, not per endpoint: an account has up to 10 endpoints, and per endpoint would multiply it.
- * Deliveries of events are not counted here: the events' own changes are what the general budget limits.
+ * (POST /webhooks/endpoints/{id}/test), a redelivery (POST …/deliveries/{deliveryId}/retry) and a recovery (POST
+ * …/recover, however many deliveries it queues) each make this service POST to a URL the customer chose at once, so
+ * they share one small budget (a person checking or catching up a receiver). Per account, not per endpoint: an
+ * account has up to 10 endpoints, and per endpoint would multiply it. Deliveries of events are not counted here: the
+ * events' own changes are what the general budget limits.
  */
 export const WEBHOOK_OUTBOUND_PER_MINUTE = 5;
-const WEBHOOK_OUTBOUND_ROUTES = new Set([
-  '/webhooks/endpoints/:endpointId/test',
+/** Charged here, with the request's other budgets. */
+const WEBHOOK_OUTBOUND_ROUTES = new Set(['/webhooks/endpoints/:endpointId/test']);
+/**
+ * Charged by the handler once it knows it sends something (chargeWebhookOutbound, in its transaction): a redelivery
+ * of a delivery whose attempt is queued already (409 `delivery_pending`), or a request refused for its input or an
+ * endpoint not found, spends nothing.
+ */
+const WEBHOOK_OUTBOUND_ROUTES_CHARGED_BY_HANDLER = new Set([
   '/webhooks/endpoints/:endpointId/deliveries/:deliveryId/retry',
+  '/webhooks/endpoints/:endpointId/recover',
 ]);
+
+/** The outbound budget a request of those routes spends when its handler says so; nothing for other requests. */
+const chargesLeft = new WeakMap<FastifyRequest, () => Promise<void>>();
+
+/**
+ * Spends one unit of the account's outbound webhook budget for this request (a redelivery, a recovery), or throws
+ * `429 rate_limited` with `Retry-After` past it; the response's RateLimit headers then name that budget too. Called
+ * at most once a request (a second call spends nothing); a no-op where rate limits are off
+ * (RATE_LIMIT_PER_MINUTE=0) or for a request that does not spend it.
+ */
+export async function chargeWebhookOutbound(request: FastifyRequest): Promise<void> {
+  const charge = chargesLeft.get(request);
+  if (!charge) return;
+  chargesLeft.delete(request);
+  await charge();
+}
 
 export interface RateLimits {
   /** Requests a minute per verified account, or per client address without one (RATE_LIMIT_PER_MINUTE). */
@@ -74,7 +98,9 @@ function policy(
  * - a request whose Authorization header does not authenticate also counts against the address's
  *   failed authentications, a stricter budget (key guessing);
  * - sign-up (POST /accounts) also counts against the address's sign-ups an hour;
- * - a webhook ping or redelivery also counts against the account's outbound budget (WEBHOOK_OUTBOUND_PER_MINUTE);
+ * - a webhook ping also counts against the account's outbound budget (WEBHOOK_OUTBOUND_PER_MINUTE), and so do a
+ *   redelivery and a recovery, charged by their handlers once they send (chargeWebhookOutbound): a redelivery answered
+ *   409 `delivery_pending` spends nothing of it;
  * - a request the key's scope does not allow (a `read` key's write: the guard answers 403) counts against that key
  *   alone, never the account's budgets;
  * - a `304 Not Modified` is charged like any answer: conditional.hooks.ts decides it from the body's tag, after the
@@ -117,12 +143,13 @@ export function registerRateLimit(
       'webhook-outbound',
       WEBHOOK_OUTBOUND_PER_MINUTE,
       MINUTE_MS,
-      `Too many webhook pings and redeliveries: the limit is ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per account.`,
+      `Too many webhook pings, redeliveries and recoveries: the limit is ${WEBHOOK_OUTBOUND_PER_MINUTE} a minute per ` +
+        'account.',
     ),
   };
   fastify.addHook('onRequest', async (request, reply) => {
     if (isHealthProbe(request.url)) return; // probes from orchestrators are never limited
-    const buckets = await bucketsOf(request, policies, authenticate);
+    const { buckets, chargedByHandler } = await bucketsOf(request, policies, authenticate);
     let counts: WindowCount[];
     try {
       counts =
@@ -144,13 +171,29 @@ export function registerRateLimit(
       }
     }
     setHeaders(reply, buckets, counts);
-    if (exceeded !== -1) {
-      const { refusal, code } = buckets[exceeded].policy;
-      const message = `${refusal} Retry after ${wait} seconds.`;
-      throw new ApiError(429, code, message, undefined, { 'Retry-After': String(wait) });
+    if (exceeded !== -1) refuse(buckets[exceeded].policy, wait);
+    if (chargedByHandler) {
+      const counted = counts;
+      chargesLeft.set(request, async () => {
+        let count: WindowCount;
+        try {
+          count = await store.hit(chargedByHandler.client, chargedByHandler.policy.windowMs);
+        } catch (error) {
+          logger.warn(`Rate-limit store unavailable, request let through: ${(error as Error).message}`);
+          return;
+        }
+        setHeaders(reply, [...buckets, chargedByHandler], [...counted, count]);
+        if (count.count > chargedByHandler.policy.limit) refuse(chargedByHandler.policy, resetIn(count));
+      });
     }
   });
   fastify.addHook('onClose', async () => store.close());
+}
+
+/** The 429 of a budget exceeded, with the wait until its window resets. */
+function refuse({ refusal, code }: Policy, wait: number): never {
+  const message = `${refusal} Retry after ${wait} seconds.`;
+  throw new ApiError(429, code, message, undefined, { 'Retry-After': String(wait) });
 }
 
 /**
@@ -185,7 +228,12 @@ function resetIn(count: WindowCount): number {
   return Math.max(1, Math.ceil(count.resetInMs / 1000));
 }
 
-async function bucketsOf(request: FastifyRequest, policies: Policies, authenticate: Authenticator): Promise<Bucket[]> {
+/** The budgets a request counts against now, and the one its handler charges when it sends (chargeWebhookOutbound). */
+async function bucketsOf(
+  request: FastifyRequest,
+  policies: Policies,
+  authenticate: Authenticator,
+): Promise<{ buckets: Bucket[]; chargedByHandler?: Bucket }> {
   const address = request.ip;
   let account: { id: number; createdAt: Date } | null = null;
   let key: { keyId: number; scopes: readonly ApiKeyScope[] } | undefined;
@@ -197,6 +245,7 @@ async function bucketsOf(request: FastifyRequest, policies: Policies, authentica
     unverified = true;
   }
   const buckets: Bucket[] = [];
+  let chargedByHandler: Bucket | undefined;
   if (account && key && !scopesGrant(key.scopes, scopeFor(request.method))) {
     // A key whose scope the method exceeds (a `read` key sending a write) is refused by the guard (403): its requests
     // count against the key alone, not the account's budgets (its webhook budget included), so a leaked read-only key
@@ -206,9 +255,10 @@ async function bucketsOf(request: FastifyRequest, policies: Policies, authentica
     // Account ids restart in every database; the creation time keeps apart deployments sharing one Redis.
     const client = `account:${account.id}:${account.createdAt.getTime()}`;
     buckets.push({ policy: policies.default, client });
-    if (request.method === 'POST' && WEBHOOK_OUTBOUND_ROUTES.has(request.routeOptions.url ?? '')) {
-      buckets.push({ policy: policies.webhookOutbound, client: `webhook-outbound:${client}` });
-    }
+    const route = request.method === 'POST' ? (request.routeOptions.url ?? '') : '';
+    const outbound = { policy: policies.webhookOutbound, client: `webhook-outbound:${client}` };
+    if (WEBHOOK_OUTBOUND_ROUTES.has(route)) buckets.push(outbound);
+    else if (WEBHOOK_OUTBOUND_ROUTES_CHARGED_BY_HANDLER.has(route)) chargedByHandler = outbound;
   } else {
     buckets.push({ policy: policies.default, client: `ip:${address}` });
     if (request.headers.authorization !== undefined && !unverified) {
@@ -218,5 +268,5 @@ async function bucketsOf(request: FastifyRequest, policies: Policies, authentica
   if (request.method === 'POST' && request.routeOptions.url === '/accounts') {
     buckets.push({ policy: policies.signUp, client: `sign-up:${address}` });
   }
-  return buckets;
+  return chargedByHandler ? { buckets, chargedByHandler } : { buckets };
 }

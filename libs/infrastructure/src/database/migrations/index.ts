@@ -26,6 +26,8 @@ import { EventCommits1796000930000 } from './1796000930000-event-commits';
 import { EventCommitsBackfill1796000940000 } from './1796000940000-event-commits-backfill';
 import { ServiceSecretsTable1796000950000 } from './1796000950000-service-secrets';
 import { ResourceVersions1796000960000 } from './1796000960000-resource-versions';
+import { WebhookRecoveryIndex1796000970000 } from './1796000970000-webhook-recovery-index';
+import { WebhookOutboundBudgets1796000990000 } from './1796000990000-webhook-outbound-budgets';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -57,4 +59,6 @@ export const MIGRATIONS = [
   EventCommitsBackfill1796000940000,
   ServiceSecretsTable1796000950000,
   ResourceVersions1796000960000,
+  WebhookRecoveryIndex1796000970000,
+  WebhookOutboundBudgets1796000990000,
 ];

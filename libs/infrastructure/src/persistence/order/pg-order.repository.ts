@@ -40,7 +40,6 @@ const UPDATE = heldWrite({
 /** "Open" is `status = 'placed'`: the partial indexes of the open orders answer these. */
 const COUNT_OPEN_FOR_PET = `SELECT count(*)::int AS count FROM orders
   WHERE pet_id = $1 AND status = 'placed' AND ($2::bigint IS NULL OR id <> $2::bigint)`;
-const LOCK_OWNER = `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`;
 const COUNT_OPEN_UNITS = `SELECT coalesce(sum(quantity), 0)::int AS units FROM orders
   WHERE owner_id = $1 AND status = 'placed'`;
 const LIST_OPEN_PLACED_BEFORE = `SELECT id FROM orders
@@ -108,13 +107,8 @@ export class PgOrderRepository extends OrderRepository {
     return count;
   }
 
-  /**
-   * Two statements, not one: a statement that waits for the account's lock keeps the snapshot it
-   * started with, so only a count read after the lock is granted sees the orders committed meanwhile.
-   */
-  async lockOwnerAndCountOpenUnits(ownerId: number): Promise<number> {
-    this.host.requireTransaction('lockOwnerAndCountOpenUnits');
-    await this.host.query(LOCK_OWNER, [ownerId]);
+  /** A statement of its own, after the account's lock (PlaceOrder): it then sees the orders committed meanwhile. */
+  async countOpenUnits(ownerId: number): Promise<number> {
     const [{ units }] = await this.host.query<{ units: number }>(COUNT_OPEN_UNITS, [ownerId]);
     return units;
   }

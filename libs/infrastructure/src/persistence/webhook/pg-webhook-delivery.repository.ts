@@ -4,6 +4,9 @@ import {
   Page,
   PageRequest,
   pageFromRows,
+  RecoveredDeliveries,
+  recoveryBatch,
+  RecoveryRequest,
   WebhookAttemptOutcome,
   WebhookAttemptTarget,
   WebhookDelivery,
@@ -26,17 +29,17 @@ const QUEUE_STATS = `SELECT d.pending, d.retrying, d.due,
   FROM (SELECT count(*)::int AS pending, (count(*) FILTER (WHERE attempts > 0))::int AS retrying,
                min(next_attempt_at) AS due
           FROM webhook_deliveries WHERE status = 'pending') d`;
-/** One delivery per endpoint of `$2`, due at `$3`; those that exist already are left alone. */
+/** One delivery per endpoint of `$2`, made at `$3` and due at `$4`; those that exist already are left alone. */
 const CREATE_FOR = `INSERT INTO webhook_deliveries (event_id, endpoint_id, created_at, next_attempt_at)
-  SELECT $1, endpoint_id, $3, $3 FROM unnest($2::bigint[]) AS endpoint_id
+  SELECT $1, endpoint_id, $3, $4 FROM unnest($2::bigint[]) AS endpoint_id
   ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`;
 /**
  * The event's place in the commit-order feed, as PgEventLog reads it (its transaction, 0 when its row of
  * `webhook_event_commits` is missing, and whether it is settled); none for a ping.
  */
 const FIND_TARGET = `SELECT ${COLUMNS}, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-    e.disabled_at IS NOT NULL AS disabled, ev.body, ev.endpoint_id IS NULL AS in_feed, ev.seq,
-    COALESCE(c.xact_id, '0'::xid8)::text AS xact,
+    e.disabled_at IS NOT NULL AS disabled, e.failing_since IS NOT NULL AS failing, ev.body,
+    ev.endpoint_id IS NULL AS in_feed, ev.seq, COALESCE(c.xact_id, '0'::xid8)::text AS xact,
     COALESCE(c.xact_id, '0'::xid8) < pg_snapshot_xmin(pg_current_snapshot()) AS settled
   FROM webhook_deliveries d
   JOIN webhook_events ev ON ev.id = d.event_id
@@ -53,6 +56,18 @@ const LOCK_FOR_REQUEUE = `SELECT status, next_attempt_at FROM webhook_deliveries
 const REQUEUE = `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $2
   FROM webhook_events ev WHERE d.id = $1 AND ev.id = d.event_id
   RETURNING ${COLUMNS}`;
+/**
+ * A recovery's batch, oldest first on webhook_deliveries_endpoint_created_idx, locked: the deliveries whose last
+ * attempt failed (`failed`, or `pending` with a back-off still ahead of `$3`), `delivered` ones too with `$4`; never
+ * a ping's.
+ */
+const LOCK_FOR_RECOVERY = `SELECT d.id, d.status, d.next_attempt_at, d.created_at
+  FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+  WHERE d.endpoint_id = $1 AND d.created_at >= $2 AND ev.type <> 'ping'
+    AND (d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at > $3) OR ($4 AND d.status = 'delivered'))
+  ORDER BY d.created_at, d.id LIMIT $5
+  FOR UPDATE OF d`;
+const RECOVER = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $2 WHERE id = ANY($1::bigint[])`;
 const LIST_FOR_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
   WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2) ORDER BY d.id DESC LIMIT $3`;
 
@@ -78,6 +93,7 @@ interface TargetRow extends DeliveryRow {
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   disabled: boolean;
+  failing: boolean;
   body: string;
   in_feed: boolean;
   seq: string;
@@ -112,9 +128,9 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
     return { pending: row.pending, retrying: row.retrying, earliestDueAt: row.due, failingEndpoints: row.failing };
   }
 
-  async createFor(eventId: string, endpointIds: number[], now: Date): Promise<number[]> {
+  async createFor(eventId: string, endpointIds: number[], now: Date, dueAt = now): Promise<number[]> {
     if (endpointIds.length === 0) return [];
-    const rows = await this.host.query<{ id: string }>(CREATE_FOR, [eventId, endpointIds, now]);
+    const rows = await this.host.query<{ id: string }>(CREATE_FOR, [eventId, endpointIds, now, dueAt]);
     return rows.map((row) => Number(row.id));
   }
 
@@ -128,6 +144,7 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
       previousSecret: row.previous_secret,
       previousSecretExpiresAt: row.previous_secret_expires_at,
       endpointDisabled: row.disabled,
+      endpointFailing: row.failing,
       body: row.body,
       position: row.in_feed ? { xact: row.xact, seq: Number(row.seq) } : null,
       settled: !row.in_feed || row.settled,
@@ -169,6 +186,32 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
     }
     const [row] = await this.host.query<DeliveryRow>(REQUEUE, [deliveryId, at]);
     return toDelivery(row);
+  }
+
+  /**
+   * Two statements in the caller's transaction: the batch locked (one row more than `limit`, which says whether more
+   * is left), then the deliveries still to recover, by `now()` read once the locks are held, made due. A delivery made
+   * due meanwhile by another transaction is seen as it is now, and left alone.
+   */
+  async recoverSince(
+    { endpointId, since, all, limit }: RecoveryRequest,
+    now: () => Date,
+  ): Promise<RecoveredDeliveries> {
+    this.host.requireTransaction('recoverSince');
+    const rows = await this.host.query<{ id: string; status: string; next_attempt_at: Date | null; created_at: Date }>(
+      LOCK_FOR_RECOVERY,
+      [endpointId, since, now(), all, limit + 1],
+    );
+    const { batch, nextSince } = recoveryBatch(rows, limit, (row) => row.created_at);
+    const at = now();
+    const due = batch.filter(
+      (row) =>
+        row.status === 'failed' ||
+        (row.status === 'pending' && row.next_attempt_at !== null && row.next_attempt_at > at) ||
+        (all && row.status === 'delivered'),
+    );
+    if (due.length) await this.host.execute(RECOVER, [due.map((row) => row.id), at]);
+    return { requeued: due.map((row) => ({ id: Number(row.id), nextAttemptAt: at })), nextSince };
   }
 
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {

@@ -13,7 +13,6 @@ const COLUMNS = `id, owner_id, url, events, secret, created_at, disabled_at, pre
 /** The same columns of `webhook_endpoints e`, with whether its owner is an administrator (`accounts a`). */
 const WITH_OWNER = `e.id, e.owner_id, e.url, e.events, e.secret, e.created_at, e.disabled_at, e.previous_secret,
   e.previous_secret_expires_at, a.role = 'admin' AS owner_is_admin`;
-const LOCK_OWNER = `SELECT id FROM accounts WHERE id = $1 FOR UPDATE`;
 const COUNT_BY_OWNER = `SELECT count(*)::int AS n FROM webhook_endpoints WHERE owner_id = $1`;
 const INSERT = `INSERT INTO webhook_endpoints (id, owner_id, url, events, secret, created_at)
   VALUES ($1, $2, $3, $4, $5, $6)`;
@@ -90,11 +89,6 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
 
   constructor(private readonly host: TransactionHost) {
     super();
-  }
-
-  async lockOwner(ownerId: number): Promise<void> {
-    this.host.requireTransaction('lockOwner');
-    await this.host.query<unknown>(LOCK_OWNER, [ownerId]);
   }
 
   async countByOwner(ownerId: number): Promise<number> {

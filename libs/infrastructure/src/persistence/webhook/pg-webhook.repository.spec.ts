@@ -1,9 +1,14 @@
-import { describeWebhookRepositoryContract } from '@petstore/application/testing';
+import { WebhookOutboundSettings } from '@petstore/application';
+import {
+  describeWebhookOutboundBudgetContract,
+  describeWebhookRepositoryContract,
+} from '@petstore/application/testing';
 import { resetDatabase } from '@petstore/testing';
 import { newAccountId, pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { PgEventLog } from '../events/pg-event-log.repository';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
+import { PgWebhookOutboundBudget } from './pg-webhook-outbound-budget';
 
 describe('The webhook repositories on PostgreSQL (real database)', () => {
   const db = useTestDatabase();
@@ -29,6 +34,15 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
     };
   });
 
+  describeWebhookOutboundBudgetContract('PostgreSQL', async () => {
+    await resetDatabase(db.dataSource);
+    return {
+      uow: pgRepositories(db.host).uow,
+      budget: new PgWebhookOutboundBudget(db.host, new WebhookOutboundSettings(2)),
+      unlimited: new PgWebhookOutboundBudget(db.host, new WebhookOutboundSettings(0)),
+    };
+  });
+
   it("the queue's gauges read the partial indexes of pending deliveries and failing endpoints", async () => {
     const sent: { sql: string }[] = [];
     const spy = jest.spyOn(db.host, 'query').mockImplementation(async (sql: string) => {
@@ -48,6 +62,32 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
       const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
       expect(plan).toContain('webhook_deliveries_pending_idx');
       expect(plan).toContain('webhook_endpoints_failing_idx');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it("a recovery reads the endpoint's deliveries from `since` on, by the index of their creation time", async () => {
+    const sent: { sql: string; params: unknown[] }[] = [];
+    jest.spyOn(db.host, 'query').mockImplementation(async (sql: string, params: unknown[] = []) => {
+      sent.push({ sql, params });
+      return [];
+    });
+    jest.spyOn(db.host, 'requireTransaction').mockImplementation(() => undefined);
+    try {
+      const request = { endpointId: 1, since: new Date(), all: false, limit: 1000 };
+      await new PgWebhookDeliveryRepository(db.host).recoverSince(request, () => new Date());
+    } finally {
+      jest.restoreAllMocks();
+    }
+    const runner = db.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      await runner.query('SET LOCAL enable_seqscan = off');
+      const rows: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN ${sent[0].sql}`, sent[0].params);
+      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan).toContain('webhook_deliveries_endpoint_created_idx');
     } finally {
       await runner.rollbackTransaction();
       await runner.release();

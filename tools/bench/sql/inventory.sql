@@ -1,0 +1,7 @@
+-- GET /store/inventory.
+-- What the service sends for it, in order (BEGIN and COMMIT left out), named for tools/bench/raw-server.mjs.
+-- Written by `npm run bench:sql` (apps/api/test/bench-sql.e2e.spec.ts): do not edit.
+
+-- name: inventoryPage
+SELECT stock.pet_id, stock.quantity, pet.status, stock.version
+  FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id WHERE ($1::bigint IS NULL OR stock.pet_id > $1) AND ($2::varchar[] IS NULL OR pet.status = ANY($2)) ORDER BY stock.pet_id LIMIT $3;
