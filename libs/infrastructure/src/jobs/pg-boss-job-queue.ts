@@ -219,9 +219,12 @@ class JobConsumer<T> {
   }
 
   private async run(): Promise<void> {
+    // A fetch is a statement on the queue's table whatever it takes: with jobs in flight, wait until a tenth of the
+    // slots are free and take them in one (fetching one job per freed slot cost the database more than the jobs).
+    const fetchAtLeast = Math.max(1, Math.floor(this.options.concurrency / 10));
     while (this.running) {
       const free = this.options.concurrency - this.inFlight.size;
-      if (free <= 0) {
+      if (free <= 0 || (free < fetchAtLeast && this.inFlight.size > 0)) {
         await this.nextWake(null);
         continue;
       }
