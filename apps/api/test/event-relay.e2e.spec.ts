@@ -231,7 +231,10 @@ interface StreamMessage {
     const stream = new NatsEventStream({ url: server.url, stream: STREAM, subjectPrefix: PREFIX });
     await stream.open();
     const end = await stream.end();
-    const [next] = (await log.feed({}, { limit: 1, ...(end ? { after: end.position } : {}) })).items;
+    // The feed shows an event once no older transaction on the server is still running (another test file's may be,
+    // on a shared PostgreSQL): wait for it rather than read once.
+    const page = () => log.feed({}, { limit: 1, ...(end ? { after: end.position } : {}) });
+    const [next] = (await eventually(page, ({ items }) => items.length > 0, 30_000, 100)).items;
     if (!next) throw new Error('the writes recorded no event');
     await stream.publish(next, bodies.sent(next), end?.sequence ?? 0);
     await stream.close();
