@@ -97,6 +97,7 @@ describe('/metrics while the database refuses connections (API and worker-only p
       expect(samples(text, 'webhook_deliveries_pending')).toEqual(['0']);
       expect(samples(text, 'metrics_scrape_error').sort()).toEqual([
         '{source="message_queue"} 0',
+        '{source="webhook_fan_out"} 0',
         '{source="webhook_queue"} 0',
       ]);
     }
@@ -116,8 +117,10 @@ describe('/metrics while the database refuses connections (API and worker-only p
         expect(samples(text, 'message_queue_failed_messages')).toEqual([]);
         expect(samples(text, 'webhook_deliveries_pending')).toEqual([]);
         expect(samples(text, 'webhook_endpoints_failing')).toEqual([]);
+        expect(samples(text, 'webhook_fan_outs_pending')).toEqual([]);
         expect(samples(text, 'metrics_scrape_error').sort()).toEqual([
           '{source="message_queue"} 1',
+          '{source="webhook_fan_out"} 1',
           '{source="webhook_queue"} 1',
         ]);
       }
@@ -137,6 +140,7 @@ describe('/metrics while the database refuses connections (API and worker-only p
       );
       expect(samples(text, 'metrics_scrape_error').sort()).toEqual([
         '{source="message_queue"} 0',
+        '{source="webhook_fan_out"} 0',
         '{source="webhook_queue"} 0',
       ]);
     }
