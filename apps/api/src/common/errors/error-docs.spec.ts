@@ -1,6 +1,6 @@
 import { ERROR_CODES, type PublicErrorCode } from './error-codes';
 import { apiGuide, errorDocsPage, errorEntriesOf } from './error-docs';
-import { renderMarkdown, slugOf } from './guide-markdown';
+import { renderInline, renderMarkdown, slugOf } from './guide-markdown';
 
 const codes = Object.keys(ERROR_CODES) as PublicErrorCode[];
 
@@ -66,46 +66,36 @@ describe('the page of error codes (/docs/errors)', () => {
 describe('the Markdown of the guide as HTML', () => {
   const keep = { linkTo: (href: string) => href };
 
-  it('renders the subset the guide uses: headings, lists with blocks, tables, code, links kept or reduced', () => {
-    const markdown = [
-      '## Rate limits',
-      '',
-      'A **bold** `code*` and [a link](#rate-limits), [out](operations.md#x).',
-      '',
-      '- **One.** first',
-      '  continued',
-      '- Two:',
-      '',
-      '  | a | b |',
-      '  |---|---|',
-      '  | `x|y` | 2 |',
-      '',
-      '  ```json',
-      '  {"a": "<b>"}',
-      '  ```',
-      '  - nested',
-      '',
-      'After.',
-    ].join('\n');
-    const html = renderMarkdown(markdown, { linkTo: (href) => (href.startsWith('#') ? href : null) });
-    expect(html).toBe(
-      [
-        '<h2 id="rate-limits">Rate limits</h2>',
-        '<p>A <strong>bold</strong> <code>code*</code> and <a href="#rate-limits">a link</a>, out.</p>',
-        '<ul>',
-        '<li><strong>One.</strong> first continued</li>',
-        '<li><p>Two:</p>',
-        '<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody>',
-        '<tr><td><code>x|y</code></td><td>2</td></tr>',
-        '</tbody></table>',
-        '<pre><code class="language-json">{&quot;a&quot;: &quot;&lt;b&gt;&quot;}</code></pre>',
-        '<ul>',
-        '<li>nested</li>',
-        '</ul></li>',
-        '</ul>',
-        '<p>After.</p>',
-      ].join('\n'),
+  // The Markdown itself is markdown-it's; what is tested here is the page's policy on top of it.
+  const anchorsOnly = { linkTo: (href: string) => (href.startsWith('#') ? href : null) };
+
+  it("gives each heading GitHub's anchor, a code span's text included", () => {
+    const html = renderMarkdown('## Rate limits\n\n### `insufficient_stock` (409)', anchorsOnly);
+    expect(html).toContain('<h2 id="rate-limits">Rate limits</h2>');
+    expect(html).toContain('<h3 id="insufficient_stock-409"><code>insufficient_stock</code> (409)</h3>');
+  });
+
+  it('keeps a link linkTo allows, reduces any other to its text', () => {
+    const html = renderMarkdown('A [link](#rate-limits) and [out **there**](operations.md#x), end.', anchorsOnly);
+    expect(html).toBe('<p>A <a href="#rate-limits">link</a> and out <strong>there</strong>, end.</p>');
+    expect(renderInline('[the reference](/docs)', { linkTo: () => '/docs#top' })).toBe(
+      '<a href="/docs#top">the reference</a>',
     );
+  });
+
+  it('lets no raw HTML through, in text or in code', () => {
+    const html = renderMarkdown('<script>alert(1)</script> x\n\n```json\n{"a": "<b>"}\n```', anchorsOnly);
+    expect(html).not.toMatch(/<script|<b>/);
+    expect(html).toContain('&lt;script&gt;');
+    expect(html).toContain('<pre><code class="language-json">{&quot;a&quot;: &quot;&lt;b&gt;&quot;}');
+  });
+
+  it("renders the guide's blocks: lists holding tables and nested lists, tables", () => {
+    const markdown = ['- Two:', '', '  | a | b |', '  |---|---|', '  | `x` | 2 |', '  - nested'].join('\n');
+    const html = renderMarkdown(markdown, anchorsOnly).replace(/\n/g, '');
+    expect(html).toMatch(/^<ul><li><p>Two:<\/p><table><thead><tr><th>a<\/th><th>b<\/th><\/tr><\/thead>/);
+    expect(html).toContain('<td><code>x</code></td><td>2</td>');
+    expect(html).toMatch(/<\/table><ul><li>nested<\/li><\/ul><\/li><\/ul>$/);
   });
 
   it('gives headings the anchors GitHub gives them', () => {
