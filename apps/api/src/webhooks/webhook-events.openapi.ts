@@ -44,7 +44,7 @@ export function webhookEventPayload(type: EventName): EventPayload {
 /** Every event type, subscribable ones first, in the order of WEBHOOK_EVENT_TYPES. */
 export const SENT_EVENT_TYPES: readonly EventName[] = [...WEBHOOK_EVENT_TYPES, WEBHOOK_PING];
 
-/** The component schema of one event type's body: `order.placed` → `OrderPlacedEvent`, `ping` → `PingEvent`. */
+/** The component schema of one event type's body: `<family>.<what_happened>` → `<Family><WhatHappened>Event`. */
 export function eventSchemaName(type: EventName): string {
   return `${type
     .split(/[._]/)
