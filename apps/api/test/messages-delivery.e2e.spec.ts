@@ -84,14 +84,14 @@ class Worker {
     await worker.jobs.start([...messageQueues(settings), ...webhookQueues(new WebhookSettings())]);
     const host = new TransactionHost(worker.pool);
     const messages = new PgMessageRepository(host);
-    // A delivery records its event (message.delivered) in the outbox, on the same transaction; webhooks subscribe.
+    // A delivery records its event (message.delivered) in the outbox, on the same transaction; webhooks consume it.
     const consumers = new EventConsumers();
     const events = new OutboxEventRecorder(new PgEventOutbox(host), new ApiEventPayloads(), clock, consumers);
     const endpoints = new PgWebhookEndpointRepository(host);
     // Not listening for endpoint changes: the subscriber cache asks the database every time.
     const changes = new PgKeyRevocations(host, { url }).endpointChanges;
     const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-    new WebhookFanOut(consumers, subscribers, new PgBossWebhookFanOutQueue(host, worker.jobs), events);
+    consumers.register(new WebhookFanOut(subscribers, new PgBossWebhookFanOutQueue(host, worker.jobs), events));
     const uow = new PgUnitOfWork(host);
     const deliver = new DeliverMessage(messages, worker.transport, clock, settings, uow, events);
     const options = {

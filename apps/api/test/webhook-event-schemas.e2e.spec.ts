@@ -37,8 +37,9 @@ const ok = async (response: Promise<{ status: number; body: unknown }>, status: 
 const key = ADMIN_KEY;
 
 /**
- * How to cause each event type the service sends (`SENT_EVENT_TYPES`, from the list the schemas are made from): an
- * event type added there does not compile here until it has its cause, and then its delivery is validated below.
+ * How to cause each event type the service sends (`SENT_EVENT_TYPES`: EVENT_CATALOGUE's types and the ping): an
+ * event type added to the catalogue does not compile here until it has its cause, and then its delivery is validated
+ * below.
  */
 const CAUSES: Record<EventName, (scene: Scene) => Promise<unknown>> = {
   'order.placed': async ({ pet, order }) => order(await pet(5)),

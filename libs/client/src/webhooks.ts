@@ -15,7 +15,7 @@ export type WebhookEvent = SentWebhookEvent;
  */
 export type VerifiedWebhookEvent = WebhookEvent & { id: string };
 /**
- * The `type` of a body an endpoint may receive: `'order.placed' | 'order.completed' | … | 'ping'` (a ping is sent by
+ * The `type` of a body an endpoint may receive: each of the description's `EventType`, and `'ping'` (sent by
  * `POST /webhooks/endpoints/{endpointId}/test`, whatever the endpoint subscribes to). To subscribe, see
  * `SubscribableEventType`, which has no `ping`.
  */
@@ -25,7 +25,7 @@ export type WebhookEventType = WebhookEvent['type'];
  * the log, nobody subscribes to them; an endpoint's `events` refuses one). The description's `EventType`.
  */
 export type SubscribableEventType = Exclude<WebhookEventType, 'ping'>;
-/** The body of one event type: `WebhookEventOf<'order.placed'>['data']` is an Order. */
+/** The body of one event type: `WebhookEventOf<T>['data']` is the resource its schema names (an order's: an Order). */
 export type WebhookEventOf<Type extends WebhookEventType> = Extract<WebhookEvent, { type: Type }>;
 
 /**

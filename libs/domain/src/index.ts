@@ -9,4 +9,5 @@ export * from './pet';
 export * from './stock';
 export * from './order';
 export * from './message';
+export * from './events';
 export * from './webhook';

@@ -3,6 +3,7 @@
  * grouped by concern. The loader (app-config.ts) reads the environment through it, and the configuration
  * table of docs/operations.md is generated from it (`npm run docs`).
  */
+import { EVENT_TYPES } from '@petstore/domain';
 import { z } from 'zod';
 import {
   boolean,
@@ -368,6 +369,15 @@ export const CONFIG_SCHEMA = {
       'delivery attempts before a message is `failed`',
     ),
   }),
+  events: group('Events', {
+    retentionDays: setting(
+      'EVENT_RETENTION_DAYS',
+      integer(1, 3650),
+      '30',
+      "days an event stays in `GET /events` (and its deliveries in the endpoints' lists); a scheduled job " +
+        'deletes older ones every hour, 10,000 a statement, resting after each as long as it took',
+    ),
+  }),
   webhooks: group('Webhooks', {
     delivery: setting(
       'WEBHOOKS_DELIVERY',
@@ -384,13 +394,6 @@ export const CONFIG_SCHEMA = {
       'false',
       '**unsafe**, development and tests only: webhook URLs may be `http://` and reach private, loopback and ' +
         'link-local addresses (the port rule stays: 443 or 1024-65535; `http://` without a port is 80, refused)',
-    ),
-    eventRetentionDays: setting(
-      'EVENT_RETENTION_DAYS',
-      integer(1, 3650),
-      '30',
-      "days an event stays in `GET /events` (and its deliveries in the endpoints' lists); a scheduled job " +
-        'deletes older ones every hour, 10,000 a statement, resting after each as long as it took',
     ),
     secretRotationWindowSeconds: setting(
       'WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS',
@@ -458,7 +461,7 @@ export const CONFIG_SCHEMA = {
           .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
       },
       'petstore.events',
-      "each event's subject is `<prefix>.<event type>` (`petstore.events.order.placed`)",
+      `each event's subject is \`<prefix>.<event type>\` (\`petstore.events.${EVENT_TYPES[0]}\`)`,
     ),
   }),
   observability: group('Observability', {

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventPayloads, EventSubjectMap, EventSubjects } from '@petstore/application';
-import type { WebhookEventType } from '@petstore/domain';
+import { EventPayloadsByKind, EventSubjectViews } from '@petstore/application';
 import { CategoryDto } from '../resources/category.dto';
 import { InventoryItemDto } from '../resources/inventory.dto';
 import { PetDto } from '../resources/pet.dto';
@@ -8,29 +7,24 @@ import { MessageDto } from '../resources/message.dto';
 import { OrderDto } from '../resources/order.dto';
 
 /**
- * An event's `data` is its subject exactly as the API's own responses show it: one entry per event type, declared
- * here (a new type in WEBHOOK_EVENT_TYPES does not compile without its entry). The events area reads the slices'
- * DTOs for it, and nothing else of them; the slices know only the EventRecorder port.
+ * An event's `data` is its subject exactly as the API's own responses show it: one view per kind of subject (the
+ * payload schema an event type's definition names, EVENT_CATALOGUE), declared here; a new kind does not compile
+ * without its view, a new event type about a kind shown already needs nothing here. The events area reads the
+ * slices' DTOs for it, and nothing else of them; the slices know only the EventRecorder port. The order is the one
+ * the description of an event's `data` names them in (EventDto).
  */
-export const EVENT_PAYLOADS: EventSubjectMap<unknown> = {
-  'order.placed': (order) => OrderDto.from(order),
-  'order.completed': (order) => OrderDto.from(order),
-  'order.cancelled': (order) => OrderDto.from(order),
-  'pet.status_changed': (pet) => PetDto.from(pet),
-  'message.delivered': (message) => MessageDto.from(message),
-  'pet.created': (pet) => PetDto.from(pet),
-  'pet.updated': (pet) => PetDto.from(pet),
-  'pet.deleted': (pet) => PetDto.from(pet),
-  'category.created': (category) => CategoryDto.from(category),
-  'category.updated': (category) => CategoryDto.from(category),
-  'category.deleted': (category) => CategoryDto.from(category),
-  'inventory.changed': (level) => InventoryItemDto.from(level),
+export const EVENT_SUBJECT_VIEWS: EventSubjectViews<unknown> = {
+  Order: (order) => OrderDto.from(order),
+  Pet: (pet) => PetDto.from(pet),
+  Category: (category) => CategoryDto.from(category),
+  InventoryItem: (level) => InventoryItemDto.from(level),
+  Message: (message) => MessageDto.from(message),
 };
 
-/** EventPayloads by EVENT_PAYLOADS. */
+/** EventPayloads by EVENT_SUBJECT_VIEWS. */
 @Injectable()
-export class ApiEventPayloads extends EventPayloads {
-  data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown {
-    return (EVENT_PAYLOADS[type] as (subject: EventSubjects[T]) => unknown)(subject);
+export class ApiEventPayloads extends EventPayloadsByKind {
+  constructor() {
+    super(EVENT_SUBJECT_VIEWS);
   }
 }

@@ -13,10 +13,11 @@ const TOKEN_LENGTH = Math.ceil(((BLOCK + TAG) * 4) / 3);
 /**
  * The event log's positions and cursors as tokens that reveal nothing: a feed position is (writing transaction,
  * global seq), and either number in clear let a customer count the events of other accounts it cannot see from the
- * gaps between its own (an `order.placed` between two `inventory.changed`: issue 49, security pass). A token is the
- * two numbers as one 16-byte block encrypted with AES-256 (one block, so a single block-cipher call: the same position
- * always gives the same token, and nothing of the numbers shows), followed by 8 bytes of an HMAC-SHA256 of that block,
- * so that a token the service did not issue is refused (400) instead of read as some other position. The keys are
+ * gaps between its own (another's order placed between two of the catalogue's events: issue 49, security pass). A
+ * token is the two numbers as one 16-byte block encrypted with AES-256 (one block, so a single block-cipher call: the
+ * same position always gives the same token, and nothing of the numbers shows), followed by 8 bytes of an
+ * HMAC-SHA256 of that block, so that a token the service did not issue is refused (400) instead of read as some other
+ * position. The keys are
  * derived (HKDF) from the database's `event-positions` secret (ServiceSecrets), the same on every instance and kept by
  * a restore, so a saved position stays valid. Hand-written on node:crypto: no maintained package encrypts a fixed
  * 16-byte value deterministically with authentication (AES-SIV is not in Node's OpenSSL ciphers list).

@@ -1,11 +1,20 @@
 import type { EventPositions } from './event-positions';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { LoggedEvent } from '@petstore/application';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '@petstore/domain';
+import { EventSubjectKind, eventTypesWhere, WEBHOOK_EVENT_TYPES, WebhookEventType } from '@petstore/domain';
 import { ArrayMaxSize, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../common/pagination/page.query.dto';
 import { IsDateTime } from '../common/validation/date-time';
 import { QueryList } from '../common/validation/query-transforms';
+import { EVENT_SUBJECT_VIEWS } from './event-payloads';
+import { eventTypeProse } from './event-type-prose';
+
+/** What an event's `data` may be: each kind of subject with the event types about it (an Order (`order.*`), …). */
+const KINDS = (Object.keys(EVENT_SUBJECT_VIEWS) as EventSubjectKind[]).map((subject) => {
+  const article = /^[AEIOU]/.test(subject) ? 'an' : 'a';
+  return `${article} ${subject} (${eventTypeProse(eventTypesWhere({ subject }))})`;
+});
+const SUBJECTS = `${KINDS.slice(0, -1).join(', ')} or ${KINDS.at(-1)}`;
 
 @ApiSchema({
   name: 'EventLogEntry',
@@ -18,17 +27,14 @@ export class EventDto {
   @ApiProperty({ description: "The event's id: the `webhook-id` header of its deliveries.", format: 'uuid' })
   id: string;
 
-  @ApiProperty({ enum: [...WEBHOOK_EVENT_TYPES], enumName: 'EventType', example: 'order.placed' })
+  @ApiProperty({ enum: [...WEBHOOK_EVENT_TYPES], enumName: 'EventType', example: WEBHOOK_EVENT_TYPES[0] })
   type: WebhookEventType;
 
   @ApiProperty({ description: 'When the change happened (ISO 8601, UTC).', format: 'date-time' })
   timestamp: string;
 
   @ApiProperty({
-    description:
-      'The resource as this API returned it right after the change (a deleted one as it was): an Order ' +
-      '(`order.*`), a Pet (`pet.*`), a Category (`category.*`), an InventoryItem (`inventory.changed`) or a ' +
-      'Message (`message.delivered`).',
+    description: `The resource as this API returned it right after the change (a deleted one as it was): ${SUBJECTS}.`,
     type: 'object',
     additionalProperties: true,
   })

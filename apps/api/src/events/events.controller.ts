@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { EventQueries, FeedPosition } from '@petstore/application';
-import { Account, isEventId, LIMITS } from '@petstore/domain';
+import { Account, eventTypesWhere, isEventId, LIMITS } from '@petstore/domain';
 import { ConditionalPage } from '../common/conditional/conditional.decorator';
 import { Auth, CurrentAccount } from '../common/auth/auth.decorators';
 import { ApiError } from '../common/errors/api-error';
@@ -10,6 +10,7 @@ import { EventPositions } from './event-positions';
 import { PageLink, Paginated } from '../common/pagination/paginated';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { EventDto, EventListQueryDto } from './event.dto';
+import { eventTypeProse } from './event-type-prose';
 import { ReadsFromReplica } from '../database/replica-reads';
 
 /** `startingAfter` and `endingBefore` are the commit-order feed's, one at a time, never with `cursor`. */
@@ -40,9 +41,10 @@ const ApiEventPageLinks = {
 };
 
 const VISIBILITY =
-  "A customer sees the events of its own orders and messages, and the catalogue's (`pet.created`, `pet.updated`, " +
-  '`pet.deleted`, `category.*`, `inventory.changed`: every account sees them); an administrator sees every event, ' +
-  "and alone sees `pet.status_changed` (about the store's pets: administrators only, as for webhooks). Every " +
+  "A customer sees the events of its own orders and messages, and the catalogue's " +
+  `(${eventTypeProse(eventTypesWhere({ audience: 'everyone' }))}: every account sees them); an administrator sees ` +
+  `every event, and alone sees ${eventTypeProse(eventTypesWhere({ audience: 'administrators' }))} (about the ` +
+  "store's pets: administrators only, as for webhooks). Every " +
   'change is recorded, whether or not an endpoint subscribes; events are kept for `EVENT_RETENTION_DAYS` (30 by ' +
   'default).';
 

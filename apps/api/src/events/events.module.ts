@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import {
   EventBodies,
   EventConsumers,
@@ -17,33 +18,37 @@ import { PgEventLog, PgEventOutbox, PgServiceSecrets } from '@petstore/infrastru
 import { ConfigPart } from '../config/app-config';
 import { configToken } from '../config/config.module';
 import { SliceJobs } from '../jobs/scheduled-jobs';
+import { EventConsumerRegistry } from './event-consumer-registry';
 import { ApiEventPayloads } from './event-payloads';
 import { EventPositions } from './event-positions';
 import { EventsController } from './events.controller';
 
-/** The events' scheduled job: the log is purged after EVENT_RETENTION_DAYS. */
+/** The events' scheduled job: the log is purged after EVENT_RETENTION_DAYS (the `events` settings). */
 export const EVENTS_JOBS: SliceJobs = {
   scheduled: [{ name: 'purge-events', cron: '41 * * * *', useCase: PurgeEvents }],
 };
 
 /**
- * Events: the facts the slices record (EventRecorder, the one port catalogue, ordering and messaging import), kept
- * in the outbox that is also the log `GET /events` reads, their payloads (EVENT_PAYLOADS), their consumers
- * (EventConsumers: webhooks subscribe; events know no consumer), and the bodies they are sent with (EventBodies: by
- * webhooks and the event relay alike, each with its feed position, whose key EventPositions reads from the database's
- * secret). Its controller is EventsHttpModule, which the assembly adds for the `http` role.
+ * Events: the facts the slices record (EventRecorder, the one port catalogue, ordering and messaging import; each type
+ * declared once, in the domain's EVENT_CATALOGUE), kept in the outbox that is also the log `GET /events` reads, their
+ * payloads (EVENT_SUBJECT_VIEWS), their consumers (EventConsumers: EventConsumerRegistry registers every provider
+ * with an `@OnEventRecorded()` method, webhooks' fan-out; events know no consumer), and the bodies they are sent
+ * with (EventBodies: by webhooks and the event relay alike, each with its feed position, whose key EventPositions
+ * reads from the database's secret). Its controller is EventsHttpModule, which the assembly adds for the `http` role.
  */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     {
       provide: EventRetention,
-      useFactory: (webhooks: ConfigPart<'webhooks'>) => new EventRetention(webhooks.eventRetentionDays),
-      inject: [configToken('webhooks')],
+      useFactory: (events: ConfigPart<'events'>) => new EventRetention(events.retentionDays),
+      inject: [configToken('events')],
     },
     { provide: EventPayloads, useClass: ApiEventPayloads },
     { provide: EventOutbox, useClass: PgEventOutbox },
     { provide: EventLog, useClass: PgEventLog },
     EventConsumers,
+    EventConsumerRegistry,
     OutboxEventRecorder,
     { provide: EventRecorder, useExisting: OutboxEventRecorder },
     EventQueries,

@@ -59,7 +59,7 @@ export class MessageQueueMetrics {
 
 /**
  * Messages: queued, stored, delivered by the workers through the transport (a delivery records its
- * `message.delivered` event through EventRecorder, the events' port), and measured (the queue's gauges, in every
+ * event through EventRecorder, the events' port), and measured (the queue's gauges, in every
  * process). Its controller and its worker are the two modules below, which the assembly adds for the `http` and
  * `worker` roles.
  */

@@ -71,7 +71,8 @@ export class MessageDto {
     dto.message = message.text;
     dto.status = message.status;
     dto.createdAt = message.createdAt.toISOString();
-    if (message.deliveredAt) dto.deliveredAt = message.deliveredAt.toISOString();
+    const { deliveredAt } = message;
+    if (deliveredAt) dto.deliveredAt = deliveredAt.toISOString();
     dto.version = message.version;
     return dto;
   }

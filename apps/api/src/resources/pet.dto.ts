@@ -114,13 +114,7 @@ export class PetDto {
   version?: number;
 
   static from(pet: Pet): PetDto {
-    return Object.assign(new PetDto(), {
-      id: pet.id,
-      name: pet.name,
-      categoryId: pet.categoryId,
-      status: pet.status,
-      createdAt: pet.createdAt.toISOString(),
-      version: pet.version,
-    });
+    const { id, name, categoryId, status, createdAt, version } = pet;
+    return Object.assign(new PetDto(), { id, name, categoryId, status, createdAt: createdAt.toISOString(), version });
   }
 }

@@ -1,5 +1,5 @@
 import type { EventName } from '@petstore/application';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_PING } from '@petstore/domain';
+import { eventDefinition, WEBHOOK_EVENT_TYPES, WEBHOOK_PING } from '@petstore/domain';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -11,89 +11,40 @@ interface EventPayload {
   sent: string;
 }
 
-/** The catalogue's events: who receives them. */
+/** The catalogue's events (audience `everyone`): who receives them. */
 const EVERYONE =
   "Every account may subscribe to it and sees it in `GET /events` (the store's catalogue, which every account " +
   'may read): a storefront follows the catalogue with it.';
 
-/**
- * Every event the service sends, and what it carries in `data`: the one list the description's event schemas
- * (`OrderPlacedEvent`… and their union `WebhookEvent`, the body of the `event` callback of `POST /webhooks/endpoints`)
- * are made from, and through the generated types the client's `WebhookEvent`.
- *
- * A new event type: add it to WEBHOOK_EVENT_TYPES (libs/domain/src/webhook/webhook.ts), then here (this object does
- * not compile without it), then a way to cause it in apps/api/test/webhook-event-schemas.e2e.spec.ts (`CAUSES`,
- * which does not compile without it either), where a real delivery of each is validated against its schema.
- */
-export const WEBHOOK_EVENTS: Record<EventName, EventPayload> = {
-  'order.placed': { data: 'Order', sent: 'An order was placed (`POST /store/orders`); `status` `placed`.' },
-  'order.completed': {
-    data: 'Order',
-    sent: 'An administrator completed an order (`PATCH /store/orders/{orderId}`).',
+/** Webhooks' own event, which no use case records: sent to one endpoint to test it. */
+const PING: EventPayload = {
+  data: {
+    type: 'object',
+    required: ['endpointId'],
+    properties: { endpointId: { type: 'integer', format: 'int64', description: 'The endpoint tested.', example: 1 } },
   },
-  'order.cancelled': {
-    data: 'Order',
-    sent:
-      'An order was cancelled: by its owner or an administrator (`DELETE /store/orders/{orderId}`), or by the ' +
-      'service when its hold expired (`ORDER_HOLD_MINUTES`); `data` is the order as it is now, `status` `cancelled` ' +
-      'or `expired`.',
-  },
-  'pet.status_changed': {
-    data: 'Pet',
-    sent:
-      "A pet's status changed, by hand (`PATCH /pets/{petId}`) or through its stock (an order placed, completed " +
-      'or cancelled, `PUT /store/inventory/{petId}`); `data` has the new status. Administrators only.',
-  },
-  'message.delivered': { data: 'Message', sent: 'A message (`POST /messages`) was delivered.' },
-  'pet.created': {
-    data: 'Pet',
-    sent: `A pet was created (\`POST /pets\`); an \`inventory.changed\` with its first stock follows. ${EVERYONE}`,
-  },
-  'pet.updated': {
-    data: 'Pet',
-    sent:
-      "A pet's name, category or status changed: by hand (`PATCH /pets/{petId}`) or through its stock (an order " +
-      'placed, completed or cancelled, `PUT /store/inventory/{petId}`); `data` is the pet as it is now. An update ' +
-      `that changes nothing sends nothing. ${EVERYONE}`,
-  },
-  'pet.deleted': {
-    data: 'Pet',
-    sent: `A pet was deleted (\`DELETE /pets/{petId}\`), its stock with it; \`data\` is the pet as it was. ${EVERYONE}`,
-  },
-  'category.created': { data: 'Category', sent: `A category was created (\`POST /categories\`). ${EVERYONE}` },
-  'category.updated': {
-    data: 'Category',
-    sent:
-      "A category's name or description changed (`PATCH /categories/{categoryId}`); `data` is the category as it " +
-      `is now. An update that changes nothing sends nothing. ${EVERYONE}`,
-  },
-  'category.deleted': {
-    data: 'Category',
-    sent: 'A category was deleted (`DELETE /categories/{categoryId}`); `data` is the category as it was. ' + EVERYONE,
-  },
-  'inventory.changed': {
-    data: 'InventoryItem',
-    sent:
-      "A pet's stock count or status changed: set by an administrator (`PUT /store/inventory/{petId}`, " +
-      "`PATCH /pets/{petId}`), taken or given back by an order (placed, cancelled, expired), or a new pet's first " +
-      `stock; \`data\` is the entry as it is now. Setting the same count sends nothing. ${EVERYONE}`,
-  },
-  [WEBHOOK_PING]: {
-    data: {
-      type: 'object',
-      required: ['endpointId'],
-      properties: { endpointId: { type: 'integer', format: 'int64', description: 'The endpoint tested.', example: 1 } },
-    },
-    sent:
-      'Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint alone, once, never retried; ' +
-      'nobody subscribes to it.',
-  },
+  sent:
+    'Sent by `POST /webhooks/endpoints/{endpointId}/test` to that endpoint alone, once, never retried; ' +
+    'nobody subscribes to it.',
 };
+
+/**
+ * Every event the service sends, and what it carries in `data`: what the description's event schemas
+ * (`OrderPlacedEvent`… and their union `WebhookEvent`, the body of the `event` callback of `POST /webhooks/endpoints`)
+ * are made from, and through the generated types the client's `WebhookEvent`. An event type's payload is its
+ * definition's (EVENT_CATALOGUE, libs/domain/src/events): the schema its subject is shown as, and its description
+ * (with the catalogue's audience said); the ping is webhooks' own.
+ */
+export function webhookEventPayload(type: EventName): EventPayload {
+  if (type === WEBHOOK_PING) return PING;
+  const { subject, audience, description } = eventDefinition(type);
+  return { data: subject, sent: audience === 'everyone' ? `${description} ${EVERYONE}` : description };
+}
 
 /** Every event type, subscribable ones first, in the order of WEBHOOK_EVENT_TYPES. */
 export const SENT_EVENT_TYPES: readonly EventName[] = [...WEBHOOK_EVENT_TYPES, WEBHOOK_PING];
 
-/** The component schema of one event type's body: `order.placed` → `OrderPlacedEvent`, `ping` → `PingEvent`. */
+/** The component schema of one event type's body: `<family>.<what_happened>` → `<Family><WhatHappened>Event`. */
 export function eventSchemaName(type: EventName): string {
   return `${type
     .split(/[._]/)
@@ -122,7 +73,7 @@ const POSITION: Schema = {
 };
 
 function eventSchema(type: EventName): Schema {
-  const { data, sent } = WEBHOOK_EVENTS[type];
+  const { data, sent } = webhookEventPayload(type);
   return {
     type: 'object',
     description: `The body of the \`${type}\` event. ${sent}`,

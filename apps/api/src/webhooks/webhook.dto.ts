@@ -9,7 +9,7 @@ import {
   WebhookRotationSettings,
   WebhookSettings,
 } from '@petstore/application';
-import { WEBHOOK_EVENT_TYPES, WebhookEndpoint, WebhookEventType, LIMITS } from '@petstore/domain';
+import { eventTypesWhere, WEBHOOK_EVENT_TYPES, WebhookEndpoint, WebhookEventType, LIMITS } from '@petstore/domain';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -22,6 +22,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { eventTypeProse } from '../events/event-type-prose';
 import { IsDateTime } from '../common/validation/date-time';
 import { IsOmittable } from '../common/validation/optional';
 import { OptionalBody } from '../common/validation/validation.pipe';
@@ -41,14 +42,14 @@ const URL_PROPERTY = {
 
 const EVENTS_PROPERTY: ApiPropertyOptions & { description: string } = {
   description:
-    'The events to receive (at least one). `pet.status_changed` is for administrators; a customer receives the ' +
-    "events of its own orders and messages, an administrator those of every order; everyone the catalogue's " +
-    '(`pet.created`, `pet.updated`, `pet.deleted`, `category.*`, `inventory.changed`).',
+    `The events to receive (at least one). ${eventTypeProse(eventTypesWhere({ audience: 'administrators' }))} is ` +
+    'for administrators; a customer receives the events of its own orders and messages, an administrator those ' +
+    `of every order; everyone the catalogue's (${eventTypeProse(eventTypesWhere({ audience: 'everyone' }))}).`,
   type: 'array',
   items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
   minItems: 1,
   maxItems: WEBHOOK_EVENT_TYPES.length,
-  example: ['order.placed', 'order.completed'],
+  example: WEBHOOK_EVENT_TYPES.slice(0, 2),
 };
 
 @ApiSchema({ name: 'NewWebhookEndpoint', description: 'Input of `POST /webhooks/endpoints`.' })
@@ -160,7 +161,11 @@ export class WebhookEndpointDto {
   @ApiProperty({ example: 'https://example.com/hooks/petstore' })
   url: string;
 
-  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] }, example: ['order.placed'] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+    example: WEBHOOK_EVENT_TYPES.slice(0, 1),
+  })
   events: WebhookEventType[];
 
   @ApiProperty({ description: 'When it was created (ISO 8601, UTC).', format: 'date-time' })
@@ -213,7 +218,7 @@ export class WebhookDeliveryDto {
   @ApiProperty({ description: "The event's id: the `webhook-id` header, the same on every attempt.", format: 'uuid' })
   eventId: string;
 
-  @ApiProperty({ enum: [...WEBHOOK_EVENT_TYPES, 'ping'], example: 'order.placed' })
+  @ApiProperty({ enum: [...WEBHOOK_EVENT_TYPES, 'ping'], example: WEBHOOK_EVENT_TYPES[0] })
   type: string;
 
   @ApiProperty({

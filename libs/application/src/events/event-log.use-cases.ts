@@ -14,9 +14,10 @@ export type EventFilter = Omit<EventLogQuery, 'subjectOwnerId'>;
 
 /**
  * `GET /events`: what a viewer may see of the log, as webhooks decide who receives what (WebhookAudience.sees). A
- * customer sees the events about its own resources (its orders and messages) and the catalogue's (`pet.created`,
- * `inventory.changed`…: the store's pets, categories and stock, which every account may read); an administrator sees
- * every event, including `pet.status_changed` (administrators only, as its webhooks are).
+ * customer sees the events about its own resources (its orders and messages) and the catalogue's (audience
+ * `everyone`: the store's pets, categories and stock, which every account may read); an administrator sees every
+ * event, including those of audience `administrators` (a pet's status changed: administrators only, as its webhooks
+ * are).
  */
 @Injectable()
 export class EventQueries {
@@ -31,7 +32,7 @@ export class EventQueries {
     return this.log.feed(this.visible(viewer, filter), request);
   }
 
-  /** Another customer's event (or `pet.status_changed`, for a customer) is not found, as a missing one is. */
+  /** Another customer's event (or an administrators' one, for a customer) is not found, as a missing one is. */
   async get(id: string, viewer: Account): Promise<LoggedEvent> {
     const event = await this.log.findById(id);
     if (!event || !WebhookAudience.sees({ id: viewer.id, isAdmin: viewer.isAdmin }, event.type, event.subjectOwnerId)) {

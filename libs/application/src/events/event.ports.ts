@@ -1,13 +1,16 @@
-import { Category, Message, Order, Pet, PetStatus, WebhookEventType } from '@petstore/domain';
+import { eventDefinition, EventSubjectKinds, EventSubjects, EventType, WebhookEventType } from '@petstore/domain';
 import { Page, PageRequest } from '../common/page';
 
 /*
  * Events: the facts the slices record (an order placed, a pet's status changed, a message delivered), kept in one
- * log that `GET /events` reads and webhooks fan out from. The slices know only EventRecorder; webhooks subscribe
- * (EventConsumers) and the events area knows nothing of them.
+ * log that `GET /events` reads and webhooks fan out from. Each type of fact is declared once, in the domain's
+ * EVENT_CATALOGUE (libs/domain/src/events); what follows here is derived from it. The slices know only
+ * EventRecorder; consumers (webhooks) are registered with EventConsumers and the events area knows nothing of them.
  */
 
-/** A type of fact (WEBHOOK_EVENT_TYPES), or a webhook endpoint's `ping` (kept in the same table, never listed). */
+export type { EventSubjects, StockSubject } from '@petstore/domain';
+
+/** A type of fact (EVENT_TYPES), or a webhook endpoint's `ping` (kept in the same table, never listed). */
 export type EventName = WebhookEventType | 'ping';
 
 /** One event as the outbox holds it: the exact body every endpoint receives, on every attempt. */
@@ -17,7 +20,7 @@ export interface OutboxEvent {
   type: EventName;
   /**
    * The account whose resource the event is about; null for the store's own that only administrators see
-   * (`pet.status_changed`); EVERY_ACCOUNT for the catalogue's, which every account sees.
+   * (audience `administrators`); EVERY_ACCOUNT for the catalogue's (audience `everyone`), which every account sees.
    */
   subjectOwnerId: number | null;
   /** Set for a ping: the one endpoint it goes to. */
@@ -28,7 +31,7 @@ export interface OutboxEvent {
 }
 
 /**
- * The subject owner of the catalogue's events (CATALOGUE_EVENT_TYPES): every account sees them. No account has this
+ * The subject owner of the catalogue's events (audience `everyone`): every account sees them. No account has this
  * id (ids start at 1), so the log keeps them under it and reads a customer's page as two index ranges, its own id's
  * and this one's, each in `seq` order (a NULL owner shared with administrators' events, filtered by type, would
  * read those too).
@@ -144,57 +147,43 @@ export class EventRetention {
   ) {}
 }
 
-/** A pet's stock as `inventory.changed` reports it (the stock's StockLevel: events import no slice). */
-export interface StockSubject {
-  petId: number;
-  quantity: number;
-  status: PetStatus;
-  /** The entry's version after the change (Stock.version). */
-  version: number;
+/**
+ * Whose resource a fact is about, by its type's audience: `GET /events` and webhooks show it to that account (and
+ * administrators); EVERY_ACCOUNT for the catalogue's, null for the store's own (administrators only).
+ */
+export function subjectOwnerOf<T extends EventType>(type: T, subject: EventSubjects[T]): number | null {
+  const { audience } = eventDefinition(type);
+  if (audience === 'everyone') return EVERY_ACCOUNT;
+  if (audience === 'administrators') return null;
+  // EventDefinition allows an account's audience only for a subject that has an owner.
+  return (subject as { ownerId: number }).ownerId;
 }
 
-/** What each type of fact is about: the aggregate a use case records it with. */
-export interface EventSubjects {
-  'order.placed': Order;
-  'order.completed': Order;
-  'order.cancelled': Order;
-  'pet.status_changed': Pet;
-  'message.delivered': Message;
-  /** The catalogue's (CATALOGUE_EVENT_TYPES): every account sees them. A deleted resource as it was. */
-  'pet.created': Pet;
-  'pet.updated': Pet;
-  'pet.deleted': Pet;
-  'category.created': Category;
-  'category.updated': Category;
-  'category.deleted': Category;
-  'inventory.changed': StockSubject;
-}
-
-/** Every type of fact has its subject (a new type in WEBHOOK_EVENT_TYPES does not compile until it has one). */
-export type EventSubjectMap<V> = { [T in WebhookEventType]: (subject: EventSubjects[T]) => V };
-
-/** Whose resource each fact is about: `GET /events` and webhooks show it to that account (and administrators). */
-export const EVENT_SUBJECT_OWNERS: EventSubjectMap<number | null> = {
-  'order.placed': (order) => order.ownerId,
-  'order.completed': (order) => order.ownerId,
-  'order.cancelled': (order) => order.ownerId,
-  'pet.status_changed': () => null,
-  'message.delivered': (message) => message.ownerId,
-  'pet.created': () => EVERY_ACCOUNT,
-  'pet.updated': () => EVERY_ACCOUNT,
-  'pet.deleted': () => EVERY_ACCOUNT,
-  'category.created': () => EVERY_ACCOUNT,
-  'category.updated': () => EVERY_ACCOUNT,
-  'category.deleted': () => EVERY_ACCOUNT,
-  'inventory.changed': () => EVERY_ACCOUNT,
-};
+/**
+ * How one kind of subject is shown (its payload schema's view), for each kind: the API's views, the tests' summaries.
+ * One entry per kind, not per event type: a new event type about a kind already shown needs none.
+ */
+export type EventSubjectViews<V> = { [K in keyof EventSubjectKinds]: (subject: EventSubjectKinds[K]) => V };
 
 /**
  * How the API shows each subject: the `data` of an event is exactly that. Declared once, statically, by the
- * composition root (one entry per event type); the tests use a summary.
+ * composition root (a view per subject kind: EventSubjectViews); the tests use a summary.
  */
 export abstract class EventPayloads {
   abstract data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown;
+}
+
+/** EventPayloads by a view per subject kind: an event's `data` is its subject in its type's kind's view. */
+export class EventPayloadsByKind extends EventPayloads {
+  constructor(private readonly views: EventSubjectViews<unknown>) {
+    super();
+  }
+
+  data<T extends WebhookEventType>(type: T, subject: EventSubjects[T]): unknown {
+    // TypeScript does not correlate the type's kind with its view's parameter: EventSubjects says they match.
+    const view = this.views[eventDefinition(type).subject] as (subject: EventSubjects[T]) => unknown;
+    return view(subject);
+  }
 }
 
 /**

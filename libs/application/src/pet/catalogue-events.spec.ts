@@ -148,7 +148,13 @@ describe('catalogue events (in-memory ports)', () => {
     it('a deletion: pet.deleted, the pet as it was', async () => {
       const { pet } = await aPet().named('Rex').saveIn(store);
       await deletePet().execute(pet.id);
-      expect(recorded()).toEqual([{ type: 'pet.deleted', subjectOwnerId: EVERY_ACCOUNT, data: { id: pet.id } }]);
+      expect(recorded()).toEqual([
+        {
+          type: 'pet.deleted',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { id: pet.id, name: 'Rex', categoryId: pet.categoryId, status: pet.status, version: pet.version },
+        },
+      ]);
     });
   });
 
@@ -178,7 +184,12 @@ describe('catalogue events (in-memory ports)', () => {
           subjectOwnerId: EVERY_ACCOUNT,
           data: { id: category.id, name: 'Hounds', version: 3 },
         },
-        { type: 'category.deleted', subjectOwnerId: EVERY_ACCOUNT, data: { id: category.id } },
+        // As it was: its last name and version.
+        {
+          type: 'category.deleted',
+          subjectOwnerId: EVERY_ACCOUNT,
+          data: { id: category.id, name: 'Hounds', version: 3 },
+        },
       ]);
     });
 

@@ -5,7 +5,7 @@ import { OpenOrders } from '../stock/open-orders';
 import { Clock, UnitOfWork } from '../ports';
 import { assertPrecondition, Precondition } from '../common/precondition';
 import { Page, PageRequest } from '../common/page';
-import { StockCommand } from '../stock/stock-command';
+import { recordStockLevel, StockCommand } from '../stock/stock-command';
 import { EventRecorder } from '../events/event.ports';
 import { PetFilter, PetRepository } from '../stock/pet.repository';
 
@@ -17,7 +17,7 @@ export interface CreatePetCommand {
 
 /**
  * Creates the pet and its stock entry (1 unit if available, else 0) in one transaction, with its events: `pet.created`
- * and `inventory.changed` (the new entry), so that a storefront following the catalogue has both.
+ * and its stock entry's (recordStockLevel: the new entry), so that a storefront following the catalogue has both.
  */
 @Injectable()
 export class CreatePet {
@@ -38,8 +38,7 @@ export class CreatePet {
       const stock = Stock.forNewPet(pet);
       await this.stocks.create(stock);
       await this.events.record('pet.created', pet);
-      const level = { petId: pet.id, quantity: stock.quantity, status: pet.status, version: stock.version };
-      await this.events.record('inventory.changed', level);
+      await recordStockLevel(this.events, pet, stock);
       return pet;
     });
   }
@@ -57,7 +56,7 @@ export interface UpdatePetCommand {
 /**
  * A partial update. A status change goes through the hand-change table
  * (`invalid_status_transition`); `→ sold` also empties the stock. A StockCommand: the pet and its
- * stock are locked (pet first) and saved if they changed, with their events (`pet.updated`, `inventory.changed`);
+ * stock are locked (pet first) and saved if they changed, with their events (the pet's, its stock entry's);
  * an update that changes nothing records none.
  */
 @Injectable()

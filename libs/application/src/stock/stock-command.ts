@@ -107,11 +107,17 @@ export class StockCommand {
       await this.pets.save(pet);
       await this.events.record('pet.updated', pet);
     }
-    if (stockChanged || statusChanged) {
-      const level = { petId: pet.id, quantity: stock.quantity, status: pet.status, version: stock.version };
-      await this.events.record('inventory.changed', level);
-    }
+    if (stockChanged || statusChanged) await recordStockLevel(this.events, pet, stock);
   }
+}
+
+/**
+ * Records the event of a pet's stock entry as it now stands (its InventoryItem): after a stock command's change, and
+ * for a new pet's first stock (CreatePet). The catalogue's one place that records it.
+ */
+export function recordStockLevel(events: EventRecorder, pet: Pet, stock: Stock): Promise<void> {
+  const level = { petId: pet.id, quantity: stock.quantity, status: pet.status, version: stock.version };
+  return events.record('inventory.changed', level);
 }
 
 /** The pet and its stock as they stand: what `save` compares with. */

@@ -5,8 +5,8 @@ import { PetStockChange, StockCommand } from './stock-command';
 /**
  * A pet's stock, locked for the caller's transaction (`StockReservations.lock`): units are reserved from it, given
  * back, or a reservation fulfilled. Each call applies one StockRules rule and saves the pet and its stock entry if
- * they changed, with the catalogue's events (`pet.status_changed`, `pet.updated`, `inventory.changed`), as every
- * stock command does; a refusal throws before anything changed, and rolls the caller's transaction back.
+ * they changed, with the catalogue's events (the pet's status, the pet, its stock entry), as every stock command
+ * does; a refusal throws before anything changed, and rolls the caller's transaction back.
  */
 export interface ReservableStock {
   readonly petId: number;

@@ -28,7 +28,7 @@ describe("webhooks of the catalogue's events (in-memory ports)", () => {
     const endpoints = new InMemoryWebhookEndpointRepository(db);
     const changes = new InMemoryWebhookEndpointChanges(db);
     const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-    new WebhookFanOut(store.eventConsumers, subscribers, new InMemoryWebhookFanOutQueue(db), store.events);
+    store.eventConsumers.register(new WebhookFanOut(subscribers, new InMemoryWebhookFanOutQueue(db), store.events));
     const create = new CreateWebhookEndpoint(
       uow,
       endpoints,

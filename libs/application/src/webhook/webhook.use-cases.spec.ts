@@ -59,13 +59,9 @@ function webhooks(outbound = new WebhookOutboundSettings(), perEndpoint = new We
   const sender = new ScriptedWebhookSender();
   const urls = new ListedWebhookUrlPolicy();
   const subscribers = new SubscriberCache(endpoints, changes, clock, new SubscriberCacheSettings());
-  // Webhooks subscribe to the store's events, as WebhooksModule's WebhookFanOut does.
-  const fanOutTrigger = new WebhookFanOut(
-    store.eventConsumers,
-    subscribers,
-    new InMemoryWebhookFanOutQueue(db),
-    events,
-  );
+  // Webhooks consume the store's events, registered as EventsModule registers WebhooksModule's WebhookFanOut.
+  const fanOutTrigger = new WebhookFanOut(subscribers, new InMemoryWebhookFanOutQueue(db), events);
+  store.eventConsumers.register(fanOutTrigger);
   const secrets = new CountingWebhookSecrets();
   return {
     ...store,

@@ -9,7 +9,7 @@ import {
   OutboxEvent,
   compareFeedPositions,
 } from '../../src/events/event.ports';
-import { EventConsumers, OutboxEventRecorder, RecordedEvent } from '../../src/events/event-recorder';
+import { EventConsumers, OnEventRecorded, OutboxEventRecorder, RecordedEvent } from '../../src/events/event-recorder';
 import { FixedClock } from '../in-memory/in-memory-database';
 import { SummaryEventPayloads } from '../in-memory/in-memory-events';
 
@@ -26,6 +26,16 @@ export interface EventOutboxContractSubject {
 }
 
 const NOW = new Date('2026-01-15T10:00:00.000Z');
+
+/** A consumer of the events, as webhooks are one: keeps what it is handed. */
+class KeptEvents {
+  readonly events: RecordedEvent[] = [];
+
+  @OnEventRecorded()
+  async recorded(event: RecordedEvent): Promise<void> {
+    this.events.push(event);
+  }
+}
 
 /**
  * What the use cases rely on when they record a fact (EventRecorder, the outbox under it), run against the in-memory
@@ -52,9 +62,10 @@ export function describeEventOutboxContract(name: string, makeSubject: () => Pro
 
     beforeEach(async () => {
       subject = await makeSubject();
-      consumed = [];
+      const kept = new KeptEvents();
+      consumed = kept.events;
       const consumers = new EventConsumers();
-      consumers.subscribe({ recorded: async (event) => void consumed.push(event) });
+      consumers.register(kept);
       recorder = new OutboxEventRecorder(subject.outbox, new SummaryEventPayloads(), new FixedClock(NOW), consumers);
     });
 

@@ -1,34 +1,18 @@
 import { LIMITS } from '../common/limits';
 import { InvalidValueError } from '../common/domain-error';
 import { newId } from '../common/identity';
+import { eventDefinition, EventType, EVENT_TYPES, eventTypesWhere, isEventType } from '../events/event-catalogue';
+
+/** The events an endpoint may subscribe to: every event type of the catalogue (EVENT_CATALOGUE). */
+export const WEBHOOK_EVENT_TYPES: readonly EventType[] = EVENT_TYPES;
+export type WebhookEventType = EventType;
 
 /**
- * The catalogue's events: about the store's pets, categories and stock, which every account may read
- * (`GET /pets`…), so every account sees them in `GET /events` and may subscribe to them (a storefront follows the
+ * The catalogue's events (audience `everyone`): about the store's pets, categories and stock, which every account may
+ * read (`GET /pets`…), so every account sees them in `GET /events` and may subscribe to them (a storefront follows the
  * catalogue with them). Recorded under subject owner 0 (EVERY_ACCOUNT), which no account has.
  */
-export const CATALOGUE_EVENT_TYPES = [
-  'pet.created',
-  'pet.updated',
-  'pet.deleted',
-  'category.created',
-  'category.updated',
-  'category.deleted',
-  'inventory.changed',
-] as const;
-export type CatalogueEventType = (typeof CATALOGUE_EVENT_TYPES)[number];
-
-/** The events an endpoint may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = [
-  'order.placed',
-  'order.completed',
-  'order.cancelled',
-  'pet.status_changed',
-  'message.delivered',
-  ...CATALOGUE_EVENT_TYPES,
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-export type OrderEventType = Extract<WebhookEventType, `order.${string}`>;
+export const CATALOGUE_EVENT_TYPES: readonly EventType[] = eventTypesWhere({ audience: 'everyone' });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -40,19 +24,16 @@ export function isEventId(value: unknown): value is string {
 /** Sent only by `POST /webhooks/endpoints/{id}/test`, to that endpoint; never subscribed to. */
 export const WEBHOOK_PING = 'ping';
 
-/** Events about no customer's resource: administrators only. */
-const ADMIN_ONLY_EVENTS: readonly WebhookEventType[] = ['pet.status_changed'];
-
 /** Whether every account may see and receive events of this type (the catalogue's). */
-export function isCatalogueEvent(type: string): type is CatalogueEventType {
-  return (CATALOGUE_EVENT_TYPES as readonly string[]).includes(type);
+export function isCatalogueEvent(type: string): boolean {
+  return isEventType(type) && eventDefinition(type).audience === 'everyone';
 }
 
-/** Who may receive what (the one place that says it). */
+/** Who may receive what (the one place that says it), by each event type's audience (EventAudience). */
 export const WebhookAudience = {
   /** Whether an account with this role may subscribe to the event type at all. */
   maySubscribe(type: WebhookEventType, ownerIsAdmin: boolean): boolean {
-    return ownerIsAdmin || !ADMIN_ONLY_EVENTS.includes(type);
+    return ownerIsAdmin || eventDefinition(type).audience !== 'administrators';
   },
 
   /**
@@ -66,13 +47,15 @@ export const WebhookAudience = {
   /**
    * Whether an endpoint of `owner` receives an event about a resource of `subjectOwnerId` (null:
    * a resource of the store, such as a pet). A customer receives the events of its own orders and
-   * messages and the catalogue's events; an administrator also every order's events and the pets' status changes.
+   * messages and the catalogue's events; an administrator also every order's events (audience `customer`) and the
+   * store's own (audience `administrators`: the pets' status changes).
    */
   receives(owner: { id: number; isAdmin: boolean }, type: WebhookEventType, subjectOwnerId: number | null): boolean {
-    if (isCatalogueEvent(type)) return true;
+    const { audience } = eventDefinition(type);
+    if (audience === 'everyone') return true;
     if (subjectOwnerId !== null && subjectOwnerId === owner.id) return true;
     if (!owner.isAdmin) return false;
-    return type.startsWith('order.') || ADMIN_ONLY_EVENTS.includes(type);
+    return audience === 'customer' || audience === 'administrators';
   },
 };
 
@@ -116,10 +99,10 @@ function checkedEvents(input: readonly string[], ownerIsAdmin: boolean): Webhook
   if (input.length === 0) throw new InvalidValueError('events', 'events must name at least one event type.');
   const events = [...new Set(input)];
   for (const type of events) {
-    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+    if (!isEventType(type)) {
       throw new InvalidValueError('events', `events: "${type}" is not one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
     }
-    if (!WebhookAudience.maySubscribe(type as WebhookEventType, ownerIsAdmin)) {
+    if (!WebhookAudience.maySubscribe(type, ownerIsAdmin)) {
       throw new InvalidValueError('events', `events: only an administrator may subscribe to "${type}".`);
     }
   }
