@@ -114,6 +114,17 @@ describe('the catalogue cache, one instance', () => {
     // Followers joined the first miss, or came after it was kept (the unit tests hold the single flight exactly).
     expect(stats.misses - stats.joined - misses).toBe(1);
   });
+
+  it('says what it did in the metrics', async () => {
+    const { text } = await app.get('/metrics', { key: ADMIN_KEY });
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('catalogue_cache_hits_total')).toBe(hitsOf(app));
+    expect(value('catalogue_cache_entries')).toBeGreaterThan(0);
+    expect(value('catalogue_cache_bytes')).toBeGreaterThan(0);
+    expect(value('catalogue_cache_staleness_bound_seconds')).toBe(BOUND_MS / 1000);
+    expect(text).toMatch(/^catalogue_cache_invalidations_total\{table="pets"\} [1-9]/m);
+    expect(text).toMatch(/^catalogue_cache_bypasses_total\{reason="writer"\} [1-9]/m);
+  });
 });
 
 /**
