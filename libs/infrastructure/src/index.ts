@@ -38,3 +38,4 @@ export * from './change-signals/pg-webhook-endpoint-changes.signals';
 export * from './database/replicas/read-replicas';
 export * from './database/replicas/replica-lag';
 export * from './events/nats-event-stream';
+export * from './change-signals/pg-catalogue-changes.signals';

@@ -1,11 +1,12 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiKeySecrets, Clock, VerifiedKeyCache } from '@petstore/application';
-import { ReadReplicas } from '@petstore/infrastructure';
+import { PRIMARY, ReadReplicas } from '@petstore/infrastructure';
 import { ConfigPart } from '../config/app-config';
 import { registerReplicaReads } from '../database/replica-reads';
 import { Admission } from '../common/admission/admission';
 import { admissionClients } from '../common/admission/clients';
 import { BearerStrategy } from '../common/auth/bearer.strategy';
+import { CatalogueCache, registerCatalogueCache } from '../common/conditional/catalogue-cache';
 import { registerConditionalRequests } from '../common/conditional/conditional.hooks';
 import { registerDeprecationHooks } from '../common/deprecation/deprecation.hooks';
 import { Drain } from '../common/drain/drain.service';
@@ -127,9 +128,23 @@ export async function registerRequestPipeline(app: NestFastifyApplication, setti
   registerPagination(fastify);
   // onRequest: after the request id (its 503 carries it), before the rate limit (a draining instance counts nothing).
   app.get(Drain).register(fastify);
+  // The catalogue cache (CATALOGUE_CACHE). preHandler, on a @CachedRead GET: after every onRequest hook above and
+  // below (drain, rate limit, deprecation), so a hit is refused, counted and dated like any answer; it authenticates
+  // as the guard does (a request the guard would refuse goes on to it), then answers a hit without entering Nest.
+  // Before the replicas' preHandler, so that a hit costs no read routing. Its onSend (through the conditional hook)
+  // keeps a miss's 200; another onSend marks an account that wrote (its reads bypass the cache for the maximum age).
+  // With replicas, only answers read on the primary are kept: a replica may be behind a change already heard of.
+  const replicas = settings.database.replicaUrls.length ? app.get(ReadReplicas) : undefined;
+  const bearerForCache = app.get(BearerStrategy);
+  const cachedAnswers = registerCatalogueCache(
+    fastify,
+    app.get(CatalogueCache),
+    (request) => bearerForCache.authenticateRequest(request),
+    replicas ? { canStore: () => replicas.current()?.target === PRIMARY } : {},
+  );
   // onSend: ETag on the responses of @Conditional operations, 304 for a matching If-None-Match (charged by the rate
-  // limit like any answer: deciding it ran the query).
-  registerConditionalRequests(fastify);
+  // limit like any answer: deciding it ran the query; a cached answer's tag is the one kept with it).
+  registerConditionalRequests(fastify, cachedAnswers);
   // onRequest: verifies the key once (the guard reuses it) and counts it; after the cheap refusals above.
   if (auth.rateLimitPerMinute > 0) {
     const store = auth.redisUrl

@@ -4,6 +4,7 @@ import { CategoryQueries, CreateCategory, DeleteCategory, Precondition, UpdateCa
 import type { Category } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/auth/auth.decorators';
+import { CachedRead } from '../common/conditional/catalogue-cache';
 import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { pageRequest } from '../common/pagination/cursor';
@@ -43,6 +44,7 @@ export class CategoriesController {
   @ApiOperation({ operationId: 'listCategories', summary: 'List categories' })
   @ApiOkResponse({ type: [CategoryDto], headers: ApiNextPageLink })
   @ConditionalPage()
+  @CachedRead('categories')
   async list(@Query() query: PageQueryDto): Promise<Paginated<CategoryDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.list(request), request, CategoryDto.from);
@@ -53,6 +55,7 @@ export class CategoriesController {
   @ApiOperation({ operationId: 'getCategory', summary: 'Get a category' })
   @ApiOkResponse({ type: CategoryDto })
   @Conditional('category')
+  @CachedRead('categories')
   async get(@Param('categoryId', ParseIdPipe) id: number): Promise<CategoryDto> {
     return CategoryDto.from(await this.queries.get(id));
   }

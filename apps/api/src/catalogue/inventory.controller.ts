@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Precondition, SetStock, StockLevel, StockQueries } from '@petstore/application';
 import { Auth } from '../common/auth/auth.decorators';
+import { CachedRead } from '../common/conditional/catalogue-cache';
 import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { pageRequest } from '../common/pagination/cursor';
 import { ApiNextPageLink, Paginated } from '../common/pagination/paginated';
@@ -31,6 +32,7 @@ export class InventoryController {
   })
   @ApiOkResponse({ type: [InventoryItemDto], headers: ApiNextPageLink })
   @ConditionalPage()
+  @CachedRead('stock', 'pets')
   async list(@Query() query: StockQueryDto): Promise<Paginated<InventoryItemDto>> {
     const request = pageRequest(query);
     return Paginated.of(await this.queries.list({ statuses: query.status }, request), request, InventoryItemDto.from);
@@ -45,6 +47,7 @@ export class InventoryController {
   })
   @ApiOkResponse({ type: InventoryItemDto })
   @Conditional('stock entry')
+  @CachedRead('stock', 'pets')
   async get(@Param('petId', ParseIdPipe) petId: number): Promise<InventoryItemDto> {
     return InventoryItemDto.from(await this.queries.get(petId));
   }

@@ -11,6 +11,7 @@ import { CreatePet, DeletePet, PetQueries, Precondition, UpdatePet } from '@pets
 import type { Pet } from '@petstore/domain';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/auth/auth.decorators';
+import { CachedRead } from '../common/conditional/catalogue-cache';
 import { Conditional, ConditionalPage, IfMatch } from '../common/conditional/conditional.decorator';
 import { Deprecated } from '../common/deprecation/deprecated.decorator';
 import { ApiOkArrayResponse } from '../openapi/array-schema';
@@ -75,6 +76,7 @@ export class PetsController {
   })
   @ApiQuery({ name: 'ids', required: false, style: 'form', explode: false })
   @ConditionalPage()
+  @CachedRead('pets')
   async list(@Query() query: PetListQueryDto): Promise<Paginated<PetDto>> {
     const request = pageRequest(query);
     const filter = query.toFilter();
@@ -92,6 +94,7 @@ export class PetsController {
   @ApiOperation({ operationId: 'getPetById', summary: 'Get a pet' })
   @ApiOkResponse({ type: PetDto })
   @Conditional('pet')
+  @CachedRead('pets')
   async get(@Param('petId', ParseIdPipe) id: number): Promise<PetDto> {
     return PetDto.from(await this.queries.get(id));
   }

@@ -203,6 +203,13 @@ function checkTogether(config: AppConfig): void {
   if (config.admission.limitMin > config.admission.limitMax) {
     throw new ConfigError('ADMISSION_LIMIT_MIN', `must not exceed ADMISSION_LIMIT_MAX (${config.admission.limitMax}).`);
   }
+  // The maximum age is the bound of a lost signal; a staleness bound beyond it would promise nothing.
+  if (config.catalogueCache.stalenessBoundMs > config.catalogueCache.maxAgeMs) {
+    throw new ConfigError(
+      'CATALOGUE_CACHE_STALENESS_BOUND_MS',
+      `must not exceed CATALOGUE_CACHE_MAX_AGE_MS (${config.catalogueCache.maxAgeMs}).`,
+    );
+  }
   if (config.database.replicaUrls.length && config.database.url === null) {
     throw new ConfigError('DATABASE_REPLICA_URLS', 'is set without DATABASE_URL: they are replicas of that database.');
   }

@@ -355,6 +355,43 @@ export const CONFIG_SCHEMA = {
       'an order open this long after it was placed is cancelled by the service',
     ),
   }),
+  catalogueCache: group('Catalogue cache', {
+    mode: setting(
+      'CATALOGUE_CACHE',
+      oneOf(['on', 'off'] as const),
+      'on',
+      "`on`: each instance keeps the catalogue's GET answers (categories, pets, stock) in memory, dropped on every " +
+        'change on any instance (see Catalogue cache); `off`: every read asks the database',
+    ),
+    // Sized for the compose file's 1,536 MB container: a page of 20 pets is about 3 KB, so 32 MiB holds some 10,000
+    // pages, and the process stays well under its heap ceiling (docs/operations.md, "Catalogue cache": sizing).
+    maxEntries: setting(
+      'CATALOGUE_CACHE_MAX_ENTRIES',
+      integer(1, 10_000_000),
+      '20000',
+      'the most answers kept per instance (least recently used dropped first)',
+    ),
+    maxBytes: setting(
+      'CATALOGUE_CACHE_MAX_BYTES',
+      integer(1024, 64 * 1024 ** 3),
+      String(32 * 1024 ** 2),
+      "the most bytes of answers kept per instance (bodies, headers and an estimate of each entry's bookkeeping)",
+    ),
+    maxAgeMs: setting(
+      'CATALOGUE_CACHE_MAX_AGE_MS',
+      milliseconds(1, 3_600_000),
+      '5000',
+      'no answer older than this is served, whatever the change signals said (the bound of a lost signal); an ' +
+        "account's reads bypass the cache for this long after its writes",
+    ),
+    stalenessBoundMs: setting(
+      'CATALOGUE_CACHE_STALENESS_BOUND_MS',
+      milliseconds(10, 60_000),
+      '100',
+      'answers are served only while every change committed longer ago than this has been heard of (a heartbeat ' +
+        'every quarter of it); else reads ask the database',
+    ),
+  }),
   messaging: group('Messaging and workers', {
     worker: setting(
       'MESSAGE_WORKER',

@@ -7,6 +7,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { Client, ClientConfig, Notification } from 'pg';
 import { TransactionHost } from '../database/transaction-host';
+import { CATALOGUE_CHANGES_CHANNEL, PgCatalogueChanges } from './pg-catalogue-changes.signals';
 import { PgWebhookEndpointChanges, WEBHOOK_ENDPOINT_CHANGES_CHANNEL } from './pg-webhook-endpoint-changes.signals';
 
 /** The PostgreSQL channel revocations are announced on (one per database). */
@@ -54,14 +55,16 @@ export interface KeyRevocationListenerOptions {
  * `listening` is false until a new connection LISTENs again (then they are reset once more:
  * notifications sent meanwhile were missed).
  *
- * The same connection carries webhook endpoint changes (`endpointChanges`, on a second channel):
- * one listening connection per instance for both caches.
+ * The same connection carries webhook endpoint changes (`endpointChanges`, on a second channel) and catalogue
+ * changes (`catalogueChanges`, with its own heartbeat): one listening connection per instance for every cache.
  */
 export class PgKeyRevocations extends KeyRevocations {
   private readonly subscribers: RevocationSubscriber[] = [];
   private readonly endpointSubscribers: EndpointChangeSubscriber[] = [];
   /** WebhookEndpointChanges over this listener's connection. */
   readonly endpointChanges: WebhookEndpointChanges;
+  /** Catalogue changes over this listener's connection (the catalogue cache). */
+  readonly catalogueChanges: PgCatalogueChanges;
   private client: Client | null = null;
   private connected = false;
   private closed = false;
@@ -81,6 +84,7 @@ export class PgKeyRevocations extends KeyRevocations {
     super();
     this.reconnectDelayMs = this.minReconnectDelayMs;
     this.endpointChanges = new PgWebhookEndpointChanges(host, this, this.endpointSubscribers);
+    this.catalogueChanges = new PgCatalogueChanges(host, this);
   }
 
   private get minReconnectDelayMs(): number {
@@ -122,6 +126,7 @@ export class PgKeyRevocations extends KeyRevocations {
     this.reconnectTimer = null;
     const client = this.client;
     this.drop();
+    this.catalogueChanges.close();
     await client?.end().catch(() => undefined);
   }
 
@@ -142,7 +147,13 @@ export class PgKeyRevocations extends KeyRevocations {
     try {
       await client.connect();
       await client.query(
-        [KEY_REVOCATIONS_CHANNEL, WEBHOOK_ENDPOINT_CHANGES_CHANNEL, LISTENER_HEARTBEAT_CHANNEL]
+        [
+          KEY_REVOCATIONS_CHANNEL,
+          WEBHOOK_ENDPOINT_CHANGES_CHANNEL,
+          LISTENER_HEARTBEAT_CHANNEL,
+          CATALOGUE_CHANGES_CHANNEL,
+          this.catalogueChanges.heartbeatChannel,
+        ]
           .map((channel) => `LISTEN ${channel}`)
           .join('; '),
       );
@@ -151,6 +162,7 @@ export class PgKeyRevocations extends KeyRevocations {
       return;
     }
     if (this.client !== client || this.closed) return;
+    this.catalogueChanges.attach(client);
     // Listening only once its own heartbeat has come back (proved()); until then, and whenever one is late,
     // nothing is cached.
     const startedAt = Date.now();
@@ -190,6 +202,10 @@ export class PgKeyRevocations extends KeyRevocations {
       if (message.payload === this.token) this.proved();
       return;
     }
+    if (message.channel === CATALOGUE_CHANGES_CHANNEL || message.channel === this.catalogueChanges.heartbeatChannel) {
+      this.catalogueChanges.receive(message.channel, message.payload);
+      return;
+    }
     if (message.channel === WEBHOOK_ENDPOINT_CHANGES_CHANNEL) {
       for (const subscriber of this.endpointSubscribers) subscriber.changed();
       return;
@@ -223,6 +239,7 @@ export class PgKeyRevocations extends KeyRevocations {
     this.connected = false;
     this.lastHeartbeatAt = 0;
     this.client = null;
+    this.catalogueChanges.attach(null);
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
   }
@@ -230,5 +247,6 @@ export class PgKeyRevocations extends KeyRevocations {
   private reset(): void {
     for (const subscriber of this.subscribers) subscriber.reset();
     for (const subscriber of this.endpointSubscribers) subscriber.reset();
+    this.catalogueChanges.reset();
   }
 }

@@ -41,7 +41,12 @@ interface Transaction {
   lost?: Error;
   /** A statement failed on a plan made for a table as it was (`isStalePlan`): the unit of work may run again. */
   stalePlan?: boolean;
+  /** The tables its held writes change (`hold`), for the `afterCommit` listeners. */
+  written?: Set<string>;
 }
+
+/** Told after a transaction committed, with the tables its held writes changed (`TransactionHost.afterCommit`). */
+export type CommitListener = (tables: ReadonlySet<string>) => void;
 
 /** One query of those `send` writes together; `writes`: the held writes it carries (their row checks). */
 interface Piped {
@@ -85,6 +90,7 @@ export class TransactionHost {
   private readonly current = new AsyncLocalStorage<Transaction>();
   /** What a transaction starts with: `BEGIN`, then, behind a pooler, the bounds (TransactionPreamble). */
   private readonly begin: QueryConfig[];
+  private readonly commitListeners: CommitListener[] = [];
 
   constructor(
     @Inject(DatabasePool) private readonly pool: Pool,
@@ -106,6 +112,16 @@ export class TransactionHost {
    */
   requireTransaction(what: string): void {
     if (this.current.getStore() === undefined) throw new Error(`${what} needs a transaction (UnitOfWork.run).`);
+  }
+
+  /**
+   * `listener` is told after every transaction of this host that committed with held writes (`hold`), the tables
+   * they changed, once the COMMIT answered and before the unit of work's caller goes on (so before its HTTP answer):
+   * what must follow a commit and never a rollback, in this process (the catalogue cache's own generations, the
+   * stock changes it announces to the other instances: CatalogueCommits). Synchronous; what it throws is ignored.
+   */
+  afterCommit(listener: CommitListener): void {
+    this.commitListeners.push(listener);
   }
 
   /** Runs one statement (inside `UnitOfWork.run`, in its transaction) and returns its rows. */
@@ -142,6 +158,7 @@ export class TransactionHost {
     if (!transaction) return this.transaction(() => this.hold(write, params, expect));
     if (transaction.held.some((held) => overlaps(held.write, write))) await this.send(transaction);
     transaction.held.push({ write, params, expect });
+    if (this.commitListeners.length) (transaction.written ??= new Set()).add(write.table);
   }
 
   /**
@@ -170,6 +187,7 @@ export class TransactionHost {
       const result = await this.current.run(transaction, work);
       // Nothing sent, nothing held: there is no transaction to end.
       if (transaction.begun || transaction.held.length) await this.send(transaction, { text: 'COMMIT' }, true);
+      if (transaction.written) this.committed(transaction.written);
       return result;
     } catch (error) {
       if (transaction.begun && !transaction.ended && !transaction.lost) {
@@ -183,6 +201,16 @@ export class TransactionHost {
       client.release(transaction.lost);
     }
     return this.run(work, true);
+  }
+
+  private committed(tables: ReadonlySet<string>): void {
+    for (const listener of this.commitListeners) {
+      try {
+        listener(tables);
+      } catch {
+        // A listener's failure is its own (it logs it): the transaction committed, and its caller is answered.
+      }
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TaggedAnswers } from './catalogue-cache';
 import { CONDITIONAL_PAGE, CONDITIONAL_ROUTE_CONFIG } from './conditional.decorator';
 import { entityTag, matchesWeakly, parseEntityTags } from './entity-tag';
 
@@ -12,15 +13,20 @@ import { entityTag, matchesWeakly, parseEntityTags } from './entity-tag';
  * A 304 saves the bytes, not the work: the handler ran its query and the body was serialised to make the tag, so the
  * rate limit charges it like any answer (issue 48, item 5: refunded, the tag of an empty list, a constant, made any
  * filter that matches nothing free). Were a tag ever checked without running the query, that 304 could be refunded.
+ * With the catalogue cache (`cache`, catalogue-cache.ts): an answer served from it (its bytes, a Buffer) carries the
+ * tag kept with it, not hashed again; a 200 it may keep is handed to it with its tag, before any 304 drops the body.
  */
-export function registerConditionalRequests(fastify: FastifyInstance): void {
+export function registerConditionalRequests(fastify: FastifyInstance, cache?: TaggedAnswers): void {
   // Callback-style: no promise per response.
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const conditional = conditionalOf(request);
-    if (reply.statusCode !== 200 || typeof payload !== 'string' || conditional === undefined) {
-      return done(null, payload);
+    if (reply.statusCode !== 200 || conditional === undefined) return done(null, payload);
+    let tag = cache?.cachedTag(request);
+    if (tag === undefined) {
+      if (typeof payload !== 'string') return done(null, payload);
+      tag = entityTag(conditional === CONDITIONAL_PAGE ? pageAsSent(payload, reply.getHeader('link')) : payload);
+      cache?.tagged(request, reply, payload, tag);
     }
-    const tag = entityTag(conditional === CONDITIONAL_PAGE ? pageAsSent(payload, reply.getHeader('link')) : payload);
     void reply.header('ETag', tag);
     const listed = isSafe(request) ? parseEntityTags(request.headers['if-none-match']) : null;
     if (listed !== null && matchesWeakly(listed, tag)) {

@@ -28,6 +28,7 @@ import { ServiceSecretsTable1796000950000 } from './1796000950000-service-secret
 import { ResourceVersions1796000960000 } from './1796000960000-resource-versions';
 import { WebhookRecoveryIndex1796000970000 } from './1796000970000-webhook-recovery-index';
 import { WebhookOutboundBudgets1796000990000 } from './1796000990000-webhook-outbound-budgets';
+import { CatalogueChangeSignals1796001000000 } from './1796001000000-catalogue-change-signals';
 
 /** Every migration, oldest first (TypeORM runs them by the timestamp in their names). A new one is appended here. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   ResourceVersions1796000960000,
   WebhookRecoveryIndex1796000970000,
   WebhookOutboundBudgets1796000990000,
+  CatalogueChangeSignals1796001000000,
 ];
