@@ -1,7 +1,8 @@
 import MarkdownIt from 'markdown-it';
 
 /** A token of markdown-it's stream (named through the API: its type exports differ between ESM and CommonJS). */
-type Token = ReturnType<MarkdownIt['parse']>[number];
+type Markdown = InstanceType<typeof MarkdownIt>;
+type Token = ReturnType<Markdown['parse']>[number];
 
 /**
  * The Markdown of docs/api.md as HTML, for the pages the service serves from it (`/docs/errors`), by markdown-it
@@ -41,7 +42,7 @@ function rewriteLinks(children: Token[], options: MarkdownOptions): void {
   const open: Token[] = [];
   for (const token of children) {
     if (token.type === 'link_open') {
-      const href = options.linkTo(token.attrGet('href') ?? '');
+      const href = options.linkTo(String(token.attrGet('href') ?? ''));
       if (href === null) token.hidden = true;
       else token.attrSet('href', href);
       open.push(token);
@@ -51,7 +52,7 @@ function rewriteLinks(children: Token[], options: MarkdownOptions): void {
   }
 }
 
-function parser(options: MarkdownOptions): MarkdownIt {
+function parser(options: MarkdownOptions): Markdown {
   const md = new MarkdownIt('default', { html: false, linkify: false, typographer: false });
   md.core.ruler.push('petstore_guide', (state) => {
     state.tokens.forEach((token, index) => {
