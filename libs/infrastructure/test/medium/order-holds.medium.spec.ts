@@ -11,6 +11,7 @@ import { Account } from '@petstore/domain';
 import { Client } from 'pg';
 import { useTestDatabase } from '../support/real-database';
 import { pgPetstore, PgPetstore } from '../support/pg-petstore';
+import { StoreRows } from '../support/store-rows';
 
 /** MAX_OPEN_UNITS_PER_CUSTOMER's default (apps/api's configuration; its e2e holds the default itself). */
 const MAX_OPEN_UNITS = 100;
@@ -34,7 +35,7 @@ async function eventually(condition: () => Promise<boolean>, timeoutMs = 20_000)
 describe('order holds (use cases, real PostgreSQL)', () => {
   const db = useTestDatabase();
   let store: PgPetstore;
-  let rows: Client;
+  let rows: StoreRows;
   let placeOrder: PlaceOrder;
   let completeOrder: CompleteOrder;
   let cancelOrder: CancelOrder;
@@ -54,10 +55,9 @@ describe('order holds (use cases, real PostgreSQL)', () => {
     expireHeldOrders = new ExpireHeldOrders(uow, orders, orderCommand, clock, holds);
     categoryId = (await aCategory().named(`Holds ${Date.now()}`).saveIn(store)).id;
     admin = await anAccount().admin().saveIn(store);
-    rows = new Client({ connectionString: db.url });
-    await rows.connect();
+    rows = await StoreRows.on(db.url);
   });
-  afterAll(() => rows.end());
+  afterAll(() => rows.close());
 
   const pet = async (quantity: number): Promise<number> =>
     (await aPet().inCategory(categoryId).withStock(quantity).saveIn(store)).pet.id;
@@ -71,26 +71,12 @@ describe('order holds (use cases, real PostgreSQL)', () => {
     return { quantity: level?.quantity, status: level?.status };
   };
   const openUnitsOf = async (ownerId: number): Promise<number> => {
-    const { rows: units } = await rows.query(
+    const { rows: units } = await rows.db.query(
       "SELECT coalesce(sum(quantity), 0)::int AS units FROM orders WHERE owner_id = $1 AND status = 'placed'",
       [ownerId],
     );
     return units[0].units;
   };
-  /** Orders of the pet in the database: open (placed), completed and withdrawn (cancelled, expired); counts, units. */
-  const ordersOf = async (petId: number) =>
-    (
-      await rows.query(
-        `SELECT count(*) FILTER (WHERE status = 'placed')::int AS open,
-                count(*) FILTER (WHERE status = 'completed')::int AS completed,
-                count(*) FILTER (WHERE status IN ('cancelled', 'expired'))::int AS withdrawn,
-                coalesce(sum(quantity) FILTER (WHERE status = 'placed'), 0)::int AS "openUnits",
-                coalesce(sum(quantity) FILTER (WHERE status = 'completed'), 0)::int AS "completedUnits",
-                coalesce(sum(quantity) FILTER (WHERE status IN ('cancelled', 'expired')), 0)::int AS "withdrawnUnits"
-           FROM orders WHERE pet_id = $1`,
-        [petId],
-      )
-    ).rows[0];
   /** Each outcome: the order's id, or the kind of the error that refused it. */
   const settle = (attempts: Array<Promise<{ id: number }>>) =>
     Promise.all(
@@ -149,7 +135,7 @@ describe('order holds (use cases, real PostgreSQL)', () => {
       const before = await stock(petId);
       await expect(order(full, petId, 5)).rejects.toMatchObject({ kind: 'hold_limit_reached' });
       expect(await stock(petId)).toEqual(before);
-      expect(await ordersOf(petId)).toEqual(expect.objectContaining({ open: 1, openUnits: 100 }));
+      expect(await rows.ordersOf(petId)).toEqual(expect.objectContaining({ open: 1, openUnits: 100 }));
     });
 
     it('does not apply to administrators', async () => {
@@ -162,9 +148,9 @@ describe('order holds (use cases, real PostgreSQL)', () => {
 
   describe('ORDER_HOLD_MINUTES: ExpireHeldOrders with the clock set by the test', () => {
     const placedAt = async (orderId: number): Promise<Date> =>
-      (await rows.query('SELECT created_at FROM orders WHERE id = $1', [orderId])).rows[0].created_at;
+      (await rows.db.query('SELECT created_at FROM orders WHERE id = $1', [orderId])).rows[0].created_at;
     const statusOf = async (orderId: number): Promise<string> =>
-      (await rows.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows[0].status;
+      (await rows.db.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows[0].status;
     const expireAt = (now: Date) => {
       store.clock.set(now);
       return expireHeldOrders.execute();
@@ -201,7 +187,7 @@ describe('order holds (use cases, real PostgreSQL)', () => {
       await expireAt(new Date(lateAt.getTime() + HOLD_MS + 1));
       expect(await statusOf(late)).toBe('expired');
       expect(await stock(petId)).toEqual({ quantity: 5, status: 'available' });
-      expect(await ordersOf(petId)).toMatchObject({ open: 0, completed: 0, withdrawn: 2, withdrawnUnits: 5 });
+      expect(await rows.ordersOf(petId)).toMatchObject({ open: 0, completed: 0, withdrawn: 2, withdrawnUnits: 5 });
       // A later run finds nothing more to give back: units come back once.
       await expireAt(new Date(lateAt.getTime() + 2 * HOLD_MS));
       expect(await stock(petId)).toEqual({ quantity: 5, status: 'available' });
@@ -236,7 +222,7 @@ describe('order holds (use cases, real PostgreSQL)', () => {
         const running = expireAt(new Date((await placedAt(otherOrder)).getTime() + HOLD_MS + 1));
         // The job has looked the order up and waits for its pet's lock; the order completes meanwhile.
         await eventually(async () => {
-          const { rows: waiting } = await rows.query(
+          const { rows: waiting } = await rows.db.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity
               WHERE wait_event_type = 'Lock' AND query ILIKE '%FROM pets%FOR UPDATE%'`,
           );
@@ -249,9 +235,9 @@ describe('order holds (use cases, real PostgreSQL)', () => {
       } finally {
         await blocker.end();
       }
-      expect(await ordersOf(petId)).toMatchObject({ open: 0, completed: 1, openUnits: 0, completedUnits: 2 });
+      expect(await rows.ordersOf(petId)).toMatchObject({ open: 0, completed: 1, openUnits: 0, completedUnits: 2 });
       expect(await stock(petId)).toEqual({ quantity: 3, status: 'available' });
-      expect(await ordersOf(other)).toMatchObject({ open: 0, completed: 0, withdrawn: 1, withdrawnUnits: 1 });
+      expect(await rows.ordersOf(other)).toMatchObject({ open: 0, completed: 0, withdrawn: 1, withdrawnUnits: 1 });
       expect(await stock(other)).toEqual({ quantity: 5, status: 'available' });
     });
 
@@ -262,10 +248,10 @@ describe('order holds (use cases, real PostgreSQL)', () => {
       for (let i = 0; i < 150; i += 10) {
         await Promise.all(Array.from({ length: 10 }, (_, j) => placed(batch[(i + j) % batch.length], petId, 1)));
       }
-      const { rows: last } = await rows.query('SELECT max(created_at) AS at FROM orders WHERE pet_id = $1', [petId]);
+      const { rows: last } = await rows.db.query('SELECT max(created_at) AS at FROM orders WHERE pet_id = $1', [petId]);
       const result = await expireAt(new Date(last[0].at.getTime() + HOLD_MS + 1));
       expect(result.expired).toBeGreaterThanOrEqual(150);
-      expect(await ordersOf(petId)).toMatchObject({ open: 0, completed: 0, withdrawn: 150, withdrawnUnits: 150 });
+      expect(await rows.ordersOf(petId)).toMatchObject({ open: 0, completed: 0, withdrawn: 150, withdrawnUnits: 150 });
       expect(await stock(petId)).toEqual({ quantity: 300, status: 'available' });
     });
   });
