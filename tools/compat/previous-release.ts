@@ -13,7 +13,8 @@
  *    category name, say), an error in the previous release's log, or no webhook delivered after the migration, fails.
  *    (A migration that changes the row type of a table the previous release reads with a prepared select of every
  *    column shows here as 500s on `GET /events` and failed fan-outs.)
- * 3. The previous release's own HTTP e2e tests, run in its checkout against databases migrated first by its own
+ * 3. The previous release's own HTTP e2e tests and medium tests (its use cases on its repositories, from the release
+ *    that has them: libs/infrastructure/test/medium), run in its checkout against databases migrated first by its own
  *    migrations and then by this release's (its jest global setup is replaced, in that throwaway checkout only,
  *    by one that does both; fast-check's seed is fixed there). A migration that breaks the previous release fails
  *    them.
@@ -355,7 +356,7 @@ function previousReleaseTests(server: string): string[] {
   writeFileSync(join(CHECKOUT, 'tools/jest/global-setup.ts'), GLOBAL_SETUP);
   fixFastCheckSeed();
   const skipped = `apps/api/test/(${SKIPPED_E2E.join('|')})\\.e2e\\.spec\\.ts`;
-  log(`the previous release's HTTP e2e tests on the migrated schema (skipping ${SKIPPED_E2E.join(', ')})`);
+  log(`the previous release's e2e and medium tests on the migrated schema (skipping ${SKIPPED_E2E.join(', ')})`);
   const run = spawnSync(
     'npx',
     [
@@ -363,8 +364,12 @@ function previousReleaseTests(server: string): string[] {
       '--ci',
       '--selectProjects',
       'api',
+      'infrastructure',
+      // The business cases moved from the e2e files to the medium tier (issue 51) run on the migrated schema too;
+      // a release before the tier matches none there.
       '--testPathPatterns',
       'apps/api/test/.*\\.e2e\\.spec\\.ts$',
+      'libs/infrastructure/test/medium/.*\\.medium\\.spec\\.ts$',
       '--testPathIgnorePatterns',
       skipped,
       '--maxWorkers=2',
@@ -373,7 +378,7 @@ function previousReleaseTests(server: string): string[] {
   );
   return run.status === 0
     ? []
-    : [`the previous release's e2e tests failed on the migrated schema (exit ${run.status})`];
+    : [`the previous release's e2e or medium tests failed on the migrated schema (exit ${run.status})`];
 }
 
 main().then(

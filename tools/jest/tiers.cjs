@@ -27,6 +27,11 @@ const TIERS = [
     has: under('apps/api/src'),
   },
   {
+    // immich's test/medium: the business cases of the use cases on the real repositories, without Nest or HTTP.
+    label: 'medium: use cases on the PostgreSQL repositories, no HTTP (`libs/infrastructure/test/medium`)',
+    has: under('libs/infrastructure/test/medium'),
+  },
+  {
     label: 'PostgreSQL adapters and the database session (`libs/infrastructure`), contract suites on PostgreSQL',
     has: under('libs/infrastructure'),
   },

@@ -26,11 +26,11 @@ const aKeyFor = (id: number, accountId: number, options: KeyOptions = {}) => {
     request: options.request,
   });
 };
-const at = (ms: number) => new Date(NOW.getTime() + ms);
 
 /**
- * The behaviour of AccountRepository and ApiKeyRepository the account use cases rely on, run against
- * the in-memory fakes and the TypeORM adapters. `makeRepo` gives a fresh, empty store each test.
+ * The behaviour of AccountRepository the account use cases rely on, with the keys where an account's ids and unit
+ * of work reach them, run against the in-memory fakes and the PostgreSQL repositories (a key's own behaviour is
+ * describeApiKeyRepositoryContract's). `makeRepo` gives a fresh, empty store each test.
  */
 export function describeAccountRepositoryContract(name: string, makeRepo: () => Promise<AccountContractSubject>): void {
   describe(`AccountRepository and ApiKeyRepository contract: ${name}`, () => {
@@ -92,91 +92,6 @@ export function describeAccountRepositoryContract(name: string, makeRepo: () => 
         expect(await accounts.lock(alice.id)).toBe(true);
         expect(await accounts.lock(admin.id + 1000)).toBe(false);
       });
-    });
-
-    it('stores a key and finds it with its account by hash, and by account and id', async () => {
-      const key = await addKey(alice.id);
-      expect(key.id).toBeGreaterThan(0);
-      const found = await apiKeys.findByHash(key.hash);
-      expect(found?.key.toSnapshot()).toEqual(key.toSnapshot());
-      expect(found?.account.toSnapshot()).toEqual(alice.toSnapshot());
-      expect(await apiKeys.findByHash('0'.repeat(64))).toBeNull();
-      expect((await apiKeys.findForAccount(alice.id, key.id))?.hash).toBe(key.hash);
-      const bob = await signUp('Bob');
-      expect(await apiKeys.findForAccount(bob.id, key.id)).toBeNull();
-    });
-
-    it('answers false instead of storing a second key with the same hash', async () => {
-      const key = await addKey(alice.id);
-      expect(await apiKeys.add(aKeyFor(await apiKeys.nextId(), alice.id, { hash: key.hash }))).toBe(false);
-      expect(await apiKeys.countActiveForAccount(alice.id, NOW)).toBe(1);
-    });
-
-    it('counts and lists only active keys, a keyset page at a time; a revoked key is still found by hash', async () => {
-      const saved: ApiKey[] = [];
-      for (let i = 0; i < 3; i++) saved.push(await addKey(alice.id));
-      saved[1].revoke(NOW);
-      await apiKeys.save(saved[1]);
-      expect(await apiKeys.countActiveForAccount(alice.id, NOW)).toBe(2);
-      const first = await apiKeys.listForAccount(alice.id, { limit: 1 });
-      expect(first.items.map((k) => k.id)).toEqual([saved[0].id]);
-      expect(first.nextAfterId).toBe(saved[0].id);
-      const rest = await apiKeys.listForAccount(alice.id, { limit: 5, afterId: saved[0].id });
-      expect(rest).toEqual({ items: [expect.objectContaining({ id: saved[2].id })], nextAfterId: null });
-      expect((await apiKeys.findByHash(saved[1].hash))?.key.isRevoked).toBe(true);
-    });
-
-    it("keeps a key's name, scopes and expiry; a key made without them: no name, full, no expiry", async () => {
-      const named = await addKey(alice.id, { request: { name: 'CI', scopes: ['read'], expiresAt: at(3_600_000) } });
-      const plain = await addKey(alice.id);
-      expect((await apiKeys.findByHash(named.hash))?.key.toSnapshot()).toEqual(named.toSnapshot());
-      expect((await apiKeys.findByHash(named.hash))?.key.toSnapshot()).toMatchObject({
-        name: 'CI',
-        scopes: ['read'],
-        expiresAt: at(3_600_000),
-      });
-      expect((await apiKeys.findForAccount(alice.id, plain.id))?.toSnapshot()).toMatchObject({
-        name: null,
-        scopes: ['full'],
-        expiresAt: null,
-      });
-      const listed = await apiKeys.listForAccount(alice.id, { limit: 5 });
-      expect(listed.items.map((k) => k.toSnapshot())).toEqual([named.toSnapshot(), plain.toSnapshot()]);
-    });
-
-    it('an expired key no longer counts against the limit, but is still listed until revoked', async () => {
-      const expiring = await addKey(alice.id, { request: { expiresAt: at(60_000) } });
-      await addKey(alice.id);
-      expect(await apiKeys.countActiveForAccount(alice.id, at(59_999))).toBe(2);
-      expect(await apiKeys.countActiveForAccount(alice.id, at(60_000))).toBe(1);
-      const listed = await apiKeys.listForAccount(alice.id, { limit: 5 });
-      expect(listed.items.map((k) => k.id)).toContain(expiring.id);
-    });
-
-    it("finds the newest bootstrap key's account, and revokes the other active bootstrap keys", async () => {
-      expect(await apiKeys.findBootstrapAccountId()).toBeNull();
-      const root = await administrator('Root');
-      const old = await addKey(alice.id, { bootstrap: true });
-      const kept = await addKey(root.id, { bootstrap: true });
-      const plain = await addKey(root.id);
-      expect(await apiKeys.findBootstrapAccountId()).toBe(root.id);
-      expect(await apiKeys.revokeBootstrapKeysExcept(kept.hash, NOW)).toEqual([old.hash]);
-      expect((await apiKeys.findByHash(old.hash))?.key.isRevoked).toBe(true);
-      expect((await apiKeys.findByHash(kept.hash))?.key.isRevoked).toBe(false);
-      expect((await apiKeys.findByHash(plain.hash))?.key.isRevoked).toBe(false);
-      expect(await apiKeys.revokeBootstrapKeysExcept(kept.hash, NOW)).toEqual([]);
-    });
-
-    it('records a use, at most once a minute', async () => {
-      const key = await addKey(alice.id);
-      const at = new Date(NOW.getTime() + 5_000);
-      await apiKeys.touch(key.id, at);
-      expect((await apiKeys.findByHash(key.hash))?.key.lastUsedAt).toEqual(at);
-      await apiKeys.touch(key.id, new Date(at.getTime() + 30_000));
-      expect((await apiKeys.findByHash(key.hash))?.key.lastUsedAt).toEqual(at);
-      const later = new Date(at.getTime() + 120_000);
-      await apiKeys.touch(key.id, later);
-      expect((await apiKeys.findByHash(key.hash))?.key.lastUsedAt).toEqual(later);
     });
 
     it('rolls back a failed unit of work: the account and its key are gone', async () => {

@@ -2,7 +2,7 @@ import { Stock, Pet, UnknownCategoryError } from '@petstore/domain';
 import { CategoryRepository } from '../../src/category/category.repository';
 import { StockRepository } from '../../src/stock/stock.repository';
 import { PetRepository } from '../../src/stock/pet.repository';
-import { ConstraintViolationError, UnitOfWork } from '../../src/ports';
+import { UnitOfWork } from '../../src/ports';
 import { StockLevels } from '../../src/stock/stock-levels';
 import { aCategory, aPet } from '../builders/builders';
 
@@ -16,8 +16,10 @@ export interface PetContractSubject {
 }
 
 /**
- * The behaviour of PetRepository, StockRepository and StockLevels the use cases rely on, run
- * against the in-memory fakes and the TypeORM adapters. `makeRepo` gives a fresh, empty store each test.
+ * The behaviour of PetRepository the use cases rely on, with the pet's stock entry where a pet's write reaches it
+ * (created, deleted, rolled back, versioned with it), run against the in-memory fakes and the PostgreSQL
+ * repositories. The stock entry's own behaviour is describeStockContract's. `makeRepo` gives a fresh, empty store
+ * each test.
  */
 export function describePetRepositoryContract(name: string, makeRepo: () => Promise<PetContractSubject>): void {
   describe(`PetRepository, StockRepository and StockLevels contract: ${name}`, () => {
@@ -119,25 +121,6 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       });
     });
 
-    it('keeps one stock entry per pet: create, find, save', async () => {
-      const { pet } = await aPet().pending().inCategory(categoryId).saveIn(subject);
-      expect((await entryOf(pet.id))?.toSnapshot()).toEqual({ petId: pet.id, quantity: 0, version: 1 });
-      const item = (await entryOf(pet.id)) as Stock;
-      item.restock(42);
-      await stocks.save(item);
-      expect((await entryOf(pet.id))?.quantity).toBe(42);
-      expect(await entryOf(pet.id + 1000)).toBeNull();
-    });
-
-    it('refuses a second entry for a pet, an entry without a pet, saving a missing entry', async () => {
-      const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
-      await expect(stocks.create(Stock.forNewPet(pet))).rejects.toMatchObject({ constraintKind: 'unique' });
-      const orphan = Stock.restore({ petId: pet.id + 1000, quantity: 1, version: 1 });
-      await expect(stocks.create(orphan)).rejects.toBeInstanceOf(ConstraintViolationError);
-      await expect(stocks.create(orphan)).rejects.toMatchObject({ constraintKind: 'foreign_key' });
-      await expect(stocks.save(orphan)).rejects.toThrow(/no stock entry/);
-    });
-
     it('deletes a pet with its stock entry: true once, false after', async () => {
       const { pet } = await aPet().inCategory(categoryId).saveIn(subject);
       expect(await pets.delete(pet.id)).toBe(true);
@@ -176,21 +159,6 @@ export function describePetRepositoryContract(name: string, makeRepo: () => Prom
       expect(await pets.findById(created)).toBeNull();
       expect(await entryOf(created)).toBeNull();
       expect((await entryOf(kept.id))?.quantity).toBe(3);
-    });
-
-    it("reads stock levels with their pet's status, filtered by status, a keyset page at a time", async () => {
-      const { pet: a } = await aPet().inCategory(categoryId).withStock(4).saveIn(subject);
-      const { pet: b } = await aPet().pending().inCategory(categoryId).saveIn(subject);
-      const { pet: c } = await aPet().sold().inCategory(categoryId).saveIn(subject);
-      // a's entry was made with 1 unit, then set to 4: one change.
-      const level = { petId: a.id, quantity: 4, status: 'available', version: 2 };
-      expect(await subject.stockLevels.find(a.id)).toEqual(level);
-      expect(await subject.stockLevels.find(c.id + 1000)).toBeNull();
-      const page = await subject.stockLevels.list({ statuses: ['pending', 'sold'] }, { limit: 1 });
-      const pending = { petId: b.id, quantity: 0, status: 'pending', version: 1 };
-      expect(page).toEqual({ items: [pending], nextAfterId: b.id });
-      const rest = await subject.stockLevels.list({ statuses: ['pending', 'sold'] }, { limit: 1, afterId: b.id });
-      expect(rest).toEqual({ items: [{ petId: c.id, quantity: 0, status: 'sold', version: 1 }], nextAfterId: null });
     });
 
     it("keeps the versions: a pet's counts its name, category, status; its entry's its quantity, status", async () => {

@@ -11,6 +11,7 @@ import {
 } from '@petstore/domain';
 import type { OutboxEvent } from '../../src/events/event.ports';
 import type { WebhookDelivery } from '../../src/webhook/webhook.ports';
+import type { IdempotencyRecord } from '../../src/idempotency/idempotency.store';
 import { Clock, UnitOfWork } from '../../src/ports';
 
 /** An order row: the domain's props (the time it was placed among them). */
@@ -52,6 +53,15 @@ export interface InMemoryTables {
   webhookOutboundBudgets: Map<number, Date>;
   /** The webhook jobs queued, in order: committed or rolled back with what queued them. */
   webhookJobs: WebhookJob[];
+  /** Idempotency records by owner and the key's hash (never the key as sent), with their expiry. */
+  idempotencyKeys: Map<string, IdempotencyRow>;
+}
+
+/** An idempotency record as the fake keeps it: the record, whose it is, until when it counts. */
+export interface IdempotencyRow {
+  owner: number | null;
+  record: IdempotencyRecord;
+  expiresAt: Date;
 }
 
 const emptyTables = (): InMemoryTables => ({
@@ -68,6 +78,7 @@ const emptyTables = (): InMemoryTables => ({
   webhookDeliveries: new Map(),
   webhookOutboundBudgets: new Map(),
   webhookJobs: [],
+  idempotencyKeys: new Map(),
 });
 
 /** Deep enough a copy: rows are flat records (a Date is copied as a new Date). */
@@ -88,6 +99,7 @@ function copyTables(tables: InMemoryTables): InMemoryTables {
     webhookDeliveries: copyRows(tables.webhookDeliveries),
     webhookOutboundBudgets: new Map([...tables.webhookOutboundBudgets].map(([id, tat]) => [id, new Date(tat)])),
     webhookJobs: tables.webhookJobs.map((job) => ({ ...job })),
+    idempotencyKeys: copyRows(tables.idempotencyKeys),
   };
 }
 

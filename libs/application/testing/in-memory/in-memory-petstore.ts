@@ -16,6 +16,7 @@ import {
   InMemoryStockLevels,
 } from './in-memory-catalogue';
 import { FixedClock, InMemoryDatabase, InMemoryUnitOfWork } from './in-memory-database';
+import { InMemoryIdempotencyStore } from './in-memory-idempotency';
 import { InMemoryMessageQueue, InMemoryMessageRepository, RecordingMessageTransport } from './in-memory-messages';
 import { InMemoryOpenOrders, InMemoryOrderRepository } from './in-memory-order.repository';
 import {
@@ -65,6 +66,7 @@ export function inMemoryPetstore(clock = new FixedClock()) {
     messages: new InMemoryMessageRepository(db),
     messageQueue: new InMemoryMessageQueue(db),
     transport: new RecordingMessageTransport(),
+    idempotency: new InMemoryIdempotencyStore(db),
   };
 }
 

@@ -8,6 +8,7 @@ import { PgUnitOfWork, TransactionHost } from '../../src/database/transaction-ho
 import { PgAccountRepository } from '../../src/persistence/account/pg-account.repository';
 import { PgApiKeyRepository } from '../../src/persistence/account/pg-api-key.repository';
 import { PgCategoryRepository } from '../../src/persistence/category/pg-category.repository';
+import { PgIdempotencyStore } from '../../src/persistence/idempotency/pg-idempotency-store.repository';
 import { PgMessageRepository } from '../../src/persistence/message/pg-message.repository';
 import { PgOrderRepository } from '../../src/persistence/order/pg-order.repository';
 import { PgOpenOrders } from '../../src/persistence/order/pg-open-orders.repository';
@@ -69,6 +70,7 @@ export function pgRepositories(host: TransactionHost) {
     orders: new PgOrderRepository(host),
     openOrders: new PgOpenOrders(host),
     messages: new PgMessageRepository(host),
+    idempotency: new PgIdempotencyStore(host),
     uow: new PgUnitOfWork(host),
   };
 }

@@ -117,6 +117,10 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     for (const file of FILES) await expect(fs.access(path.join(workspace, file))).resolves.toBeUndefined();
     expect(await read('libs/domain/src/index.ts')).toContain(`export * from './shelter';`);
     expect(await read('libs/application/src/index.ts')).toContain(`export * from './shelter';`);
+    // The fake and the contract suite, for the tests of other projects too (`@petstore/application/testing`).
+    const testing = await read('libs/application/testing/index.ts');
+    expect(testing).toContain(`export * from './in-memory/in-memory-shelter.repository';`);
+    expect(testing).toContain(`export * from './contracts/shelter-repository.contract';`);
     expect(await read('libs/infrastructure/src/index.ts')).toContain(
       `export * from './persistence/shelter/pg-shelter.repository';`,
     );
@@ -151,12 +155,18 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
     3 * MINUTE,
   );
 
-  // The app's test config reaches the whole app and every lib through the HTTP tests; the infrastructure's
-  // config checks the libs under their stricter options. ts-jest type-checks the domain test as it runs it.
+  // The app's test config reaches the whole app and every lib through the HTTP tests; the libs' test configs check
+  // the libs under their own options (those of their lib configs, with jest's types) with the fake, the contract suite
+  // and their specs, which no HTTP test reaches. ts-jest only transpiles the tests it runs.
   it(
-    'type-checks (the app, its HTTP tests and every lib it imports; the libs under their own options)',
+    'type-checks (the app, its HTTP tests and every lib it imports; the libs and their tests under their own options)',
     async () => {
-      for (const config of ['apps/api/tsconfig.spec.json', 'libs/infrastructure/tsconfig.lib.json']) {
+      const configs = [
+        'apps/api/tsconfig.spec.json',
+        'libs/application/tsconfig.spec.json',
+        'libs/infrastructure/tsconfig.spec.json',
+      ];
+      for (const config of configs) {
         await succeeds([bin('typescript', 'tsc'), '--noEmit', '-p', config], 5 * MINUTE);
       }
     },
@@ -194,11 +204,11 @@ describe('nx g @petstore/tools:resource, in a copy of the workspace', () => {
   );
 
   it(
-    'passes its own tests: the domain unit test and the HTTP test on PostgreSQL',
+    'passes its own tests: the entity, the use cases on the fake, the contract on the fake and on PostgreSQL, HTTP',
     async () => {
       const report = path.join(workspace, 'jest-report.json');
       const specs = FILES.filter((file) => file.endsWith('.spec.ts'));
-      // In band: for two files (the unit test takes a second), two worker processes cost more than they save.
+      // In band: for a few small files (the unit tests take a second), two worker processes cost more than they save.
       const args = [bin('jest'), '--ci', '--runInBand', '--json', `--outputFile=${report}`, ...specs];
       const ran = await succeeds(args, 8 * MINUTE);
       // On this run's PostgreSQL server (childEnv), not on one more embedded PostgreSQL.

@@ -7,6 +7,7 @@ import { addExport, addImport, addObjectProperty, addUnionMember, appendToArray 
 export const WIRING = {
   domainIndex: 'libs/domain/src/index.ts',
   applicationIndex: 'libs/application/src/index.ts',
+  applicationTesting: 'libs/application/testing/index.ts',
   infrastructureIndex: 'libs/infrastructure/src/index.ts',
   migrations: 'libs/infrastructure/src/database/migrations/index.ts',
   assembly: 'apps/api/src/assembly/assembly.ts',
@@ -70,8 +71,10 @@ export function resourceNames(name: string, plural?: string): ResourceNames {
 /**
  * `nx g @petstore/tools:resource <name>`: a new aggregate through every layer, modelled on categories
  * (docs/development.md, How to add a resource): domain entity and errors, repository port and use cases, the
- * repository (fixed SQL through TransactionHost) and migration, the HTTP slice (controller, DTOs, module, OpenAPI),
- * a unit test of the entity and an HTTP test on PostgreSQL; then wires it into the shared indexes and the assembly.
+ * repository (fixed SQL through TransactionHost) and migration, the HTTP slice (controller, DTOs, module, OpenAPI);
+ * its tests: a unit test of the entity, an in-memory fake of the repository with the contract suite that it and the
+ * PostgreSQL repository both pass, a use-case spec on the fake, and an HTTP test on PostgreSQL; then wires it into
+ * the shared indexes (the fake and the contract into `@petstore/application/testing`) and the assembly.
  */
 export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSchema): Promise<void> {
   const n = resourceNames(options.name, options.plural);
@@ -94,6 +97,8 @@ export async function resourceGenerator(tree: Tree, options: ResourceGeneratorSc
 
   addExport(tree, WIRING.domainIndex, `./${n.fileName}`);
   addExport(tree, WIRING.applicationIndex, `./${n.fileName}`);
+  addExport(tree, WIRING.applicationTesting, `./in-memory/in-memory-${n.fileName}.repository`);
+  addExport(tree, WIRING.applicationTesting, `./contracts/${n.fileName}-repository.contract`);
   addExport(tree, WIRING.infrastructureIndex, `./persistence/${n.fileName}/pg-${n.fileName}.repository`);
 
   const migration = `${n.pluralClassName}${timestamp}`;
@@ -142,7 +147,12 @@ export function generatedFiles(name: string, timestamp: number, plural?: string)
     `libs/application/src/${n.fileName}/${n.fileName}.repository.ts`,
     `libs/application/src/${n.fileName}/${n.fileName}.use-cases.ts`,
     `libs/application/src/${n.fileName}/index.ts`,
+    `libs/application/src/${n.fileName}/${n.fileName}.use-cases.spec.ts`,
+    `libs/application/src/${n.fileName}/in-memory-${n.fileName}.repository.spec.ts`,
+    `libs/application/testing/in-memory/in-memory-${n.fileName}.repository.ts`,
+    `libs/application/testing/contracts/${n.fileName}-repository.contract.ts`,
     `libs/infrastructure/src/persistence/${n.fileName}/pg-${n.fileName}.repository.ts`,
+    `libs/infrastructure/src/persistence/${n.fileName}/pg-${n.fileName}.repository.spec.ts`,
     `libs/infrastructure/src/database/migrations/${timestamp}-${n.pluralFileName}.ts`,
     `apps/api/src/${n.pluralFileName}/${n.pluralFileName}.controller.ts`,
     `apps/api/src/${n.pluralFileName}/${n.pluralFileName}.module.ts`,

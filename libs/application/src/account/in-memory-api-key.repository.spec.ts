@@ -1,0 +1,3 @@
+import { describeApiKeyRepositoryContract, inMemoryPetstore } from '../../testing';
+
+describeApiKeyRepositoryContract('in-memory fake', async () => inMemoryPetstore());

@@ -1,0 +1,3 @@
+import { describeIdempotencyStoreContract, inMemoryPetstore } from '../../testing';
+
+describeIdempotencyStoreContract('in-memory fake', async () => inMemoryPetstore());

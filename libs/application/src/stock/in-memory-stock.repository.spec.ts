@@ -1,0 +1,3 @@
+import { describeStockContract, inMemoryPetstore } from '../../testing';
+
+describeStockContract('in-memory fakes', async () => inMemoryPetstore());
