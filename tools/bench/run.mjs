@@ -11,7 +11,13 @@
 // Writes tmp/bench/<date>.md and .json (not committed: bench/results keeps only the runs the docs cite).
 // `--profile` (or BENCH_PROFILE=1) runs the service under `node --cpu-prof` and prints the top self-time functions
 // and packages per scenario (see profile.mjs). The scenario `overload` is tools/bench/overload.mjs, `webhooks`
-// (delivery throughput and lag to local receivers, on instances of its own) tools/bench/webhooks.mjs.
+// (delivery throughput and lag to local receivers, on instances of its own) tools/bench/webhooks.mjs, `cache` (the
+// catalogue cache: cached reads against the minimal baseline and the floor, staleness under writes on two instances,
+// memory; on instances of its own) tools/bench/cache.mjs.
+// The catalogue cache is on by default (issue 52): the service instances of the other read and order scenarios run
+// with CATALOGUE_CACHE=off (BENCH_APP_CACHE, `off` unless set to `on`), so that they measure what they measured
+// before, the service's work per request against the baselines' (uncached reads, orders); the `cache` scenario
+// measures the cache.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -33,6 +39,7 @@ import { benchCustomer, PURGE_REST_RATIO, RARE_TYPE, seedHistory, startPurge, ta
 import { overload, overloadTargets, pinCores, startNoise } from './overload.mjs';
 import { replicaScenario } from './replica.mjs';
 import { webhookMarkdown, webhookSettings, webhooksScenario, webhookTargets } from './webhooks.mjs';
+import { cacheMarkdown, cacheScenario, cacheSettings, cacheTargets } from './cache.mjs';
 import pg from 'pg';
 import { formatProfileSummary, summariseProfile } from './profile.mjs';
 import { nodeFlagsOf } from '../node-flags.mjs';
@@ -93,6 +100,10 @@ const OVERLOAD_RUNS = setting('BENCH_OVERLOAD_RUNS', 3);
 const NOISY_MODES = listSetting('BENCH_NOISY_MODES', 'on,off', ['on', 'off']);
 // The webhooks scenario's settings (BENCH_WEBHOOK_*, tools/bench/webhooks.mjs), checked before anything runs.
 const WEBHOOK_SETTINGS = webhookSettings();
+// The cache scenario's settings (BENCH_CACHE_*, tools/bench/cache.mjs), checked before anything runs.
+const CACHE_SETTINGS = cacheSettings();
+// The catalogue cache of the service instances the read and order scenarios measure (see the top of this file).
+const APP_CACHE = listSetting('BENCH_APP_CACHE', 'off', ['on', 'off'])[0];
 // The log levels the service runs at (warn first: the ratios and targets of the issue are read at both).
 const LOG_LEVELS = listSetting('BENCH_LOG_LEVELS', 'warn,info', ['warn', 'info']);
 const BASELINES = listSetting('BENCH_BASELINES', 'minimal,mirrored', ['minimal', 'mirrored']);
@@ -123,6 +134,9 @@ const SCENARIO_KEYS = [
   // Webhook deliveries to local receivers (issue 49): throughput per worker process, lag at a steady rate, and with a
   // few slow or failing endpoints (tools/bench/webhooks.mjs), on an HTTP instance and worker processes of its own.
   'webhooks',
+  // The catalogue cache (issue 52): a customer's cached reads against the minimal baseline and the floor, the staleness
+  // of a change seen on another instance under writes, and memory (tools/bench/cache.mjs), on instances of its own.
+  'cache',
   // With BENCH_REPLICA_URL only (a hot standby of DATABASE_URL): the primary's CPU per read without and with it
   // (tools/bench/replica.mjs). Not run otherwise: the bench without a replica is the bench as before.
   'replica',
@@ -519,6 +533,7 @@ function targets(report) {
     ...overloaded,
     ...noisy,
     ...webhookTargets(report.webhooks),
+    ...cacheTargets(report.cache),
   ];
 }
 
@@ -553,7 +568,8 @@ function markdown(report) {
       `${config.keys.toLocaleString('en')} API keys for the last scenario` +
       `${config.profile ? ', app under --cpu-prof' : ''}.`,
     '',
-    '`app` is the service at LOG_LEVEL=warn, `app-info` at the default info (an access line per request); ' +
+    '`app` is the service at LOG_LEVEL=warn, `app-info` at the default info (an access line per request), both ' +
+      `with CATALOGUE_CACHE=${config.appCache} (BENCH_APP_CACHE; the cache is measured in its own section); ` +
       "`minimal` is the simplest correct handler per scenario, `mirrored` the service's own statements without " +
       `its framework (tools/bench/raw-server.mjs). Ratios are against \`${REFERENCE}\`.`,
     '',
@@ -699,8 +715,9 @@ function markdown(report) {
         ]
       : []),
     ...(report.webhooks ? webhookMarkdown(report.webhooks) : []),
+    ...(report.cache ? cacheMarkdown(report.cache) : []),
     '',
-    '## Targets (issues 23, 34, 48 and 49)',
+    '## Targets (issues 23, 34, 48, 49 and 52)',
     '',
     '| target | met | measured |',
     '|---|---|---|',
@@ -849,7 +866,10 @@ async function main() {
   for (const level of LOG_LEVELS) {
     const name = level === 'warn' ? 'app' : 'app-info';
     const port = await freePort();
-    servers[name] = { child: startApp(name, port, databaseUrl, level), base: `http://127.0.0.1:${port}` };
+    servers[name] = {
+      child: startApp(name, port, databaseUrl, level, { CATALOGUE_CACHE: APP_CACHE }),
+      base: `http://127.0.0.1:${port}`,
+    };
     // One at a time: the first migrates the database and registers the admin key.
     await waitUntil(`the service (${level})`, servers[name].child, () =>
       fetch(`${servers[name].base}/health/ready`).then((r) => r.ok),
@@ -904,6 +924,7 @@ async function main() {
       events: HISTORY_EVENTS,
       profile: PROFILE,
       servers: serverNames,
+      appCache: APP_CACHE,
       database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL (fsync off)',
     },
     scenarios: [],
@@ -1059,6 +1080,28 @@ async function main() {
               .join(', ')}`
           : '',
       );
+    }
+    if (ONLY.includes('cache')) {
+      report.cache = await cacheScenario({
+        settings: CACHE_SETTINGS,
+        adminKey,
+        db,
+        databaseUrl,
+        lo,
+        hi,
+        orderPets,
+        connections: CONNECTIONS,
+        warmupSeconds: WARMUP_SECONDS,
+        minimalBase: servers.minimal?.base,
+        startService: (name, port, level, env) => startApp(name, port, databaseUrl, level, env),
+        startChild: start,
+        stopChild,
+        freePort,
+        waitUntil,
+        measure,
+        mergeRounds,
+        memoryOf,
+      });
     }
     if (history && HISTORY_EVENTS > 0 && ONLY.includes('purge')) {
       const orders = { method: 'POST', path: '/store/orders', body: () => ({ petId: pick(), quantity: 1 }) };
@@ -1306,7 +1349,7 @@ async function main() {
       rawAuthKeysRatio: ratio(by.categoriesManyKeys?.[REFERENCE].reqPerSec, fewKeys?.[REFERENCE].reqPerSec),
     };
     report.targets = targets(report);
-    console.log('\ntargets (issues 23, 34, 48 and 49):');
+    console.log('\ntargets (issues 23, 34, 48, 49 and 52):');
     for (const t of report.targets) {
       console.log(`  ${t.met === null ? 'n/a    ' : t.met ? 'met    ' : 'NOT met'}  ${t.target}: ${t.measured}`);
     }
