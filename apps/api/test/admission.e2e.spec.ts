@@ -22,8 +22,13 @@ describe('adaptive admission (HTTP, real PostgreSQL)', () => {
 
   beforeAll(async () => {
     api = await TestApp.start({
-      admission: { mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000 },
-      http: { corsOrigins: [SHOP] },
+      // The loop governor off: a loaded host's loop delay must not cap the limit this test fixes at 2 (its own tests
+      // are loop-governor.spec.ts and the overload bench).
+      admission: { mode: 'on', limitMin: 2, limitMax: 2, queueMs: 60_000, loopDelayMs: 0 },
+      // The held orders wait on the row lock until the test lets it go: the default 5 s statement timeout ended them
+      // first on a loaded CI host (the steps before took longer), which freed the limit and emptied the queue.
+      database: { statementTimeoutMs: 50_000, queryTimeoutMs: 55_000 },
+      http: { corsOrigins: [SHOP], handlerTimeoutMs: 58_000 },
     });
     locker = new Client({ connectionString: api.databaseUrl });
     await locker.connect();
@@ -139,7 +144,11 @@ describe('adaptive admission (HTTP, real PostgreSQL)', () => {
     const { lines, logger } = capturedLog();
     const short = await TestApp.startOn(
       api.databaseUrl,
-      { admission: { mode: 'on', limitMin: 1, limitMax: 1, queueMs: 20 } },
+      {
+        admission: { mode: 'on', limitMin: 1, limitMax: 1, queueMs: 20, loopDelayMs: 0 },
+        database: { statementTimeoutMs: 50_000, queryTimeoutMs: 55_000 },
+        http: { handlerTimeoutMs: 58_000 },
+      },
       { logger },
     );
     let heldOrder: Promise<TestResponse> | undefined;
