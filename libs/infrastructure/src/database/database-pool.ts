@@ -26,11 +26,25 @@ export class DatabasePool extends Pool {
 
 const logger = new Logger('Database');
 
+/**
+ * How long start-up waits for its first connection, at least: a request's bound (DB_ACQUIRE_TIMEOUT_MS, which an
+ * operator may set to a second so that requests fail fast) is not a start-up's, and a server's first session in a
+ * database builds its caches (a just-started or just-promoted server, a host under load took over a second).
+ */
+export const STARTUP_CONNECT_TIMEOUT_MS = 10_000;
+
 /** A pool whose database answered: one connection opened and handed back, so that a wrong URL fails start-up. */
 export async function openDatabasePool(url: string, limits: PoolLimits = DEFAULT_POOL_LIMITS): Promise<DatabasePool> {
   const pool = new DatabasePool(url, limits);
   try {
-    (await pool.connect()).release();
+    // pg-pool reads its connection timeout when a connection starts opening (synchronously, in connect()): the first
+    // one gets the start-up's, and every later one the request's again. It stays in the pool, warm for the first
+    // request.
+    const requestBound = pool.options.connectionTimeoutMillis;
+    pool.options.connectionTimeoutMillis = Math.max(requestBound ?? 0, STARTUP_CONNECT_TIMEOUT_MS);
+    const first = pool.connect();
+    pool.options.connectionTimeoutMillis = requestBound;
+    (await first).release();
   } catch (error) {
     await pool.close();
     throw error;
