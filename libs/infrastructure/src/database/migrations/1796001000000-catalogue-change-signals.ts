@@ -19,8 +19,8 @@ const ANNOUNCED_TABLES = ['categories', 'pets'] as const;
  * (CatalogueCommits). A pet's status change, which the stock entry shows, is announced by the trigger on `pets`.
  *
  * An expand step: a function and two triggers, which the previous release neither reads nor needs; `CREATE TRIGGER`
- * takes a SHARE ROW EXCLUSIVE lock for milliseconds. Outside a transaction, one statement per table, each able to
- * run again (CREATE OR REPLACE, DROP TRIGGER IF EXISTS).
+ * takes a SHARE ROW EXCLUSIVE lock for milliseconds (reads go on). Outside a transaction, one statement per table, each
+ * able to run again (CREATE OR REPLACE FUNCTION; a trigger created only where it is missing).
  */
 export class CatalogueChangeSignals1796001000000 implements MigrationInterface {
   name = 'CatalogueChangeSignals1796001000000';
@@ -35,10 +35,15 @@ export class CatalogueChangeSignals1796001000000 implements MigrationInterface {
         RETURN NULL;
       END $$`);
     for (const table of ANNOUNCED_TABLES) {
+      // Created only where missing, never dropped first: on a rerun (the trigger there) DROP TRIGGER takes an ACCESS
+      // EXCLUSIVE lock, which, queued behind a running write, would stop every read of the table; CREATE TRIGGER
+      // takes SHARE ROW EXCLUSIVE (reads go on; writes wait at most the migration's lock timeout, then a retry).
       await q.query(`DO $$ BEGIN
-        DROP TRIGGER IF EXISTS ${table}_catalogue_changes ON ${table};
-        CREATE TRIGGER ${table}_catalogue_changes AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-          FOR EACH STATEMENT EXECUTE FUNCTION petstore_announce_catalogue_change();
+        IF NOT EXISTS (SELECT 1 FROM pg_trigger
+                        WHERE tgrelid = '${table}'::regclass AND tgname = '${table}_catalogue_changes') THEN
+          CREATE TRIGGER ${table}_catalogue_changes AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+            FOR EACH STATEMENT EXECUTE FUNCTION petstore_announce_catalogue_change();
+        END IF;
       END $$`);
     }
   }
