@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { CATALOGUE_CHANGES_CHANNEL, PgCatalogueChanges } from '@petstore/infrastructure';
 import { CatalogueCache } from '../src/common/conditional/catalogue-cache';
 import { ADMIN_KEY, TestApp } from './support/test-app';
 
@@ -76,31 +77,52 @@ describe('the catalogue cache, one instance', () => {
     expect(again.headers.get('deprecation')).toBeTruthy();
   });
 
-  it("shows the writer its own write at once, others within the bound (a pet's name, a stock level)", async () => {
-    await app.get(`/pets/${petId}`, { key: customer });
-    await app.get(`/store/inventory/${petId}`, { key: customer });
-    const renamed = await app.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { name: 'Renamed' } });
-    const changedAt = performance.now();
-    expect((await app.get(`/pets/${petId}`, { key: ADMIN_KEY })).body.name).toBe('Renamed');
-    for (;;) {
-      const read = await app.get(`/pets/${petId}`, { key: customer });
-      if (read.body.version >= renamed.body.version) break;
-      expect(performance.now() - changedAt).toBeLessThan(BOUND_MS);
-    }
-    // A customer's order changes the stock: the customer sees it at once, another within the bound.
-    const before = await app.get(`/store/inventory/${petId}`, { key: other });
-    const order = await app.post('/store/orders', { key: customer, body: { petId, quantity: 1 } });
-    expect(order.status).toBe(201);
-    const orderedAt = performance.now();
-    expect((await app.get(`/store/inventory/${petId}`, { key: customer })).body.quantity).toBe(
-      before.body.quantity - 1,
-    );
-    for (;;) {
-      const read = await app.get(`/store/inventory/${petId}`, { key: other });
-      if (read.body.quantity === before.body.quantity - 1) break;
-      expect(performance.now() - orderedAt).toBeLessThan(BOUND_MS);
+  it('shows a write at once, to everyone, on the instance that answered it (pet, category, stock)', async () => {
+    // The change notices (the triggers' NOTIFY, this instance's own announcements) come late here, as on a loaded
+    // host: the instance that answered the write must have dropped what it replaced before answering, not when its
+    // notice comes. The heartbeat is not delayed: the cache stays trusted.
+    const changes = app.app.get(PgCatalogueChanges);
+    const receive = changes.receive.bind(changes);
+    const late = jest.spyOn(changes, 'receive').mockImplementation((channel, payload) => {
+      if (channel === CATALOGUE_CHANGES_CHANNEL) setTimeout(() => receive(channel, payload), 500).unref();
+      else receive(channel, payload);
+    });
+    try {
+      await shownAtOnce();
+    } finally {
+      late.mockRestore();
     }
   });
+
+  async function shownAtOnce(): Promise<void> {
+    // Cached for `other` first.
+    const cached = async (url: string) => {
+      await app.get(url, { key: other });
+      const hits = hitsOf(app);
+      const again = await app.get(url, { key: other });
+      expect(hitsOf(app)).toBe(hits + 1);
+      return again.body;
+    };
+    await cached(`/pets/${petId}`);
+    await cached(`/pets?ids=${petId}`);
+    const renamed = await app.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { name: 'Renamed' } });
+    expect(renamed.status).toBe(200);
+    expect((await app.get(`/pets/${petId}`, { key: ADMIN_KEY })).body.name).toBe('Renamed');
+    expect((await app.get(`/pets/${petId}`, { key: other })).body.name).toBe('Renamed');
+    expect((await app.get(`/pets?ids=${petId}`, { key: other })).body[0].version).toBe(renamed.body.version);
+
+    const category = (await app.post('/categories', { key: ADMIN_KEY, body: { name: 'Birds' } })).body;
+    await cached(`/categories/${category.id}`);
+    await app.patch(`/categories/${category.id}`, { key: ADMIN_KEY, body: { name: 'Parrots' } });
+    expect((await app.get(`/categories/${category.id}`, { key: other })).body.name).toBe('Parrots');
+
+    // A customer's order changes the stock: the customer, and everyone else, see it at once.
+    const before = await cached(`/store/inventory/${petId}`);
+    const order = await app.post('/store/orders', { key: customer, body: { petId, quantity: 1 } });
+    expect(order.status).toBe(201);
+    expect((await app.get(`/store/inventory/${petId}`, { key: customer })).body.quantity).toBe(before.quantity - 1);
+    expect((await app.get(`/store/inventory/${petId}`, { key: other })).body.quantity).toBe(before.quantity - 1);
+  }
 
   it('makes one query for concurrent misses of the same key', async () => {
     await app.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { name: 'Concurrent' } });

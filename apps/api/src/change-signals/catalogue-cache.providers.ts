@@ -8,14 +8,19 @@ import { RedisRecentWriters } from '../database/redis-recent-writers';
 import { Metrics } from '../metrics/metrics';
 import { ChangeSignalsSettings } from './change-signals.settings';
 
+/** The tables of the catalogue. */
+const CATALOGUE_TABLES: readonly CatalogueTable[] = ['categories', 'pets', 'stock'];
 /** The tables of the catalogue whose changes this process announces itself (the others have triggers). */
 const ANNOUNCED_AFTER_COMMIT: readonly CatalogueTable[] = ['stock'];
 
 /**
- * After each commit that changed stock (a held write on `stock`: an order, a cancellation, a stock level set): this
- * instance's cache drops its stock answers at once (the writer's next read here, and everyone else's, sees the change
- * without waiting for the notice), and the change is announced to the other instances, coalesced (PgCatalogueChanges:
- * at most one notice per 5 ms). After the commit, not in the transaction: a notifying transaction would serialise
+ * After each commit that changed the catalogue (a held write on `stock`: an order, a cancellation, a stock level set;
+ * a pet's or a category's write, reported with `TransactionHost.changed`): this instance's cache drops the answers
+ * made of those tables at once, before the write is answered, so that the next read here, whoever sends it, sees the
+ * change without waiting for the notice (the trigger's NOTIFY reaches this instance's listener a little later: a
+ * read sent right after the answer could be served what the write replaced). The stock changes are also announced to
+ * the other instances, coalesced (PgCatalogueChanges: at most one notice per 5 ms); those of `pets` and `categories`
+ * are announced by their triggers. After the commit, not in the transaction: a notifying transaction would serialise
  * every order's commit (see the CatalogueChangeSignals migration).
  */
 @Injectable()
@@ -29,10 +34,10 @@ export class CatalogueCommits {
     changes.onAnnounceFailed = (error) =>
       logger.warn(`A stock change was not announced (other instances drop it within the maximum age): ${error}`);
     host.afterCommit((tables) => {
-      const changed = ANNOUNCED_AFTER_COMMIT.filter((table) => tables.has(table));
+      const changed = CATALOGUE_TABLES.filter((table) => tables.has(table));
       if (!changed.length) return;
       cache.changed(changed);
-      for (const table of changed) changes.announce(table);
+      for (const table of changed) if (ANNOUNCED_AFTER_COMMIT.includes(table)) changes.announce(table);
     });
   }
 }

@@ -367,6 +367,35 @@ describe('TransactionHost.hold: writes sent together, in one statement, before t
     ).rejects.toThrow('no note 42');
   });
 
+  it('tells afterCommit listeners the tables changed (held, or reported), after a commit only', async () => {
+    const listened = new TransactionHost(pool);
+    const heard: string[][] = [];
+    listened.afterCommit((tables) => heard.push([...tables].sort()));
+    let committing: string[][] | undefined;
+    await listened.transaction(async () => {
+      await listened.hold(UPDATE_NOTE, [1, 'told']);
+      await listened.query(`INSERT INTO held_log (id, what) VALUES (1, 'x')`);
+      listened.changed('held_log');
+      committing = [...heard];
+    });
+    // Nothing before the commit; both tables once it answered, before the unit of work's caller goes on.
+    expect(committing).toEqual([]);
+    expect(heard).toEqual([['held_log', 'held_notes']]);
+    // A rollback tells nothing.
+    await failure(
+      listened.transaction(async () => {
+        await listened.query(`INSERT INTO held_log (id, what) VALUES (2, 'y')`);
+        listened.changed('held_log');
+        throw new Error('rolled back');
+      }),
+    );
+    expect(heard).toHaveLength(1);
+    // Outside a transaction the statement committed on its own: told at once.
+    await listened.query(`INSERT INTO held_log (id, what) VALUES (3, 'z')`);
+    listened.changed('held_log');
+    expect(heard).toEqual([['held_log', 'held_notes'], ['held_log']]);
+  });
+
   it('a held write is declared with its verb and parameters: a text or values that differ are refused', () => {
     const declare = (verb: 'insert' | 'update', params: number, sql: (p: (n: number) => string) => string) => () =>
       heldWrite({ verb, table: 'held_log', params, sql });

@@ -41,11 +41,11 @@ interface Transaction {
   lost?: Error;
   /** A statement failed on a plan made for a table as it was (`isStalePlan`): the unit of work may run again. */
   stalePlan?: boolean;
-  /** The tables its held writes change (`hold`), for the `afterCommit` listeners. */
+  /** The tables it changes (held writes, `hold`, and `changed`), for the `afterCommit` listeners. */
   written?: Set<string>;
 }
 
-/** Told after a transaction committed, with the tables its held writes changed (`TransactionHost.afterCommit`). */
+/** Told after a transaction committed, with the tables it changed (`TransactionHost.afterCommit`). */
 export type CommitListener = (tables: ReadonlySet<string>) => void;
 
 /** One query of those `send` writes together; `writes`: the held writes it carries (their row checks). */
@@ -115,13 +115,26 @@ export class TransactionHost {
   }
 
   /**
-   * `listener` is told after every transaction of this host that committed with held writes (`hold`), the tables
-   * they changed, once the COMMIT answered and before the unit of work's caller goes on (so before its HTTP answer):
-   * what must follow a commit and never a rollback, in this process (the catalogue cache's own generations, the
-   * stock changes it announces to the other instances: CatalogueCommits). Synchronous; what it throws is ignored.
+   * `listener` is told after every transaction of this host that committed with held writes (`hold`) or changes
+   * reported (`changed`), the tables they changed, once the COMMIT answered and before the unit of work's caller
+   * goes on (so before its HTTP answer): what must follow a commit and never a rollback, in this process (the
+   * catalogue cache's own generations, the stock changes it announces to the other instances: CatalogueCommits).
+   * Synchronous; what it throws is ignored.
    */
   afterCommit(listener: CommitListener): void {
     this.commitListeners.push(listener);
+  }
+
+  /**
+   * The caller's statement (run with `query`/`execute`, not held) changed `table`: the `afterCommit` listeners are
+   * told once its transaction committed, or at once outside a transaction (the statement committed on its own). Held
+   * writes need no call: `hold` knows their table. Call it after the statement succeeded.
+   */
+  changed(table: string): void {
+    if (!this.commitListeners.length) return;
+    const transaction = this.current.getStore();
+    if (transaction) (transaction.written ??= new Set()).add(table);
+    else this.committed(new Set([table]));
   }
 
   /** Runs one statement (inside `UnitOfWork.run`, in its transaction) and returns its rows. */

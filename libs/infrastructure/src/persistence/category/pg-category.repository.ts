@@ -62,11 +62,13 @@ export class PgCategoryRepository extends CategoryRepository {
   async add(category: Category): Promise<void> {
     const { id, name, description } = category.toSnapshot();
     await this.nameChecked(category, () => this.host.query(INSERT, [id, name, description, nameKey(name)]));
+    this.host.changed('categories');
   }
 
   async save(category: Category): Promise<void> {
     const { id, name, description } = category.toSnapshot();
     await this.nameChecked(category, () => this.host.query(UPDATE, [id, name, description, nameKey(name)]));
+    this.host.changed('categories');
   }
 
   /** The unique index on name_key (the domain's nameKey) decides, race-free; a stored id stays a plain violation. */
@@ -82,6 +84,7 @@ export class PgCategoryRepository extends CategoryRepository {
   async delete(id: number): Promise<boolean> {
     try {
       const { affected } = await this.host.execute(DELETE, [id]);
+      if (affected > 0) this.host.changed('categories');
       return affected > 0;
     } catch (error) {
       // Pets reference their category with ON DELETE RESTRICT: the database has the last word.

@@ -95,11 +95,13 @@ export class PgPetRepository extends PetRepository {
   async add(pet: Pet): Promise<void> {
     const { id, name, categoryId, status, createdAt } = pet.toSnapshot();
     await this.categoryChecked(pet, () => this.host.query(INSERT, [id, name, categoryId, status, createdAt]));
+    this.host.changed('pets');
   }
 
   async save(pet: Pet): Promise<void> {
     const { id, name, categoryId, status } = pet.toSnapshot();
     await this.categoryChecked(pet, () => this.host.query(UPDATE, [id, name, categoryId, status]));
+    this.host.changed('pets');
   }
 
   private async categoryChecked(pet: Pet, write: () => Promise<unknown>): Promise<void> {
@@ -117,6 +119,10 @@ export class PgPetRepository extends PetRepository {
   async delete(id: number): Promise<boolean> {
     // The stock entry goes with the pet (stock.pet_id … ON DELETE CASCADE).
     const { affected } = await this.host.execute(DELETE, [id]);
+    if (affected > 0) {
+      this.host.changed('pets');
+      this.host.changed('stock');
+    }
     return affected > 0;
   }
 }

@@ -45,6 +45,7 @@ export class PgStockRepository extends StockRepository {
   async create(item: Stock): Promise<Stock> {
     const { petId, quantity } = item.toSnapshot();
     await this.host.query(INSERT, [petId, quantity]);
+    this.host.changed('stock');
     return item;
   }
 
