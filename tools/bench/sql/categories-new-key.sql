@@ -14,4 +14,4 @@ UPDATE api_keys SET last_used_at = $2
   WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute');
 
 -- name: categoriesPage
-SELECT id, name, description, version FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2;
+SELECT id, name, description, version FROM categories ORDER BY id LIMIT $1;

@@ -4,4 +4,4 @@
 
 -- name: inventoryPage
 SELECT stock.pet_id, stock.quantity, pet.status, stock.version
-  FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id WHERE ($1::bigint IS NULL OR stock.pet_id > $1) AND ($2::varchar[] IS NULL OR pet.status = ANY($2)) ORDER BY stock.pet_id LIMIT $3;
+  FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id ORDER BY stock.pet_id LIMIT $1;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiKeyRepository, Page, pageFromRows, PageRequest } from '@petstore/application';
 import { Account, ApiKey, ApiKeyScope, Role } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
+import { listStatement } from '../../database/list-statement';
 import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
@@ -21,8 +22,11 @@ export const FIND_API_KEY_BY_HASH_SQL = `SELECT k.id, k.account_id, k.prefix, k.
 const API_KEY_COLUMNS =
   'id, account_id, prefix, hash, name, scopes, expires_at, created_at, last_used_at, revoked_at, bootstrap';
 const FIND_FOR_ACCOUNT = `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2`;
-const LIST_FOR_ACCOUNT = `SELECT ${API_KEY_COLUMNS} FROM api_keys
-  WHERE account_id = $1 AND revoked_at IS NULL AND id > $2 ORDER BY id LIMIT $3`;
+/** An account's keys not revoked (listStatement): `$1` the account, after an id. */
+const LIST_SELECT = `SELECT ${API_KEY_COLUMNS} FROM api_keys`;
+const LIST_ACCOUNT = 'account_id = $1 AND revoked_at IS NULL';
+const LIST_AFTER = (p: string) => `id > ${p}`;
+const LIST_ORDER = (limit: string) => `ORDER BY id LIMIT ${limit}`;
 const COUNT_ACTIVE_FOR_ACCOUNT = `SELECT count(*)::int AS n FROM api_keys
   WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`;
 const FIND_BOOTSTRAP_ACCOUNT = `SELECT account_id FROM api_keys WHERE bootstrap ORDER BY id DESC LIMIT 1`;
@@ -121,7 +125,14 @@ export class PgApiKeyRepository extends ApiKeyRepository {
   }
 
   async listForAccount(accountId: number, { limit, afterId }: PageRequest): Promise<Page<ApiKey>> {
-    const rows = await this.host.query<ApiKeyRow>(LIST_FOR_ACCOUNT, [accountId, afterId ?? 0, limit + 1]);
+    const { text, params } = listStatement({
+      select: LIST_SELECT,
+      always: { sql: LIST_ACCOUNT, values: [accountId] },
+      conditions: [[afterId, LIST_AFTER]],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<ApiKeyRow>(text, params);
     return pageFromRows(rows.map(toApiKey), limit, (k) => k.id);
   }
 

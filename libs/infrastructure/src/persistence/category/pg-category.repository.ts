@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CategoryRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Category, CategoryInUseError, CategoryNameTakenError, nameKey } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
+import { listStatement } from '../../database/list-statement';
 import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
@@ -15,7 +16,10 @@ const CATEGORIES_NAME_UNIQUE = 'categories_name_key_uq';
 const COLUMNS = `id, name, description, version`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM categories WHERE id = $1`;
 const LOCK_BY_ID = `SELECT ${COLUMNS} FROM categories WHERE id = $1 FOR UPDATE`;
-const LIST = `SELECT ${COLUMNS} FROM categories WHERE ($1::bigint IS NULL OR id > $1) ORDER BY id LIMIT $2`;
+/** `list` (listStatement): the page is `id > after ORDER BY id`. */
+const LIST_SELECT = `SELECT ${COLUMNS} FROM categories`;
+const LIST_AFTER = (p: string) => `id > ${p}`;
+const LIST_ORDER = (limit: string) => `ORDER BY id LIMIT ${limit}`;
 const INSERT = `INSERT INTO categories (id, name, description, name_key) VALUES ($1, $2, $3, $4)`;
 const UPDATE = `UPDATE categories SET name = $2, description = $3, name_key = $4 WHERE id = $1`;
 const DELETE = `DELETE FROM categories WHERE id = $1`;
@@ -51,7 +55,13 @@ export class PgCategoryRepository extends CategoryRepository {
   }
 
   async list({ limit, afterId }: PageRequest): Promise<Page<Category>> {
-    const rows = await this.host.query<CategoryRow>(LIST, [afterId || null, limit + 1]);
+    const { text, params } = listStatement({
+      select: LIST_SELECT,
+      conditions: [[afterId || undefined, LIST_AFTER]],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<CategoryRow>(text, params);
     return pageFromRows(rows.map(toCategory), limit, (c) => c.id);
   }
 

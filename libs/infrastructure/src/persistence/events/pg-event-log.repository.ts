@@ -36,7 +36,12 @@ const XACT = `COALESCE(c.xact_id, '0'::xid8)`;
 const SETTLED = `${XACT} < pg_snapshot_xmin(pg_current_snapshot())`;
 const COLUMNS = `e.id, e.type, e.subject_owner_id, e.body, e.created_at, e.seq,
   ${XACT}::text AS xact, ${SETTLED} AS settled`;
-/** The filters of every list but the owner's: `$2` the types, `$3` created at or after, `$4` created before. */
+/**
+ * The filters of every list but the owner's: `$2` the types, `$3` created at or after, `$4` created before. Not
+ * listStatement's fragments (docs/architecture.md): here no filter chooses the index (each list walks its own, by
+ * position, and these are checked on the rows it reads), so one text per list shape serves every combination, and
+ * the plans pg-event-log.repository.spec.ts holds stay the ones it checks.
+ */
 const DATE_FILTERS = `($3::timestamptz IS NULL OR e.created_at >= $3)
   AND ($4::timestamptz IS NULL OR e.created_at < $4)`;
 const FILTERS = `($2::text[] IS NULL OR e.type = ANY ($2)) AND ${DATE_FILTERS}`;

@@ -9,6 +9,7 @@ import {
   pageFromRows,
 } from '@petstore/application';
 import { Message, MessageStatus } from '@petstore/domain';
+import { listStatement } from '../../database/list-statement';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -21,9 +22,11 @@ const INSERT = `INSERT INTO messages (id, owner_id, body, status, created_at, de
 /** `version` is read, never written: the database keeps it (migration ResourceVersions). */
 const COLUMNS = `id, seq, owner_id, body, status, created_at, delivered_at, version`;
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM messages WHERE id = $1`;
-/** The inbox, in insertion order: `$1` the seq to continue after, `$2` the status or null for any, `$3` the rows. */
-const LIST = `SELECT ${COLUMNS} FROM messages
-  WHERE ($1::bigint IS NULL OR seq > $1) AND ($2::varchar IS NULL OR status = $2) ORDER BY seq LIMIT $3`;
+/** The inbox, in insertion order (listStatement): after a seq, of a status. */
+const LIST_SELECT = `SELECT ${COLUMNS} FROM messages`;
+const LIST_AFTER = (p: string) => `seq > ${p}`;
+const LIST_STATUS = (p: string) => `status = ${p}`;
+const LIST_ORDER = (limit: string) => `ORDER BY seq LIMIT ${limit}`;
 /**
  * Only a message still queued changes (a late duplicate attempt leaves a settled message as it is). A delivery
  * clears the last error; a failure or a give-up without an error of its own keeps the previous one.
@@ -80,7 +83,16 @@ export class PgMessageRepository extends MessageRepository {
   }
 
   async list(filter: MessageListFilter, { limit, afterId }: PageRequest): Promise<Page<Message>> {
-    const rows = await this.host.query<MessageRow>(LIST, [afterId || null, filter.status || null, limit + 1]);
+    const { text, params } = listStatement({
+      select: LIST_SELECT,
+      conditions: [
+        [afterId || undefined, LIST_AFTER],
+        [filter.status || undefined, LIST_STATUS],
+      ],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<MessageRow>(text, params);
     const page = pageFromRows(rows, limit, (row) => Number(row.seq));
     return { items: page.items.map(toMessage), nextAfterId: page.nextAfterId };
   }

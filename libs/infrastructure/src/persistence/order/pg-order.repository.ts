@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OrderFilter, OrderRepository, Page, PageRequest, pageFromRows } from '@petstore/application';
 import { Order, OrderStatus } from '@petstore/domain';
+import { listStatement } from '../../database/list-statement';
 import { SequenceBlocks } from '../../database/next-id';
 import { heldWrite } from '../../database/session/held-write';
 import { TransactionHost } from '../../database/transaction-host';
@@ -14,13 +15,16 @@ const COLUMNS = `id, pet_id, owner_id, quantity, ship_date, status, created_at, 
 const FIND_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1`;
 const LOCK_BY_ID = `SELECT ${COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`;
 /**
- * Each filter is `$n IS NULL` (absent) or its condition; `$1` the id to continue after, `$6` the rows to read.
- * `complete` is the specification's field (fulfilled or not); `status` any of a list.
+ * `list` (listStatement): the conditions of the filter given, then the keyset order and limit. `complete` is the
+ * specification's field (fulfilled or not); `status` any of a list.
  */
-const LIST =
-  `SELECT ${COLUMNS} FROM orders WHERE ($1::bigint IS NULL OR id > $1) AND ($2::bigint IS NULL OR owner_id = $2)` +
-  ` AND ($3::bigint IS NULL OR pet_id = $3) AND ($4::boolean IS NULL OR complete = $4)` +
-  ` AND ($5::text[] IS NULL OR status = ANY($5)) ORDER BY id LIMIT $6`;
+const LIST_SELECT = `SELECT ${COLUMNS} FROM orders`;
+const LIST_AFTER = (p: string) => `id > ${p}`;
+const LIST_OWNER = (p: string) => `owner_id = ${p}`;
+const LIST_PET = (p: string) => `pet_id = ${p}`;
+const LIST_COMPLETE = (p: string) => `complete = ${p}`;
+const LIST_STATUSES = (p: string) => `status = ANY(${p})`;
+const LIST_ORDER = (limit: string) => `ORDER BY id LIMIT ${limit}`;
 /** `complete` is written from the status (a CHECK holds them equal). */
 const INSERT = heldWrite({
   verb: 'insert',
@@ -91,14 +95,19 @@ export class PgOrderRepository extends OrderRepository {
   }
 
   async list(filter: OrderFilter, { limit, afterId }: PageRequest): Promise<Page<Order>> {
-    const rows = await this.host.query<OrderRow>(LIST, [
-      afterId || null,
-      filter.ownerId ?? null,
-      filter.petId ?? null,
-      filter.complete ?? null,
-      filter.status ?? null,
-      limit + 1,
-    ]);
+    const { text, params } = listStatement({
+      select: LIST_SELECT,
+      conditions: [
+        [afterId || undefined, LIST_AFTER],
+        [filter.ownerId ?? undefined, LIST_OWNER],
+        [filter.petId ?? undefined, LIST_PET],
+        [filter.complete ?? undefined, LIST_COMPLETE],
+        [filter.status ?? undefined, LIST_STATUSES],
+      ],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<OrderRow>(text, params);
     return pageFromRows(rows.map(toOrder), limit, (o) => o.id);
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, PetFilter, PetRepository, pageFromRows } from '@petstore/application';
 import { Pet, PetStatus, UnknownCategoryError } from '@petstore/domain';
 import { violated } from '../../database/driver-errors';
+import { listStatement } from '../../database/list-statement';
 import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
@@ -20,18 +21,17 @@ const INSERT = `INSERT INTO pets (id, name, category_id, status, created_at) VAL
 const UPDATE = `UPDATE pets SET name = $2, category_id = $3, status = $4 WHERE id = $1`;
 const DELETE = `DELETE FROM pets WHERE id = $1`;
 /**
- * `list`: this head, then the conditions of the filter given (each a fixed fragment with its numbered
- * parameter, joined by AND), then the keyset order and limit. Each filter has its index (see the
- * PetsAndInventory migration); the page is `id > after ORDER BY id`.
+ * `list` (listStatement): the conditions of the filter given, then the keyset order and limit. Each filter has its
+ * index (see the PetsAndInventory migration); the page is `id > after ORDER BY id`.
  */
-const LIST_HEAD = `SELECT ${COLUMNS} FROM pets`;
-const LIST_AFTER = (n: number) => `id > $${n}`;
-const LIST_IDS = (n: number) => `id = ANY($${n})`;
-const LIST_STATUSES = (n: number) => `status = ANY($${n})`;
-const LIST_CATEGORY = (n: number) => `category_id = $${n}`;
+const LIST_SELECT = `SELECT ${COLUMNS} FROM pets`;
+const LIST_AFTER = (p: string) => `id > ${p}`;
+const LIST_IDS = (p: string) => `id = ANY(${p})`;
+const LIST_STATUSES = (p: string) => `status = ANY(${p})`;
+const LIST_CATEGORY = (p: string) => `category_id = ${p}`;
 // lower(name) LIKE '%…%' is what the trigram index on lower(name) serves.
-const LIST_NAME_CONTAINS = (n: number) => `lower(name) LIKE lower($${n})`;
-const LIST_TAIL = (n: number) => ` ORDER BY id LIMIT $${n}`;
+const LIST_NAME_CONTAINS = (p: string) => `lower(name) LIKE lower(${p})`;
+const LIST_ORDER = (limit: string) => `ORDER BY id LIMIT ${limit}`;
 
 /** A row of `pets` as pg returns it (bigint as text). */
 interface PetRow {
@@ -73,18 +73,19 @@ export class PgPetRepository extends PetRepository {
   }
 
   async list(filter: PetFilter, { limit, afterId }: PageRequest): Promise<Page<Pet>> {
-    const params: unknown[] = [];
-    const where: string[] = [];
-    if (afterId !== undefined) where.push(LIST_AFTER(params.push(afterId)));
-    if (filter.ids !== undefined) where.push(LIST_IDS(params.push(filter.ids)));
-    if (filter.statuses !== undefined) where.push(LIST_STATUSES(params.push(filter.statuses)));
-    if (filter.categoryId !== undefined) where.push(LIST_CATEGORY(params.push(filter.categoryId)));
-    if (filter.nameContains !== undefined) {
-      where.push(LIST_NAME_CONTAINS(params.push(`%${escapeLike(filter.nameContains)}%`)));
-    }
-    const sql =
-      LIST_HEAD + (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') + LIST_TAIL(params.push(limit + 1));
-    const rows = await this.host.query<PetRow>(sql, params);
+    const { text, params } = listStatement({
+      select: LIST_SELECT,
+      conditions: [
+        [afterId, LIST_AFTER],
+        [filter.ids, LIST_IDS],
+        [filter.statuses, LIST_STATUSES],
+        [filter.categoryId, LIST_CATEGORY],
+        [filter.nameContains === undefined ? undefined : `%${escapeLike(filter.nameContains)}%`, LIST_NAME_CONTAINS],
+      ],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<PetRow>(text, params);
     return pageFromRows(rows.map(toPet), limit, (pet) => pet.id);
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, StockLevel, StockLevelFilter, StockLevels, pageFromRows } from '@petstore/application';
 import { PetStatus } from '@petstore/domain';
+import { listStatement } from '../../database/list-statement';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -10,10 +11,10 @@ import { TransactionHost } from '../../database/transaction-host';
 const SELECT = `SELECT stock.pet_id, stock.quantity, pet.status, stock.version
   FROM stock INNER JOIN pets pet ON pet.id = stock.pet_id`;
 const FIND = `${SELECT} WHERE stock.pet_id = $1`;
-/** `$1`: the pet id to continue after, or null; `$2`: the statuses, or null for any; `$3`: the rows to read. */
-const LIST =
-  `${SELECT} WHERE ($1::bigint IS NULL OR stock.pet_id > $1) AND ($2::varchar[] IS NULL OR pet.status = ANY($2))` +
-  ` ORDER BY stock.pet_id LIMIT $3`;
+/** `list` (listStatement): after a pet id, of some statuses, in pet id order. */
+const LIST_AFTER = (p: string) => `stock.pet_id > ${p}`;
+const LIST_STATUSES = (p: string) => `pet.status = ANY(${p})`;
+const LIST_ORDER = (limit: string) => `ORDER BY stock.pet_id LIMIT ${limit}`;
 
 /** A row as pg returns it (bigint as text, integer as a number). */
 interface StockLevelRow {
@@ -35,8 +36,16 @@ export class PgStockLevels extends StockLevels {
   }
 
   async list(filter: StockLevelFilter, { limit, afterId }: PageRequest): Promise<Page<StockLevel>> {
-    const params = [afterId ?? null, filter.statuses ?? null, limit + 1];
-    const rows = await this.host.query<StockLevelRow>(LIST, params);
+    const { text, params } = listStatement({
+      select: SELECT,
+      conditions: [
+        [afterId, LIST_AFTER],
+        [filter.statuses ?? undefined, LIST_STATUSES],
+      ],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<StockLevelRow>(text, params);
     return pageFromRows(rows.map(toStockLevel), limit, (level) => level.petId);
   }
 }

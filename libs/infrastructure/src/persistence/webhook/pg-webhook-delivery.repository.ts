@@ -13,6 +13,7 @@ import {
   WebhookDeliveryRepository,
   WebhookQueueStats,
 } from '@petstore/application';
+import { listStatement } from '../../database/list-statement';
 import { TransactionHost } from '../../database/transaction-host';
 
 /*
@@ -68,8 +69,11 @@ const LOCK_FOR_RECOVERY = `SELECT d.id, d.status, d.next_attempt_at, d.created_a
   ORDER BY d.created_at, d.id LIMIT $5
   FOR UPDATE OF d`;
 const RECOVER = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $2 WHERE id = ANY($1::bigint[])`;
-const LIST_FOR_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-  WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2) ORDER BY d.id DESC LIMIT $3`;
+/** An endpoint's deliveries, newest first (listStatement): `$1` the endpoint, below an id. */
+const LIST_SELECT = `SELECT ${COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id`;
+const LIST_ENDPOINT = 'd.endpoint_id = $1';
+const LIST_BEFORE = (p: string) => `d.id < ${p}`;
+const LIST_ORDER = (limit: string) => `ORDER BY d.id DESC LIMIT ${limit}`;
 
 /** A row of `webhook_deliveries` with its event's type, as pg returns it (bigint as text). */
 interface DeliveryRow {
@@ -215,7 +219,14 @@ export class PgWebhookDeliveryRepository extends WebhookDeliveryRepository {
   }
 
   async listForEndpoint(endpointId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookDelivery>> {
-    const rows = await this.host.query<DeliveryRow>(LIST_FOR_ENDPOINT, [endpointId, afterId ?? null, limit + 1]);
+    const { text, params } = listStatement({
+      select: LIST_SELECT,
+      always: { sql: LIST_ENDPOINT, values: [endpointId] },
+      conditions: [[afterId, LIST_BEFORE]],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<DeliveryRow>(text, params);
     return pageFromRows(rows.map(toDelivery), limit, (delivery) => delivery.id);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, pageFromRows, WebhookEndpointRepository, WebhookSubscriber } from '@petstore/application';
 import { isCatalogueEvent, WebhookEndpoint, WebhookEventType } from '@petstore/domain';
+import { listStatement } from '../../database/list-statement';
 import { SequenceBlocks } from '../../database/next-id';
 import { TransactionHost } from '../../database/transaction-host';
 
@@ -26,8 +27,11 @@ const UPDATE = `UPDATE webhook_endpoints
   SET url = $2, events = $3, secret = $4, previous_secret = $5, previous_secret_expires_at = $6,
       disabled_at = $7, failing_since = CASE WHEN $8 THEN NULL ELSE failing_since END
   WHERE id = $1`;
-const LIST_BY_OWNER = `SELECT ${COLUMNS} FROM webhook_endpoints
-  WHERE owner_id = $1 AND id > $2 ORDER BY id LIMIT $3`;
+/** An owner's endpoints (listStatement): `$1` the owner, after an id. */
+const LIST_SELECT = `SELECT ${COLUMNS} FROM webhook_endpoints`;
+const LIST_OWNER = 'owner_id = $1';
+const LIST_AFTER = (p: string) => `id > ${p}`;
+const LIST_ORDER = (limit: string) => `ORDER BY id LIMIT ${limit}`;
 const DELETE = `DELETE FROM webhook_endpoints WHERE id = $1`;
 /**
  * The candidates: enabled, subscribed to `$1`, owned by the subject's owner `$2` or an administrator, or by anyone
@@ -137,7 +141,14 @@ export class PgWebhookEndpointRepository extends WebhookEndpointRepository {
   }
 
   async listByOwner(ownerId: number, { limit, afterId }: PageRequest): Promise<Page<WebhookEndpoint>> {
-    const rows = await this.host.query<EndpointRow>(LIST_BY_OWNER, [ownerId, afterId ?? 0, limit + 1]);
+    const { text, params } = listStatement({
+      select: LIST_SELECT,
+      always: { sql: LIST_OWNER, values: [ownerId] },
+      conditions: [[afterId, LIST_AFTER]],
+      order: LIST_ORDER,
+      limit: limit + 1,
+    });
+    const rows = await this.host.query<EndpointRow>(text, params);
     return pageFromRows(rows.map(toEndpoint), limit, (endpoint) => endpoint.id);
   }
 
