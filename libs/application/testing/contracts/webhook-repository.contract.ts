@@ -295,6 +295,45 @@ export function describeWebhookRepositoryContract(
       expect(await deliveries.recordAttempt(late)).toBe(false); // settled: nothing changes it
     });
 
+    it('reads targets and records outcomes asked for at once as it would one by one, each by its own guard', async () => {
+      const hooks = [await endpoint(customer), await endpoint(customer), await endpoint(customer)];
+      const placed = await event('order.placed', customer);
+      const ids = await deliveries.createFor(
+        placed.id,
+        hooks.map((hook) => hook.id),
+        at(0),
+      );
+      const alone = await Promise.all(ids.map((id) => deliveries.findTarget(id)));
+      const together = await Promise.all([...ids, ids[0], ids[2] + 1000].map((id) => deliveries.findTarget(id)));
+      expect(together).toEqual([...alone, alone[0], null]);
+      expect(together.map((target) => target?.url)).toEqual([
+        ...hooks.map((hook) => hook.url),
+        hooks[0].url,
+        undefined,
+      ]);
+      const outcome = (deliveryId: number, previousAttempts = 0) => ({
+        deliveryId,
+        attempt: previousAttempts + 1,
+        previousAttempts,
+        status: 'delivered' as const,
+        statusCode: 200,
+        error: null,
+        nextAttemptAt: null,
+        at: at(1),
+      });
+      const recorded = await Promise.all([
+        ...ids.map((id) => deliveries.recordAttempt(outcome(id))),
+        // The same attempt reported twice at once (a job run again): recorded once.
+        deliveries.recordAttempt(outcome(ids[0])),
+        // An attempt on a count of attempts the delivery does not have: nothing.
+        deliveries.recordAttempt(outcome(ids[1], 5)),
+      ]);
+      expect(recorded).toEqual([true, true, true, false, false]);
+      for (const id of ids) {
+        expect((await deliveries.findTarget(id))!.delivery).toMatchObject({ attempts: 1, status: 'delivered' });
+      }
+    });
+
     it('counts the pending deliveries, those retrying, the earliest due, and the failing endpoints', async () => {
       expect(await deliveries.queueStats()).toEqual({
         pending: 0,

@@ -3,6 +3,7 @@ import {
   describeWebhookOutboundBudgetContract,
   describeWebhookRepositoryContract,
 } from '@petstore/application/testing';
+import { WebhookEndpoint } from '@petstore/domain';
 import { resetDatabase } from '@petstore/testing';
 import { newAccountId, pgRepositories, useTestDatabase } from '../../../test/support/real-database';
 import { PgEventLog } from '../events/pg-event-log.repository';
@@ -92,5 +93,61 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
+  });
+
+  it("a worker's attempts begun together read their targets in one statement, and record outcomes in batches", async () => {
+    await resetDatabase(db.dataSource);
+    const { accounts } = pgRepositories(db.host);
+    const owner = await newAccountId(accounts, 'customer');
+    const endpoints = new PgWebhookEndpointRepository(db.host);
+    const deliveries = new PgWebhookDeliveryRepository(db.host);
+    const endpointIds: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const created = WebhookEndpoint.create({
+        id: await endpoints.nextId(),
+        ownerId: owner,
+        ownerIsAdmin: false,
+        url: `https://hooks.example/${i}`,
+        events: ['order.placed'],
+        secret: 'whsec_batch',
+        now: new Date(),
+      });
+      await endpoints.add(created);
+      endpointIds.push(created.id);
+    }
+    const eventId = '00000000-0000-4000-8000-00000000b001';
+    await db.host.query(
+      `INSERT INTO webhook_events (id, type, subject_owner_id, endpoint_id, body, created_at)
+       VALUES ($1, 'order.placed', $2, NULL, '{}', now())`,
+      [eventId, owner],
+    );
+    const ids = await deliveries.createFor(eventId, endpointIds, new Date());
+    const statements: string[] = [];
+    const query = db.host.query.bind(db.host);
+    const counting = jest.spyOn(db.host, 'query').mockImplementation((sql, params) => {
+      statements.push(sql);
+      return query(sql, params);
+    });
+    try {
+      const targets = await Promise.all(ids.map((id) => deliveries.findTarget(id)));
+      expect(targets.map((target) => target?.delivery.id)).toEqual(ids);
+      expect(statements).toHaveLength(1);
+      statements.length = 0;
+      const outcome = { attempt: 1, previousAttempts: 0, status: 'delivered' as const, statusCode: 200, error: null };
+      const recorded = await Promise.all(
+        ids.map((deliveryId) =>
+          deliveries.recordAttempt({ ...outcome, deliveryId, nextAttemptAt: null, at: new Date() }),
+        ),
+      );
+      expect(recorded.every(Boolean)).toBe(true);
+      // Reported in one tick: one batch (later ones would go in the next, after it).
+      expect(statements).toHaveLength(1);
+    } finally {
+      counting.mockRestore();
+    }
+    const [{ delivered }] = await db.host.query<{ delivered: number }>(
+      `SELECT count(*)::int AS delivered FROM webhook_deliveries WHERE status = 'delivered' AND attempts = 1`,
+    );
+    expect(delivered).toBe(ids.length);
   });
 });
