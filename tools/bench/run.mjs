@@ -379,6 +379,33 @@ async function statementCount(db) {
   return Number(rows[0].n);
 }
 
+/**
+ * What pg_stat_statements holds now, per statement (`calls`, `ms` of execution): diff two of them (`topStatements`)
+ * to see where the database's time went meanwhile. Null without pg_stat_statements.
+ */
+async function statementTimes(db) {
+  if (!statementsAvailable) return null;
+  const { rows } = await db.query(
+    `SELECT queryid::text AS id, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, calls::bigint AS calls,
+            total_exec_time AS ms
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return new Map(rows.map((row) => [row.id, { query: row.query, calls: Number(row.calls), ms: row.ms }]));
+}
+
+/** The `limit` statements that took the most execution time between two `statementTimes`. */
+function topStatements(before, after, limit = 12) {
+  if (!before || !after) return [];
+  return [...after]
+    .map(([id, now]) => {
+      const then = before.get(id) ?? { calls: 0, ms: 0 };
+      return { query: now.query, calls: now.calls - then.calls, ms: Math.round(now.ms - then.ms) };
+    })
+    .filter((row) => row.calls > 0)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, limit);
+}
+
 async function measure(base, scenario, db, seconds = SECONDS) {
   const before = await statementCount(db);
   const result = await autocannon({
@@ -1277,6 +1304,8 @@ async function main() {
         freePort,
         waitUntil,
         statementCount: () => statementCount(db),
+        statementTimes: () => statementTimes(db),
+        topStatements,
       });
     }
     if (ONLY.includes('replica') && !REPLICA_URL) console.log('\nreplica: skipped, BENCH_REPLICA_URL is not set.');

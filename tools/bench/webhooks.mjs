@@ -21,6 +21,7 @@
 //    request, p50/p99/max;
 // 3. isolation: the same load with BENCH_WEBHOOK_SLOW (10) endpoints answering after BENCH_WEBHOOK_SLOW_SECONDS (5),
 //    then the same with them answering 500: the other endpoints' lag, and theirs (a failing one's first attempt).
+// BENCH_WEBHOOK_TOP_SQL=1 prints, after each phase, the statements that took the most of PostgreSQL's time in it.
 // A phase waits for its deliveries at most BENCH_WEBHOOK_WAIT_SECONDS (60) after its last change: one not received by
 // then counts as later than that (a percentile among them prints as "> 60 s"), and the bench's deliveries still
 // pending are then given up (SQL: marked failed, their pg-boss jobs deleted) so that the next phase starts on an empty
@@ -214,6 +215,7 @@ async function runPhase(ctx, label, { count, intervalMs }) {
   const phase = { label, changes: new Map(), arrivals: new Map(), repeats: 0 };
   tracker.current = phase;
   const statementsBefore = await ctx.statementCount();
+  const timesBefore = process.env.BENCH_WEBHOOK_TOP_SQL ? await ctx.statementTimes() : null;
   const cpu = cpuMark(ctx.pids());
   let sending = true;
   // The receiver's records are read while the changes go out, so that each read stays small.
@@ -249,6 +251,13 @@ async function runPhase(ctx, label, { count, intervalMs }) {
   }
   const used = cpuSince(cpu);
   const statementsAfter = await ctx.statementCount();
+  if (timesBefore) {
+    // BENCH_WEBHOOK_TOP_SQL=1: where the database's time went in this phase (printed, not in the report).
+    console.log(`  ${label}: the statements that took the most of the database's time`);
+    for (const row of ctx.topStatements(timesBefore, await ctx.statementTimes())) {
+      console.log(`    ${String(row.ms).padStart(6)} ms ${String(row.calls).padStart(7)} calls  ${row.query}`);
+    }
+  }
   tracker.current = null;
   return {
     phase,
@@ -670,6 +679,8 @@ export async function webhooksScenario({
   freePort,
   waitUntil,
   statementCount,
+  statementTimes,
+  topStatements,
 }) {
   const leftover = await removeBenchAccounts(db);
   if (leftover) console.log(`  removed ${leftover} accounts an earlier, interrupted run of this scenario left`);
@@ -723,6 +734,8 @@ export async function webhooksScenario({
       stopChild,
       startService: serviceStart,
       statementCount,
+      statementTimes,
+      topStatements,
     };
     const runs = [];
     for (let run = 1; run <= settings.runs; run++) {

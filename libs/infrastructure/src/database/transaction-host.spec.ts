@@ -6,7 +6,7 @@ import { DatabasePool } from './database-pool';
 import { violated } from './driver-errors';
 import { SequenceBlocks } from './next-id';
 import { heldWrite } from './session/held-write';
-import { TransactionHost, TransactionPreamble } from './transaction-host';
+import { plannedEachRun, TransactionHost, TransactionPreamble } from './transaction-host';
 import { nextClient, spyOnClient } from '../../test/support/pool-spy';
 
 /** What a promise rejected with (fails when it did not). */
@@ -433,6 +433,24 @@ describe('TransactionHost names its statements (parsed and planned once per conn
       expect(await host.transaction(() => host.query(text, ['pg_type']))).toEqual([{ n: 1 }]);
       const statements = (await named(host)).map((row) => row.statement);
       expect(statements.filter((statement) => statement === text)).toHaveLength(1);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('a statement marked plannedEachRun goes unnamed (planned for each run), the others stay named', async () => {
+    const url = await testDatabaseUrl();
+    const single = new DatabasePool(url, { ...DEFAULT_POOL_LIMITS, max: 1 });
+    try {
+      const host = new TransactionHost(single);
+      const each = plannedEachRun(`SELECT count(*)::int AS n FROM pg_class WHERE relname = ANY($1::text[])`);
+      const once = `SELECT count(*)::int AS n FROM pg_type WHERE typname = ANY($1::text[])`;
+      expect(await host.query(each, [['pg_class', 'pg_type']])).toEqual([{ n: 2 }]);
+      expect(await host.transaction(() => host.query(each, [['pg_class']]))).toEqual([{ n: 1 }]);
+      await host.query(once, [['int4']]);
+      const statements = (await named(host)).map((row) => row.statement);
+      expect(statements).toContain(once);
+      expect(statements).not.toContain(each);
     } finally {
       await single.close();
     }

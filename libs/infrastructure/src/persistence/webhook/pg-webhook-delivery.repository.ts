@@ -15,7 +15,7 @@ import {
   WebhookQueueStats,
 } from '@petstore/application';
 import { listStatement } from '../../database/list-statement';
-import { TransactionHost } from '../../database/transaction-host';
+import { plannedEachRun, TransactionHost } from '../../database/transaction-host';
 
 /*
  * Fixed SQL run straight on pg by the transaction host: rows map straight to deliveries. Several statements
@@ -49,20 +49,24 @@ const TARGET_FROM = `webhook_deliveries d
   LEFT JOIN webhook_event_commits c ON c.seq = ev.seq`;
 const FIND_TARGET = `SELECT ${TARGET_COLUMNS} FROM ${TARGET_FROM} WHERE d.id = $1`;
 /** The targets of the deliveries `$1` (those that exist), for the attempts a worker begins together. */
-const FIND_TARGETS = `SELECT ${TARGET_COLUMNS} FROM ${TARGET_FROM} WHERE d.id = ANY($1::bigint[])`;
+const FIND_TARGETS = plannedEachRun(`SELECT ${TARGET_COLUMNS} FROM ${TARGET_FROM} WHERE d.id = ANY($1::bigint[])`);
 /** Guarded by the attempts recorded before (`$3`) and the pending status: a rerun records nothing twice. */
 const RECORD_ATTEMPT = `UPDATE webhook_deliveries
   SET attempts = $2, status = $4::varchar, last_status_code = $5, last_error = $6, next_attempt_at = $7,
       delivered_at = CASE WHEN $4::varchar = 'delivered' THEN $8::timestamptz END
   WHERE id = $1 AND attempts = $3 AND status = 'pending'`;
-/** RECORD_ATTEMPT for several deliveries (each at most once), one row each of the arrays; the ids recorded. */
-const RECORD_ATTEMPTS = `UPDATE webhook_deliveries d
+/**
+ * RECORD_ATTEMPT for several deliveries (each at most once), one row each of the arrays; the ids recorded. Planned
+ * at each run (plannedEachRun): its join to `unnest` is an index lookup per row only while the planner knows how
+ * large the table is and how few the rows are.
+ */
+const RECORD_ATTEMPTS = plannedEachRun(`UPDATE webhook_deliveries d
   SET attempts = v.attempt, status = v.status, last_status_code = v.status_code, last_error = v.error,
       next_attempt_at = v.next_attempt_at, delivered_at = CASE WHEN v.status = 'delivered' THEN v.at END
   FROM unnest($1::bigint[], $2::int[], $3::int[], $4::varchar[], $5::int[], $6::varchar[], $7::timestamptz[],
               $8::timestamptz[]) AS v(id, attempt, previous_attempts, status, status_code, error, next_attempt_at, at)
   WHERE d.id = v.id AND d.attempts = v.previous_attempts AND d.status = 'pending'
-  RETURNING d.id`;
+  RETURNING d.id`);
 const LOCK_FOR_REQUEUE = `SELECT status, next_attempt_at FROM webhook_deliveries
   WHERE id = $1 AND endpoint_id = $2 FOR UPDATE`;
 const REQUEUE = `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $2
