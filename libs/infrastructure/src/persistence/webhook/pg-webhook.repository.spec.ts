@@ -95,7 +95,7 @@ describe('The webhook repositories on PostgreSQL (real database)', () => {
     }
   });
 
-  it("a worker's attempts begun together read their targets in one statement, and record outcomes in batches", async () => {
+  it("a worker's attempts begun together read targets in one statement and record outcomes in batches", async () => {
     await resetDatabase(db.dataSource);
     const { accounts } = pgRepositories(db.host);
     const owner = await newAccountId(accounts, 'customer');
