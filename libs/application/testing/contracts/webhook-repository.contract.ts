@@ -295,7 +295,7 @@ export function describeWebhookRepositoryContract(
       expect(await deliveries.recordAttempt(late)).toBe(false); // settled: nothing changes it
     });
 
-    it('reads targets and records outcomes asked for at once as it would one by one, each by its own guard', async () => {
+    it('reads targets and records outcomes asked for at once as one by one, each by its own guard', async () => {
       const hooks = [await endpoint(customer), await endpoint(customer), await endpoint(customer)];
       const placed = await event('order.placed', customer);
       const ids = await deliveries.createFor(
