@@ -1,4 +1,5 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { requestPathRedis } from '../common/http-kit/request-path-redis';
 
 /**
  * The accounts that wrote lately, shared by the instances through Redis (REDIS_URL): one key per account,
@@ -14,15 +15,8 @@ export class RedisRecentWriters {
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {
-    this.redis = new Redis(url, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 2000,
-      // A read waits for this before it goes on (to the database: a store that does not answer is a bypass).
-      commandTimeout: 1000,
-    });
-    // Errors surface on the commands that fail.
-    this.redis.on('error', () => undefined);
+    // A read waits at most a second before it goes on (to the database: a store that does not answer is a bypass).
+    this.redis = requestPathRedis(url);
   }
 
   async mark(account: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { SharedWritePositions } from '@petstore/infrastructure';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { requestPathRedis } from '../common/http-kit/request-path-redis';
 
 /**
  * Each account's last write position (the primary's WAL position after its commit), shared by the instances through
@@ -24,15 +25,8 @@ export class RedisWritePositions implements SharedWritePositions {
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {
-    this.redis = new Redis(url, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 2000,
-      // A read waits for this before its request goes on (on the primary, if Redis is slow).
-      commandTimeout: 1000,
-    });
-    // Errors surface on the commands that fail (ReadReplicas then reads from the primary).
-    this.redis.on('error', () => undefined);
+    // A read waits at most a second before its request goes on (on the primary: ReadReplicas).
+    this.redis = requestPathRedis(url);
   }
 
   async get(account: number): Promise<bigint | undefined> {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { requestPathRedis } from '../http-kit/request-path-redis';
 
 export interface WindowCount {
   /** Requests counted in the current window, this one included. */
@@ -70,16 +71,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     /** `petstore:ratelimit:` by default (REDIS_KEY_PREFIX `petstore:`): the keys every release so far has used. */
     private readonly prefix: string,
   ) {
-    this.redis = new Redis(url, {
-      lazyConnect: false,
-      // A command while the connection is down fails at once (the process's counters take it), never waits.
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 2000,
-      // A Redis that stops answering on an open connection: the request counts here after this, and waits no more.
-      commandTimeout: 1000,
-    });
-    // Errors surface on the commands that fail (and as the state's changes): keep the client from crashing the process.
+    // A command while the connection is down fails at once (the process's counters take it); a Redis that stops
+    // answering on an open connection: the request counts here after a second, and waits no more.
+    this.redis = requestPathRedis(url);
+    // Errors surface on the commands that fail, and as the state's changes.
     this.redis.on('error', () => this.markDown());
     this.redis.on('close', () => this.markDown());
     this.redis.on('ready', () => this.markUp());
