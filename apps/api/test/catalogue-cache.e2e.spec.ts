@@ -83,14 +83,25 @@ describe('the catalogue cache, one instance', () => {
     // notice comes. The heartbeat is not delayed: the cache stays trusted.
     const changes = app.app.get(PgCatalogueChanges);
     const receive = changes.receive.bind(changes);
+    const held = new Map<NodeJS.Timeout, () => void>();
     const late = jest.spyOn(changes, 'receive').mockImplementation((channel, payload) => {
-      if (channel === CATALOGUE_CHANGES_CHANNEL) setTimeout(() => receive(channel, payload), 500).unref();
-      else receive(channel, payload);
+      if (channel !== CATALOGUE_CHANGES_CHANNEL) return receive(channel, payload);
+      const deliver = () => {
+        held.delete(timer);
+        receive(channel, payload);
+      };
+      const timer = setTimeout(deliver, 500);
+      held.set(timer, deliver);
     });
     try {
       await shownAtOnce();
     } finally {
       late.mockRestore();
+      // The notices still held are delivered now: none may reach the next test's reads.
+      for (const [timer, deliver] of held) {
+        clearTimeout(timer);
+        deliver();
+      }
     }
   });
 
@@ -125,9 +136,15 @@ describe('the catalogue cache, one instance', () => {
   }
 
   it('makes one query for concurrent misses of the same key', async () => {
-    await app.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { name: 'Concurrent' } });
-    await new Promise((resolve) => setTimeout(resolve, 20));
     const { stats } = cacheOf(app);
+    // The rename drops this instance's pet answers when it is answered, then its trigger's notice drops them again:
+    // the reads wait for that notice, so that it cannot end the first miss's answer while they join it.
+    const heard = stats.invalidations.pets;
+    await app.patch(`/pets/${petId}`, { key: ADMIN_KEY, body: { name: 'Concurrent' } });
+    for (const deadline = Date.now() + 5000; stats.invalidations.pets < heard + 2; ) {
+      if (Date.now() > deadline) throw new Error("the rename's notice never came");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const misses = stats.misses - stats.joined;
     const url = `/pets?ids=${petId}`;
     // `other`: the customer ordered above, and a writer's reads bypass the cache for the maximum age.
