@@ -9,5 +9,6 @@ export {
   testDatabaseUrl,
   withDatabaseName,
 } from './test-database';
+export { StoreRows } from './store-rows';
 export { acquireTestDatabaseServer, releaseTestDatabaseServer } from './test-database-server';
 export type { AcquireOptions } from './test-database-server';

@@ -1,4 +1,5 @@
-import { Client } from 'pg';
+import { StoreRows } from '@petstore/testing';
+import type { Client } from 'pg';
 import { ADMIN_KEY, TestApp, TestResponse } from './test-app';
 
 export type PetStatus = 'available' | 'pending' | 'sold';
@@ -13,17 +14,21 @@ export class StoreFixtures {
 
   private constructor(
     readonly api: TestApp,
-    readonly db: Client,
+    /** The rows as the database holds them (SQL beside HTTP). */
+    readonly rows: StoreRows,
   ) {}
 
   static async on(api: TestApp): Promise<StoreFixtures> {
-    const db = new Client({ connectionString: api.databaseUrl });
-    await db.connect();
-    return new StoreFixtures(api, db);
+    return new StoreFixtures(api, await StoreRows.on(api.databaseUrl));
   }
 
-  async close(): Promise<void> {
-    await this.db.end();
+  /** A connection to the test's database, for what the fixtures do not read. */
+  get db(): Client {
+    return this.rows.db;
+  }
+
+  close(): Promise<void> {
+    return this.rows.close();
   }
 
   private category(): Promise<number> {
@@ -66,39 +71,17 @@ export class StoreFixtures {
 
   /** The pet's stock row and status as the database holds them. */
   async stock(petId: number): Promise<{ quantity: number; status: PetStatus }> {
-    const { rows } = await this.db.query(
-      'SELECT i.quantity, p.status FROM stock i JOIN pets p ON p.id = i.pet_id WHERE i.pet_id = $1',
-      [petId],
-    );
-    if (rows.length !== 1) throw new Error(`pet ${petId} has no stock row`);
-    return { quantity: rows[0].quantity, status: rows[0].status };
+    const { quantity, status } = await this.rows.stock(petId);
+    return { quantity, status: status as PetStatus };
   }
 
   /** Orders of the pet in the database: open (placed), completed and withdrawn (cancelled, expired); counts, units. */
-  async ordersOf(petId: number): Promise<{
-    open: number;
-    completed: number;
-    withdrawn: number;
-    openUnits: number;
-    completedUnits: number;
-    withdrawnUnits: number;
-  }> {
-    const { rows } = await this.db.query(
-      `SELECT count(*) FILTER (WHERE status = 'placed')::int AS open,
-              count(*) FILTER (WHERE status = 'completed')::int AS completed,
-              count(*) FILTER (WHERE status IN ('cancelled', 'expired'))::int AS withdrawn,
-              coalesce(sum(quantity) FILTER (WHERE status = 'placed'), 0)::int AS "openUnits",
-              coalesce(sum(quantity) FILTER (WHERE status = 'completed'), 0)::int AS "completedUnits",
-              coalesce(sum(quantity) FILTER (WHERE status IN ('cancelled', 'expired')), 0)::int AS "withdrawnUnits"
-         FROM orders WHERE pet_id = $1`,
-      [petId],
-    );
-    return rows[0];
+  ordersOf(petId: number): ReturnType<StoreRows['ordersOf']> {
+    return this.rows.ordersOf(petId);
   }
 
-  async orderCount(): Promise<number> {
-    const { rows } = await this.db.query('SELECT count(*)::int AS n FROM orders');
-    return rows[0].n;
+  orderCount(): Promise<number> {
+    return this.rows.orderCount();
   }
 }
 

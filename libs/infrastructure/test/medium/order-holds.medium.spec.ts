@@ -8,10 +8,10 @@ import {
 } from '@petstore/application';
 import { aCategory, anAccount, aPet } from '@petstore/application/testing';
 import { Account } from '@petstore/domain';
+import { StoreRows } from '@petstore/testing';
 import { Client } from 'pg';
 import { useTestDatabase } from '../support/real-database';
 import { pgPetstore, PgPetstore } from '../support/pg-petstore';
-import { StoreRows } from '../support/store-rows';
 
 /** MAX_OPEN_UNITS_PER_CUSTOMER's default (apps/api's configuration; its e2e holds the default itself). */
 const MAX_OPEN_UNITS = 100;

@@ -1,10 +1,10 @@
 import { CancelOrder, CompleteOrder, OrderHoldSettings, PlaceOrder, SetStock, UpdatePet } from '@petstore/application';
 import { aCategory, anAccount, aPet } from '@petstore/application/testing';
 import { Account, DomainError, PetStatus } from '@petstore/domain';
+import { StoreRows } from '@petstore/testing';
 import fc from 'fast-check';
 import { useTestDatabase } from '../support/real-database';
 import { pgPetstore, PgPetstore } from '../support/pg-petstore';
-import { StoreRows } from '../support/store-rows';
 
 /**
  * Random sequences of place / cancel / complete / restock / status-by-hand, run through the use cases on the

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 
 /**
- * The store's rows as the database holds them, read with SQL beside the use cases (as apps/api/test's StoreFixtures
- * reads them beside HTTP): what the medium tier's store tests check the use cases' answers against.
+ * The store's rows as the database holds them, read with SQL beside the code under test: what the medium tier's store
+ * tests check the use cases' answers against, and the HTTP tests' StoreFixtures the API's.
  */
 export class StoreRows {
   private constructor(readonly db: Client) {}
@@ -47,5 +47,11 @@ export class StoreRows {
       [petId],
     );
     return rows[0];
+  }
+
+  /** Every order in the database. */
+  async orderCount(): Promise<number> {
+    const { rows } = await this.db.query('SELECT count(*)::int AS n FROM orders');
+    return rows[0].n;
   }
 }
